@@ -1,0 +1,5 @@
+//! The `membound` command: a thin shell over [`membound::cli`].
+
+fn main() -> std::process::ExitCode {
+    membound::cli::main()
+}
