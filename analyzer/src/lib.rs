@@ -10,3 +10,5 @@
 
 pub mod cli;
 pub mod error;
+pub mod ir;
+pub mod jvm;
