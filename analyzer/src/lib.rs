@@ -12,3 +12,4 @@ pub mod cli;
 pub mod error;
 pub mod ir;
 pub mod jvm;
+pub mod measure;

@@ -1,0 +1,511 @@
+//! The agent's state and its event handlers: where allocations are attributed to call chains and
+//! activations are tracked. Handlers return quietly on any JVMTI failure (counting it in the `end`
+//! line): the agent must never take the JVM down.
+
+use crate::activations::{Activation, ShadowStack};
+use crate::bytecode::{self, ConstantPool, ParameterKind};
+use crate::ffi::{self, FrameInfo, Jclass, JmethodId, Jobject};
+use crate::jvmti::{Jni, Jvmti, JvmtiFailure};
+use crate::log::{EventLog, FrameToken};
+use crate::options::{AgentOptions, TargetMethod};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+/// What the agent knows of one method, gathered once and cached.
+pub struct MethodInfo {
+    /// The method's number in the event stream.
+    pub id: u32,
+    /// Internal name of the declaring class, `pkg/C`.
+    pub class: String,
+    pub name: String,
+    pub descriptor: String,
+    pub is_native: bool,
+    pub is_static: bool,
+    pub bytecodes: Vec<u8>,
+    /// `(start offset, line)`, sorted by offset.
+    pub lines: Vec<(i64, i32)>,
+    /// None for native methods, or if the pool could not be read: then no instruction of the
+    /// method is recognised and its allocations count as VM-internal.
+    pub pool: Option<ConstantPool>,
+}
+
+impl MethodInfo {
+    /// `pkg.C.name(desc)`, the form the measure report uses.
+    fn display(&self) -> String {
+        let class = bytecode::java_type_name(&format!("L{};", self.class));
+        format!("{class}.{}{}", self.name, self.descriptor)
+    }
+
+    fn line_at(&self, offset: i64) -> Option<i32> {
+        let after = self.lines.partition_point(|&(start, _)| start <= offset);
+        after.checked_sub(1).map(|index| self.lines[index].1)
+    }
+
+    fn offset_in_code(offset: i64) -> usize {
+        usize::try_from(offset).unwrap_or(usize::MAX)
+    }
+
+    /// Whether the instruction at `offset` allocates an object of type `signature`.
+    fn allocates_at(&self, offset: i64, signature: &str) -> bool {
+        self.pool.as_ref().is_some_and(|pool| {
+            bytecode::allocates(
+                &self.bytecodes,
+                Self::offset_in_code(offset),
+                pool,
+                signature,
+            )
+        })
+    }
+
+    /// Whether the instruction at `offset` is a call that can have pushed a frame of `callee`.
+    fn calls_at(&self, offset: i64, callee: &MethodInfo) -> bool {
+        let Some(pool) = &self.pool else { return false };
+        bytecode::call_at(&self.bytecodes, Self::offset_in_code(offset), pool).is_some_and(|call| {
+            bytecode::call_reaches(&call, &callee.class, &callee.name, &callee.descriptor)
+        })
+    }
+}
+
+/// Everything the handlers share.
+pub struct Agent {
+    jvmti: Jvmti,
+    target: TargetMethod,
+    /// None once the VM has died and the stream is closed.
+    log: Mutex<Option<EventLog>>,
+    /// Keyed by the `jmethodID` address, which is stable while the class is loaded.
+    methods: Mutex<HashMap<usize, Arc<MethodInfo>>>,
+    /// `jmethodID` addresses of the watched method (one per class loader that loaded it).
+    targets: RwLock<Vec<usize>>,
+    next_activation: AtomicU64,
+    next_thread: AtomicU32,
+    errors: AtomicU64,
+}
+
+static AGENT: OnceLock<Agent> = OnceLock::new();
+
+/// Per-thread state: the thread's number in the stream and its tracked frames.
+struct ThreadState {
+    id: u32,
+    stack: ShadowStack,
+}
+
+thread_local! {
+    static THREAD: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock was already caught and counted; the data is still usable.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The agent's state; None before `install` succeeded.
+pub fn agent() -> Option<&'static Agent> {
+    AGENT.get()
+}
+
+/// Creates the agent's state and opens its event stream.
+pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<&'static Agent, String> {
+    let mut log = EventLog::create(&options.output)
+        .map_err(|e| format!("cannot create {}: {e}", options.output.display()))?;
+    let watched = format!(
+        "{}.{}{}",
+        options.target.class,
+        options.target.name,
+        options.target.descriptor.as_deref().unwrap_or("")
+    );
+    log.watch(&watched);
+    let state = Agent {
+        jvmti,
+        target: options.target,
+        log: Mutex::new(Some(log)),
+        methods: Mutex::new(HashMap::new()),
+        targets: RwLock::new(Vec::new()),
+        next_activation: AtomicU64::new(1),
+        next_thread: AtomicU32::new(1),
+        errors: AtomicU64::new(0),
+    };
+    AGENT
+        .set(state)
+        .map_err(|_| "the agent was loaded twice".to_owned())?;
+    AGENT
+        .get()
+        .ok_or_else(|| "the agent state vanished".to_owned())
+}
+
+impl Agent {
+    pub fn count_error(&self) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn write(&self, action: impl FnOnce(&mut EventLog)) {
+        if let Some(log) = lock(&self.log).as_mut() {
+            action(log);
+        }
+    }
+
+    fn is_target(&self, method: JmethodId) -> bool {
+        let targets = self.targets.read().unwrap_or_else(|p| p.into_inner());
+        targets.contains(&(method as usize))
+    }
+
+    /// The cached description of `method`, gathering it on first use.
+    fn method_info(&self, method: JmethodId) -> Result<Arc<MethodInfo>, JvmtiFailure> {
+        let mut methods = lock(&self.methods);
+        if let Some(info) = methods.get(&(method as usize)) {
+            return Ok(Arc::clone(info));
+        }
+        let id = u32::try_from(methods.len() + 1).unwrap_or(u32::MAX);
+        let info = Arc::new(self.describe(method, id)?);
+        // Written under the methods lock, so the definition precedes every use in the stream.
+        self.write(|log| log.method(id, &info.display()));
+        methods.insert(method as usize, Arc::clone(&info));
+        Ok(info)
+    }
+
+    fn describe(&self, method: JmethodId, id: u32) -> Result<MethodInfo, JvmtiFailure> {
+        let jvmti = &self.jvmti;
+        let (name, descriptor) = jvmti.method_name(method)?;
+        let class = jvmti.method_declaring_class(method)?;
+        let signature = jvmti.class_signature(class)?;
+        let is_native = jvmti.is_method_native(method)?;
+        let is_static = jvmti.method_modifiers(method)? & ffi::ACC_STATIC != 0;
+        let (bytecodes, lines, pool) = if is_native {
+            (Vec::new(), Vec::new(), None)
+        } else {
+            let pool = jvmti
+                .constant_pool(class)
+                .ok()
+                .and_then(|(count, bytes)| ConstantPool::parse(count, &bytes));
+            (
+                jvmti.bytecodes(method)?,
+                sorted_lines(jvmti.line_number_table(method)?),
+                pool,
+            )
+        };
+        let class = signature
+            .strip_prefix('L')
+            .and_then(|s| s.strip_suffix(';'));
+        Ok(MethodInfo {
+            id,
+            class: class.unwrap_or(&signature).to_owned(),
+            name,
+            descriptor,
+            is_native,
+            is_static,
+            bytecodes,
+            lines,
+            pool,
+        })
+    }
+
+    /// Starts watching the target's methods in a newly prepared (or already loaded) class.
+    pub fn watch_class(&self, class: Jclass) {
+        let Ok(signature) = self.jvmti.class_signature(class) else {
+            return;
+        };
+        if !self.target.is_declared_by(&signature) {
+            return;
+        }
+        let Ok(methods) = self.jvmti.class_methods(class) else {
+            self.count_error();
+            return;
+        };
+        for method in methods {
+            self.watch_method(method);
+        }
+    }
+
+    /// Watches the target in the classes loaded before ClassPrepare events flowed.
+    pub fn watch_loaded_classes(&self, jni: Option<Jni>) {
+        let Ok(classes) = self.jvmti.loaded_classes() else {
+            self.count_error();
+            return;
+        };
+        for class in classes {
+            self.watch_class(class);
+            // VMInit runs long enough to make thousands of local references otherwise.
+            if let Some(jni) = jni {
+                jni.delete_local_ref(class);
+            }
+        }
+    }
+
+    fn watch_method(&self, method: JmethodId) {
+        let Ok((name, descriptor)) = self.jvmti.method_name(method) else {
+            return;
+        };
+        if !self.target.is_method(&name, &descriptor) || self.is_target(method) {
+            return;
+        }
+        let Ok(info) = self.method_info(method) else {
+            self.count_error();
+            return;
+        };
+        // Entries are seen through a breakpoint at bytecode 0: cheaper than MethodEntry events,
+        // which the JVM would post for every method of the program.
+        if let Err(failure) = self.jvmti.set_breakpoint(method, 0) {
+            let text = format!(
+                "cannot watch {} (JVMTI error {})",
+                info.display(),
+                failure.0
+            );
+            self.write(|log| log.problem(&text));
+            return;
+        }
+        let mut targets = self.targets.write().unwrap_or_else(|p| p.into_inner());
+        targets.push(method as usize);
+        self.write(|log| log.target(info.id));
+    }
+
+    /// Runs `action` on this thread's state, creating it on first use.
+    fn with_thread<R>(&self, action: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
+        THREAD
+            .try_with(|cell| {
+                let mut slot = cell.try_borrow_mut().ok()?;
+                let state = slot.get_or_insert_with(|| ThreadState {
+                    id: self.next_thread.fetch_add(1, Ordering::Relaxed),
+                    stack: ShadowStack::default(),
+                });
+                Some(action(state))
+            })
+            .ok()
+            .flatten()
+    }
+
+    fn record_exits(&self, thread: u32, gone: &[Activation]) {
+        if !gone.is_empty() {
+            self.write(|log| gone.iter().for_each(|a| log.exit(thread, a.id)));
+        }
+    }
+
+    /// Breakpoint at bytecode 0 of the watched method: a new activation, unless a loop jumped
+    /// back to bytecode 0 of a running one.
+    pub fn on_method_start(&self, jni: Option<Jni>, method: JmethodId, location: ffi::Jlocation) {
+        if location != 0 || !self.is_target(method) {
+            return;
+        }
+        let (Ok(count), Ok(info)) = (
+            self.jvmti.frame_count(std::ptr::null_mut()),
+            self.method_info(method),
+        ) else {
+            self.count_error();
+            return;
+        };
+        let height = count - 1;
+        self.with_thread(|thread| {
+            if thread.stack.find(height, method as usize).is_some() {
+                return;
+            }
+            if self.jvmti.notify_frame_pop(0).is_err() {
+                self.count_error();
+            }
+            let id = self.next_activation.fetch_add(1, Ordering::Relaxed);
+            let activation = Activation {
+                id,
+                height,
+                method: method as usize,
+                is_target: true,
+            };
+            let gone = thread.stack.push(activation);
+            self.record_exits(thread.id, &gone);
+            self.write(|log| log.enter(thread.id, id, info.id));
+            self.record_parameters(jni, method, &info, id);
+        });
+    }
+
+    /// Records the integer, long and array-length parameters of the activation on top.
+    fn record_parameters(
+        &self,
+        jni: Option<Jni>,
+        method: JmethodId,
+        info: &MethodInfo,
+        activation: u64,
+    ) {
+        let Some(kinds) = bytecode::parameter_kinds(&info.descriptor) else {
+            return;
+        };
+        let names: HashMap<i32, String> = self
+            .jvmti
+            .parameter_names(method)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let mut slot = if info.is_static { 0 } else { 1 };
+        for (index, kind) in kinds.into_iter().enumerate() {
+            let name = names
+                .get(&slot)
+                .cloned()
+                .unwrap_or_else(|| format!("p{index}"));
+            if let Some((kind_name, value)) = self.parameter_value(jni, kind, slot) {
+                self.write(|log| log.param(activation, index, &name, kind_name, value));
+            }
+            slot += kind.slots();
+        }
+    }
+
+    /// The value of the parameter in `slot` of the top frame; None when it is not recorded or
+    /// cannot be read.
+    fn parameter_value(
+        &self,
+        jni: Option<Jni>,
+        kind: ParameterKind,
+        slot: i32,
+    ) -> Option<(&'static str, Option<i64>)> {
+        match kind {
+            ParameterKind::Int => {
+                Some(("int", Some(i64::from(self.jvmti.local_int(0, slot).ok()?))))
+            }
+            ParameterKind::Long => Some(("long", Some(self.jvmti.local_long(0, slot).ok()?))),
+            ParameterKind::Array => {
+                let jni = jni?;
+                let array: Jobject = self.jvmti.local_object(0, slot).ok()?;
+                if array.is_null() {
+                    return Some(("array", None));
+                }
+                // SAFETY: the descriptor says this parameter is an array and the reference is live.
+                let length = unsafe { jni.array_length(array) };
+                jni.delete_local_ref(array);
+                Some(("array", Some(i64::from(length))))
+            }
+            ParameterKind::Unrecorded { .. } => None,
+        }
+    }
+
+    /// FramePop of a tracked frame: it and any tracked frame above it have returned.
+    pub fn on_frame_pop(&self) {
+        let Ok(count) = self.jvmti.frame_count(std::ptr::null_mut()) else {
+            self.count_error();
+            return;
+        };
+        // The popped frame is still on the stack while the event is posted.
+        self.with_thread(|thread| {
+            let gone = thread.stack.pop_from(count - 1);
+            self.record_exits(thread.id, &gone);
+        });
+    }
+
+    /// An object was allocated: if the watched method is on this thread's stack, record it with
+    /// its chain from the outermost activation of the watched method.
+    pub fn on_allocation(&self, class: Jclass, size: ffi::Jlong) {
+        let inside = self.with_thread(|thread| thread.stack.inside_target());
+        if inside != Some(true) {
+            return;
+        }
+        let Ok(frames) = self.jvmti.stack_trace(std::ptr::null_mut()) else {
+            self.count_error();
+            return;
+        };
+        let Some(outermost) = frames.iter().rposition(|f| self.is_target(f.method)) else {
+            return;
+        };
+        let (Ok(signature), Some(chain)) = (
+            self.jvmti.class_signature(class),
+            self.describe_chain(&frames, outermost),
+        ) else {
+            self.count_error();
+            return;
+        };
+        let type_name = bytecode::java_type_name(&signature);
+        let program = is_program_allocation(&chain, &signature);
+        self.with_thread(|thread| {
+            let activations = if program {
+                self.track_chain(thread, &chain, frames.len())
+            } else {
+                vec![0; chain.len()]
+            };
+            let tokens: Vec<FrameToken> = chain
+                .iter()
+                .zip(activations)
+                .map(|((frame, info), activation)| FrameToken {
+                    activation,
+                    method: info.id,
+                    offset: frame.location,
+                    line: info.line_at(frame.location),
+                })
+                .collect();
+            self.write(|log| log.allocation(program, thread.id, &type_name, size, &tokens));
+        });
+    }
+
+    /// The frames from the outermost watched activation (`frames[outermost]`) to the top, with
+    /// their methods described, outermost first.
+    fn describe_chain(
+        &self,
+        frames: &[FrameInfo],
+        outermost: usize,
+    ) -> Option<Vec<(FrameInfo, Arc<MethodInfo>)>> {
+        frames[..=outermost]
+            .iter()
+            .rev()
+            .map(|frame| Some((*frame, self.method_info(frame.method).ok()?)))
+            .collect()
+    }
+
+    /// Activation ids of the chain's frames, tracking the frames not yet tracked. Native frames
+    /// cannot be asked for a FramePop event and get id 0.
+    fn track_chain(
+        &self,
+        thread: &mut ThreadState,
+        chain: &[(FrameInfo, Arc<MethodInfo>)],
+        depth: usize,
+    ) -> Vec<u64> {
+        let first_height = i32::try_from(depth - chain.len()).unwrap_or(i32::MAX);
+        let top_height = i32::try_from(depth).unwrap_or(i32::MAX) - 1;
+        let mut ids = Vec::with_capacity(chain.len());
+        for (height, (frame, info)) in (first_height..).zip(chain) {
+            let method = frame.method as usize;
+            if let Some(known) = thread.stack.find(height, method) {
+                ids.push(known.id);
+                continue;
+            }
+            if info.is_native || self.jvmti.notify_frame_pop(top_height - height).is_err() {
+                ids.push(0);
+                continue;
+            }
+            let id = self.next_activation.fetch_add(1, Ordering::Relaxed);
+            let gone = thread.stack.push(Activation {
+                id,
+                height,
+                method,
+                is_target: false,
+            });
+            self.record_exits(thread.id, &gone);
+            self.write(|log| log.enter(thread.id, id, info.id));
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// VMDeath: close the stream. Events after this are dropped.
+    pub fn finish(&self) {
+        if let Some(log) = lock(&self.log).take() {
+            log.finish(self.errors.load(Ordering::Relaxed));
+        }
+    }
+}
+
+fn sorted_lines(mut lines: Vec<(i64, i32)>) -> Vec<(i64, i32)> {
+    lines.sort_unstable();
+    lines
+}
+
+/// Whether the allocation was made by the program: the top frame is an allocating instruction
+/// of this very type (or a native method, such as `Object.clone`, which allocates on the
+/// program's behalf), and every frame below it is a call of the frame above. Anything else
+/// (a `String` made while resolving a class at a `new`, a class loader or static initialiser
+/// the VM ran on top of a program frame, an exception the VM throws) is VM-internal.
+fn is_program_allocation(chain: &[(FrameInfo, Arc<MethodInfo>)], signature: &str) -> bool {
+    let Some((top, top_info)) = chain.last() else {
+        return false;
+    };
+    let made_by_top = top_info.is_native || top_info.allocates_at(top.location, signature);
+    made_by_top
+        && chain.windows(2).all(|pair| {
+            let ((caller, caller_info), (_, callee_info)) = (&pair[0], &pair[1]);
+            caller_info.is_native || caller_info.calls_at(caller.location, callee_info)
+        })
+}

@@ -1,0 +1,469 @@
+//! A thin safe layer over the JVMTI and JNI function tables: each wrapper calls one function, turns
+//! its error code into a `Result`, copies JVM-allocated results into Rust values and releases the
+//! JVM's memory. All the agent's unsafe calls into the JVM are here.
+
+use crate::ffi::{self, FrameInfo, Jclass, JmethodId, JniEnv, Jobject, Jthread, JvmtiEnv};
+use std::ffi::{CStr, c_char, c_int, c_uchar, c_void};
+
+/// A JVMTI error code other than `JVMTI_ERROR_NONE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JvmtiFailure(pub ffi::JvmtiError);
+
+pub type Result<T> = std::result::Result<T, JvmtiFailure>;
+
+fn check(code: ffi::JvmtiError) -> Result<()> {
+    if code == ffi::JVMTI_ERROR_NONE {
+        Ok(())
+    } else {
+        Err(JvmtiFailure(code))
+    }
+}
+
+/// The agent's JVMTI environment. JVMTI environments may be used from any thread (JVMTI
+/// specification, "Environments"), which is what makes this handle `Send + Sync`.
+#[derive(Clone, Copy)]
+pub struct Jvmti {
+    env: *mut JvmtiEnv,
+}
+
+// SAFETY: a jvmtiEnv pointer stays valid for the life of the VM and JVMTI functions are
+// callable from any thread; the wrapper holds no other state.
+unsafe impl Send for Jvmti {}
+// SAFETY: as above; every method only reads the immutable function table.
+unsafe impl Sync for Jvmti {}
+
+/// Reads the function pointer at `slot` of a JNI or JVMTI function table as type `F`.
+///
+/// # Safety
+/// `table` must be a live function table and `F` the exact C signature of the function at `slot`.
+unsafe fn function_at<F: Copy>(table: *const *const c_void, slot: usize) -> F {
+    // SAFETY: guaranteed by the caller: the slot exists and holds a function of type F.
+    unsafe { std::mem::transmute_copy::<*const c_void, F>(&*table.add(slot)) }
+}
+
+/// Calls the JVMTI function at `$slot` with the environment as first argument.
+macro_rules! call {
+    ($self:ident, $slot:expr, fn($($ty:ty),*), $($arg:expr),*) => {{
+        // SAFETY: `env` is the live environment from GetEnv, and the slot constants and argument
+        // types were transcribed from jvmti.h (see ffi.rs).
+        unsafe {
+            let f: unsafe extern "C" fn(*mut JvmtiEnv, $($ty),*) -> ffi::JvmtiError =
+                function_at((*$self.env).functions, $slot);
+            f($self.env, $($arg),*)
+        }
+    }};
+}
+
+impl Jvmti {
+    /// Obtains the JVMTI environment of `vm`.
+    ///
+    /// # Safety
+    /// `vm` must be the `JavaVM` pointer the JVM passed to `Agent_OnLoad`.
+    pub unsafe fn from_vm(vm: *mut ffi::JavaVm) -> Option<Jvmti> {
+        let mut env: *mut c_void = std::ptr::null_mut();
+        // SAFETY: guaranteed by the caller; GetEnv writes one pointer.
+        let code = unsafe { ((*(*vm).functions).get_env)(vm, &mut env, ffi::JVMTI_VERSION_11) };
+        (code == ffi::JNI_OK && !env.is_null()).then_some(Jvmti { env: env.cast() })
+    }
+
+    pub fn add_capabilities(&self, capabilities: &ffi::Capabilities) -> Result<()> {
+        check(call!(
+            self,
+            ffi::ADD_CAPABILITIES,
+            fn(*const ffi::Capabilities),
+            capabilities
+        ))
+    }
+
+    pub fn set_event_callbacks(&self, callbacks: &ffi::EventCallbacks) -> Result<()> {
+        let size = std::mem::size_of::<ffi::EventCallbacks>() as ffi::Jint;
+        check(call!(
+            self,
+            ffi::SET_EVENT_CALLBACKS,
+            fn(*const ffi::EventCallbacks, ffi::Jint),
+            callbacks,
+            size
+        ))
+    }
+
+    /// Enables `event` for all threads.
+    pub fn enable_event(&self, event: c_int) -> Result<()> {
+        // SAFETY: SetEventNotificationMode is variadic in C; JVMTI reads no variadic argument.
+        let code = unsafe {
+            let f: unsafe extern "C" fn(*mut JvmtiEnv, c_int, c_int, Jthread, ...) -> c_int =
+                function_at((*self.env).functions, ffi::SET_EVENT_NOTIFICATION_MODE);
+            f(self.env, ffi::JVMTI_ENABLE, event, std::ptr::null_mut())
+        };
+        check(code)
+    }
+
+    pub fn set_heap_sampling_interval(&self, bytes: ffi::Jint) -> Result<()> {
+        check(call!(
+            self,
+            ffi::SET_HEAP_SAMPLING_INTERVAL,
+            fn(ffi::Jint),
+            bytes
+        ))
+    }
+
+    /// Releases memory the JVM allocated for a result.
+    fn deallocate<T>(&self, memory: *mut T) {
+        if !memory.is_null() {
+            // The only failure is a bad pointer, which cannot be handled better than ignored.
+            let _ = call!(self, ffi::DEALLOCATE, fn(*mut c_uchar), memory.cast());
+        }
+    }
+
+    /// Copies a JVM-allocated C string and releases it.
+    fn take_string(&self, chars: *mut c_char) -> String {
+        if chars.is_null() {
+            return String::new();
+        }
+        // SAFETY: JVMTI returns NUL-terminated (modified UTF-8) strings.
+        let text = unsafe { CStr::from_ptr(chars) }
+            .to_string_lossy()
+            .into_owned();
+        self.deallocate(chars);
+        text
+    }
+
+    /// Copies a JVM-allocated array of `count` elements and releases it.
+    fn take_array<T: Copy>(&self, items: *mut T, count: ffi::Jint) -> Vec<T> {
+        if items.is_null() {
+            return Vec::new();
+        }
+        let len = usize::try_from(count).unwrap_or(0);
+        // SAFETY: JVMTI wrote `count` initialised elements at `items`.
+        let copy = unsafe { std::slice::from_raw_parts(items, len) }.to_vec();
+        self.deallocate(items);
+        copy
+    }
+
+    /// Number of frames on `thread`'s stack (null: the current thread).
+    pub fn frame_count(&self, thread: Jthread) -> Result<ffi::Jint> {
+        let mut count = 0;
+        check(call!(
+            self,
+            ffi::GET_FRAME_COUNT,
+            fn(Jthread, *mut ffi::Jint),
+            thread,
+            &mut count
+        ))?;
+        Ok(count)
+    }
+
+    /// The whole stack of `thread`, innermost frame first.
+    pub fn stack_trace(&self, thread: Jthread) -> Result<Vec<FrameInfo>> {
+        let depth = self.frame_count(thread)?;
+        let empty = FrameInfo {
+            method: std::ptr::null_mut(),
+            location: 0,
+        };
+        let mut frames = vec![empty; usize::try_from(depth).unwrap_or(0)];
+        let mut count = 0;
+        check(call!(
+            self,
+            ffi::GET_STACK_TRACE,
+            fn(Jthread, ffi::Jint, ffi::Jint, *mut FrameInfo, *mut ffi::Jint),
+            thread,
+            0,
+            depth,
+            frames.as_mut_ptr(),
+            &mut count
+        ))?;
+        frames.truncate(usize::try_from(count).unwrap_or(0));
+        Ok(frames)
+    }
+
+    /// Asks for a FramePop event when the frame at `depth` of the current thread returns.
+    pub fn notify_frame_pop(&self, depth: ffi::Jint) -> Result<()> {
+        let current: Jthread = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::NOTIFY_FRAME_POP,
+            fn(Jthread, ffi::Jint),
+            current,
+            depth
+        ))
+    }
+
+    pub fn local_int(&self, depth: ffi::Jint, slot: ffi::Jint) -> Result<ffi::Jint> {
+        let mut value = 0;
+        let current: Jthread = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_LOCAL_INT,
+            fn(Jthread, ffi::Jint, ffi::Jint, *mut ffi::Jint),
+            current,
+            depth,
+            slot,
+            &mut value
+        ))?;
+        Ok(value)
+    }
+
+    pub fn local_long(&self, depth: ffi::Jint, slot: ffi::Jint) -> Result<ffi::Jlong> {
+        let mut value = 0;
+        let current: Jthread = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_LOCAL_LONG,
+            fn(Jthread, ffi::Jint, ffi::Jint, *mut ffi::Jlong),
+            current,
+            depth,
+            slot,
+            &mut value
+        ))?;
+        Ok(value)
+    }
+
+    /// A local reference to the object in a local variable (null for a null reference).
+    pub fn local_object(&self, depth: ffi::Jint, slot: ffi::Jint) -> Result<Jobject> {
+        let mut value: Jobject = std::ptr::null_mut();
+        let current: Jthread = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_LOCAL_OBJECT,
+            fn(Jthread, ffi::Jint, ffi::Jint, *mut Jobject),
+            current,
+            depth,
+            slot,
+            &mut value
+        ))?;
+        Ok(value)
+    }
+
+    pub fn set_breakpoint(&self, method: JmethodId, location: ffi::Jlocation) -> Result<()> {
+        check(call!(
+            self,
+            ffi::SET_BREAKPOINT,
+            fn(JmethodId, ffi::Jlocation),
+            method,
+            location
+        ))
+    }
+
+    /// The JVM type signature of a class, e.g. `Ljava/lang/String;` or `[I`.
+    pub fn class_signature(&self, class: Jclass) -> Result<String> {
+        let mut signature: *mut c_char = std::ptr::null_mut();
+        let no_generic: *mut *mut c_char = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_CLASS_SIGNATURE,
+            fn(Jclass, *mut *mut c_char, *mut *mut c_char),
+            class,
+            &mut signature,
+            no_generic
+        ))?;
+        Ok(self.take_string(signature))
+    }
+
+    pub fn class_methods(&self, class: Jclass) -> Result<Vec<JmethodId>> {
+        let mut count = 0;
+        let mut methods: *mut JmethodId = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_CLASS_METHODS,
+            fn(Jclass, *mut ffi::Jint, *mut *mut JmethodId),
+            class,
+            &mut count,
+            &mut methods
+        ))?;
+        Ok(self.take_array(methods, count))
+    }
+
+    pub fn loaded_classes(&self) -> Result<Vec<Jclass>> {
+        let mut count = 0;
+        let mut classes: *mut Jclass = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_LOADED_CLASSES,
+            fn(*mut ffi::Jint, *mut *mut Jclass),
+            &mut count,
+            &mut classes
+        ))?;
+        Ok(self.take_array(classes, count))
+    }
+
+    /// The method's name and descriptor, e.g. `("m2", "(I)[LB;")`.
+    pub fn method_name(&self, method: JmethodId) -> Result<(String, String)> {
+        let mut name: *mut c_char = std::ptr::null_mut();
+        let mut descriptor: *mut c_char = std::ptr::null_mut();
+        let no_generic: *mut *mut c_char = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_METHOD_NAME,
+            fn(JmethodId, *mut *mut c_char, *mut *mut c_char, *mut *mut c_char),
+            method,
+            &mut name,
+            &mut descriptor,
+            no_generic
+        ))?;
+        Ok((self.take_string(name), self.take_string(descriptor)))
+    }
+
+    pub fn method_declaring_class(&self, method: JmethodId) -> Result<Jclass> {
+        let mut class: Jclass = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_METHOD_DECLARING_CLASS,
+            fn(JmethodId, *mut Jclass),
+            method,
+            &mut class
+        ))?;
+        Ok(class)
+    }
+
+    pub fn method_modifiers(&self, method: JmethodId) -> Result<ffi::Jint> {
+        let mut modifiers = 0;
+        check(call!(
+            self,
+            ffi::GET_METHOD_MODIFIERS,
+            fn(JmethodId, *mut ffi::Jint),
+            method,
+            &mut modifiers
+        ))?;
+        Ok(modifiers)
+    }
+
+    pub fn is_method_native(&self, method: JmethodId) -> Result<bool> {
+        let mut native: ffi::Jboolean = 0;
+        check(call!(
+            self,
+            ffi::IS_METHOD_NATIVE,
+            fn(JmethodId, *mut ffi::Jboolean),
+            method,
+            &mut native
+        ))?;
+        Ok(native != 0)
+    }
+
+    /// `(start bytecode offset, source line)` pairs; empty when the class has no line table.
+    pub fn line_number_table(&self, method: JmethodId) -> Result<Vec<(ffi::Jlocation, i32)>> {
+        let mut count = 0;
+        let mut table: *mut ffi::LineNumberEntry = std::ptr::null_mut();
+        let code = call!(
+            self,
+            ffi::GET_LINE_NUMBER_TABLE,
+            fn(JmethodId, *mut ffi::Jint, *mut *mut ffi::LineNumberEntry),
+            method,
+            &mut count,
+            &mut table
+        );
+        if code == ffi::JVMTI_ERROR_ABSENT_INFORMATION {
+            return Ok(Vec::new());
+        }
+        check(code)?;
+        let entries = self.take_array(table, count);
+        Ok(entries
+            .iter()
+            .map(|e| (e.start_location, e.line_number))
+            .collect())
+    }
+
+    /// `(slot, name)` of the local variables live at bytecode 0 (the parameters); empty when
+    /// the class was compiled without `-g`.
+    pub fn parameter_names(&self, method: JmethodId) -> Result<Vec<(ffi::Jint, String)>> {
+        let mut count = 0;
+        let mut table: *mut ffi::LocalVariableEntry = std::ptr::null_mut();
+        let code = call!(
+            self,
+            ffi::GET_LOCAL_VARIABLE_TABLE,
+            fn(JmethodId, *mut ffi::Jint, *mut *mut ffi::LocalVariableEntry),
+            method,
+            &mut count,
+            &mut table
+        );
+        if code == ffi::JVMTI_ERROR_ABSENT_INFORMATION {
+            return Ok(Vec::new());
+        }
+        check(code)?;
+        let len = usize::try_from(count).unwrap_or(0);
+        let mut names = Vec::new();
+        for index in 0..len {
+            // SAFETY: JVMTI wrote `count` entries at `table`; each owns three strings.
+            let entry = unsafe { &*table.add(index) };
+            let name = self.take_string(entry.name);
+            self.deallocate(entry.signature);
+            self.deallocate(entry.generic_signature);
+            if entry.start_location == 0 {
+                names.push((entry.slot, name));
+            }
+        }
+        self.deallocate(table);
+        Ok(names)
+    }
+
+    pub fn bytecodes(&self, method: JmethodId) -> Result<Vec<u8>> {
+        let mut count = 0;
+        let mut code: *mut c_uchar = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_BYTECODES,
+            fn(JmethodId, *mut ffi::Jint, *mut *mut c_uchar),
+            method,
+            &mut count,
+            &mut code
+        ))?;
+        Ok(self.take_array(code, count))
+    }
+
+    /// The class's constant pool in class-file layout, and its `constant_pool_count`.
+    pub fn constant_pool(&self, class: Jclass) -> Result<(u16, Vec<u8>)> {
+        let mut count = 0;
+        let mut byte_count = 0;
+        let mut bytes: *mut c_uchar = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_CONSTANT_POOL,
+            fn(Jclass, *mut ffi::Jint, *mut ffi::Jint, *mut *mut c_uchar),
+            class,
+            &mut count,
+            &mut byte_count,
+            &mut bytes
+        ))?;
+        Ok((
+            u16::try_from(count).unwrap_or(0),
+            self.take_array(bytes, byte_count),
+        ))
+    }
+}
+
+/// The JNI environment of the current thread, as handed to an event callback.
+#[derive(Clone, Copy)]
+pub struct Jni {
+    env: *mut JniEnv,
+}
+
+impl Jni {
+    /// Wraps the JNI environment an event callback received (None when the JVM passed null).
+    pub fn new(env: *mut JniEnv) -> Option<Jni> {
+        (!env.is_null()).then_some(Jni { env })
+    }
+
+    /// `GetArrayLength` of an array reference.
+    ///
+    /// # Safety
+    /// `array` must be a live reference to a Java array.
+    pub unsafe fn array_length(&self, array: Jobject) -> ffi::Jint {
+        // SAFETY: slot from jni.h; `env` is the current thread's live JNI environment.
+        unsafe {
+            let f: unsafe extern "C" fn(*mut JniEnv, Jobject) -> ffi::Jint =
+                function_at((*self.env).functions, ffi::JNI_GET_ARRAY_LENGTH);
+            f(self.env, array)
+        }
+    }
+
+    /// Frees a local reference early, so long callbacks do not pile them up.
+    pub fn delete_local_ref(&self, object: Jobject) {
+        if object.is_null() {
+            return;
+        }
+        // SAFETY: slot from jni.h; deleting a local reference we were given is always allowed.
+        unsafe {
+            let f: unsafe extern "C" fn(*mut JniEnv, Jobject) =
+                function_at((*self.env).functions, ffi::JNI_DELETE_LOCAL_REF);
+            f(self.env, object)
+        }
+    }
+}

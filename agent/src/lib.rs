@@ -1,0 +1,208 @@
+//! membound-agent: a JVMTI agent that records, on a real JVM, every heap allocation made under one
+//! watched method, with the call chain that made it, so that membound's static bounds can be
+//! checked against what a run actually allocates. It is the ground truth of the project, not an
+//! analysis: it knows nothing of bounds, certificates or escape analysis, and it does not
+//! aggregate — it writes an event stream that `membound measure` (in the `membound` crate) reads.
+//! It is not a profiler either: it is made to be exact, not fast, and runs the JVM interpreted.
+//!
+//! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`.
+//!
+//! # Seeing every allocation
+//!
+//! Allocations arrive as JVMTI `SampledObjectAlloc` events with the sampling interval set to 0.
+//! The JVM only samples on its allocation slow path, so the JVM must run with `-XX:-UseTLAB`
+//! (with TLABs most allocations take the fast path and are never seen) and without allocation
+//! elimination: `-Xint` (or at least `-XX:-DoEscapeAnalysis`, since scalar-replaced objects are
+//! never allocated at all). The integration tests check this on programs whose allocation counts
+//! are known exactly (`tests/agent_counts.rs`), under both the G1 and the Serial collector.
+//!
+//! # Attribution
+//!
+//! An allocation is recorded when the watched method is on the allocating thread's stack; its
+//! chain runs from the outermost activation of the watched method to the allocating frame. It is
+//! the program's (`alloc`) when the top frame's instruction is an allocating instruction of the
+//! object's very type (read with `GetBytecodes` and `GetConstantPool`) or a native method, and
+//! every lower frame is a call instruction that can have pushed the frame above it; otherwise the
+//! VM made it (`vm`): names interned while resolving a class, exceptions, class loaders and
+//! static initialisers run on top of a program frame.
+//!
+//! # The event stream
+//!
+//! One event per line, fields separated by single spaces, lines of one thread in the order the
+//! events happened:
+//!
+//! ```text
+//! membound-agent 1                       header (format version)
+//! watch <M>                              the method named in the options
+//! method <id> <pkg.C.name(desc)>         a method number used by later lines
+//! target <id>                            this method is (an overload of) the watched method
+//! enter <thread> <act> <method-id>       a tracked activation started (or was first seen)
+//! param <act> <index> <name> <kind> <v>  parameter <index> (0 = first declared) of a watched
+//!                                        activation: kind int|long|array (v = array length,
+//!                                        or `null`); name `p<index>` without a variable table
+//! alloc <thread> <type> <bytes> <frame>… a program allocation; frames outermost first, each
+//!                                        <act>:<method-id>:<bytecode offset>:<line or ->
+//! vm <thread> <type> <bytes> <frame>…    a VM-internal allocation under the watched method
+//!                                        (activation ids 0)
+//! exit <thread> <act>                    a tracked activation returned (normally or not)
+//! problem <text>                         something the agent could not do
+//! end <errors>                           the VM died; <errors> JVMTI calls failed
+//! ```
+//!
+//! Activations are tracked with a breakpoint at bytecode 0 of the watched method and
+//! `NotifyFramePop` for every frame on a recorded chain, instead of MethodEntry/MethodExit events
+//! for every method of the program. Native frames cannot be tracked and get activation id 0.
+
+mod activations;
+mod agent;
+mod bytecode;
+mod ffi;
+mod jvmti;
+mod log;
+mod options;
+
+pub use log::HEADER;
+
+use ffi::{JavaVm, Jclass, JmethodId, JniEnv, Jobject, Jthread, JvmtiEnv};
+use jvmti::{Jni, Jvmti};
+use std::ffi::{CStr, c_char, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Runs an event handler, keeping any panic inside the agent: a panic must never unwind into
+/// the JVM (it would abort the process).
+fn guarded(handler: impl FnOnce(&'static agent::Agent)) {
+    if let Some(state) = agent::agent()
+        && catch_unwind(AssertUnwindSafe(|| handler(state))).is_err()
+    {
+        state.count_error();
+    }
+}
+
+/// Entry point the JVM calls for `-agentpath:…=<options>`.
+///
+/// # Safety
+/// Called by the JVM with its `JavaVM` pointer and a NUL-terminated option string (or null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn Agent_OnLoad(
+    vm: *mut JavaVm,
+    options: *mut c_char,
+    _reserved: *mut c_void,
+) -> ffi::Jint {
+    let text = if options.is_null() {
+        String::new()
+    } else {
+        // SAFETY: the JVM passes a NUL-terminated string.
+        unsafe { CStr::from_ptr(options) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    // SAFETY: `vm` is the pointer the JVM passed to Agent_OnLoad.
+    let jvmti = unsafe { Jvmti::from_vm(vm) };
+    let started = catch_unwind(|| match jvmti {
+        Some(jvmti) => start(jvmti, &text),
+        None => Err("JVMTI 11 is not available in this JVM".to_owned()),
+    });
+    match started {
+        Ok(Ok(())) => ffi::JNI_OK,
+        Ok(Err(message)) => {
+            eprintln!("membound-agent: {message}");
+            ffi::JNI_ERR
+        }
+        Err(_) => ffi::JNI_ERR,
+    }
+}
+
+/// Parses the options, asks for the capabilities and enables the events.
+fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
+    let options = options::AgentOptions::parse(text)?;
+    let capabilities = ffi::Capabilities::default()
+        .with(ffi::CAN_GENERATE_SAMPLED_OBJECT_ALLOC_EVENTS)
+        .with(ffi::CAN_GET_BYTECODES)
+        .with(ffi::CAN_GET_CONSTANT_POOL)
+        .with(ffi::CAN_GET_LINE_NUMBERS)
+        .with(ffi::CAN_ACCESS_LOCAL_VARIABLES)
+        .with(ffi::CAN_GENERATE_BREAKPOINT_EVENTS)
+        .with(ffi::CAN_GENERATE_FRAME_POP_EVENTS);
+    fn failed(what: &'static str) -> impl Fn(jvmti::JvmtiFailure) -> String {
+        move |e| format!("{what} failed (JVMTI error {})", e.0)
+    }
+    jvmti
+        .add_capabilities(&capabilities)
+        .map_err(failed("AddCapabilities"))?;
+    agent::install(jvmti, options)?;
+    let mut callbacks = ffi::EventCallbacks::default();
+    callbacks.vm_init = Some(on_vm_init);
+    callbacks.vm_death = Some(on_vm_death);
+    callbacks.class_prepare = Some(on_class_prepare);
+    callbacks.frame_pop = Some(on_frame_pop);
+    callbacks.breakpoint = Some(on_breakpoint);
+    callbacks.sampled_object_alloc = Some(on_sampled_object_alloc);
+    jvmti
+        .set_event_callbacks(&callbacks)
+        .map_err(failed("SetEventCallbacks"))?;
+    for event in [
+        ffi::EVENT_VM_INIT,
+        ffi::EVENT_VM_DEATH,
+        ffi::EVENT_CLASS_PREPARE,
+        ffi::EVENT_FRAME_POP,
+        ffi::EVENT_BREAKPOINT,
+        ffi::EVENT_SAMPLED_OBJECT_ALLOC,
+    ] {
+        jvmti
+            .enable_event(event)
+            .map_err(failed("SetEventNotificationMode"))?;
+    }
+    // Interval 0: every allocation the slow path sees is reported.
+    jvmti
+        .set_heap_sampling_interval(0)
+        .map_err(failed("SetHeapSamplingInterval"))
+}
+
+/// VM start: the watched class may have been prepared before ClassPrepare events flowed.
+unsafe extern "C" fn on_vm_init(_jvmti: *mut JvmtiEnv, jni: *mut JniEnv, _thread: Jthread) {
+    guarded(|state| state.watch_loaded_classes(Jni::new(jni)));
+}
+
+unsafe extern "C" fn on_vm_death(_jvmti: *mut JvmtiEnv, _jni: *mut JniEnv) {
+    guarded(|state| state.finish());
+}
+
+unsafe extern "C" fn on_class_prepare(
+    _jvmti: *mut JvmtiEnv,
+    _jni: *mut JniEnv,
+    _thread: Jthread,
+    class: Jclass,
+) {
+    guarded(|state| state.watch_class(class));
+}
+
+unsafe extern "C" fn on_breakpoint(
+    _jvmti: *mut JvmtiEnv,
+    jni: *mut JniEnv,
+    _thread: Jthread,
+    method: JmethodId,
+    location: ffi::Jlocation,
+) {
+    guarded(|state| state.on_method_start(Jni::new(jni), method, location));
+}
+
+unsafe extern "C" fn on_frame_pop(
+    _jvmti: *mut JvmtiEnv,
+    _jni: *mut JniEnv,
+    _thread: Jthread,
+    _method: JmethodId,
+    _by_exception: ffi::Jboolean,
+) {
+    guarded(|state| state.on_frame_pop());
+}
+
+unsafe extern "C" fn on_sampled_object_alloc(
+    _jvmti: *mut JvmtiEnv,
+    _jni: *mut JniEnv,
+    _thread: Jthread,
+    _object: Jobject,
+    class: Jclass,
+    size: ffi::Jlong,
+) {
+    guarded(|state| state.on_allocation(class, size));
+}

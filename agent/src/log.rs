@@ -1,0 +1,102 @@
+//! The event stream the agent writes: one line per event, space-separated fields, in the order the
+//! events happened on each thread (lines of different threads interleave). The format is described
+//! in the crate documentation; this module is the only place that writes it.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// First line of every stream; bumped when a line's meaning changes.
+pub const HEADER: &str = "membound-agent 1";
+
+/// One frame of a recorded chain.
+pub struct FrameToken {
+    /// Activation id; 0 when the frame is not tracked (native frames, VM-internal allocations).
+    pub activation: u64,
+    pub method: u32,
+    pub offset: i64,
+    pub line: Option<i32>,
+}
+
+/// The open event stream.
+pub struct EventLog {
+    out: BufWriter<File>,
+}
+
+impl EventLog {
+    pub fn create(path: &Path) -> io::Result<EventLog> {
+        let mut out = BufWriter::new(File::create(path)?);
+        writeln!(out, "{HEADER}")?;
+        Ok(EventLog { out })
+    }
+
+    // Write errors (a full disk) cannot be reported from inside the JVM's callbacks; they
+    // surface when the stream is read back, as a missing `end` line.
+
+    pub fn watch(&mut self, method: &str) {
+        let _ = writeln!(self.out, "watch {method}");
+    }
+
+    pub fn method(&mut self, id: u32, name: &str) {
+        let _ = writeln!(self.out, "method {id} {name}");
+    }
+
+    pub fn target(&mut self, id: u32) {
+        let _ = writeln!(self.out, "target {id}");
+    }
+
+    pub fn enter(&mut self, thread: u32, activation: u64, method: u32) {
+        let _ = writeln!(self.out, "enter {thread} {activation} {method}");
+    }
+
+    pub fn exit(&mut self, thread: u32, activation: u64) {
+        let _ = writeln!(self.out, "exit {thread} {activation}");
+    }
+
+    /// A parameter value; `None` is a null array.
+    pub fn param(
+        &mut self,
+        activation: u64,
+        index: usize,
+        name: &str,
+        kind: &str,
+        value: Option<i64>,
+    ) {
+        let value = value.map_or_else(|| "null".to_owned(), |v| v.to_string());
+        let _ = writeln!(self.out, "param {activation} {index} {name} {kind} {value}");
+    }
+
+    /// An allocation; `program` says whether it was made by an allocating instruction reached
+    /// through calls (`alloc`) or by the VM (`vm`).
+    pub fn allocation(
+        &mut self,
+        program: bool,
+        thread: u32,
+        type_name: &str,
+        bytes: i64,
+        chain: &[FrameToken],
+    ) {
+        let tag = if program { "alloc" } else { "vm" };
+        let _ = write!(self.out, "{tag} {thread} {type_name} {bytes}");
+        for frame in chain {
+            let line = frame.line.map_or_else(|| "-".to_owned(), |l| l.to_string());
+            let _ = write!(
+                self.out,
+                " {}:{}:{}:{line}",
+                frame.activation, frame.method, frame.offset
+            );
+        }
+        let _ = writeln!(self.out);
+    }
+
+    /// A note about something the agent could not do, for the reader to report.
+    pub fn problem(&mut self, text: &str) {
+        let _ = writeln!(self.out, "problem {text}");
+    }
+
+    /// The last line: the stream is complete.
+    pub fn finish(mut self, errors: u64) {
+        let _ = writeln!(self.out, "end {errors}");
+        let _ = self.out.flush();
+    }
+}

@@ -1,0 +1,112 @@
+//! The agent's option string: `method=<M>,out=<FILE>`.
+//!
+//! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
+//! `out` comes last and runs to the end of the string, so the path may contain commas.
+
+use std::path::PathBuf;
+
+/// The method whose allocations are watched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetMethod {
+    /// Internal class name, `pkg/C`.
+    pub class: String,
+    pub name: String,
+    /// `(I)V`; None matches every overload.
+    pub descriptor: Option<String>,
+}
+
+impl TargetMethod {
+    pub fn parse(text: &str) -> Result<TargetMethod, String> {
+        let (qualified, descriptor) = match text.find('(') {
+            Some(open) => (&text[..open], Some(text[open..].to_owned())),
+            None => (text, None),
+        };
+        let (class, name) = qualified
+            .rsplit_once('.')
+            .filter(|(class, name)| !class.is_empty() && !name.is_empty())
+            .ok_or_else(|| format!("method `{text}` is not of the form pkg.Class.method(desc)"))?;
+        Ok(TargetMethod {
+            class: class.replace('.', "/"),
+            name: name.to_owned(),
+            descriptor,
+        })
+    }
+
+    /// Whether the class with JVMTI signature `class_signature` (`Lpkg/C;`) declares the target.
+    pub fn is_declared_by(&self, class_signature: &str) -> bool {
+        class_signature
+            .strip_prefix('L')
+            .and_then(|s| s.strip_suffix(';'))
+            == Some(&self.class)
+    }
+
+    /// Whether a method of the declaring class is the target.
+    pub fn is_method(&self, name: &str, descriptor: &str) -> bool {
+        self.name == name && self.descriptor.as_deref().is_none_or(|d| d == descriptor)
+    }
+}
+
+/// Everything the option string says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentOptions {
+    pub target: TargetMethod,
+    pub output: PathBuf,
+}
+
+impl AgentOptions {
+    pub fn parse(text: &str) -> Result<AgentOptions, String> {
+        let (head, output) = text
+            .split_once("out=")
+            .ok_or("missing `out=<file>` (the agent's options are `method=<M>,out=<FILE>`)")?;
+        let method = head
+            .trim_end_matches(',')
+            .strip_prefix("method=")
+            .ok_or("missing `method=<M>` before `out=` in the agent's options")?;
+        if output.is_empty() {
+            return Err("`out=` names no file".to_owned());
+        }
+        Ok(AgentOptions {
+            target: TargetMethod::parse(method)?,
+            output: PathBuf::from(output),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slash_and_dot_forms_name_the_same_method() {
+        let slashed = TargetMethod::parse("pkg/sub/C.m(I)V").expect("valid");
+        let dotted = TargetMethod::parse("pkg.sub.C.m(I)V").expect("valid");
+        assert_eq!(slashed, dotted);
+        assert_eq!(slashed.class, "pkg/sub/C");
+        assert!(slashed.is_declared_by("Lpkg/sub/C;"));
+        assert!(slashed.is_method("m", "(I)V"));
+        assert!(!slashed.is_method("m", "(J)V"));
+    }
+
+    #[test]
+    fn without_descriptor_every_overload_matches() {
+        let target = TargetMethod::parse("Fig14.m0").expect("valid");
+        assert!(target.is_method("m0", "(I)V"));
+        assert!(target.is_method("m0", "()V"));
+    }
+
+    #[test]
+    fn options_keep_commas_in_the_output_path() {
+        let options =
+            AgentOptions::parse("method=Fig14.m0(I)V,out=/tmp/a,b.events").expect("valid");
+        assert_eq!(options.output, PathBuf::from("/tmp/a,b.events"));
+        assert_eq!(options.target.name, "m0");
+    }
+
+    #[test]
+    fn malformed_options_are_errors() {
+        assert!(AgentOptions::parse("method=Fig14.m0").is_err());
+        assert!(AgentOptions::parse("out=/tmp/x").is_err());
+        assert!(AgentOptions::parse("method=m0,out=/tmp/x").is_err());
+        assert!(AgentOptions::parse("method=A.m,out=").is_err());
+    }
+}

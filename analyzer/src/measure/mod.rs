@@ -1,0 +1,155 @@
+//! `membound measure`: the ground truth. Runs a Java program on a real JVM under the JVMTI agent
+//! (`membound-agent`, `libmembound_agent.so`), which records every allocation made under the
+//! watched method with its call chain, and aggregates what it saw per creation site: the chain
+//! from the watched method to the allocating instruction, and the allocated type. Allocations the
+//! VM makes on its own behalf while the method runs (class loading, interned names) are counted
+//! apart, as VM-internal.
+//!
+//! [`measure`] is the whole command; [`run_under_agent`] and [`parse_events`] give the raw event
+//! stream (with activation entries and exits, in order) for commands that replay it.
+
+mod events;
+mod launch;
+mod report;
+
+pub use events::{Allocation, Event, EventStream, Frame, Parameter, parse_events};
+pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
+pub use report::{ChainFrame, Measurement, SiteCount, Totals, aggregate};
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// What to run and which method to watch.
+#[derive(Debug, Clone, Default)]
+pub struct MeasureOptions {
+    /// A jar or a directory of classes.
+    pub input: PathBuf,
+    /// The watched method: `pkg.Class.m(I)V` or `pkg/Class.m(I)V`; without a descriptor every
+    /// overload is watched.
+    pub method: String,
+    /// The main class; defaults to the jar manifest's `Main-Class`.
+    pub main: Option<String>,
+    /// The `java` launcher; defaults to `$JAVA_HOME/bin/java`, then `java` on `PATH`.
+    pub java: Option<PathBuf>,
+    /// The agent library; defaults to `$MEMBOUND_AGENT`, then the one next to the executable.
+    pub agent: Option<PathBuf>,
+    /// Arguments passed to the program's `main`.
+    pub program_args: Vec<String>,
+}
+
+/// A finished run under the agent.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub stream: EventStream,
+    /// The program's exit status; None when it was killed by a signal.
+    pub exit_code: Option<i32>,
+    /// What the program printed on standard output (its standard error is passed through).
+    pub stdout: String,
+}
+
+/// Runs the program under the agent and aggregates the allocations per creation site.
+pub fn measure(options: &MeasureOptions) -> Result<Measurement> {
+    let run = run_under_agent(options)?;
+    let mut measurement = aggregate(&run.stream)?;
+    if run.exit_code != Some(0) {
+        let status = run
+            .exit_code
+            .map_or_else(|| "a signal".to_owned(), |c| format!("status {c}"));
+        measurement
+            .warnings
+            .push(format!("the program ended with {status}"));
+    }
+    measurement.program_exit_code = run.exit_code;
+    measurement.program_stdout = run.stdout;
+    Ok(measurement)
+}
+
+/// Runs the program under the agent and reads back the event stream.
+pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
+    if options.method.trim().is_empty() {
+        return Err(Error::MethodSelection(
+            "no method to measure: pass --method".to_owned(),
+        ));
+    }
+    let launch = launch::launch_for(&options.input, options.main.as_deref())?;
+    let java = find_java(options.java.as_deref())?;
+    let agent = find_agent(options.agent.as_deref())?;
+    let events = EventFile::create()?;
+    let mut command = launch::java_command(
+        &java,
+        &agent,
+        &options.method,
+        events.path(),
+        &launch,
+        &options.program_args,
+    );
+    let output = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| Error::Input(format!("cannot run {}: {e}", java.display())))?;
+    let stream = events.read().map_err(|e| match output.status.code() {
+        Some(code) if code != 0 => Error::Input(format!(
+            "the JVM exited with status {code} before the agent wrote its events (see its messages above)"
+        )),
+        _ => e,
+    })?;
+    Ok(Run {
+        stream,
+        exit_code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    })
+}
+
+/// The agent's output file: a fresh name in the temporary directory, removed when dropped.
+struct EventFile {
+    path: PathBuf,
+}
+
+impl EventFile {
+    fn create() -> Result<EventFile> {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir();
+        for attempt in 0..100u32 {
+            let path = dir.join(format!(
+                "membound-{}-{stamp}-{attempt}.events",
+                std::process::id()
+            ));
+            // create_new: never reuse (or follow a planted link to) an existing file.
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(_) => return Ok(EventFile { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(Error::Io { path, source }),
+            }
+        }
+        Err(Error::Input(format!(
+            "cannot create a file for the agent's events in {}",
+            dir.display()
+        )))
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&self) -> Result<EventStream> {
+        let file = std::fs::File::open(&self.path).map_err(|source| Error::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        parse_events(std::io::BufReader::new(file))
+    }
+}
+
+impl Drop for EventFile {
+    fn drop(&mut self) {
+        // Best effort: a leftover file in the temporary directory is harmless.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}

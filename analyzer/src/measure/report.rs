@@ -1,0 +1,314 @@
+//! Aggregating an event stream per creation site, and the measure report (JSON and text).
+
+use super::events::{Event, EventStream, Parameter};
+use crate::error::{Error, Result};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+/// Number of objects and their total size.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub objects: u64,
+    pub bytes: u64,
+}
+
+impl Totals {
+    fn add(&mut self, bytes: u64) {
+        self.objects += 1;
+        self.bytes += bytes;
+    }
+}
+
+/// One frame of a creation site's chain: the call site in `method`, or (last) the allocation.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ChainFrame {
+    /// `pkg.Class.name(descriptor)`.
+    pub method: String,
+    /// Bytecode offset of the call or allocating instruction.
+    pub offset: i64,
+    /// Source line, when the class has a line-number table.
+    pub line: Option<u32>,
+}
+
+/// What a run allocated at one creation site.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SiteCount {
+    /// From the watched method down to the allocating instruction.
+    pub chain: Vec<ChainFrame>,
+    /// Java source form: `B[]`, `int[][]`, `java.lang.Integer` (nested classes as `Outer$Inner`).
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub count: u64,
+    pub bytes: u64,
+}
+
+/// The result of `membound measure`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Measurement {
+    /// The watched method as loaded, `pkg.Class.name(descriptor)` (overloads joined by `, `).
+    pub method: String,
+    /// Everything the program allocated under the watched method.
+    pub total: Totals,
+    /// Per creation site, ordered by chain then type.
+    pub sites: Vec<SiteCount>,
+    /// Allocations the VM made on its own behalf while the watched method ran.
+    pub vm_internal: Totals,
+    /// Parameter values at the first entry of the watched method: `name` for integers,
+    /// `name.length` for arrays (null for a null array).
+    pub params: BTreeMap<String, Option<i64>>,
+    /// Reasons the numbers may be incomplete; empty for a clean run.
+    pub warnings: Vec<String>,
+    #[serde(skip)]
+    pub program_exit_code: Option<i32>,
+    #[serde(skip)]
+    pub program_stdout: String,
+}
+
+/// Aggregates a stream per creation site. Fails when the watched method was never loaded or
+/// never called, since an empty measurement would then look like a method that allocates nothing.
+pub fn aggregate(stream: &EventStream) -> Result<Measurement> {
+    if stream.targets.is_empty() {
+        return Err(Error::MethodSelection(format!(
+            "method {} is in no class the program loaded (check the class, name and descriptor)",
+            stream.watched
+        )));
+    }
+    let Some((_, first_parameters)) = stream.entries.first() else {
+        return Err(Error::MethodSelection(format!(
+            "method {} was never called during the run",
+            stream.watched
+        )));
+    };
+    let mut measurement = Measurement {
+        method: stream
+            .targets
+            .iter()
+            .map(|t| t.as_ref())
+            .collect::<Vec<_>>()
+            .join(", "),
+        params: parameter_values(first_parameters),
+        warnings: stream_warnings(stream),
+        ..Measurement::default()
+    };
+    let mut sites: HashMap<(Vec<ChainFrame>, &str), Totals> = HashMap::new();
+    for event in &stream.events {
+        let Event::Allocation(allocation) = event else {
+            continue;
+        };
+        if !allocation.by_program {
+            measurement.vm_internal.add(allocation.bytes);
+            continue;
+        }
+        measurement.total.add(allocation.bytes);
+        let chain = allocation
+            .chain
+            .iter()
+            .map(|f| ChainFrame {
+                method: f.method.to_string(),
+                offset: f.offset,
+                line: f.line,
+            })
+            .collect();
+        sites
+            .entry((chain, &allocation.type_name))
+            .or_default()
+            .add(allocation.bytes);
+    }
+    measurement.sites = sites
+        .into_iter()
+        .map(|((chain, type_name), totals)| SiteCount {
+            chain,
+            type_name: type_name.to_owned(),
+            count: totals.objects,
+            bytes: totals.bytes,
+        })
+        .collect();
+    measurement
+        .sites
+        .sort_by(|a, b| (&a.chain, &a.type_name).cmp(&(&b.chain, &b.type_name)));
+    Ok(measurement)
+}
+
+fn parameter_values(parameters: &[Parameter]) -> BTreeMap<String, Option<i64>> {
+    parameters
+        .iter()
+        .map(|p| {
+            let key = if p.kind == "array" {
+                format!("{}.length", p.name)
+            } else {
+                p.name.clone()
+            };
+            (key, p.value)
+        })
+        .collect()
+}
+
+fn stream_warnings(stream: &EventStream) -> Vec<String> {
+    let mut warnings: Vec<String> = stream
+        .problems
+        .iter()
+        .map(|p| format!("agent: {p}"))
+        .collect();
+    match stream.agent_errors {
+        None => warnings.push(
+            "the event stream is incomplete: the JVM died before the agent could finish".to_owned(),
+        ),
+        Some(0) => {}
+        Some(n) => warnings.push(format!(
+            "{n} JVMTI calls failed in the agent: some allocations may be missing"
+        )),
+    }
+    warnings
+}
+
+impl Measurement {
+    /// The JSON form (the `--format json` contract).
+    pub fn to_json(&self) -> serde_json::Value {
+        // Serialising plain structs of strings and integers cannot fail.
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The human-readable form.
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(name, value)| {
+                format!(
+                    "{name} = {}",
+                    value.map_or_else(|| "null".to_owned(), |v| v.to_string())
+                )
+            })
+            .collect();
+        let _ = writeln!(text, "measured {} ({})", self.method, params.join(", "));
+        let _ = writeln!(
+            text,
+            "total: {} objects, {} bytes",
+            self.total.objects, self.total.bytes
+        );
+        let _ = writeln!(text, "sites:");
+        for site in &self.sites {
+            let chain: Vec<String> = site.chain.iter().map(frame_text).collect();
+            let _ = writeln!(
+                text,
+                "  {:>10} x {:<24} {:>12} bytes  {}",
+                site.count,
+                site.type_name,
+                site.bytes,
+                chain.join(" > ")
+            );
+        }
+        let _ = writeln!(
+            text,
+            "vm-internal: {} objects, {} bytes (class loading and other allocations by the VM itself)",
+            self.vm_internal.objects, self.vm_internal.bytes
+        );
+        for warning in &self.warnings {
+            let _ = writeln!(text, "warning: {warning}");
+        }
+        text
+    }
+}
+
+fn frame_text(frame: &ChainFrame) -> String {
+    match frame.line {
+        Some(line) => format!("{}@{} (line {line})", frame.method, frame.offset),
+        None => format!("{}@{}", frame.method, frame.offset),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::parse_events;
+
+    fn stream(text: &str) -> EventStream {
+        parse_events(text.as_bytes()).expect("valid stream")
+    }
+
+    const TWO_SITES: &str = "membound-agent 1
+watch T.m([II)V
+method 1 T.m([II)V
+method 2 T.f()V
+target 1
+enter 1 1 1
+param 1 0 a array 4
+param 1 1 n int 2
+alloc 1 T$A 16 1:1:3:10
+alloc 1 int[] 24 1:1:9:11 2:2:0:20
+alloc 1 T$A 16 1:1:3:10
+vm 1 java.lang.String 24 0:1:3:10
+exit 1 1
+end 0
+";
+
+    #[test]
+    fn allocations_are_counted_per_chain_and_type() {
+        let measurement = aggregate(&stream(TWO_SITES)).expect("aggregates");
+        assert_eq!(
+            measurement.total,
+            Totals {
+                objects: 3,
+                bytes: 56
+            }
+        );
+        assert_eq!(
+            measurement.vm_internal,
+            Totals {
+                objects: 1,
+                bytes: 24
+            }
+        );
+        let counts: Vec<(usize, &str, u64, u64)> = measurement
+            .sites
+            .iter()
+            .map(|s| (s.chain.len(), s.type_name.as_str(), s.count, s.bytes))
+            .collect();
+        assert_eq!(counts, vec![(1, "T$A", 2, 32), (2, "int[]", 1, 24)]);
+        assert_eq!(measurement.params.get("a.length"), Some(&Some(4)));
+        assert_eq!(measurement.params.get("n"), Some(&Some(2)));
+        assert!(measurement.warnings.is_empty());
+    }
+
+    #[test]
+    fn the_json_follows_the_contract() {
+        let json = aggregate(&stream(TWO_SITES)).expect("aggregates").to_json();
+        assert_eq!(json["total"]["objects"], 3);
+        assert_eq!(json["vm_internal"]["bytes"], 24);
+        let site = &json["sites"][1];
+        assert_eq!(site["type"], "int[]");
+        assert_eq!(site["chain"][1]["method"], "T.f()V");
+        assert_eq!(site["chain"][1]["offset"], 0);
+        assert_eq!(site["chain"][1]["line"], 20);
+        assert_eq!(json["params"]["n"], 2);
+    }
+
+    #[test]
+    fn the_text_names_every_site() {
+        let text = aggregate(&stream(TWO_SITES)).expect("aggregates").to_text();
+        assert!(text.contains("total: 3 objects, 56 bytes"), "{text}");
+        assert!(
+            text.contains("T.m([II)V@9 (line 11) > T.f()V@0 (line 20)"),
+            "{text}"
+        );
+        assert!(text.contains("vm-internal: 1 objects, 24 bytes"), "{text}");
+    }
+
+    #[test]
+    fn a_method_never_loaded_or_never_called_is_an_error() {
+        let never_loaded = "membound-agent 1\nwatch T.x()V\nend 0\n";
+        assert!(aggregate(&stream(never_loaded)).is_err());
+        let never_called = "membound-agent 1\nwatch T.x()V\nmethod 1 T.x()V\ntarget 1\nend 0\n";
+        let error = aggregate(&stream(never_called)).expect_err("never called");
+        assert!(error.to_string().contains("never called"), "{error}");
+    }
+
+    #[test]
+    fn an_unfinished_stream_is_reported() {
+        let cut = TWO_SITES.replace("end 0\n", "");
+        let measurement = aggregate(&stream(&cut)).expect("aggregates");
+        assert!(measurement.warnings[0].contains("incomplete"));
+    }
+}
