@@ -1,0 +1,324 @@
+//! The agent against programs whose allocations are known exactly: the thesis's Fig 1.4 example
+//! (counts per creation site by hand, sizes from `Instrumentation.getObjectSize`) and a program
+//! that counts its own allocations in source. The Java sources in `tests/java/` are compiled with
+//! `javac` at test time; `javac`, `jar` and `java` must be on `PATH` (or under `JAVA_HOME`).
+//!
+//! These runs are also the empirical check of the JVM flags in `EXACT_ALLOCATION_FLAGS`: the
+//! counts only come out exact when the agent sees every allocation.
+
+use membound::measure::{self, Event, MeasureOptions, Measurement};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// A JDK tool from `JAVA_HOME`, else from `PATH`.
+fn jdk_tool(name: &str) -> PathBuf {
+    std::env::var_os("JAVA_HOME")
+        .map(|home| PathBuf::from(home).join("bin").join(name))
+        .filter(|path| path.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+fn run_tool(command: &mut Command) -> String {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The test programs, compiled once per test run into a fresh directory, with the size probe
+/// packed as a `-javaagent` jar.
+fn classes() -> &'static Path {
+    static CLASSES: OnceLock<PathBuf> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        // Cargo's scratch directory for integration tests, inside the target directory.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("agent-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java");
+        let java_files: Vec<PathBuf> = std::fs::read_dir(&sources)
+            .expect("tests/java")
+            .map(|entry| entry.expect("directory entry").path())
+            .filter(|path| path.extension().is_some_and(|e| e == "java"))
+            .collect();
+        run_tool(
+            Command::new(jdk_tool("javac"))
+                .arg("-g")
+                .arg("-d")
+                .arg(&dir)
+                .args(&java_files),
+        );
+        std::fs::write(dir.join("probe.mf"), "Premain-Class: SizeProbe\n").expect("manifest");
+        run_tool(Command::new(jdk_tool("jar")).current_dir(&dir).args([
+            "cfm",
+            "probe.jar",
+            "probe.mf",
+            "SizeProbe.class",
+        ]));
+        dir
+    })
+}
+
+fn measure_in_classes(main: &str, method: &str, args: &[&str]) -> Measurement {
+    let options = MeasureOptions {
+        input: classes().to_owned(),
+        method: method.to_owned(),
+        main: Some(main.to_owned()),
+        program_args: args.iter().map(|a| a.to_string()).collect(),
+        ..MeasureOptions::default()
+    };
+    let measurement = measure::measure(&options).unwrap_or_else(|e| panic!("measure failed: {e}"));
+    assert!(
+        measurement.warnings.is_empty(),
+        "{:?}",
+        measurement.warnings
+    );
+    measurement
+}
+
+/// A site's chain as the methods' simple names (`m0>m1>m2`) and its type.
+fn site_key(site: &measure::SiteCount) -> (String, String) {
+    let names: Vec<&str> = site
+        .chain
+        .iter()
+        .map(|frame| {
+            let name = frame.method.split('(').next().unwrap_or_default();
+            name.rsplit('.').next().unwrap_or_default()
+        })
+        .collect();
+    (names.join(">"), site.type_name.clone())
+}
+
+/// Fig 1.4 counted by hand (thesis Example 1.1/1.4): per chain and type, as a function of mc.
+fn fig14_hand_counts(mc: u64) -> BTreeMap<(String, String), u64> {
+    let triangle = mc * (mc + 1) / 2;
+    [
+        ("m0>m1", "Fig14$A", mc),
+        ("m0>m1>m2", "Fig14$B[]", mc),
+        ("m0>m1>m2", "Fig14$B", triangle),
+        ("m0>m1>m2", "Fig14$C", triangle),
+        ("m0>m2", "Fig14$B[]", 1),
+        ("m0>m2", "Fig14$B", 2 * mc),
+        ("m0>m2", "Fig14$C", 2 * mc),
+    ]
+    .into_iter()
+    .filter(|&(_, _, count)| count > 0)
+    .map(|(chain, type_name, count)| ((chain.to_owned(), type_name.to_owned()), count))
+    .collect()
+}
+
+/// Object sizes as `Instrumentation.getObjectSize` reports them under the same JVM flags.
+fn fig14_sizes(mc: u64) -> HashMap<String, u64> {
+    let dir = classes();
+    let output = run_tool(
+        Command::new(jdk_tool("java"))
+            .arg(format!("-javaagent:{}", dir.join("probe.jar").display()))
+            .args(measure::EXACT_ALLOCATION_FLAGS)
+            .arg("-cp")
+            .arg(dir)
+            .arg("Fig14Sizes")
+            .arg(mc.to_string()),
+    );
+    output
+        .lines()
+        .map(|line| {
+            let (key, size) = line.rsplit_once(' ').expect("`<type> <size>`");
+            (key.to_owned(), size.parse().expect("a size"))
+        })
+        .collect()
+}
+
+#[test]
+fn fig14_counts_per_creation_site_are_the_hand_counts() {
+    for mc in [0u64, 1, 4, 9] {
+        let measurement = measure_in_classes("Fig14", "Fig14.m0(I)V", &[&mc.to_string()]);
+        let observed: BTreeMap<(String, String), u64> = measurement
+            .sites
+            .iter()
+            .map(|site| (site_key(site), site.count))
+            .collect();
+        assert_eq!(observed, fig14_hand_counts(mc), "mc = {mc}");
+        let total: u64 = fig14_hand_counts(mc).values().sum();
+        assert_eq!(measurement.total.objects, total, "mc = {mc}");
+        assert_eq!(measurement.params.get("mc"), Some(&Some(mc as i64)));
+    }
+}
+
+#[test]
+fn fig14_bytes_are_the_sizes_the_jvm_reports() {
+    let mc = 6;
+    let sizes = fig14_sizes(mc);
+    let size = |key: &str| sizes[key];
+    let triangle = mc * (mc + 1) / 2;
+    let arrays_in_m1: u64 = (1..=mc).map(|n| size(&format!("Fig14$B[] {n}"))).sum();
+    let expected: BTreeMap<(String, String), u64> = [
+        ("m0>m1", "Fig14$A", mc * size("Fig14$A")),
+        ("m0>m1>m2", "Fig14$B[]", arrays_in_m1),
+        ("m0>m1>m2", "Fig14$B", triangle * size("Fig14$B")),
+        ("m0>m1>m2", "Fig14$C", triangle * size("Fig14$C")),
+        ("m0>m2", "Fig14$B[]", size(&format!("Fig14$B[] {}", 2 * mc))),
+        ("m0>m2", "Fig14$B", 2 * mc * size("Fig14$B")),
+        ("m0>m2", "Fig14$C", 2 * mc * size("Fig14$C")),
+    ]
+    .into_iter()
+    .map(|(chain, type_name, bytes)| ((chain.to_owned(), type_name.to_owned()), bytes))
+    .collect();
+    let measurement = measure_in_classes("Fig14", "Fig14.m0(I)V", &[&mc.to_string()]);
+    let observed: BTreeMap<(String, String), u64> = measurement
+        .sites
+        .iter()
+        .map(|site| (site_key(site), site.bytes))
+        .collect();
+    assert_eq!(observed, expected);
+    assert_eq!(measurement.total.bytes, expected.values().sum::<u64>());
+}
+
+#[test]
+fn fig14_chains_carry_offsets_and_source_lines() {
+    let measurement = measure_in_classes("Fig14", "Fig14.m0(I)V", &["2"]);
+    let site = measurement
+        .sites
+        .iter()
+        .find(|site| site_key(site) == ("m0>m1>m2".to_owned(), "Fig14$B".to_owned()))
+        .expect("the site m0 > m1 > m2 > new B");
+    let methods: Vec<&str> = site.chain.iter().map(|f| f.method.as_str()).collect();
+    assert_eq!(
+        methods,
+        ["Fig14.m0(I)V", "Fig14.m1(I)V", "Fig14.m2(I)[LFig14$B;"]
+    );
+    // Source lines of the calls and of `arrB[j - 1] = new B();` in tests/java/Fig14.java.
+    let lines: Vec<Option<u32>> = site.chain.iter().map(|f| f.line).collect();
+    assert_eq!(lines, [Some(16), Some(23), Some(30)]);
+    assert!(site.chain.iter().all(|f| f.offset >= 0));
+}
+
+#[test]
+fn class_loading_under_the_method_is_vm_internal() {
+    // Fig14's nested classes are loaded on their first `new`, inside m0: the class loader's
+    // allocations happen under m0 but must not reach the sites (the exact counts above) and
+    // must show up apart.
+    let measurement = measure_in_classes("Fig14", "Fig14.m0(I)V", &["3"]);
+    assert!(
+        measurement.vm_internal.objects > 0,
+        "class loading allocates"
+    );
+    assert!(
+        measurement
+            .sites
+            .iter()
+            .all(|s| s.type_name.starts_with("Fig14$"))
+    );
+}
+
+/// The `<type> <count>` lines Counted prints.
+fn counted_in_source(stdout: &str) -> BTreeMap<String, u64> {
+    stdout
+        .lines()
+        .filter(|line| !line.starts_with("sum "))
+        .map(|line| {
+            let (type_name, count) = line.rsplit_once(' ').expect("`<type> <count>`");
+            (type_name.to_owned(), count.parse().expect("a count"))
+        })
+        .filter(|&(_, count)| count > 0)
+        .collect()
+}
+
+#[test]
+fn counts_per_type_match_the_counters_in_the_source() {
+    for (n, seed) in [("500", "7"), ("2000", "12345")] {
+        let measurement = measure_in_classes("Counted", "Counted.work(II)I", &[n, seed]);
+        let mut observed: BTreeMap<String, u64> = BTreeMap::new();
+        for site in &measurement.sites {
+            *observed.entry(site.type_name.clone()).or_default() += site.count;
+        }
+        assert_eq!(
+            observed,
+            counted_in_source(&measurement.program_stdout),
+            "n = {n}"
+        );
+        assert_eq!(
+            measurement.params.get("n"),
+            Some(&Some(n.parse().expect("n")))
+        );
+        assert_eq!(
+            measurement.params.get("seed"),
+            Some(&Some(seed.parse().expect("seed")))
+        );
+    }
+}
+
+#[test]
+fn native_allocations_are_attributed_to_the_native_frame() {
+    let measurement = measure_in_classes("Counted", "Counted.work(II)I", &["300", "7"]);
+    let clone_site = measurement
+        .sites
+        .iter()
+        .find(|site| {
+            site.chain
+                .last()
+                .is_some_and(|f| f.method == "java.lang.Object.clone()Ljava/lang/Object;")
+        })
+        .expect("template.clone() allocates in Object.clone");
+    assert_eq!(clone_site.type_name, "int[]");
+    assert_eq!(clone_site.chain.len(), 2);
+}
+
+#[test]
+fn the_event_stream_nests_activations_around_their_allocations() {
+    let options = MeasureOptions {
+        input: classes().to_owned(),
+        method: "Fig14.m0(I)V".to_owned(),
+        main: Some("Fig14".to_owned()),
+        program_args: vec!["5".to_owned()],
+        ..MeasureOptions::default()
+    };
+    let run = measure::run_under_agent(&options).expect("runs");
+    let mut live: HashSet<u64> = HashSet::new();
+    let mut entered: HashMap<String, u64> = HashMap::new();
+    for event in &run.stream.events {
+        match event {
+            Event::Enter {
+                activation, method, ..
+            } => {
+                assert!(live.insert(*activation), "entered twice");
+                *entered.entry(method.to_string()).or_default() += 1;
+            }
+            Event::Exit { activation, .. } => {
+                assert!(live.remove(activation), "exit without entry")
+            }
+            Event::Allocation(allocation) if allocation.by_program => {
+                for frame in &allocation.chain {
+                    assert!(
+                        live.contains(&frame.activation),
+                        "allocation in a finished activation"
+                    );
+                }
+            }
+            Event::Allocation(_) => {}
+        }
+    }
+    assert!(live.is_empty(), "every activation exits");
+    // m0 once, m1 once, m2 once per loop iteration of m1 and once from m0.
+    assert_eq!(entered.get("Fig14.m0(I)V"), Some(&1));
+    assert_eq!(entered.get("Fig14.m1(I)V"), Some(&1));
+    assert_eq!(entered.get("Fig14.m2(I)[LFig14$B;"), Some(&6));
+}
+
+#[test]
+fn a_method_the_program_never_calls_is_an_error() {
+    let options = MeasureOptions {
+        input: classes().to_owned(),
+        method: "Fig14.m0(J)V".to_owned(),
+        main: Some("Fig14".to_owned()),
+        program_args: vec!["1".to_owned()],
+        ..MeasureOptions::default()
+    };
+    let error = measure::measure(&options).expect_err("no such overload");
+    assert!(error.to_string().contains("Fig14.m0(J)V"), "{error}");
+}
