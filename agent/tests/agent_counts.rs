@@ -322,3 +322,18 @@ fn a_method_the_program_never_calls_is_an_error() {
     let error = measure::measure(&options).expect_err("no such overload");
     assert!(error.to_string().contains("Fig14.m0(J)V"), "{error}");
 }
+
+#[test]
+fn allocations_in_a_hot_loop_are_all_seen() {
+    // Hot.norm's Point never escapes: a JIT with escape analysis would stop allocating it.
+    let n = 20_000;
+    let measurement = measure_in_classes("Hot", "Hot.run(I)J", &[&n.to_string()]);
+    let points: u64 = measurement
+        .sites
+        .iter()
+        .filter(|site| site.type_name == "Hot$Point")
+        .map(|site| site.count)
+        .sum();
+    assert_eq!(points, n);
+    assert_eq!(measurement.total.objects, n);
+}
