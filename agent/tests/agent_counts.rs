@@ -269,16 +269,22 @@ fn native_allocations_are_attributed_to_the_native_frame() {
     assert_eq!(clone_site.chain.len(), 2);
 }
 
-#[test]
-fn the_event_stream_nests_activations_around_their_allocations() {
+/// Runs a program under the agent and returns the raw event stream.
+fn run_in_classes(main: &str, method: &str, args: &[&str]) -> measure::Run {
     let options = MeasureOptions {
         input: classes().to_owned(),
-        method: "Fig14.m0(I)V".to_owned(),
-        main: Some("Fig14".to_owned()),
-        program_args: vec!["5".to_owned()],
+        method: method.to_owned(),
+        main: Some(main.to_owned()),
+        program_args: args.iter().map(|a| a.to_string()).collect(),
         ..MeasureOptions::default()
     };
-    let run = measure::run_under_agent(&options).expect("runs");
+    measure::run_under_agent(&options).unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// Checks what a region replay relies on: every activation is entered once and exits once,
+/// every program allocation happens while all the activations of its chain are live, and
+/// everything has exited by the end. Returns how often each method was entered.
+fn assert_activations_nest(run: &measure::Run) -> HashMap<String, u64> {
     let mut live: HashSet<u64> = HashSet::new();
     let mut entered: HashMap<String, u64> = HashMap::new();
     for event in &run.stream.events {
@@ -304,10 +310,85 @@ fn the_event_stream_nests_activations_around_their_allocations() {
         }
     }
     assert!(live.is_empty(), "every activation exits");
+    entered
+}
+
+#[test]
+fn the_event_stream_nests_activations_around_their_allocations() {
+    let entered = assert_activations_nest(&run_in_classes("Fig14", "Fig14.m0(I)V", &["5"]));
     // m0 once, m1 once, m2 once per loop iteration of m1 and once from m0.
     assert_eq!(entered.get("Fig14.m0(I)V"), Some(&1));
     assert_eq!(entered.get("Fig14.m1(I)V"), Some(&1));
     assert_eq!(entered.get("Fig14.m2(I)[LFig14$B;"), Some(&6));
+}
+
+#[test]
+fn recursion_and_exceptions_keep_counts_and_activations_exact() {
+    let (depth, repeats) = (4, 9);
+    let args = [depth.to_string(), repeats.to_string()];
+    let method = "Tricky.run(IJF[I)I";
+    let measurement = measure_in_classes("Tricky", method, &[&args[0], &args[1]]);
+    let mut observed: BTreeMap<String, u64> = BTreeMap::new();
+    for site in &measurement.sites {
+        *observed.entry(site.type_name.clone()).or_default() += site.count;
+    }
+    let mut expected = counted_in_source(&measurement.program_stdout);
+    expected.remove("caught");
+    assert_eq!(observed, expected);
+    // An instance method: `this` is no parameter; the float is not recorded.
+    let params: Vec<(&str, Option<i64>)> = measurement
+        .params
+        .iter()
+        .map(|(name, value)| (name.as_str(), *value))
+        .collect();
+    assert_eq!(
+        params,
+        [
+            ("data.length", Some(7)),
+            ("depth", Some(depth)),
+            ("repeats", Some(repeats))
+        ]
+    );
+
+    let run = run_in_classes("Tricky", method, &[&args[0], &args[1]]);
+    let entered = assert_activations_nest(&run);
+    assert_eq!(
+        entered.get("Tricky.tree(I)LTricky$Node;"),
+        Some(&31),
+        "2^(depth+1) - 1 calls"
+    );
+    assert_eq!(
+        entered.get("Tricky.risky(I)V"),
+        Some(&repeats.unsigned_abs())
+    );
+    let vm_made_exception = run.stream.events.iter().any(|event| {
+        matches!(event, Event::Allocation(a) if !a.by_program && a.type_name == "java.lang.ArithmeticException")
+    });
+    assert!(
+        vm_made_exception,
+        "the VM's ArithmeticException is VM-internal"
+    );
+}
+
+#[test]
+fn concurrent_activations_on_several_threads_are_all_counted() {
+    let (threads, n) = (4u64, 3000u64);
+    let run = run_in_classes(
+        "Threads",
+        "Threads.work(I)J",
+        &[&threads.to_string(), &n.to_string()],
+    );
+    assert_eq!(run.stream.entries.len() as u64, threads);
+    let entered = assert_activations_nest(&run);
+    assert_eq!(entered.get("Threads.work(I)J"), Some(&threads));
+    let measurement = measure::aggregate(&run.stream).expect("aggregates");
+    assert_eq!(measurement.total.objects, threads * n);
+    let types: HashSet<&str> = measurement
+        .sites
+        .iter()
+        .map(|s| s.type_name.as_str())
+        .collect();
+    assert_eq!(types, HashSet::from(["Threads$Item"]));
 }
 
 #[test]
