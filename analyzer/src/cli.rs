@@ -1,8 +1,20 @@
-//! The command line: parses arguments with clap and calls the library. Keep it thin.
+//! The command line: parses arguments with clap and calls the library. Keep it thin: every
+//! command loads its input, calls one library function, and prints one of its renderings.
+//! Errors print as one line on stderr and exit with code 2.
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::classpath::{Classpath, Jdk};
+use crate::error::Result;
+use crate::hierarchy::Hierarchy;
+use crate::jvm::MethodRef;
+use crate::program::Program;
+use crate::select::select_method;
+use crate::{callgraph, ir, sites};
 
 /// Parametric heap-memory bounds for Java bytecode.
 #[derive(Debug, Parser)]
@@ -13,7 +25,56 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// Print a method's IR (typed three-address code with its control-flow graph).
+    Ir(MethodInput),
+    /// Print the call graph reachable from a method.
+    Callgraph {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+        format: GraphFormat,
+    },
+    /// List the creation sites (allocation call chains) reachable from a method.
+    Sites {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+        /// Stop enumerating after this many chains.
+        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
+        max_chains: usize,
+    },
+}
+
+/// The program to load and the method to look at.
+#[derive(Debug, Args)]
+struct MethodInput {
+    /// A .jar, a directory of classes, or a .class file.
+    input: PathBuf,
+    /// The method: `pkg.Class.method`, or `pkg.Class.method(I)V` when it is overloaded.
+    #[arg(long)]
+    method: String,
+    /// More classpath entries, separated by ':'.
+    #[arg(long)]
+    classpath: Option<String>,
+    /// The JDK whose classes to use (default: $JAVA_HOME, then the java on PATH).
+    #[arg(long)]
+    jdk: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum GraphFormat {
+    Text,
+    Dot,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ListFormat {
+    Text,
+    Json,
+}
 
 /// Entry point of the `membound` binary.
 pub fn main() -> ExitCode {
@@ -24,5 +85,71 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match cli.command {}
+    match run(cli.command) {
+        Ok(output) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`membound … | head`) is not an error of ours.
+            let _ = stdout.write_all(output.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("membound: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+/// Runs one command and returns what it prints.
+fn run(command: Command) -> Result<String> {
+    match command {
+        Command::Ir(target) => {
+            let (program, method) = target.load()?;
+            let body = program.body(&method)?;
+            Ok(ir::print_body(&body))
+        }
+        Command::Callgraph { target, format } => {
+            let (program, method) = target.load()?;
+            let graph = callgraph::build(&Hierarchy::new(&program), &method)?;
+            Ok(match format {
+                GraphFormat::Text => callgraph::to_text(&graph),
+                GraphFormat::Dot => callgraph::to_dot(&graph),
+                GraphFormat::Json => json_text(&callgraph::to_json(&graph)),
+            })
+        }
+        Command::Sites {
+            target,
+            format,
+            max_chains,
+        } => {
+            let (program, method) = target.load()?;
+            let graph = callgraph::build(&Hierarchy::new(&program), &method)?;
+            let found = sites::enumerate(&program, &graph, max_chains)?;
+            Ok(match format {
+                ListFormat::Text => sites::to_text(&found),
+                ListFormat::Json => json_text(&sites::to_json(&found)),
+            })
+        }
+    }
+}
+
+impl MethodInput {
+    /// Opens the classpath (input, extra entries, JDK) and selects the method.
+    fn load(&self) -> Result<(Program, MethodRef)> {
+        let mut classpath = Classpath::new();
+        classpath.add_entry(&self.input)?;
+        for entry in self.classpath.iter().flat_map(|spec| spec.split(':')) {
+            if !entry.is_empty() {
+                classpath.add_entry(std::path::Path::new(entry))?;
+            }
+        }
+        classpath.add_jdk(&Jdk::locate(self.jdk.as_deref())?)?;
+        let program = Program::new(classpath);
+        let method = select_method(&program, &self.method)?;
+        Ok((program, method))
+    }
+}
+
+/// Pretty-printed JSON with a final newline.
+fn json_text(value: &serde_json::Value) -> String {
+    format!("{value:#}\n")
 }

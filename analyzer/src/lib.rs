@@ -8,8 +8,15 @@
 //! [`cli`] is a thin layer over the library. Nothing here panics on input: malformed class files,
 //! missing classes and unknown methods become [`error::Error`] values with a one-line message.
 
+pub mod callgraph;
+pub mod classfile;
+pub mod classpath;
 pub mod cli;
 pub mod error;
+pub mod hierarchy;
 pub mod ir;
 pub mod jvm;
 pub mod measure;
+pub mod program;
+pub mod select;
+pub mod sites;

@@ -1,3 +1,144 @@
-//! Support for the end-to-end tests of the `membound` binary: finding the binary, compiling Java
-//! fixtures with `javac` at test time, and running commands. The tests themselves live in
-//! `tests/tests/`.
+//! Support for the end-to-end tests of the `membound` binary: finding (or building) the binary,
+//! compiling the Java fixtures under `tests/fixtures/` with `javac` at test time, and running
+//! commands. The tests themselves live in `tests/tests/`.
+//!
+//! Fixtures are compiled once per content: the classes land in
+//! `target/java-fixtures/<name>-<hash>/`, so the many test processes that nextest starts share
+//! one compilation and a changed source is recompiled.
+
+use std::collections::hash_map::DefaultHasher;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace root (the parent of this crate's directory).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate lives inside the workspace")
+        .to_path_buf()
+}
+
+/// The directory cargo builds into for the running test (`target/debug` or similar).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary knows its own path");
+    // target/<profile>/deps/<test binary>
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binaries live in target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// The `membound` binary of this build; built with cargo if this test run did not build it.
+pub fn membound_bin() -> PathBuf {
+    let bin = profile_dir().join("membound");
+    if !bin.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-p", "membound", "--bin", "membound"])
+            .current_dir(workspace_root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the membound binary failed");
+    }
+    bin
+}
+
+/// The result of running a command: its exit code and its output as text.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(output: Output) -> Self {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+/// Runs `membound` with the given arguments from the workspace root.
+pub fn membound<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new(membound_bin())
+        .args(args)
+        .current_dir(workspace_root())
+        .output()
+        .expect("the membound binary starts")
+        .into()
+}
+
+/// Compiles the Java fixture `tests/fixtures/<name>/src/**.java` (with `-g`, for line numbers and
+/// local names) and returns the directory holding its classes.
+pub fn compile_fixture(name: &str) -> PathBuf {
+    let src = workspace_root()
+        .join("tests/fixtures")
+        .join(name)
+        .join("src");
+    let sources = java_sources(&src);
+    assert!(!sources.is_empty(), "fixture {name} has no .java files");
+    let out = profile_dir()
+        .parent()
+        .expect("the profile directory has a parent")
+        .join("java-fixtures")
+        .join(format!("{name}-{:016x}", content_hash(&sources)));
+    if !out.exists() {
+        compile_into(&sources, &out);
+    }
+    out
+}
+
+fn java_sources(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(java_sources(&path));
+        } else if path.extension().is_some_and(|e| e == "java") {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+fn content_hash(files: &[PathBuf]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    for file in files {
+        file.hash(&mut hasher);
+        fs::read(file)
+            .expect("fixture is readable")
+            .hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// Compiles into a private directory and renames it into place, so concurrent test processes
+/// never see a half-written fixture.
+fn compile_into(sources: &[PathBuf], out: &Path) {
+    let staging = out.with_extension(format!("tmp{}", std::process::id()));
+    fs::create_dir_all(&staging).expect("staging directory");
+    let run: Run = Command::new("javac")
+        .args(["-g", "--release", "11", "-d"])
+        .arg(&staging)
+        .args(sources)
+        .output()
+        .expect("javac is installed (CI installs openjdk-17-jdk-headless)")
+        .into();
+    assert_eq!(run.code, 0, "javac failed:\n{}", run.stderr);
+    if fs::rename(&staging, out).is_err() {
+        // Another process won the race; its classes are the same.
+        let _ = fs::remove_dir_all(&staging);
+    }
+}

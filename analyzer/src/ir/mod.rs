@@ -12,6 +12,12 @@ use std::sync::Arc;
 
 use crate::jvm::{ClassName, FieldRef, MethodRef, Type};
 
+mod lift;
+mod print;
+
+pub use lift::lift_method;
+pub use print::print_body;
+
 /// Index of a variable in [`Body::vars`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct VarId(pub u32);

@@ -1,0 +1,370 @@
+//! Building the call graph: a worklist over reachable methods with rapid type analysis, and the
+//! class-hierarchy fallback applied at the fixpoint.
+
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
+use crate::error::Result;
+use crate::hierarchy::Hierarchy;
+use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Place, StmtKind};
+use crate::jvm::{ClassName, MethodRef, Type};
+
+/// Builds the call graph of everything reachable from `entry`.
+///
+/// Fails only when the entry itself cannot be loaded; every later problem is recorded in the
+/// graph (a broken body, an unresolved call) and the rest of the graph is still built.
+pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef) -> Result<CallGraph> {
+    let entry_body = hierarchy.program().body(entry)?;
+    let mut builder = Builder {
+        hierarchy,
+        graph: CallGraph::new(entry.clone()),
+        worklist: VecDeque::from([0]),
+        instantiated: BTreeSet::new(),
+        receivers_by_supertype: HashMap::new(),
+        lambdas: Vec::new(),
+        virtual_sites: Vec::new(),
+        sites_by_declared: HashMap::new(),
+        initialized: HashSet::new(),
+        edge_keys: HashSet::new(),
+    };
+    builder.seed_external_receivers(&entry_body);
+    loop {
+        builder.drain_worklist();
+        if !builder.apply_cha_fallback() {
+            break;
+        }
+    }
+    Ok(builder.graph)
+}
+
+/// A class created by `LambdaMetafactory`: it implements `interface`, and its functional method
+/// (`method_name`) runs `implementation`.
+struct LambdaClass {
+    interface: ClassName,
+    method_name: String,
+    implementation: MethodRef,
+}
+
+/// A virtual or interface call site, kept so that classes instantiated later can add targets.
+struct VirtualSite {
+    caller: NodeId,
+    pc: u32,
+    line: Option<u32>,
+    method: MethodRef,
+    kind: EdgeKind,
+    targets: usize,
+    via_cha: bool,
+}
+
+/// Where a call comes from.
+#[derive(Clone, Copy)]
+struct Site {
+    caller: NodeId,
+    pc: u32,
+    line: Option<u32>,
+}
+
+struct Builder<'h, 'p> {
+    hierarchy: &'h Hierarchy<'p>,
+    graph: CallGraph,
+    worklist: VecDeque<NodeId>,
+    instantiated: BTreeSet<ClassName>,
+    /// For each class, the instantiated classes that are it or inherit from it.
+    receivers_by_supertype: HashMap<ClassName, Vec<ClassName>>,
+    lambdas: Vec<LambdaClass>,
+    virtual_sites: Vec<VirtualSite>,
+    /// For each class, the virtual sites whose named method is declared on it.
+    sites_by_declared: HashMap<ClassName, Vec<usize>>,
+    initialized: HashSet<(NodeId, ClassName)>,
+    edge_keys: HashSet<(NodeId, u32, NodeId, EdgeKind)>,
+}
+
+impl Builder<'_, '_> {
+    /// The entry's reference parameters (and `this`) hold objects created outside the analyzed
+    /// code: their declared classes are receivers too, and abstract ones are covered by the CHA
+    /// fallback.
+    fn seed_external_receivers(&mut self, entry: &Body) {
+        for &param in &entry.params {
+            if let Type::Ref(class) = &entry.var(param).ty {
+                self.instantiate(class.clone());
+            }
+        }
+    }
+
+    fn drain_worklist(&mut self) {
+        while let Some(node) = self.worklist.pop_front() {
+            self.visit(node);
+        }
+    }
+
+    fn visit(&mut self, node: NodeId) {
+        let method = self.graph.methods[node].method.clone();
+        let body = match self.hierarchy.program().body(&method) {
+            Ok(body) => body,
+            Err(error) => {
+                self.graph.methods[node].kind = NodeKind::Broken(error.to_string());
+                return;
+            }
+        };
+        let mut statements: Vec<_> = body.statements().map(|(_, stmt)| stmt).collect();
+        statements.sort_by_key(|stmt| stmt.pc);
+        for stmt in statements {
+            let site = Site {
+                caller: node,
+                pc: stmt.pc,
+                line: stmt.line,
+            };
+            match &stmt.kind {
+                StmtKind::Assign { value, .. } => self.visit_expr(site, value),
+                StmtKind::Invoke { call, .. } => self.visit_call(site, call),
+                StmtKind::Store {
+                    place: Place::Static(field),
+                    ..
+                } => self.initialize(site, &field.class),
+                StmtKind::Store { .. } | StmtKind::Monitor { .. } => {}
+            }
+        }
+    }
+
+    fn visit_expr(&mut self, site: Site, value: &Expr) {
+        match value {
+            Expr::New(class) => {
+                self.initialize(site, class);
+                self.instantiate(class.clone());
+            }
+            Expr::Load(Place::Static(field)) => self.initialize(site, &field.class),
+            _ => {}
+        }
+    }
+
+    fn visit_call(&mut self, site: Site, call: &Call) {
+        match &call.kind {
+            CallKind::Static => {
+                self.initialize(site, &call.method.class);
+                self.exact_call(site, &call.method, EdgeKind::Static);
+            }
+            CallKind::Special => self.exact_call(site, &call.method, EdgeKind::Special),
+            CallKind::Virtual => self.virtual_call(site, &call.method, EdgeKind::Virtual),
+            CallKind::Interface => self.virtual_call(site, &call.method, EdgeKind::Interface),
+            CallKind::Dynamic(DynamicCall::Lambda {
+                interface,
+                implementation,
+            }) => self.add_lambda(LambdaClass {
+                interface: interface.clone(),
+                method_name: call.method.name.to_string(),
+                implementation: implementation.clone(),
+            }),
+            // The concatenation's own allocations are reported by `sites`; it calls no user code.
+            CallKind::Dynamic(DynamicCall::StringConcat { .. }) => {}
+            CallKind::Dynamic(DynamicCall::Other { bootstrap }) => self.unresolved(
+                site,
+                &call.method,
+                format!("invokedynamic with unknown bootstrap method {bootstrap}"),
+            ),
+        }
+    }
+
+    /// A call with one target: resolved through the hierarchy from the named class.
+    fn exact_call(&mut self, site: Site, method: &MethodRef, kind: EdgeKind) {
+        match self.resolve(method) {
+            Some(target) => self.add_edge(site, target, kind, Dispatch::Exact),
+            None => self.unresolved(site, method, self.why_unresolved(method)),
+        }
+    }
+
+    /// Array classes (`[I`) declare no methods: their `clone` and the rest are `Object`'s.
+    fn resolve(&self, method: &MethodRef) -> Option<MethodRef> {
+        if method.class.internal().starts_with('[') {
+            let on_object = MethodRef::new(ClassName::object(), &method.name, &method.descriptor);
+            return self.hierarchy.resolve(&on_object);
+        }
+        self.hierarchy.resolve(method)
+    }
+
+    fn why_unresolved(&self, method: &MethodRef) -> String {
+        if self.hierarchy.class(&method.class).is_none() {
+            format!("class {} is not on the classpath", method.class)
+        } else {
+            format!(
+                "no method {} in {} or its supertypes",
+                method.signature(),
+                method.class
+            )
+        }
+    }
+
+    fn virtual_call(&mut self, site: Site, method: &MethodRef, kind: EdgeKind) {
+        let receiver = if method.class.internal().starts_with('[') {
+            ClassName::object()
+        } else {
+            method.class.clone()
+        };
+        let method = MethodRef::new(receiver.clone(), &method.name, &method.descriptor);
+        let index = self.virtual_sites.len();
+        self.sites_by_declared
+            .entry(receiver.clone())
+            .or_default()
+            .push(index);
+        self.virtual_sites.push(VirtualSite {
+            caller: site.caller,
+            pc: site.pc,
+            line: site.line,
+            method,
+            kind,
+            targets: 0,
+            via_cha: false,
+        });
+        let receivers = self.receivers_by_supertype.get(&receiver).cloned();
+        for receiver in receivers.into_iter().flatten() {
+            self.dispatch(index, &receiver, Dispatch::Rta);
+        }
+        for lambda in 0..self.lambdas.len() {
+            self.dispatch_lambda(index, lambda);
+        }
+    }
+
+    /// Adds the target a receiver of class `receiver` selects at virtual site `index`.
+    fn dispatch(&mut self, index: usize, receiver: &ClassName, how: Dispatch) {
+        let site = &self.virtual_sites[index];
+        if !self.hierarchy.is_subtype(receiver, &site.method.class) {
+            return;
+        }
+        let Some(target) = self.hierarchy.select(receiver, &site.method) else {
+            return;
+        };
+        let (from, kind) = (self.site_of(index), site.kind);
+        self.virtual_sites[index].targets += 1;
+        self.add_edge(from, target, kind, how);
+    }
+
+    fn dispatch_lambda(&mut self, index: usize, lambda: usize) {
+        let site = &self.virtual_sites[index];
+        let class = &self.lambdas[lambda];
+        if *site.method.name != *class.method_name
+            || !self
+                .hierarchy
+                .is_subtype(&class.interface, &site.method.class)
+        {
+            return;
+        }
+        let (from, target) = (self.site_of(index), class.implementation.clone());
+        self.virtual_sites[index].targets += 1;
+        self.add_edge(from, target, EdgeKind::Lambda, Dispatch::Rta);
+    }
+
+    fn site_of(&self, index: usize) -> Site {
+        let site = &self.virtual_sites[index];
+        Site {
+            caller: site.caller,
+            pc: site.pc,
+            line: site.line,
+        }
+    }
+
+    /// A class becomes a possible receiver: every virtual site so far may dispatch to it.
+    fn instantiate(&mut self, class: ClassName) {
+        if !self.instantiated.insert(class.clone()) {
+            return;
+        }
+        let mut supertypes: BTreeSet<ClassName> = (*self.hierarchy.supertypes(&class)).clone();
+        supertypes.insert(ClassName::object());
+        for supertype in supertypes {
+            let sites = self.sites_by_declared.get(&supertype).cloned();
+            for index in sites.into_iter().flatten() {
+                if !self.virtual_sites[index].via_cha {
+                    self.dispatch(index, &class, Dispatch::Rta);
+                }
+            }
+            self.receivers_by_supertype
+                .entry(supertype)
+                .or_default()
+                .push(class.clone());
+        }
+    }
+
+    fn add_lambda(&mut self, lambda: LambdaClass) {
+        let index = self.lambdas.len();
+        self.lambdas.push(lambda);
+        for site in 0..self.virtual_sites.len() {
+            self.dispatch_lambda(site, index);
+        }
+    }
+
+    /// At the fixpoint, virtual sites RTA left without a target get every subclass on the
+    /// classpath as receiver. Returns whether anything was added.
+    fn apply_cha_fallback(&mut self) -> bool {
+        let before = self.graph.edges.len();
+        for index in 0..self.virtual_sites.len() {
+            let site = &self.virtual_sites[index];
+            if site.targets > 0 || site.via_cha {
+                continue;
+            }
+            self.virtual_sites[index].via_cha = true;
+            let declared = self.virtual_sites[index].method.class.clone();
+            for receiver in self.hierarchy.subtypes(&declared) {
+                self.dispatch(index, &receiver, Dispatch::Cha);
+            }
+            if self.virtual_sites[index].targets == 0 {
+                let (from, method) = (
+                    self.site_of(index),
+                    self.virtual_sites[index].method.clone(),
+                );
+                let reason = format!(
+                    "no implementation of {} on the classpath",
+                    method.signature()
+                );
+                self.unresolved(from, &method, reason);
+            }
+        }
+        self.graph.edges.len() > before
+    }
+
+    /// The static initializers a first use of `class` may run, as edges from that use (once per
+    /// caller and class: an initializer runs at most once).
+    fn initialize(&mut self, site: Site, class: &ClassName) {
+        if !self.initialized.insert((site.caller, class.clone())) {
+            return;
+        }
+        for clinit in self.hierarchy.initializers(class) {
+            self.add_edge(site, clinit, EdgeKind::ClassInit, Dispatch::Exact);
+        }
+    }
+
+    fn add_edge(&mut self, site: Site, target: MethodRef, kind: EdgeKind, dispatch: Dispatch) {
+        let node_kind = self.node_kind(&target);
+        let follow = node_kind == NodeKind::Code;
+        let (callee, new) = self.graph.add_node(target, node_kind);
+        if self.edge_keys.insert((site.caller, site.pc, callee, kind)) {
+            self.graph.edges.push(Edge {
+                caller: site.caller,
+                pc: site.pc,
+                line: site.line,
+                callee,
+                kind,
+                dispatch,
+            });
+        }
+        if new && follow {
+            self.worklist.push_back(callee);
+        }
+    }
+
+    fn node_kind(&self, method: &MethodRef) -> NodeKind {
+        match self.hierarchy.declared(method) {
+            Some(declared) if declared.is_native() => NodeKind::Native,
+            Some(declared) if declared.is_abstract() => NodeKind::Abstract,
+            Some(_) => NodeKind::Code,
+            None => NodeKind::Broken(format!("{method} is not declared")),
+        }
+    }
+
+    fn unresolved(&mut self, site: Site, target: &MethodRef, reason: String) {
+        self.graph.unresolved.push(Unresolved {
+            caller: site.caller,
+            pc: site.pc,
+            line: site.line,
+            target: target.clone(),
+            reason,
+        });
+    }
+}

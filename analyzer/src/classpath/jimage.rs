@@ -1,0 +1,240 @@
+//! A reader of the JDK's `lib/modules` file, the jimage format.
+//!
+//! Layout, all integers in the byte order the magic reveals (the image is written in the native
+//! order of the platform that built it):
+//!
+//! ```text
+//! header   magic 0xCAFEDADA, version (major << 16 | minor, major 1), flags, resource count,
+//!          table length, locations size, strings size             (7 × u32)
+//! redirect table_length × s32     (perfect-hash redirects; unused here, see below)
+//! offsets  table_length × u32     (offset of each location in the locations blob)
+//! locations                        (attribute streams, one per resource)
+//! strings                          (NUL-terminated names)
+//! resources                        (start right after the index, at `index_size`)
+//! ```
+//!
+//! A location is a stream of attributes: a byte `kind << 3 | (length - 1)` then `length` bytes
+//! of big-endian value, ended by kind 0. Kinds: 1 module, 2 parent, 3 base, 4 extension (string
+//! offsets), 5 resource offset, 6 compressed size, 7 uncompressed size. A resource's name is
+//! `/module/parent/base.extension`.
+//!
+//! Every location is walked once when the image is opened, so lookups by name go through our
+//! own map and the redirect table is not needed. Resources are read on demand with positioned
+//! reads. Compressed resources (images made by `jlink --compress`) are refused with a clear
+//! error: the JDKs this tool targets ship uncompressed images.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use super::archive::io_error;
+use crate::error::{Error, Result};
+
+const MAGIC: u32 = 0xCAFE_DADA;
+const HEADER_SIZE: usize = 7 * 4;
+const SUPPORTED_MAJOR: u32 = 1;
+
+/// Where one class's bytes are in the image.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resource {
+    offset: u64,
+    compressed_size: u64,
+    uncompressed_size: u64,
+}
+
+/// An opened jimage.
+pub(crate) struct Jimage {
+    path: PathBuf,
+    file: File,
+    /// First byte of the resources area.
+    resources_start: u64,
+}
+
+/// The fields of one location that we use.
+#[derive(Default)]
+struct Location {
+    module: u32,
+    parent: u32,
+    base: u32,
+    extension: u32,
+    resource: Option<Resource>,
+}
+
+impl Jimage {
+    /// Opens an image and lists its classes: (module, internal class name, resource).
+    pub(crate) fn open(path: &Path) -> Result<(Jimage, Vec<(String, String, Resource)>)> {
+        let file = File::open(path).map_err(|source| io_error(path, source))?;
+        let bad = |what: &str| Error::Input(format!("{}: bad jimage: {what}", path.display()));
+        let mut header = [0u8; HEADER_SIZE];
+        file.read_exact_at(&mut header, 0)
+            .map_err(|_| bad("file is shorter than the header"))?;
+        let order = ByteOrder::from_magic(&header).ok_or_else(|| bad("no 0xCAFEDADA magic"))?;
+        let word = |i: usize| order.u32_at(&header, i * 4).unwrap_or(0);
+        let major = word(1) >> 16;
+        if major != SUPPORTED_MAJOR {
+            return Err(bad(&format!("version {major} is not supported (only 1)")));
+        }
+        let table_length = word(4) as usize;
+        let locations_size = word(5) as usize;
+        let strings_size = word(6) as usize;
+        let index_size = HEADER_SIZE + table_length * 8 + locations_size + strings_size;
+        let file_size = file
+            .metadata()
+            .map_err(|source| io_error(path, source))?
+            .len();
+        if index_size as u64 > file_size {
+            return Err(bad("index is larger than the file"));
+        }
+        let mut index = vec![0u8; index_size - HEADER_SIZE];
+        file.read_exact_at(&mut index, HEADER_SIZE as u64)
+            .map_err(|_| bad("file is shorter than its index"))?;
+        let offsets_start = table_length * 4;
+        let locations_start = offsets_start + table_length * 4;
+        let strings_start = locations_start + locations_size;
+        let tables = Tables {
+            locations: &index[locations_start..strings_start],
+            strings: &index[strings_start..],
+        };
+        let mut classes = Vec::new();
+        for slot in 0..table_length {
+            let offset = order
+                .u32_at(&index, offsets_start + slot * 4)
+                .ok_or_else(|| bad("offsets table is truncated"))?;
+            let location = tables
+                .location(offset as usize)
+                .map_err(|e| bad(&format!("location {offset}: {e}")))?;
+            if let Some(class) = tables.class_entry(&location) {
+                classes.push(class);
+            }
+        }
+        let image = Jimage {
+            path: path.to_path_buf(),
+            file,
+            resources_start: index_size as u64,
+        };
+        Ok((image, classes))
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The bytes of a resource; `name` is for the error message.
+    pub(crate) fn read(&self, resource: Resource, name: &str) -> Result<Vec<u8>> {
+        if resource.compressed_size != 0 {
+            return Err(Error::Input(format!(
+                "{}: class {name} is compressed (jlink --compress); compressed jimage resources are not supported, use a JDK with jmods or an uncompressed image",
+                self.path.display()
+            )));
+        }
+        let size = usize::try_from(resource.uncompressed_size).map_err(|_| {
+            Error::Input(format!(
+                "{}: class {name} is too large",
+                self.path.display()
+            ))
+        })?;
+        let mut bytes = vec![0u8; size];
+        self.file
+            .read_exact_at(&mut bytes, self.resources_start + resource.offset)
+            .map_err(|source| io_error(&self.path, source))?;
+        Ok(bytes)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum ByteOrder {
+    Little,
+    Big,
+}
+
+impl ByteOrder {
+    fn from_magic(header: &[u8]) -> Option<ByteOrder> {
+        [ByteOrder::Little, ByteOrder::Big]
+            .into_iter()
+            .find(|order| order.u32_at(header, 0) == Some(MAGIC))
+    }
+
+    fn u32_at(self, bytes: &[u8], at: usize) -> Option<u32> {
+        let word: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
+        Some(match self {
+            ByteOrder::Little => u32::from_le_bytes(word),
+            ByteOrder::Big => u32::from_be_bytes(word),
+        })
+    }
+}
+
+/// The locations and strings blobs of the index.
+struct Tables<'a> {
+    locations: &'a [u8],
+    strings: &'a [u8],
+}
+
+impl Tables<'_> {
+    fn location(&self, offset: usize) -> std::result::Result<Location, String> {
+        let mut location = Location::default();
+        let (mut offset_attr, mut compressed, mut uncompressed) = (None, 0, 0);
+        let mut at = offset;
+        loop {
+            let byte = *self
+                .locations
+                .get(at)
+                .ok_or("attribute stream runs off the end")?;
+            let kind = byte >> 3;
+            if kind == 0 {
+                break;
+            }
+            let length = usize::from(byte & 7) + 1;
+            let bytes = self
+                .locations
+                .get(at + 1..at + 1 + length)
+                .ok_or("attribute value runs off the end")?;
+            let value = bytes.iter().fold(0u64, |v, b| v << 8 | u64::from(*b));
+            at += 1 + length;
+            let as_string_offset =
+                || u32::try_from(value).map_err(|_| format!("string offset {value} is too large"));
+            match kind {
+                1 => location.module = as_string_offset()?,
+                2 => location.parent = as_string_offset()?,
+                3 => location.base = as_string_offset()?,
+                4 => location.extension = as_string_offset()?,
+                5 => offset_attr = Some(value),
+                6 => compressed = value,
+                7 => uncompressed = value,
+                _ => return Err(format!("unknown attribute kind {kind}")),
+            }
+        }
+        location.resource = offset_attr.map(|offset| Resource {
+            offset,
+            compressed_size: compressed,
+            uncompressed_size: uncompressed,
+        });
+        Ok(location)
+    }
+
+    fn string(&self, offset: u32) -> Option<&str> {
+        let rest = self.strings.get(offset as usize..)?;
+        let end = rest.iter().position(|b| *b == 0)?;
+        std::str::from_utf8(rest.get(..end)?).ok()
+    }
+
+    /// (module, internal class name, resource) when the location is a class of a module; the
+    /// `/packages/…` and `/modules/…` directory entries and `module-info` are not.
+    fn class_entry(&self, location: &Location) -> Option<(String, String, Resource)> {
+        let resource = location.resource?;
+        if self.string(location.extension)? != "class" {
+            return None;
+        }
+        let module = self.string(location.module)?;
+        let base = self.string(location.base)?;
+        if module.is_empty() || base == "module-info" {
+            return None;
+        }
+        let parent = self.string(location.parent)?;
+        let name = if parent.is_empty() {
+            base.to_string()
+        } else {
+            format!("{parent}/{base}")
+        };
+        Some((module.to_string(), name, resource))
+    }
+}

@@ -1,0 +1,93 @@
+//! Bad input gets a one-line message and exit code 2, never a panic.
+
+use std::fs;
+
+use membound_tests::{compile_fixture, membound};
+
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("membound-errors-{name}-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn assert_clean_failure(run: &membound_tests::Run) {
+    assert_eq!(
+        run.code, 2,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    assert!(run.stderr.starts_with("membound: "), "{}", run.stderr);
+    assert_eq!(run.stderr.trim_end().lines().count(), 1, "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+#[test]
+fn a_truncated_jar_is_rejected_with_exit_2() {
+    let jar = membound_tests::workspace_root().join("examples/intro/intro.jar");
+    let bytes = fs::read(jar).expect("bundled example jar");
+    let truncated = scratch_dir("truncated").join("truncated.jar");
+    fs::write(&truncated, &bytes[..bytes.len() / 2]).expect("write");
+    let run = membound([
+        "sites".as_ref(),
+        truncated.as_os_str(),
+        "--method".as_ref(),
+        "Intro.m1".as_ref(),
+    ]);
+    assert_clean_failure(&run);
+}
+
+#[test]
+fn random_bytes_named_class_are_rejected_with_exit_2() {
+    let file = scratch_dir("random").join("Random.class");
+    // A fixed pseudo-random sequence (xorshift), so a failure is reproducible.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let bytes: Vec<u8> = (0..4096)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    fs::write(&file, bytes).expect("write");
+    let run = membound([
+        "ir".as_ref(),
+        file.as_os_str(),
+        "--method".as_ref(),
+        "Random.m".as_ref(),
+    ]);
+    assert_clean_failure(&run);
+}
+
+#[test]
+fn an_unknown_method_lists_the_candidates() {
+    let classes = compile_fixture("thesis");
+    let run = membound([
+        "sites".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "thesis.Fig14.m9".as_ref(),
+    ]);
+    assert_clean_failure(&run);
+    assert!(run.stderr.contains("thesis.Fig14.m0(I)V"), "{}", run.stderr);
+}
+
+#[test]
+fn a_missing_class_is_reported_by_name() {
+    let classes = compile_fixture("thesis");
+    let run = membound([
+        "sites".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "thesis.Nowhere.m0".as_ref(),
+    ]);
+    assert_clean_failure(&run);
+    assert!(run.stderr.contains("thesis.Nowhere"), "{}", run.stderr);
+}
+
+#[test]
+fn a_missing_input_file_is_reported() {
+    let run = membound(["sites", "no/such/app.jar", "--method", "Main.main"]);
+    assert_clean_failure(&run);
+    assert!(run.stderr.contains("no/such/app.jar"), "{}", run.stderr);
+}
