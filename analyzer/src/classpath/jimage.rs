@@ -34,6 +34,9 @@ const MAGIC: u32 = 0xCAFE_DADA;
 const HEADER_SIZE: usize = 7 * 4;
 const SUPPORTED_MAJOR: u32 = 1;
 
+/// A class listed by an image: its module, its internal name, where its bytes are.
+pub(crate) type ImageClass = (String, String, Resource);
+
 /// Where one class's bytes are in the image.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Resource {
@@ -62,7 +65,7 @@ struct Location {
 
 impl Jimage {
     /// Opens an image and lists its classes: (module, internal class name, resource).
-    pub(crate) fn open(path: &Path) -> Result<(Jimage, Vec<(String, String, Resource)>)> {
+    pub(crate) fn open(path: &Path) -> Result<(Jimage, Vec<ImageClass>)> {
         let file = File::open(path).map_err(|source| io_error(path, source))?;
         let bad = |what: &str| Error::Input(format!("{}: bad jimage: {what}", path.display()));
         let mut header = [0u8; HEADER_SIZE];
@@ -219,7 +222,7 @@ impl Tables<'_> {
 
     /// (module, internal class name, resource) when the location is a class of a module; the
     /// `/packages/…` and `/modules/…` directory entries and `module-info` are not.
-    fn class_entry(&self, location: &Location) -> Option<(String, String, Resource)> {
+    fn class_entry(&self, location: &Location) -> Option<ImageClass> {
         let resource = location.resource?;
         if self.string(location.extension)? != "class" {
             return None;

@@ -127,14 +127,15 @@ impl<'s, 'v> Interp<'s, 'v> {
                 abs: abs.clone(),
             });
         }
-        if self.key.handler {
-            if let Some(Val {
-                op: Operand::Var(var),
-                abs,
-            }) = self.stack.first().cloned()
-            {
-                self.assign(var, Expr::CaughtException, &abs);
-            }
+        if !self.key.handler {
+            return;
+        }
+        if let Some(Val {
+            op: Operand::Var(var),
+            abs,
+        }) = self.stack.first().cloned()
+        {
+            self.assign(var, Expr::CaughtException, &abs);
         }
     }
 
@@ -327,10 +328,10 @@ impl<'s, 'v> Interp<'s, 'v> {
         if index + words > self.locals.len() {
             return Err(self.bad_slot(slot));
         }
-        if let Some(previous) = index.checked_sub(1) {
-            if matches!(self.locals[previous], Some(Abs::Long | Abs::Double)) {
-                self.locals[previous] = None;
-            }
+        if let Some(previous) = index.checked_sub(1)
+            && matches!(self.locals[previous], Some(Abs::Long | Abs::Double))
+        {
+            self.locals[previous] = None;
         }
         self.locals[index] = Some(abs);
         if words == 2 {

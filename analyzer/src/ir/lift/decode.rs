@@ -390,7 +390,7 @@ impl Reader<'_> {
 
     /// The switches' operands start at the next multiple of 4 from the start of the code.
     fn skip_padding(&mut self) -> Result<(), String> {
-        while self.pos % 4 != 0 {
+        while !self.pos.is_multiple_of(4) {
             self.u8()?;
         }
         Ok(())
