@@ -199,19 +199,29 @@ pub fn call_at(code: &[u8], offset: usize, pool: &ConstantPool) -> Option<Call> 
 
 /// Whether a frame of `callee_class.callee_name callee_descriptor` can be the frame the call
 /// `call` pushed, rather than one the VM pushed on top of the caller (a class loader, a static
-/// initialiser, call-site linkage). Signature-polymorphic calls (`MethodHandle.invokeExact` and
-/// friends) and `invokedynamic` enter generated adapter methods of any name, so only the VM's
-/// linkage entry points (`MethodHandleNatives`) are excluded for them.
+/// initialiser, call-site linkage).
+///
+/// A named call pushes a method of that name and descriptor (the class may differ: virtual
+/// dispatch). `invokedynamic` and the signature-polymorphic `MethodHandle.invoke`/`invokeExact`
+/// enter generated adapters, which live in `java.lang.invoke` (the VM's linkage entry points in
+/// `MethodHandleNatives` excepted); the `MethodHandle.linkTo*` intrinsics the adapters end with
+/// jump straight to the target method, whatever it is. No instruction calls `<clinit>`.
 pub fn call_reaches(call: &Call, callee_class: &str, callee_name: &str, descriptor: &str) -> bool {
-    const LINKAGE: &str = "java/lang/invoke/MethodHandleNatives";
     const POLYMORPHIC: [&str; 2] = [
         "java/lang/invoke/MethodHandle",
         "java/lang/invoke/VarHandle",
     ];
+    let is_adapter = || {
+        callee_class.starts_with("java/lang/invoke/")
+            && callee_class != "java/lang/invoke/MethodHandleNatives"
+    };
+    if callee_name == "<clinit>" {
+        return false;
+    }
     match call {
-        Call::Dynamic => callee_class != LINKAGE,
+        Call::Dynamic => is_adapter(),
         Call::Method(target) if POLYMORPHIC.contains(&target.class.as_str()) => {
-            callee_class != LINKAGE
+            target.name.starts_with("linkTo") || is_adapter()
         }
         Call::Method(target) => target.name == callee_name && target.descriptor == descriptor,
     }
@@ -358,17 +368,47 @@ mod tests {
     }
 
     #[test]
-    fn dynamic_calls_exclude_only_linkage() {
+    fn dynamic_calls_reach_adapters_but_not_linkage_or_class_loading() {
+        let adapter = "java/lang/invoke/Invokers$Holder";
         assert!(call_reaches(
             &Call::Dynamic,
-            "Main$$Lambda$14",
-            "run",
-            "()V"
+            adapter,
+            "linkToTargetMethod",
+            "(I)V"
         ));
+        let natives = "java/lang/invoke/MethodHandleNatives";
         assert!(!call_reaches(
             &Call::Dynamic,
-            "java/lang/invoke/MethodHandleNatives",
+            natives,
             "linkCallSite",
+            "()V"
+        ));
+        let loader = "java/lang/ClassLoader";
+        assert!(!call_reaches(
+            &Call::Dynamic,
+            loader,
+            "loadClass",
+            "(Ljava/lang/String;)V"
+        ));
+    }
+
+    #[test]
+    fn method_handle_intrinsics_reach_any_target_but_not_initialisers() {
+        let link_to_static = Call::Method(MethodRef {
+            class: "java/lang/invoke/MethodHandle".to_owned(),
+            name: "linkToStatic".to_owned(),
+            descriptor: "(Ljava/lang/Object;)V".to_owned(),
+        });
+        assert!(call_reaches(
+            &link_to_static,
+            "java/lang/StringConcatHelper",
+            "newArray",
+            "(J)[B"
+        ));
+        assert!(!call_reaches(
+            &link_to_static,
+            "java/lang/StringConcatHelper",
+            "<clinit>",
             "()V"
         ));
     }

@@ -418,3 +418,33 @@ fn allocations_in_a_hot_loop_are_all_seen() {
     assert_eq!(points, n);
     assert_eq!(measurement.total.objects, n);
 }
+
+#[test]
+fn call_site_linkage_is_vm_internal_and_lambda_bodies_are_the_programs() {
+    let n = 12;
+    let measurement = measure_in_classes("Lambdas", "Lambdas.work(I)J", &[&n.to_string()]);
+    let count_ending_in = |method: &str| -> u64 {
+        let sites = measurement.sites.iter();
+        let ending = sites.filter(|s| s.chain.last().is_some_and(|f| f.method == method));
+        ending.map(|s| s.count).sum()
+    };
+    assert_eq!(count_ending_in("Lambdas.lambda$work$0(I)[I"), n);
+    assert_eq!(count_ending_in("Lambdas.make(I)[I"), n);
+    let vm_frames = [
+        "java.lang.ClassLoader.",
+        "MethodHandleNatives.",
+        ".<clinit>(",
+    ];
+    for site in &measurement.sites {
+        for frame in &site.chain {
+            assert!(
+                vm_frames.iter().all(|vm| !frame.method.contains(vm)),
+                "a frame the VM pushed in a program chain: {site:?}"
+            );
+        }
+    }
+    assert!(
+        measurement.vm_internal.objects > 0,
+        "linking the call sites allocates"
+    );
+}
