@@ -448,3 +448,32 @@ fn call_site_linkage_is_vm_internal_and_lambda_bodies_are_the_programs() {
         "linking the call sites allocates"
     );
 }
+
+#[test]
+fn fig14_region_replay_peaks_where_the_hand_count_says() {
+    // Regions of thesis Example 1.6: m2 captures C; m1 captures A and what its m2 calls return
+    // (B[] and B); m0 captures what its own m2 call returns. Counting objects, the live set peaks
+    // either at the end of m1's last m2 call (mc A, mc B[], mc(mc+1)/2 B in m1, mc C in m2) or at
+    // the end of m0's m2 call (one B[] and 2mc B in m0, 2mc C in m2).
+    let thesis_regions = |allocation: &measure::Allocation| {
+        let last = allocation.chain.len() - 1;
+        let through_m1 = allocation
+            .chain
+            .get(1)
+            .is_some_and(|f| f.method.starts_with("Fig14.m1("));
+        if allocation.type_name == "Fig14$C" {
+            measure::Placement::Frame(last)
+        } else if through_m1 {
+            measure::Placement::Frame(1)
+        } else {
+            measure::Placement::Frame(0)
+        }
+    };
+    for mc in [1u64, 2, 4, 7] {
+        let run = run_in_classes("Fig14", "Fig14.m0(I)V", &[&mc.to_string()]);
+        let peak = measure::replay_regions(&run.stream, thesis_regions);
+        let in_m1 = 3 * mc + mc * (mc + 1) / 2;
+        let in_m0 = 4 * mc + 1;
+        assert_eq!(peak.objects, in_m1.max(in_m0), "mc = {mc}");
+    }
+}

@@ -6,14 +6,17 @@
 //! apart, as VM-internal.
 //!
 //! [`measure`] is the whole command; [`run_under_agent`] and [`parse_events`] give the raw event
-//! stream (with activation entries and exits, in order) for commands that replay it.
+//! stream (with activation entries and exits, in order), and [`replay_regions`] computes the
+//! peak of a method-region replay of it once the regions of the creation sites are known.
 
 mod events;
 mod launch;
+mod replay;
 mod report;
 
 pub use events::{Allocation, Event, EventStream, Frame, Parameter, parse_events};
 pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
+pub use replay::{Placement, RegionPeak, replay_regions};
 pub use report::{ChainFrame, Measurement, SiteCount, Totals, aggregate};
 
 use crate::error::{Error, Result};
