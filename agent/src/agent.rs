@@ -68,6 +68,14 @@ impl MethodInfo {
     }
 }
 
+/// A loaded method matching the watched one.
+struct WatchedMethod {
+    /// The `jmethodID` address.
+    method: usize,
+    /// Local-variable slot → source name of its parameters (empty without `javac -g`).
+    parameter_names: HashMap<i32, String>,
+}
+
 /// Everything the handlers share.
 pub struct Agent {
     jvmti: Jvmti,
@@ -76,8 +84,8 @@ pub struct Agent {
     log: Mutex<Option<EventLog>>,
     /// Keyed by the `jmethodID` address, which is stable while the class is loaded.
     methods: Mutex<HashMap<usize, Arc<MethodInfo>>>,
-    /// `jmethodID` addresses of the watched method (one per class loader that loaded it).
-    targets: RwLock<Vec<usize>>,
+    /// The loaded methods matching the watched one (one per overload and class loader).
+    targets: RwLock<Vec<WatchedMethod>>,
     next_activation: AtomicU64,
     next_thread: AtomicU32,
     errors: AtomicU64,
@@ -147,9 +155,22 @@ impl Agent {
         }
     }
 
+    fn targets(&self) -> std::sync::RwLockReadGuard<'_, Vec<WatchedMethod>> {
+        self.targets
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     fn is_target(&self, method: JmethodId) -> bool {
-        let targets = self.targets.read().unwrap_or_else(|p| p.into_inner());
-        targets.contains(&(method as usize))
+        self.targets().iter().any(|w| w.method == method as usize)
+    }
+
+    /// Index in `frames` (innermost first) of the outermost frame of the watched method.
+    fn outermost_target(&self, frames: &[FrameInfo]) -> Option<usize> {
+        let targets = self.targets();
+        frames
+            .iter()
+            .rposition(|f| targets.iter().any(|w| w.method == f.method as usize))
     }
 
     /// The cached description of `method`, gathering it on first use.
@@ -256,8 +277,17 @@ impl Agent {
             self.write(|log| log.problem(&text));
             return;
         }
+        let parameter_names = self
+            .jvmti
+            .parameter_names(method)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         let mut targets = self.targets.write().unwrap_or_else(|p| p.into_inner());
-        targets.push(method as usize);
+        targets.push(WatchedMethod {
+            method: method as usize,
+            parameter_names,
+        });
         self.write(|log| log.target(info.id));
     }
 
@@ -329,11 +359,11 @@ impl Agent {
             return;
         };
         let names: HashMap<i32, String> = self
-            .jvmti
-            .parameter_names(method)
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
+            .targets()
+            .iter()
+            .find(|w| w.method == method as usize)
+            .map(|w| w.parameter_names.clone())
+            .unwrap_or_default();
         let mut slot = if info.is_static { 0 } else { 1 };
         for (index, kind) in kinds.into_iter().enumerate() {
             let name = names
@@ -399,7 +429,7 @@ impl Agent {
             self.count_error();
             return;
         };
-        let Some(outermost) = frames.iter().rposition(|f| self.is_target(f.method)) else {
+        let Some(outermost) = self.outermost_target(&frames) else {
             return;
         };
         let (Ok(signature), Some(chain)) = (

@@ -477,3 +477,43 @@ fn fig14_region_replay_peaks_where_the_hand_count_says() {
         assert_eq!(peak.objects, in_m1.max(in_m0), "mc = {mc}");
     }
 }
+
+#[test]
+fn a_jar_runs_with_the_main_class_of_its_manifest() {
+    let dir = classes();
+    let jar = dir.join("fig14.jar");
+    let classes_of_fig14: Vec<String> = ["Fig14", "Fig14$A", "Fig14$B", "Fig14$C"]
+        .iter()
+        .map(|name| format!("{name}.class"))
+        .collect();
+    run_tool(
+        Command::new(jdk_tool("jar"))
+            .current_dir(dir)
+            .args(["cfe", "fig14.jar", "Fig14"])
+            .args(&classes_of_fig14),
+    );
+    let options = MeasureOptions {
+        input: jar.clone(),
+        method: "Fig14.m0(I)V".to_owned(),
+        program_args: vec!["3".to_owned()],
+        ..MeasureOptions::default()
+    };
+    let measurement = measure::measure(&options).expect("runs from the jar");
+    assert_eq!(
+        measurement.total.objects,
+        fig14_hand_counts(3).values().sum::<u64>()
+    );
+
+    let library_jar = dir.join("no-main.jar");
+    run_tool(Command::new(jdk_tool("jar")).current_dir(dir).args([
+        "cf",
+        "no-main.jar",
+        "Fig14.class",
+    ]));
+    let without_main = MeasureOptions {
+        input: library_jar,
+        ..options
+    };
+    let error = measure::measure(&without_main).expect_err("no Main-Class");
+    assert!(error.to_string().contains("--main"), "{error}");
+}

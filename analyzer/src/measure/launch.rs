@@ -180,27 +180,36 @@ fn main_class_in(manifest: &str) -> Option<String> {
         .filter(|value| !value.is_empty())
 }
 
-/// The full `java` command line.
-pub fn java_command(
-    java: &Path,
-    agent: &Path,
-    method: &str,
-    events: &Path,
-    launch: &Launch,
-    args: &[String],
-) -> Command {
-    let mut agent_option = OsString::from("-agentpath:");
-    agent_option.push(agent);
-    agent_option.push(format!("=method={method},out="));
-    agent_option.push(events);
-    let mut command = Command::new(java);
-    command.arg(agent_option).args(EXACT_ALLOCATION_FLAGS);
-    match launch {
-        Launch::Jar(jar) => command.arg("-jar").arg(jar),
-        Launch::Class { classpath, main } => command.arg("-cp").arg(classpath).arg(main),
-    };
-    command.args(args).stdin(Stdio::null());
-    command
+/// Everything on a `java` command line under the agent, apart from how the program starts.
+pub struct Invocation<'a> {
+    pub java: &'a Path,
+    pub agent: &'a Path,
+    pub method: &'a str,
+    /// Where the agent writes its event stream.
+    pub events: &'a Path,
+    pub jvm_args: &'a [String],
+    pub program_args: &'a [String],
+}
+
+impl Invocation<'_> {
+    /// `java -agentpath:… <jvm args> <exact-allocation flags> (-jar J | -cp C Main) <args>`.
+    pub fn command(&self, launch: &Launch) -> Command {
+        let mut agent_option = OsString::from("-agentpath:");
+        agent_option.push(self.agent);
+        agent_option.push(format!("=method={},out=", self.method));
+        agent_option.push(self.events);
+        let mut command = Command::new(self.java);
+        command
+            .arg(agent_option)
+            .args(self.jvm_args)
+            .args(EXACT_ALLOCATION_FLAGS);
+        match launch {
+            Launch::Jar(jar) => command.arg("-jar").arg(jar),
+            Launch::Class { classpath, main } => command.arg("-cp").arg(classpath).arg(main),
+        };
+        command.args(self.program_args).stdin(Stdio::null());
+        command
+    }
 }
 
 #[cfg(test)]
@@ -240,25 +249,28 @@ mod tests {
     }
 
     #[test]
-    fn the_agent_comes_first_and_the_flags_before_the_program() {
+    fn the_exact_allocation_flags_come_after_the_users_and_before_the_program() {
         let launch = Launch::Class {
             classpath: PathBuf::from("/cp"),
             main: "Main".to_owned(),
         };
-        let command = java_command(
-            Path::new("/bin/java"),
-            Path::new("/lib/agent.so"),
-            "Main.m(I)V",
-            Path::new("/tmp/e"),
-            &launch,
-            &["7".to_owned()],
-        );
+        let invocation = Invocation {
+            java: Path::new("/bin/java"),
+            agent: Path::new("/lib/agent.so"),
+            method: "Main.m(I)V",
+            events: Path::new("/tmp/e"),
+            jvm_args: &["-Xmx1g".to_owned(), "-XX:+UseTLAB".to_owned()],
+            program_args: &["7".to_owned()],
+        };
+        let command = invocation.command(&launch);
         let args: Vec<_> = command
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let expected = [
             "-agentpath:/lib/agent.so=method=Main.m(I)V,out=/tmp/e",
+            "-Xmx1g",
+            "-XX:+UseTLAB",
             "-XX:+UseG1GC",
             "-XX:-UseTLAB",
             "-Xint",

@@ -36,6 +36,9 @@ pub struct MeasureOptions {
     pub java: Option<PathBuf>,
     /// The agent library; defaults to `$MEMBOUND_AGENT`, then the one next to the executable.
     pub agent: Option<PathBuf>,
+    /// Extra JVM options (`-Xmx2g`, `-Xss16m`), placed before the agent's own flags so that
+    /// those win where both set the same option.
+    pub jvm_args: Vec<String>,
     /// Arguments passed to the program's `main`.
     pub program_args: Vec<String>,
 }
@@ -69,23 +72,20 @@ pub fn measure(options: &MeasureOptions) -> Result<Measurement> {
 
 /// Runs the program under the agent and reads back the event stream.
 pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
-    if options.method.trim().is_empty() {
-        return Err(Error::MethodSelection(
-            "no method to measure: pass --method".to_owned(),
-        ));
-    }
+    check_method_name(&options.method)?;
     let launch = launch::launch_for(&options.input, options.main.as_deref())?;
     let java = find_java(options.java.as_deref())?;
     let agent = find_agent(options.agent.as_deref())?;
     let events = EventFile::create()?;
-    let mut command = launch::java_command(
-        &java,
-        &agent,
-        &options.method,
-        events.path(),
-        &launch,
-        &options.program_args,
-    );
+    let invocation = launch::Invocation {
+        java: &java,
+        agent: &agent,
+        method: &options.method,
+        events: events.path(),
+        jvm_args: &options.jvm_args,
+        program_args: &options.program_args,
+    };
+    let mut command = invocation.command(&launch);
     let output = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit())
@@ -102,6 +102,23 @@ pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
         exit_code: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
     })
+}
+
+/// Rejects a method name the agent would refuse, before starting a JVM for nothing: it must be
+/// `Class.method`, optionally package-qualified (dots or slashes) and with a descriptor.
+fn check_method_name(method: &str) -> Result<()> {
+    let qualified = method.split('(').next().unwrap_or_default();
+    let has_class_and_name = qualified
+        .rsplit_once('.')
+        .is_some_and(|(class, name)| !class.is_empty() && !name.is_empty());
+    // A comma would end the method in the agent's option string.
+    if has_class_and_name && !method.contains(',') {
+        Ok(())
+    } else {
+        Err(Error::MethodSelection(format!(
+            "method `{method}` is not of the form pkg.Class.method or pkg.Class.method(descriptor)"
+        )))
+    }
 }
 
 /// The agent's output file: a fresh name in the temporary directory, removed when dropped.
@@ -154,5 +171,20 @@ impl Drop for EventFile {
     fn drop(&mut self) {
         // Best effort: a leftover file in the temporary directory is harmless.
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_names_need_a_class_and_a_method() {
+        assert!(check_method_name("pkg.Class.m(I)V").is_ok());
+        assert!(check_method_name("pkg/sub/Class.m").is_ok());
+        assert!(check_method_name("m(I)V").is_err());
+        assert!(check_method_name("Class.").is_err());
+        assert!(check_method_name("").is_err());
+        assert!(check_method_name("A.m,out=/etc/passwd").is_err());
     }
 }
