@@ -45,11 +45,21 @@ impl ShadowStack {
         popped
     }
 
-    /// Adds a newly tracked frame. Frames the stack holds at its height or above are gone (they
-    /// cannot coexist with it), and are returned, innermost first, for their exits to be recorded.
+    /// Adds a newly tracked frame. A tracked frame at the same height is gone (its FramePop was
+    /// missed), and with it every tracked frame above; they are returned, innermost first, for
+    /// their exits to be recorded. Tracked frames above an untracked height stay: they are live
+    /// callees of the frame being added.
     pub fn push(&mut self, activation: Activation) -> Vec<Activation> {
-        let gone = self.pop_from(activation.height);
-        self.frames.push(activation);
+        let taken = self.frames.iter().any(|a| a.height == activation.height);
+        let gone = if taken {
+            self.pop_from(activation.height)
+        } else {
+            Vec::new()
+        };
+        let at = self
+            .frames
+            .partition_point(|a| a.height < activation.height);
+        self.frames.insert(at, activation);
         gone
     }
 }
@@ -101,5 +111,15 @@ mod tests {
             .collect();
         assert_eq!(gone, vec![2]);
         assert_eq!(stack.find(4, 9).map(|a| a.id), Some(3));
+    }
+
+    #[test]
+    fn a_frame_tracked_late_goes_below_its_live_callees() {
+        let mut stack = ShadowStack::default();
+        stack.push(activation(1, 3, 1));
+        stack.push(activation(2, 6, 7));
+        assert!(stack.push(activation(3, 4, 8)).is_empty());
+        let order: Vec<u64> = stack.pop_from(0).iter().map(|a| a.id).collect();
+        assert_eq!(order, vec![2, 3, 1]);
     }
 }

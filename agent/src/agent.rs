@@ -14,21 +14,21 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 /// What the agent knows of one method, gathered once and cached.
-pub struct MethodInfo {
+struct MethodInfo {
     /// The method's number in the event stream.
-    pub id: u32,
+    id: u32,
     /// Internal name of the declaring class, `pkg/C`.
-    pub class: String,
-    pub name: String,
-    pub descriptor: String,
-    pub is_native: bool,
-    pub is_static: bool,
-    pub bytecodes: Vec<u8>,
+    class: String,
+    name: String,
+    descriptor: String,
+    is_native: bool,
+    is_static: bool,
+    bytecodes: Vec<u8>,
     /// `(start offset, line)`, sorted by offset.
-    pub lines: Vec<(i64, i32)>,
+    lines: Vec<(i64, i32)>,
     /// None for native methods, or if the pool could not be read: then no instruction of the
     /// method is recognised and its allocations count as VM-internal.
-    pub pool: Option<ConstantPool>,
+    pool: Option<ConstantPool>,
 }
 
 impl MethodInfo {
@@ -116,12 +116,12 @@ pub fn agent() -> Option<&'static Agent> {
 }
 
 /// Creates the agent's state and opens its event stream.
-pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<&'static Agent, String> {
+pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<(), String> {
     let mut log = EventLog::create(&options.output)
         .map_err(|e| format!("cannot create {}: {e}", options.output.display()))?;
     let watched = format!(
         "{}.{}{}",
-        options.target.class,
+        options.target.class.replace('/', "."),
         options.target.name,
         options.target.descriptor.as_deref().unwrap_or("")
     );
@@ -138,10 +138,7 @@ pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<&'static Agent, St
     };
     AGENT
         .set(state)
-        .map_err(|_| "the agent was loaded twice".to_owned())?;
-    AGENT
-        .get()
-        .ok_or_else(|| "the agent state vanished".to_owned())
+        .map_err(|_| "the agent was loaded twice".to_owned())
 }
 
 impl Agent {
@@ -340,8 +337,10 @@ impl Agent {
                 method: method as usize,
                 is_target: true,
             };
-            let gone = thread.stack.push(activation);
+            // The new frame is the top one: anything tracked at its height or above is stale.
+            let gone = thread.stack.pop_from(height);
             self.record_exits(thread.id, &gone);
+            thread.stack.push(activation);
             self.write(|log| log.enter(thread.id, id, info.id));
             self.record_parameters(jni, method, &info, id);
         });
@@ -485,6 +484,9 @@ impl Agent {
     ) -> Vec<u64> {
         let first_height = i32::try_from(depth - chain.len()).unwrap_or(i32::MAX);
         let top_height = i32::try_from(depth).unwrap_or(i32::MAX) - 1;
+        // Nothing can be tracked above the allocating frame: such entries are stale.
+        let stale = thread.stack.pop_from(top_height + 1);
+        self.record_exits(thread.id, &stale);
         let mut ids = Vec::with_capacity(chain.len());
         for (height, (frame, info)) in (first_height..).zip(chain) {
             let method = frame.method as usize;
