@@ -31,9 +31,10 @@ pub fn agent_file_name() -> String {
     )
 }
 
-/// The agent library: `explicit` if given, else `$MEMBOUND_AGENT`, else next to the running
-/// executable (where cargo puts it: `target/<profile>/`), or one directory up when the
-/// executable is a test binary in `target/<profile>/deps/`.
+/// The agent library: `explicit` if given, else `$MEMBOUND_AGENT`, else the one next to the
+/// running executable. In a cargo target directory the agent may sit both in `target/<profile>/`
+/// (after `cargo build`) and in `target/<profile>/deps/` (after `cargo test`, which does not copy
+/// it up); the most recently built one is taken, so tests never run a stale agent.
 pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf> {
     if let Some(path) = explicit {
         return existing_agent(path.to_owned());
@@ -44,19 +45,30 @@ pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::Input(format!("cannot locate the membound executable: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
-    let mut candidates = vec![dir.join(agent_file_name())];
-    if dir.file_name().is_some_and(|name| name == "deps")
-        && let Some(profile_dir) = dir.parent()
-    {
-        candidates.push(profile_dir.join(agent_file_name()));
-    }
-    candidates.into_iter().find(|path| path.is_file()).ok_or_else(|| {
-        Error::Input(format!(
-            "the JVMTI agent {} is not next to {} (build it with `cargo build --workspace`, or set {AGENT_ENV})",
-            agent_file_name(),
-            exe.display()
-        ))
-    })
+    let profile_dir = if dir.file_name().is_some_and(|name| name == "deps") {
+        dir.parent().unwrap_or(dir)
+    } else {
+        dir
+    };
+    let candidates = [
+        profile_dir.join(agent_file_name()),
+        profile_dir.join("deps").join(agent_file_name()),
+    ];
+    candidates
+        .into_iter()
+        .filter_map(|path| {
+            let built = std::fs::metadata(&path).and_then(|m| m.modified()).ok()?;
+            path.is_file().then_some((built, path))
+        })
+        .max()
+        .map(|(_, path)| path)
+        .ok_or_else(|| {
+            Error::Input(format!(
+                "the JVMTI agent {} is not next to {} (build it with `cargo build --workspace`, or set {AGENT_ENV})",
+                agent_file_name(),
+                exe.display()
+            ))
+        })
 }
 
 fn existing_agent(path: PathBuf) -> Result<PathBuf> {
