@@ -50,7 +50,7 @@
 //!                                        (activation ids 0)
 //! exit <thread> <act>                    a tracked activation returned (normally or not)
 //! problem <text>                         something the agent could not do
-//! end <errors>                           the VM died; <errors> JVMTI calls failed
+//! end <errors>                           the VM died; <errors> JVMTI calls or writes failed
 //! ```
 //!
 //! Activations are tracked with a breakpoint at bytecode 0 of the watched method and

@@ -2,6 +2,7 @@
 //! events happened on each thread (lines of different threads interleave). The format is described
 //! in the crate documentation; this module is the only place that writes it.
 
+use std::fmt::{self, Write as _};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -21,36 +22,45 @@ pub struct FrameToken {
 /// The open event stream.
 pub struct EventLog {
     out: BufWriter<File>,
+    /// Lines that could not be written (a full disk): reported in the `end` line, since the
+    /// JVM's callbacks have no other way to report them.
+    failed_writes: u64,
 }
 
 impl EventLog {
     pub fn create(path: &Path) -> io::Result<EventLog> {
         let mut out = BufWriter::new(File::create(path)?);
         writeln!(out, "{HEADER}")?;
-        Ok(EventLog { out })
+        Ok(EventLog {
+            out,
+            failed_writes: 0,
+        })
     }
 
-    // Write errors (a full disk) cannot be reported from inside the JVM's callbacks; they
-    // surface when the stream is read back, as a missing `end` line.
+    fn line(&mut self, text: fmt::Arguments) {
+        if writeln!(self.out, "{text}").is_err() {
+            self.failed_writes += 1;
+        }
+    }
 
     pub fn watch(&mut self, method: &str) {
-        let _ = writeln!(self.out, "watch {method}");
+        self.line(format_args!("watch {method}"));
     }
 
     pub fn method(&mut self, id: u32, name: &str) {
-        let _ = writeln!(self.out, "method {id} {name}");
+        self.line(format_args!("method {id} {name}"));
     }
 
     pub fn target(&mut self, id: u32) {
-        let _ = writeln!(self.out, "target {id}");
+        self.line(format_args!("target {id}"));
     }
 
     pub fn enter(&mut self, thread: u32, activation: u64, method: u32) {
-        let _ = writeln!(self.out, "enter {thread} {activation} {method}");
+        self.line(format_args!("enter {thread} {activation} {method}"));
     }
 
     pub fn exit(&mut self, thread: u32, activation: u64) {
-        let _ = writeln!(self.out, "exit {thread} {activation}");
+        self.line(format_args!("exit {thread} {activation}"));
     }
 
     /// A parameter value; `None` is a null array.
@@ -63,7 +73,9 @@ impl EventLog {
         value: Option<i64>,
     ) {
         let value = value.map_or_else(|| "null".to_owned(), |v| v.to_string());
-        let _ = writeln!(self.out, "param {activation} {index} {name} {kind} {value}");
+        self.line(format_args!(
+            "param {activation} {index} {name} {kind} {value}"
+        ));
     }
 
     /// An allocation; `program` says whether it was made by an allocating instruction reached
@@ -77,25 +89,27 @@ impl EventLog {
         chain: &[FrameToken],
     ) {
         let tag = if program { "alloc" } else { "vm" };
-        let _ = write!(self.out, "{tag} {thread} {type_name} {bytes}");
+        let mut text = format!("{tag} {thread} {type_name} {bytes}");
         for frame in chain {
             let line = frame.line.map_or_else(|| "-".to_owned(), |l| l.to_string());
+            // Writing to a String cannot fail.
             let _ = write!(
-                self.out,
+                text,
                 " {}:{}:{}:{line}",
                 frame.activation, frame.method, frame.offset
             );
         }
-        let _ = writeln!(self.out);
+        self.line(format_args!("{text}"));
     }
 
     /// A note about something the agent could not do, for the reader to report.
     pub fn problem(&mut self, text: &str) {
-        let _ = writeln!(self.out, "problem {text}");
+        self.line(format_args!("problem {text}"));
     }
 
-    /// The last line: the stream is complete.
+    /// The last line: the stream is complete; `errors` JVMTI calls or writes failed.
     pub fn finish(mut self, errors: u64) {
+        let errors = errors + self.failed_writes;
         let _ = writeln!(self.out, "end {errors}");
         let _ = self.out.flush();
     }

@@ -156,7 +156,7 @@ fn stream_warnings(stream: &EventStream) -> Vec<String> {
         ),
         Some(0) => {}
         Some(n) => warnings.push(format!(
-            "{n} JVMTI calls failed in the agent: some allocations may be missing"
+            "{n} JVMTI calls or event writes failed in the agent: some allocations may be missing"
         )),
     }
     warnings
