@@ -75,8 +75,8 @@ pub struct EventStream {
     pub entries: Vec<(u64, Vec<Parameter>)>,
     /// What the agent reported it could not do.
     pub problems: Vec<String>,
-    /// JVMTI calls or writes that failed inside the agent; None when the stream has no `end` line (the
-    /// VM was killed before it could finish).
+    /// JVMTI calls or writes that failed inside the agent; None when the stream has no `end`
+    /// line (the VM was killed before it could finish).
     pub agent_errors: Option<u64>,
 }
 
