@@ -11,9 +11,10 @@
 //!
 //! Allocations arrive as JVMTI `SampledObjectAlloc` events with the sampling interval set to 0.
 //! The JVM only samples on its allocation slow path, so the JVM must run with `-XX:-UseTLAB`
-//! (with TLABs, from 3% to all of the test programs' allocations went unseen), with the G1 collector
-//! (with TLABs off, the Serial and Parallel collectors let the interpreter bump-allocate in eden
-//! inline, and over 99% were never seen), and without allocation elimination: `-Xint` (or at
+//! (with TLABs, from 3% to all of the test programs' allocations went unseen), with the G1
+//! collector (with TLABs off, the Serial and Parallel collectors let the interpreter
+//! bump-allocate in eden inline, and over 99% were never seen), and without allocation
+//! elimination: `-Xint` (or at
 //! least `-XX:-DoEscapeAnalysis`, since scalar-replaced objects are never allocated at all).
 //! `membound measure` passes exactly these flags (`EXACT_ALLOCATION_FLAGS`). The integration
 //! tests (`tests/agent_counts.rs`) check the result on programs whose allocation counts are known

@@ -362,7 +362,8 @@ fn recursion_and_exceptions_keep_counts_and_activations_exact() {
         Some(&repeats.unsigned_abs())
     );
     let vm_made_exception = run.stream.events.iter().any(|event| {
-        matches!(event, Event::Allocation(a) if !a.by_program && a.type_name == "java.lang.ArithmeticException")
+        let exception = "java.lang.ArithmeticException";
+        matches!(event, Event::Allocation(a) if !a.by_program && a.type_name == exception)
     });
     assert!(
         vm_made_exception,
