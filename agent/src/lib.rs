@@ -14,9 +14,9 @@
 //! (with TLABs, from 3% to all of the test programs' allocations went unseen), with the G1
 //! collector (with TLABs off, the Serial and Parallel collectors let the interpreter
 //! bump-allocate in eden inline, and over 99% were never seen), and without allocation
-//! elimination: `-Xint` (or at
-//! least `-XX:-DoEscapeAnalysis`, since scalar-replaced objects are never allocated at all).
-//! `membound measure` passes exactly these flags (`EXACT_ALLOCATION_FLAGS`). The integration
+//! elimination: `-Xint` (or at least `-XX:-DoEscapeAnalysis`, since scalar-replaced objects are
+//! never allocated at all). `membound measure` passes exactly these flags
+//! (`EXACT_ALLOCATION_FLAGS`). The integration
 //! tests (`tests/agent_counts.rs`) check the result on programs whose allocation counts are known
 //! exactly, and fail when TLABs are turned back on or G1 is replaced; the `slowdown` benchmark
 //! prints the share of allocations seen under other flag sets, including the JIT's on hot code.
