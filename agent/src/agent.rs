@@ -418,7 +418,9 @@ impl Agent {
     }
 
     /// An object was allocated: if the watched method is on this thread's stack, record it with
-    /// its chain from the outermost activation of the watched method.
+    /// its chain from the outermost activation of the watched method. `size` is the event's,
+    /// which JVMTI defines as what `GetObjectSize` reports (the tests check it against
+    /// `Instrumentation.getObjectSize`), so no second call is needed.
     pub fn on_allocation(&self, class: Jclass, size: ffi::Jlong) {
         let inside = self.with_thread(|thread| thread.stack.inside_target());
         if inside != Some(true) {

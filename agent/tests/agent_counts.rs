@@ -518,3 +518,39 @@ fn a_jar_runs_with_the_main_class_of_its_manifest() {
     let error = measure::measure(&without_main).expect_err("no Main-Class");
     assert!(error.to_string().contains("--main"), "{error}");
 }
+
+/// The agent library the measure tests load.
+fn agent_library() -> PathBuf {
+    measure::find_agent(None).expect("the agent is built with the tests")
+}
+
+#[test]
+fn bad_agent_options_stop_the_jvm_with_a_message() {
+    let unwritable = classes().join("no-such-dir").join("events.txt");
+    let cases = [
+        ("method=Fig14,out=/tmp/x".to_owned(), "not of the form"),
+        ("method=Fig14.m0(I)V".to_owned(), "out="),
+        (
+            format!("method=Fig14.m0(I)V,out={}", unwritable.display()),
+            "cannot create",
+        ),
+    ];
+    for (options, message) in cases {
+        let output = Command::new(jdk_tool("java"))
+            .arg(format!(
+                "-agentpath:{}={options}",
+                agent_library().display()
+            ))
+            .arg("-cp")
+            .arg(classes())
+            .args(["Fig14", "1"])
+            .output()
+            .expect("java runs");
+        assert!(!output.status.success(), "{options}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("membound-agent:") && stderr.contains(message),
+            "{stderr}"
+        );
+    }
+}
