@@ -56,6 +56,8 @@ pub(super) struct Interp<'s, 'v> {
     handler_locals: Vec<Slot>,
     pc: u32,
     line: Option<u32>,
+    /// Temporaries made so far in this block.
+    temporaries: u32,
 }
 
 type Step = Result<Option<(Terminator, Vec<(NodeKey, Frame)>)>, String>;
@@ -78,6 +80,7 @@ impl<'s, 'v> Interp<'s, 'v> {
             handler_locals: Vec::new(),
             pc: 0,
             line: None,
+            temporaries: 0,
         }
     }
 
@@ -154,12 +157,36 @@ impl<'s, 'v> Interp<'s, 'v> {
         self.emit(StmtKind::Assign { dst, value });
     }
 
-    /// Before `var` is overwritten, stack entries still reading it get their own copies.
-    fn before_write(&mut self, var: VarId) {
-        if self.stack.iter().any(|v| v.op == Operand::Var(var)) {
-            let own: Vec<Abs> = self.stack.iter().map(|v| v.abs.clone()).collect();
-            self.materialize(&own);
+    /// Before `var` is overwritten, stack entries still reading it get a copy: in the
+    /// variable of their depth when nothing else reads that (`reads` are the operands of the
+    /// statement about to be emitted), else in a fresh temporary.
+    fn before_write(&mut self, var: VarId, reads: &[Operand]) {
+        for depth in 0..self.stack.len() {
+            if self.stack[depth].op != Operand::Var(var) {
+                continue;
+            }
+            let abs = self.stack[depth].abs.clone();
+            let own = self.vars.stack(depth as u16, &abs);
+            let busy = own == var
+                || self.stack.iter().any(|v| v.op == Operand::Var(own))
+                || reads.contains(&Operand::Var(own));
+            let copy = if busy { self.temporary(&abs) } else { own };
+            self.assign(copy, Expr::Use(Operand::Var(var)), &abs);
+            for value in &mut self.stack {
+                if value.op == Operand::Var(var) {
+                    value.op = Operand::Var(copy);
+                }
+            }
         }
+    }
+
+    /// A variable no stack entry refers to, numbered above the deepest stack the method can
+    /// have, unique within the block.
+    fn temporary(&mut self, abs: &Abs) -> VarId {
+        let depth = u32::from(self.shape.code.max_stack) + 1 + self.temporaries;
+        self.temporaries += 1;
+        self.vars
+            .stack(u16::try_from(depth).unwrap_or(u16::MAX), abs)
     }
 
     /// Moves every stack value into the variable of its depth for the given entry types, as
@@ -175,7 +202,6 @@ impl<'s, 'v> Interp<'s, 'v> {
                 pending.push((depth, target));
             }
         }
-        let mut temporaries = 0;
         while !pending.is_empty() {
             let free = pending.iter().position(|(_, target)| {
                 !pending
@@ -190,10 +216,8 @@ impl<'s, 'v> Interp<'s, 'v> {
                 None => {
                     // Only cycles are left: park one source in a variable above the stack.
                     let (depth, _) = pending[0];
-                    let spare = (self.stack.len() + temporaries) as u16;
-                    temporaries += 1;
                     let abs = self.stack[depth].abs.clone();
-                    let temporary = self.vars.stack(spare, &abs);
+                    let temporary = self.temporary(&abs);
                     let source = self.stack[depth].op.clone();
                     self.assign(temporary, Expr::Use(source.clone()), &abs);
                     for (other, _) in &pending {
@@ -259,23 +283,24 @@ impl<'s, 'v> Interp<'s, 'v> {
 
     /// The variable that receives a computed value: the local the next instruction stores it
     /// into, else the stack variable of the depth it is pushed at.
-    fn result_var(&mut self, abs: &Abs, next: Option<&Insn>) -> VarId {
+    /// `reads` are the operands of the statement computing the value.
+    fn result_var(&mut self, abs: &Abs, next: Option<&Insn>, reads: &[Operand]) -> VarId {
         if let Some(Insn::Store(kind, slot)) = next {
             let fits = usize::from(*slot) + usize::from(abs.words())
                 <= usize::from(self.shape.code.max_locals);
             if abs.kind() == Some(*kind) && fits {
                 let local = self.vars.local(*slot, *kind);
-                self.before_write(local);
+                self.before_write(local, reads);
                 return local;
             }
         }
         let var = self.vars.stack(self.stack.len() as u16, abs);
-        self.before_write(var);
+        self.before_write(var, reads);
         var
     }
 
     fn push_expr(&mut self, value: Expr, abs: Abs, next: Option<&Insn>) -> Result<(), String> {
-        let dst = self.result_var(&abs, next);
+        let dst = self.result_var(&abs, next, &expr_operands(&value));
         self.assign(dst, value, &abs);
         self.push(Operand::Var(dst), abs)
     }
@@ -314,7 +339,7 @@ impl<'s, 'v> Interp<'s, 'v> {
         self.set_local(slot, value.abs.clone())?;
         let var = self.vars.local(slot, kind);
         if value.op != Operand::Var(var) {
-            self.before_write(var);
+            self.before_write(var, std::slice::from_ref(&value.op));
             self.assign(var, Expr::Use(value.op), &value.abs);
         }
         Ok(())
@@ -355,7 +380,7 @@ impl<'s, 'v> Interp<'s, 'v> {
             None => return Err(self.bad_slot(slot)),
         }
         let var = self.vars.local(slot, Kind::Int);
-        self.before_write(var);
+        self.before_write(var, &[]);
         let sum = Expr::Binary {
             op: BinOp::Add,
             lhs: Operand::Var(var),
@@ -650,7 +675,8 @@ impl<'s, 'v> Interp<'s, 'v> {
             return Ok(());
         };
         let abs = Abs::of(ret);
-        let dst = self.result_var(&abs, next);
+        let reads: Vec<Operand> = call.receiver.iter().chain(&call.args).cloned().collect();
+        let dst = self.result_var(&abs, next, &reads);
         self.vars.assigned(dst, &abs);
         self.emit(StmtKind::Invoke {
             dst: Some(dst),
@@ -775,7 +801,6 @@ impl<'s, 'v> Interp<'s, 'v> {
     /// Copies terminator operands that the end-of-block moves might overwrite: a stack
     /// variable of a depth still occupied by another value.
     fn protect(&mut self, operands: &mut [&mut Operand]) {
-        let mut spare = self.stack.len() as u16;
         for operand in operands.iter_mut() {
             let Operand::Var(var) = **operand else {
                 continue;
@@ -789,8 +814,7 @@ impl<'s, 'v> Interp<'s, 'v> {
                 .is_some_and(|v| v.op != Operand::Var(var));
             if occupied_by_other {
                 let abs = self.vars.value(var);
-                let temporary = self.vars.stack(spare, &abs);
-                spare += 1;
+                let temporary = self.temporary(&abs);
                 self.assign(temporary, Expr::Use(Operand::Var(var)), &abs);
                 **operand = Operand::Var(temporary);
             }
@@ -891,6 +915,23 @@ impl<'s, 'v> Interp<'s, 'v> {
         let context = self.key.context[..depth].to_vec();
         let successors = self.jump(&[(return_pc, context)])?;
         Ok(Some((Terminator::Goto(BlockId(0)), successors)))
+    }
+}
+
+/// The operands an expression reads.
+fn expr_operands(expr: &Expr) -> Vec<Operand> {
+    match expr {
+        Expr::Use(op)
+        | Expr::Neg(op)
+        | Expr::Convert(op, _)
+        | Expr::CheckCast(op, _)
+        | Expr::InstanceOf(op, _)
+        | Expr::ArrayLength(op) => vec![op.clone()],
+        Expr::Binary { lhs, rhs, .. } => vec![lhs.clone(), rhs.clone()],
+        Expr::Load(Place::Field { object, .. }) => vec![object.clone()],
+        Expr::Load(Place::ArrayElement { array, index }) => vec![array.clone(), index.clone()],
+        Expr::NewArray { dims, .. } => dims.clone(),
+        Expr::Load(Place::Static(_)) | Expr::New(_) | Expr::CaughtException => Vec::new(),
     }
 }
 

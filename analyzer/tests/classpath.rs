@@ -1,0 +1,224 @@
+//! Classpath entries of every kind, JDK discovery, precedence, and the `Program` caches.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use membound::classpath::{Classpath, Jdk, JdkImage, Origin};
+use membound::jvm::{ClassName, MethodRef};
+use membound::program::Program;
+use support::{javac, temp_dir};
+
+const JDK17: &str = "/usr/lib/jvm/java-17-openjdk-amd64";
+const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+fn name(internal: &str) -> ClassName {
+    ClassName::new(internal)
+}
+
+fn two_packages(test: &str) -> std::path::PathBuf {
+    javac(
+        test,
+        &["--release", "8"],
+        &[
+            (
+                "A.java",
+                "package p; public class A { public int one() { return 1; } }",
+            ),
+            ("B.java", "package q.r; public class B extends p.A { }"),
+        ],
+    )
+}
+
+#[test]
+fn directories_are_walked_by_package() {
+    let dir = two_packages("dirs");
+    let classpath = Classpath::from_spec(&dir.display().to_string()).unwrap();
+    assert_eq!(classpath.user_classes(), &[name("p/A"), name("q/r/B")]);
+    let b = classpath.load(&name("q/r/B")).unwrap();
+    assert_eq!(b.super_class, Some(name("p/A")));
+    assert_eq!(b.version.major, 52);
+}
+
+#[test]
+fn jars_and_several_entries() {
+    let dir = two_packages("jars");
+    let jar = dir.parent().unwrap().join("app.jar");
+    let status = Command::new("jar")
+        .arg("cf")
+        .arg(&jar)
+        .arg("-C")
+        .arg(&dir)
+        .arg("p")
+        .status()
+        .expect("run jar");
+    assert!(status.success());
+    let other = javac(
+        "jars-other",
+        &["--release", "8"],
+        &[("C.java", "public class C { }")],
+    );
+    let spec = format!("{}:{}", jar.display(), other.display());
+    let classpath = Classpath::from_spec(&spec).unwrap();
+    assert_eq!(classpath.user_classes(), &[name("p/A"), name("C")]);
+    assert!(
+        classpath
+            .load(&name("p/A"))
+            .unwrap()
+            .method("one", "()I")
+            .is_some()
+    );
+    assert!(classpath.load(&name("C")).is_ok());
+    assert!(matches!(
+        classpath.load(&name("q/r/B")),
+        Err(membound::error::Error::ClassNotFound(_))
+    ));
+}
+
+#[test]
+fn a_lone_class_file_is_named_by_its_contents() {
+    let dir = two_packages("lone");
+    let file = dir.join("q/r/B.class");
+    let copy = dir.parent().unwrap().join("Renamed.class");
+    std::fs::copy(&file, &copy).unwrap();
+    let classpath = Classpath::from_spec(&copy.display().to_string()).unwrap();
+    assert_eq!(classpath.user_classes(), &[name("q/r/B")]);
+    assert!(classpath.load(&name("q/r/B")).is_ok());
+}
+
+#[test]
+fn the_first_user_entry_wins() {
+    let first = javac(
+        "first",
+        &["--release", "8"],
+        &[("D.java", "public class D { void first() {} }")],
+    );
+    let second = javac(
+        "second",
+        &["--release", "8"],
+        &[("D.java", "public class D { void second() {} }")],
+    );
+    let spec = format!("{}:{}", first.display(), second.display());
+    let classpath = Classpath::from_spec(&spec).unwrap();
+    let d = classpath.load(&name("D")).unwrap();
+    assert!(d.method("first", "()V").is_some());
+    assert_eq!(classpath.user_classes(), &[name("D")]);
+}
+
+#[test]
+fn jdk_classes_take_precedence_over_user_classes() {
+    let dir = temp_dir("shadow");
+    let fake = javac(
+        "shadow-src",
+        &["--release", "8"],
+        &[("Fake.java", "public class Fake { }")],
+    );
+    // A user class file claiming to be java/lang/Object is never what the JVM loads.
+    std::fs::create_dir_all(dir.join("java/lang")).unwrap();
+    std::fs::copy(fake.join("Fake.class"), dir.join("java/lang/Object.class")).unwrap();
+    let mut classpath = Classpath::from_spec(&dir.display().to_string()).unwrap();
+    classpath
+        .add_jdk(&Jdk::at(Path::new(JDK17)).unwrap())
+        .unwrap();
+    assert_eq!(classpath.origin(&ClassName::object()), Some(Origin::Jdk));
+    let object = classpath.load(&ClassName::object()).unwrap();
+    assert_eq!(object.super_class, None);
+}
+
+#[test]
+fn jimage_and_jmods_give_the_same_classes() {
+    let from_image = jdk_classpath(Jdk::at(Path::new(JDK17)).unwrap());
+    let from_jmods = jdk_classpath(Jdk::jmods_at(Path::new(JDK17)).unwrap());
+    for class in [
+        "java/lang/String",
+        "java/util/HashMap",
+        "java/util/concurrent/ConcurrentHashMap",
+    ] {
+        let a = from_image.load(&name(class)).unwrap();
+        let b = from_jmods.load(&name(class)).unwrap();
+        assert_eq!(a.methods.len(), b.methods.len(), "{class}");
+        assert_eq!(a.fields, b.fields, "{class}");
+        assert_eq!(a.interfaces, b.interfaces, "{class}");
+    }
+    assert!(from_image.user_classes().is_empty());
+    assert!(
+        from_image
+            .module_classes("java.sql")
+            .contains(&name("java/sql/Connection"))
+    );
+}
+
+#[test]
+fn java_25_image_has_version_69_classes() {
+    let jdk = Jdk::at(Path::new(JDK25)).unwrap();
+    assert!(
+        matches!(jdk.image, JdkImage::Modules(_)),
+        "JDK 25 here has no jmods"
+    );
+    let classpath = jdk_classpath(jdk);
+    let string = classpath.load(&name("java/lang/String")).unwrap();
+    assert_eq!(string.version.major, 69);
+}
+
+#[test]
+fn a_jdk_is_found_from_the_environment() {
+    let jdk = Jdk::locate(None).expect("JAVA_HOME or java on PATH");
+    let classpath = jdk_classpath(jdk);
+    assert!(classpath.contains(&ClassName::object()));
+    let explicit = Jdk::locate(Some(Path::new(JDK25))).unwrap();
+    assert_eq!(explicit.home, Path::new(JDK25));
+    assert!(Jdk::at(Path::new("/nonexistent")).is_err());
+}
+
+fn jdk_classpath(jdk: Jdk) -> Classpath {
+    let mut classpath = Classpath::new();
+    classpath.add_jdk(&jdk).unwrap();
+    classpath
+}
+
+#[test]
+fn program_caches_classes_and_bodies_and_is_shareable() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Program>();
+
+    let dir = two_packages("program");
+    let mut classpath = Classpath::from_spec(&dir.display().to_string()).unwrap();
+    classpath
+        .add_jdk(&Jdk::at(Path::new(JDK17)).unwrap())
+        .unwrap();
+    let program = Program::new(classpath);
+    let users: Vec<&ClassName> = program.user_classes().collect();
+    assert_eq!(users, [&name("p/A"), &name("q/r/B")]);
+
+    let a = program.class(&name("p/A")).unwrap();
+    assert!(Arc::ptr_eq(&a, &program.class(&name("p/A")).unwrap()));
+    let one = MethodRef::new(name("p/A"), "one", "()I");
+    let body = program.body(&one).unwrap();
+    assert!(Arc::ptr_eq(&body, &program.body(&one).unwrap()));
+
+    let hash = MethodRef::new(name("java/lang/String"), "hashCode", "()I");
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| assert!(program.body(&hash).is_ok()));
+        }
+    });
+
+    let missing = MethodRef::new(name("p/A"), "two", "()I");
+    assert!(
+        program
+            .body(&missing)
+            .unwrap_err()
+            .to_string()
+            .contains("not declared")
+    );
+    let native = MethodRef::new(name("java/lang/Object"), "hashCode", "()I");
+    assert!(
+        program
+            .body(&native)
+            .unwrap_err()
+            .to_string()
+            .contains("no code")
+    );
+}
