@@ -34,7 +34,7 @@
 //! # The event stream
 //!
 //! One event per line, fields separated by single spaces, lines of one thread in the order the
-//! events happened:
+//! events happened; a `method` line always comes before the first line using its number:
 //!
 //! ```text
 //! membound-agent 1                       header (format version)

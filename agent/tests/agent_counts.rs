@@ -379,7 +379,7 @@ fn concurrent_activations_on_several_threads_are_all_counted() {
         "Threads.work(I)J",
         &[&threads.to_string(), &n.to_string()],
     );
-    assert_eq!(run.stream.entries.len() as u64, threads);
+    assert_eq!(run.stream.info.entries.len() as u64, threads);
     let entered = assert_activations_nest(&run);
     assert_eq!(entered.get("Threads.work(I)J"), Some(&threads));
     let measurement = measure::aggregate(&run.stream).expect("aggregates");

@@ -63,14 +63,13 @@ pub enum Event {
     Allocation(Allocation),
 }
 
-/// A whole event stream.
+/// What a stream says besides its events.
 #[derive(Debug, Clone, Default)]
-pub struct EventStream {
+pub struct StreamInfo {
     /// The watched method's name as given to the agent.
     pub watched: String,
     /// The loaded methods that matched it, `pkg.Class.name(descriptor)`.
     pub targets: Vec<Arc<str>>,
-    pub events: Vec<Event>,
     /// Parameters per activation of the watched method, in entry order.
     pub entries: Vec<(u64, Vec<Parameter>)>,
     /// What the agent reported it could not do.
@@ -80,115 +79,164 @@ pub struct EventStream {
     pub agent_errors: Option<u64>,
 }
 
+/// A whole event stream, held in memory.
+#[derive(Debug, Clone, Default)]
+pub struct EventStream {
+    pub info: StreamInfo,
+    pub events: Vec<Event>,
+}
+
 fn bad(line_number: usize, what: &str) -> Error {
     Error::Input(format!("agent event stream, line {line_number}: {what}"))
 }
 
-/// Parses a stream. Method numbers may be used before their `method` line (threads interleave),
-/// so the lines are read twice: once for the method table, once for the events.
+fn unreadable(error: std::io::Error) -> Error {
+    Error::Input(format!("cannot read the agent's event stream: {error}"))
+}
+
+/// Parses a whole stream into memory.
 pub fn parse_events(reader: impl BufRead) -> Result<EventStream> {
-    let lines: Vec<String> = reader
-        .lines()
-        .collect::<std::io::Result<_>>()
-        .map_err(|e| Error::Input(format!("cannot read the agent's event stream: {e}")))?;
-    if lines.first().map(String::as_str) != Some(HEADER) {
+    let mut events = Vec::new();
+    let info = read_events(reader, |event| events.push(event))?;
+    Ok(EventStream { info, events })
+}
+
+/// Reads a stream line by line, handing each event to `on_event` as it is read, so that a long
+/// run can be aggregated without holding its events. The agent defines every method number
+/// before any line uses it, so one pass suffices.
+pub fn read_events(reader: impl BufRead, mut on_event: impl FnMut(Event)) -> Result<StreamInfo> {
+    let mut lines = reader.lines();
+    let header = lines.next().transpose().map_err(unreadable)?;
+    if header.as_deref() != Some(HEADER) {
         return Err(Error::Input(format!(
             "the agent's event stream does not start with `{HEADER}` (agent and membound of different versions?)"
         )));
     }
-    let methods = method_table(&lines)?;
-    let mut stream = EventStream::default();
-    for (index, line) in lines.iter().enumerate().skip(1) {
-        read_line(&mut stream, &methods, index + 1, line)?;
-    }
-    Ok(stream)
-}
-
-fn method_table(lines: &[String]) -> Result<HashMap<u32, Arc<str>>> {
-    let mut methods = HashMap::new();
-    for (index, line) in lines.iter().enumerate() {
-        if let Some(rest) = line.strip_prefix("method ") {
-            let (id, name) = rest
-                .split_once(' ')
-                .ok_or_else(|| bad(index + 1, "method line without a name"))?;
-            let id = id
-                .parse()
-                .map_err(|_| bad(index + 1, "bad method number"))?;
-            methods.insert(id, Arc::from(name));
+    let mut state = LineReader::default();
+    for (index, line) in lines.enumerate() {
+        let line = line.map_err(unreadable)?;
+        // Line numbers from 1, and the header was line 1.
+        if let Some(event) = state.read(index + 2, &line)? {
+            on_event(event);
         }
     }
-    Ok(methods)
+    Ok(state.info)
 }
 
-fn read_line(
-    stream: &mut EventStream,
-    methods: &HashMap<u32, Arc<str>>,
-    number: usize,
-    line: &str,
-) -> Result<()> {
-    let fields: Vec<&str> = line.split(' ').collect();
-    let number_at = |index: usize| -> Result<u64> {
-        fields
-            .get(index)
-            .and_then(|f| f.parse().ok())
-            .ok_or_else(|| bad(number, "bad number"))
-    };
-    let method = |id: u64| -> Result<Arc<str>> {
+/// What reading a stream has learnt so far.
+#[derive(Default)]
+struct LineReader {
+    info: StreamInfo,
+    methods: HashMap<u32, Arc<str>>,
+}
+
+impl LineReader {
+    /// Reads one line: an event, or something about the stream (None).
+    fn read(&mut self, number: usize, line: &str) -> Result<Option<Event>> {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let number_at = |index: usize| -> Result<u64> {
+            fields
+                .get(index)
+                .and_then(|f| f.parse().ok())
+                .ok_or_else(|| bad(number, "bad number"))
+        };
+        let thread = |index: usize| -> Result<u32> {
+            u32::try_from(number_at(index)?).map_err(|_| bad(number, "bad thread number"))
+        };
+        let event = match fields[0] {
+            "watch" => {
+                self.info.watched = line["watch ".len()..].to_owned();
+                None
+            }
+            "method" => {
+                let (id, name) = line["method ".len()..]
+                    .split_once(' ')
+                    .ok_or_else(|| bad(number, "a method line without a name"))?;
+                let id = id.parse().map_err(|_| bad(number, "bad method number"))?;
+                self.methods.insert(id, Arc::from(name));
+                None
+            }
+            "target" => {
+                let target = self.method(number, number_at(1)?)?;
+                self.info.targets.push(target);
+                None
+            }
+            "enter" => {
+                let (thread, activation) = (thread(1)?, number_at(2)?);
+                let method = self.method(number, number_at(3)?)?;
+                if self.info.targets.contains(&method) {
+                    self.info.entries.push((activation, Vec::new()));
+                }
+                Some(Event::Enter {
+                    thread,
+                    activation,
+                    method,
+                })
+            }
+            "exit" => Some(Event::Exit {
+                thread: thread(1)?,
+                activation: number_at(2)?,
+            }),
+            "param" => {
+                read_parameter(&mut self.info, &fields, number)?;
+                None
+            }
+            "alloc" | "vm" => {
+                let chain = fields
+                    .get(4..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|token| self.frame(token).ok_or_else(|| bad(number, "bad frame")))
+                    .collect::<Result<Vec<_>>>()?;
+                let type_name = fields.get(2).ok_or_else(|| bad(number, "no type"))?;
+                Some(Event::Allocation(Allocation {
+                    thread: thread(1)?,
+                    type_name: (*type_name).to_owned(),
+                    bytes: number_at(3)?,
+                    chain,
+                    by_program: fields[0] == "alloc",
+                }))
+            }
+            "problem" => {
+                self.info.problems.push(line["problem ".len()..].to_owned());
+                None
+            }
+            "end" => {
+                self.info.agent_errors = Some(number_at(1)?);
+                None
+            }
+            _ => return Err(bad(number, "unknown event")),
+        };
+        Ok(event)
+    }
+
+    fn method(&self, number: usize, id: u64) -> Result<Arc<str>> {
         u32::try_from(id)
             .ok()
-            .and_then(|id| methods.get(&id).cloned())
-            .ok_or_else(|| bad(number, "unknown method number"))
-    };
-    let thread = |index: usize| -> Result<u32> {
-        u32::try_from(number_at(index)?).map_err(|_| bad(number, "bad thread number"))
-    };
-    match fields[0] {
-        "watch" => stream.watched = line["watch ".len()..].to_owned(),
-        "method" => {}
-        "target" => stream.targets.push(method(number_at(1)?)?),
-        "enter" => {
-            let (thread, activation, method) = (thread(1)?, number_at(2)?, method(number_at(3)?)?);
-            if stream.targets.contains(&method) {
-                stream.entries.push((activation, Vec::new()));
-            }
-            stream.events.push(Event::Enter {
-                thread,
-                activation,
-                method,
-            });
-        }
-        "exit" => stream.events.push(Event::Exit {
-            thread: thread(1)?,
-            activation: number_at(2)?,
-        }),
-        "param" => read_parameter(stream, &fields, number)?,
-        "alloc" | "vm" => {
-            let chain = fields
-                .get(4..)
-                .unwrap_or_default()
-                .iter()
-                .map(|token| read_frame(token, methods).ok_or_else(|| bad(number, "bad frame")))
-                .collect::<Result<Vec<_>>>()?;
-            let type_name = fields
-                .get(2)
-                .ok_or_else(|| bad(number, "no type"))?
-                .to_string();
-            stream.events.push(Event::Allocation(Allocation {
-                thread: thread(1)?,
-                type_name,
-                bytes: number_at(3)?,
-                chain,
-                by_program: fields[0] == "alloc",
-            }));
-        }
-        "problem" => stream.problems.push(line["problem ".len()..].to_owned()),
-        "end" => stream.agent_errors = Some(number_at(1)?),
-        _ => return Err(bad(number, "unknown event")),
+            .and_then(|id| self.methods.get(&id).cloned())
+            .ok_or_else(|| bad(number, "a method number defined nowhere before"))
     }
-    Ok(())
+
+    /// `<activation>:<method>:<offset>:<line or ->`.
+    fn frame(&self, token: &str) -> Option<Frame> {
+        let mut parts = token.split(':');
+        let activation = parts.next()?.parse().ok()?;
+        let method = self.methods.get(&parts.next()?.parse().ok()?)?.clone();
+        let offset = parts.next()?.parse().ok()?;
+        let line = match parts.next()? {
+            "-" => None,
+            text => Some(text.parse().ok()?),
+        };
+        parts.next().is_none().then_some(Frame {
+            method,
+            offset,
+            line,
+            activation,
+        })
+    }
 }
 
-fn read_parameter(stream: &mut EventStream, fields: &[&str], number: usize) -> Result<()> {
+fn read_parameter(info: &mut StreamInfo, fields: &[&str], number: usize) -> Result<()> {
     let [_, activation, index, name, kind, value] = fields else {
         return Err(bad(number, "a param line has six fields"));
     };
@@ -210,7 +258,7 @@ fn read_parameter(stream: &mut EventStream, fields: &[&str], number: usize) -> R
         kind: (*kind).to_owned(),
         value,
     };
-    match stream
+    match info
         .entries
         .iter_mut()
         .rev()
@@ -220,24 +268,6 @@ fn read_parameter(stream: &mut EventStream, fields: &[&str], number: usize) -> R
         None => return Err(bad(number, "parameter of an activation that never entered")),
     }
     Ok(())
-}
-
-/// `<activation>:<method>:<offset>:<line or ->`.
-fn read_frame(token: &str, methods: &HashMap<u32, Arc<str>>) -> Option<Frame> {
-    let mut parts = token.split(':');
-    let activation = parts.next()?.parse().ok()?;
-    let method = methods.get(&parts.next()?.parse().ok()?)?.clone();
-    let offset = parts.next()?.parse().ok()?;
-    let line = match parts.next()? {
-        "-" => None,
-        text => Some(text.parse().ok()?),
-    };
-    parts.next().is_none().then_some(Frame {
-        method,
-        offset,
-        line,
-        activation,
-    })
 }
 
 #[cfg(test)]
@@ -250,8 +280,8 @@ method 1 Fig14.m0(I)V
 target 1
 enter 1 1 1
 param 1 0 mc int 3
-alloc 1 Fig14$A 16 1:1:1:16 2:2:7:22
 method 2 Fig14.m1(I)V
+alloc 1 Fig14$A 16 1:1:1:16 2:2:7:22
 vm 1 java.lang.String 24 0:1:1:16 0:2:7:-
 exit 1 1
 end 0
@@ -260,17 +290,13 @@ end 0
     #[test]
     fn a_stream_becomes_events_with_named_methods() {
         let stream = parse_events(SAMPLE.as_bytes()).expect("valid stream");
-        assert_eq!(stream.watched, "Fig14.m0(I)V");
-        assert_eq!(stream.targets, vec![Arc::from("Fig14.m0(I)V")]);
-        assert_eq!(stream.agent_errors, Some(0));
+        assert_eq!(stream.info.watched, "Fig14.m0(I)V");
+        assert_eq!(stream.info.targets, vec![Arc::from("Fig14.m0(I)V")]);
+        assert_eq!(stream.info.agent_errors, Some(0));
         let Event::Allocation(first) = &stream.events[1] else {
             panic!("an allocation")
         };
-        assert_eq!(
-            first.chain[1].method.as_ref(),
-            "Fig14.m1(I)V",
-            "forward reference resolved"
-        );
+        assert_eq!(first.chain[1].method.as_ref(), "Fig14.m1(I)V");
         assert_eq!((first.chain[1].offset, first.chain[1].line), (7, Some(22)));
         assert!(first.by_program);
         let Event::Allocation(second) = &stream.events[2] else {
@@ -278,18 +304,27 @@ end 0
         };
         assert!(!second.by_program);
         assert_eq!(second.chain[1].line, None);
-        let (activation, parameters) = &stream.entries[0];
+        let (activation, parameters) = &stream.info.entries[0];
         assert_eq!(*activation, 1);
         assert_eq!(parameters[0].value, Some(3));
     }
 
     #[test]
+    fn events_can_be_consumed_one_by_one() {
+        let mut allocations = 0;
+        let info = read_events(SAMPLE.as_bytes(), |event| {
+            allocations += usize::from(matches!(event, Event::Allocation(_)));
+        })
+        .expect("valid stream");
+        assert_eq!(allocations, 2);
+        assert_eq!(info.entries.len(), 1);
+    }
+
+    #[test]
     fn a_stream_cut_short_has_no_error_count() {
         let cut = SAMPLE.replace("end 0\n", "");
-        assert_eq!(
-            parse_events(cut.as_bytes()).expect("valid").agent_errors,
-            None
-        );
+        let stream = parse_events(cut.as_bytes()).expect("valid");
+        assert_eq!(stream.info.agent_errors, None);
     }
 
     #[test]
@@ -299,5 +334,7 @@ end 0
         assert!(parse_events(bad_frame.as_bytes()).is_err());
         let bad_event = format!("{SAMPLE}teleport 1\n");
         assert!(parse_events(bad_event.as_bytes()).is_err());
+        let used_before_defined = SAMPLE.replace("target 1\n", "target 3\nmethod 3 X.y()V\n");
+        assert!(parse_events(used_before_defined.as_bytes()).is_err());
     }
 }

@@ -14,12 +14,16 @@ mod launch;
 mod replay;
 mod report;
 
-pub use events::{Allocation, Event, EventStream, Frame, Parameter, parse_events};
+pub use events::{
+    Allocation, Event, EventStream, Frame, Parameter, StreamInfo, parse_events, read_events,
+};
 pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
 pub use replay::{Placement, RegionPeak, replay_regions};
-pub use report::{ChainFrame, Measurement, SiteCount, Totals, aggregate};
+pub use report::{ChainFrame, Measurement, SiteCount, SiteCounter, Totals, aggregate};
 
 use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 /// What to run and which method to watch.
@@ -53,25 +57,49 @@ pub struct Run {
     pub stdout: String,
 }
 
-/// Runs the program under the agent and aggregates the allocations per creation site.
+/// Runs the program under the agent and aggregates the allocations per creation site. The
+/// events are counted as they are read, never held all at once.
 pub fn measure(options: &MeasureOptions) -> Result<Measurement> {
-    let run = run_under_agent(options)?;
-    let mut measurement = aggregate(&run.stream)?;
-    if run.exit_code != Some(0) {
-        let status = run
+    let mut counter = SiteCounter::default();
+    let finished = run_java(options, |events| {
+        read_events(events, |event| counter.add(&event))
+    })?;
+    let mut measurement = counter.finish(&finished.read)?;
+    if finished.exit_code != Some(0) {
+        let status = finished
             .exit_code
             .map_or_else(|| "a signal".to_owned(), |c| format!("status {c}"));
         measurement
             .warnings
             .push(format!("the program ended with {status}"));
     }
-    measurement.program_exit_code = run.exit_code;
-    measurement.program_stdout = run.stdout;
+    measurement.program_exit_code = finished.exit_code;
+    measurement.program_stdout = finished.stdout;
     Ok(measurement)
 }
 
-/// Runs the program under the agent and reads back the event stream.
+/// Runs the program under the agent and reads back the whole event stream.
 pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
+    let finished = run_java(options, parse_events)?;
+    Ok(Run {
+        stream: finished.read,
+        exit_code: finished.exit_code,
+        stdout: finished.stdout,
+    })
+}
+
+/// A finished JVM, and what was read from the agent's events.
+struct Finished<T> {
+    read: T,
+    exit_code: Option<i32>,
+    stdout: String,
+}
+
+/// Runs the program under the agent, then hands the agent's event file to `read`.
+fn run_java<T>(
+    options: &MeasureOptions,
+    read: impl FnOnce(BufReader<File>) -> Result<T>,
+) -> Result<Finished<T>> {
     check_method_name(&options.method)?;
     let launch = launch::launch_for(&options.input, options.main.as_deref())?;
     let java = find_java(options.java.as_deref())?;
@@ -85,20 +113,20 @@ pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
         jvm_args: &options.jvm_args,
         program_args: &options.program_args,
     };
-    let mut command = invocation.command(&launch);
-    let output = command
+    let output = invocation
+        .command(&launch)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|e| Error::Input(format!("cannot run {}: {e}", java.display())))?;
-    let stream = events.read().map_err(|e| match output.status.code() {
+    let read = events.open().and_then(read).map_err(|e| match output.status.code() {
         Some(code) if code != 0 => Error::Input(format!(
             "the JVM exited with status {code} before the agent wrote its events (see its messages above)"
         )),
         _ => e,
     })?;
-    Ok(Run {
-        stream,
+    Ok(Finished {
+        read,
         exit_code: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
     })
@@ -158,12 +186,12 @@ impl EventFile {
         &self.path
     }
 
-    fn read(&self) -> Result<EventStream> {
-        let file = std::fs::File::open(&self.path).map_err(|source| Error::Io {
+    fn open(&self) -> Result<BufReader<File>> {
+        let file = File::open(&self.path).map_err(|source| Error::Io {
             path: self.path.clone(),
             source,
         })?;
-        parse_events(std::io::BufReader::new(file))
+        Ok(BufReader::new(file))
     }
 }
 

@@ -1,10 +1,11 @@
 //! Aggregating an event stream per creation site, and the measure report (JSON and text).
 
-use super::events::{Event, EventStream, Parameter};
+use super::events::{Event, EventStream, Parameter, StreamInfo};
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// Number of objects and their total size.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -65,69 +66,90 @@ pub struct Measurement {
     pub program_stdout: String,
 }
 
-/// Aggregates a stream per creation site. Fails when the watched method was never loaded or
-/// never called, since an empty measurement would then look like a method that allocates nothing.
+/// Aggregates a stream held in memory per creation site; see [`SiteCounter`].
 pub fn aggregate(stream: &EventStream) -> Result<Measurement> {
-    if stream.targets.is_empty() {
-        return Err(Error::MethodSelection(format!(
-            "method {} is in no class the program loaded (check the class, name and descriptor)",
-            stream.watched
-        )));
-    }
-    let Some((_, first_parameters)) = stream.entries.first() else {
-        return Err(Error::MethodSelection(format!(
-            "method {} was never called during the run",
-            stream.watched
-        )));
-    };
-    let mut measurement = Measurement {
-        method: stream
-            .targets
-            .iter()
-            .map(|t| t.as_ref())
-            .collect::<Vec<_>>()
-            .join(", "),
-        params: parameter_values(first_parameters),
-        warnings: stream_warnings(stream),
-        ..Measurement::default()
-    };
-    let mut sites: HashMap<(Vec<ChainFrame>, &str), Totals> = HashMap::new();
-    for event in &stream.events {
+    let mut counter = SiteCounter::default();
+    stream.events.iter().for_each(|event| counter.add(event));
+    counter.finish(&stream.info)
+}
+
+/// A site's chain as a counting key: method, offset and line of each frame (activations differ
+/// from one execution of the site to the next and are left out).
+type ChainKey = Vec<(Arc<str>, i64, Option<u32>)>;
+
+/// Counts allocations per creation site as the events go by.
+#[derive(Debug, Default)]
+pub struct SiteCounter {
+    sites: HashMap<(ChainKey, String), Totals>,
+    total: Totals,
+    vm_internal: Totals,
+}
+
+impl SiteCounter {
+    pub fn add(&mut self, event: &Event) {
         let Event::Allocation(allocation) = event else {
-            continue;
+            return;
         };
         if !allocation.by_program {
-            measurement.vm_internal.add(allocation.bytes);
-            continue;
+            self.vm_internal.add(allocation.bytes);
+            return;
         }
-        measurement.total.add(allocation.bytes);
+        self.total.add(allocation.bytes);
         let chain = allocation
             .chain
             .iter()
-            .map(|f| ChainFrame {
-                method: f.method.to_string(),
-                offset: f.offset,
-                line: f.line,
-            })
+            .map(|f| (Arc::clone(&f.method), f.offset, f.line))
             .collect();
-        sites
-            .entry((chain, &allocation.type_name))
+        self.sites
+            .entry((chain, allocation.type_name.clone()))
             .or_default()
             .add(allocation.bytes);
     }
-    measurement.sites = sites
-        .into_iter()
-        .map(|((chain, type_name), totals)| SiteCount {
-            chain,
-            type_name: type_name.to_owned(),
-            count: totals.objects,
-            bytes: totals.bytes,
+
+    /// The measurement. Fails when the watched method was never loaded or never called, since
+    /// an empty measurement would then look like a method that allocates nothing.
+    pub fn finish(self, info: &StreamInfo) -> Result<Measurement> {
+        if info.targets.is_empty() {
+            return Err(Error::MethodSelection(format!(
+                "method {} is in no class the program loaded (check the class, name and descriptor)",
+                info.watched
+            )));
+        }
+        let Some((_, first_parameters)) = info.entries.first() else {
+            return Err(Error::MethodSelection(format!(
+                "method {} was never called during the run",
+                info.watched
+            )));
+        };
+        let mut sites: Vec<SiteCount> = self
+            .sites
+            .into_iter()
+            .map(|((chain, type_name), totals)| SiteCount {
+                chain: chain
+                    .into_iter()
+                    .map(|(method, offset, line)| ChainFrame {
+                        method: method.to_string(),
+                        offset,
+                        line,
+                    })
+                    .collect(),
+                type_name,
+                count: totals.objects,
+                bytes: totals.bytes,
+            })
+            .collect();
+        sites.sort_by(|a, b| (&a.chain, &a.type_name).cmp(&(&b.chain, &b.type_name)));
+        let targets: Vec<&str> = info.targets.iter().map(|t| t.as_ref()).collect();
+        Ok(Measurement {
+            method: targets.join(", "),
+            total: self.total,
+            sites,
+            vm_internal: self.vm_internal,
+            params: parameter_values(first_parameters),
+            warnings: stream_warnings(info),
+            ..Measurement::default()
         })
-        .collect();
-    measurement
-        .sites
-        .sort_by(|a, b| (&a.chain, &a.type_name).cmp(&(&b.chain, &b.type_name)));
-    Ok(measurement)
+    }
 }
 
 fn parameter_values(parameters: &[Parameter]) -> BTreeMap<String, Option<i64>> {
@@ -144,13 +166,13 @@ fn parameter_values(parameters: &[Parameter]) -> BTreeMap<String, Option<i64>> {
         .collect()
 }
 
-fn stream_warnings(stream: &EventStream) -> Vec<String> {
-    let mut warnings: Vec<String> = stream
+fn stream_warnings(info: &StreamInfo) -> Vec<String> {
+    let mut warnings: Vec<String> = info
         .problems
         .iter()
         .map(|p| format!("agent: {p}"))
         .collect();
-    match stream.agent_errors {
+    match info.agent_errors {
         None => warnings.push(
             "the event stream is incomplete: the JVM died before the agent could finish".to_owned(),
         ),
