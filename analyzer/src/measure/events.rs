@@ -14,6 +14,7 @@ const HEADER: &str = "membound-agent 1";
 pub struct Frame {
     /// `pkg.Class.name(descriptor)`.
     pub method: Arc<str>,
+    /// Bytecode offset of the call or allocating instruction; -1 in a native method.
     pub offset: i64,
     pub line: Option<u32>,
     /// The activation this frame belongs to; 0 when untracked (native frames, VM allocations).

@@ -26,7 +26,7 @@ impl Totals {
 pub struct ChainFrame {
     /// `pkg.Class.name(descriptor)`.
     pub method: String,
-    /// Bytecode offset of the call or allocating instruction.
+    /// Bytecode offset of the call or allocating instruction; -1 in a native method.
     pub offset: i64,
     /// Source line, when the class has a line-number table.
     pub line: Option<u32>,
