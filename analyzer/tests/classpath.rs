@@ -222,3 +222,18 @@ fn program_caches_classes_and_bodies_and_is_shareable() {
             .contains("no code")
     );
 }
+
+#[test]
+fn compressed_jimage_resources_are_refused_clearly() {
+    let image = temp_dir("compressed").join("image");
+    let status = Command::new(format!("{JDK17}/bin/jlink"))
+        .args(["--add-modules", "java.base", "--compress=2", "--output"])
+        .arg(&image)
+        .status()
+        .expect("run jlink");
+    assert!(status.success());
+    let classpath = jdk_classpath(Jdk::at(&image).unwrap());
+    assert!(classpath.contains(&name("java/lang/String")));
+    let error = classpath.load(&name("java/lang/String")).unwrap_err().to_string();
+    assert!(error.contains("is compressed"), "{error}");
+}

@@ -94,10 +94,13 @@ impl<'s, 'v> Interp<'s, 'v> {
         self.locals = entry.locals.clone();
         self.handler_locals = entry.locals.clone();
         self.enter(entry);
+        let guarded = !block.handlers.is_empty();
         for (position, decoded) in insns.iter().enumerate() {
             self.pc = decoded.pc;
             self.line = self.shape.code.line_at(decoded.pc);
-            merge_locals(&mut self.handler_locals, &self.locals);
+            if guarded {
+                merge_locals(&mut self.handler_locals, &self.locals);
+            }
             let next = insns.get(position + 1).map(|d| &d.insn);
             if let Some((terminator, successors)) = self.step(decoded, next)? {
                 return Ok(self.exit(terminator, successors));
