@@ -1,6 +1,63 @@
 //! Polynomial maximization over parametric polytopes (Bernstein expansion) and bound expressions.
 //!
-//! This crate will own the Bernstein expansion of a polynomial over a parametric polytope, the
+//! This crate owns the Bernstein expansion of a polynomial over a parametric polytope, the
 //! pruning of candidate bounds, and the bound expressions (`Sum`, `Max`, `Cases`, `Pol`, `Inf`)
-//! that memory bounds are written in. It knows nothing of Java or of programs. It is filled by its
-//! own issue; today it is an empty room in the workspace.
+//! that memory bounds are written in. It knows nothing of Java or of programs: it maximizes a
+//! polynomial in some variables over a polytope whose constraints depend linearly on
+//! parameters, and writes the result as an expression in the parameters. It does not count
+//! integer points (that is the polyhedra crate) and it does not build the memRq tree (that is
+//! the analyzer); it simplifies, evaluates, prints, stores and compiles the trees it is given.
+//!
+//! # Map
+//! - [`BoundExpr`] ([`expr`]): the evaluation tree, exact [`BoundExpr::eval`] (∞ is
+//!   [`Value::Infinite`](membound_polyhedra::Value)), serde, [`BoundExpr::to_readable`],
+//!   [`BoundExpr::to_text`] and [`parse_bound`] ([`text`]), [`simplify()`] ([`simplify`]),
+//!   
+//! - [`Guard`] / [`ParamDomain`] ([`guard`]): conjunctions of linear constraints over integer
+//!   parameters and the exact (integer-aware) reasoning on them.
+//! - [`ParametricPolytope`] ([`vertices`]): parametric vertices and chambers.
+//! - [`expansion`]: substitution of affine forms, homogenization, Bernstein coefficients over
+//!   the generators of a polytope (total degree, one weight per generator).
+//! - [`compare`]: sign tests used to prune candidates (constant, linear, Taylor, Sturm,
+//!   Bernstein on the difference); [`univariate`]: Sturm sequences and Taylor shifts.
+//! - [`maximize`]: [`upper_bound`] of a polynomial over a parametric polytope.
+//!
+//! # Soundness
+//! Parameters are integers (isl's semantics). A bound is never below the maximum over the
+//! rational relaxation of the set, hence over its integer points, at any integer parameter
+//! value where the set is not empty; it is 0 where the rational set is empty. Evaluation
+//! accepts rational parameter values (`p/q`) and is exact, but guards were derived for integer
+//! parameters, so the bound is only claimed at integer points.
+//!
+//! # The `membound bound` API
+//! ```
+//! use membound_bernstein::{bound_command, bound_text, parse_point};
+//! let bound = bound_text("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }").unwrap();
+//! assert_eq!(bound.to_readable(), "cases(n >= 0 -> 1/4*n^2; otherwise -> 0)");
+//! let value = bound.eval(&parse_point("n=10").unwrap()).unwrap();
+//! assert_eq!(value.to_string(), "25");
+//! // What the CLI prints for `membound bound '…' --at n=10`: the bound, then the value.
+//! let out = bound_command("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }", Some("n=10")).unwrap();
+//! assert_eq!(out.lines().last(), Some("25"));
+//! // The parseable text form, for certificates and round trips:
+//! assert_eq!(membound_bernstein::parse_bound(&bound.to_text()).unwrap(), bound);
+//! ```
+
+mod api;
+pub mod compare;
+pub mod expansion;
+pub mod expr;
+pub mod guard;
+pub mod maximize;
+pub mod simplify;
+pub mod text;
+pub mod univariate;
+pub mod vertices;
+
+pub use api::{Error, bound_command, bound_piecewise, bound_text, parse_point, render_value};
+pub use expr::{Arm, BoundExpr, EvalError};
+pub use guard::{Atom, Guard, ParamDomain};
+pub use maximize::{expand, upper_bound};
+pub use simplify::simplify;
+pub use text::parse_bound;
+pub use vertices::{Chamber, ParametricPolytope};

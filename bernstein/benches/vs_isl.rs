@@ -1,0 +1,2 @@
+//! Tightness benchmark against isl (written below).
+fn main() {}

@@ -1,0 +1,98 @@
+//! The library side of `membound bound`: parse an isl piecewise quasi-polynomial, bound it from
+//! above over its set variables, render the bound, evaluate it at a parameter point.
+
+use std::collections::BTreeMap;
+
+use membound_polyhedra::{ParseError, PiecewiseQuasiPolynomial, Rat, Value, parse_piecewise};
+
+use crate::expr::{BoundExpr, EvalError};
+use crate::guard::Guard;
+use crate::maximize::upper_bound;
+use crate::simplify::simplify;
+use crate::vertices::{ParametricPolytope, VertexError};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Parse(#[from] ParseError),
+    #[error("{0}")]
+    Vertices(#[from] VertexError),
+    #[error("{0}")]
+    Eval(#[from] EvalError),
+    #[error("bad parameter point `{text}`: {reason}")]
+    Point { text: String, reason: String },
+}
+
+/// An upper bound, in the parameters, of the maximum over the set variables of a piecewise
+/// quasi-polynomial: the maximum over its pieces (and, for periodic coefficients, over their
+/// residue classes) of the Bernstein bound of each. Pieces are read over the rationals, so
+/// integer divisions and existential variables are relaxed, which is sound.
+pub fn bound_piecewise(pw: &PiecewiseQuasiPolynomial) -> Result<BoundExpr, VertexError> {
+    let mut bounds = Vec::new();
+    for piece in &pw.pieces {
+        for part in &piece.domain.parts {
+            let vars = pw
+                .space
+                .dims
+                .iter()
+                .cloned()
+                .chain(part.locals.iter().map(|l| l.name.clone()))
+                .collect();
+            let polytope =
+                ParametricPolytope::new(pw.space.params.clone(), vars, part.all_constraints());
+            for class in piece.qp.classes() {
+                bounds.push(upper_bound(class, &polytope)?);
+            }
+        }
+    }
+    let expr = match bounds.len() {
+        0 => BoundExpr::zero(),
+        1 => bounds.remove(0),
+        _ => BoundExpr::Max(bounds),
+    };
+    Ok(simplify(&expr, &Guard::always()))
+}
+
+/// Parses isl text (`[n] -> { [i] -> i*(n - i) : 0 <= i <= n }`) and bounds it.
+pub fn bound_text(text: &str) -> Result<BoundExpr, Error> {
+    let pw = parse_piecewise(text)?;
+    Ok(bound_piecewise(&pw)?)
+}
+
+/// Parses `n=10, m=7/2` into a point (values are integers or `p/q`).
+pub fn parse_point(text: &str) -> Result<BTreeMap<String, Rat>, Error> {
+    let bad = |reason: &str| Error::Point {
+        text: text.to_string(),
+        reason: reason.to_string(),
+    };
+    let mut point = BTreeMap::new();
+    for assignment in text.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        let (name, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| bad("expected name=value"))?;
+        let value: Rat = value
+            .trim()
+            .parse()
+            .map_err(|_| bad("a value is an integer or p/q"))?;
+        point.insert(name.trim().to_string(), value);
+    }
+    Ok(point)
+}
+
+/// A value as the CLI prints it: an integer, `p/q`, or `infty`.
+pub fn render_value(value: &Value) -> String {
+    value.to_string()
+}
+
+/// What `membound bound TEXT [--at POINT]` prints: the readable bound, then, with a point,
+/// its value alone on the last line.
+pub fn bound_command(text: &str, at: Option<&str>) -> Result<String, Error> {
+    let bound = bound_text(text)?;
+    let mut out = bound.to_readable();
+    if let Some(point) = at {
+        let value = bound.eval(&parse_point(point)?)?;
+        out.push('\n');
+        out.push_str(&render_value(&value));
+    }
+    Ok(out)
+}

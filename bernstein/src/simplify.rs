@@ -1,0 +1,465 @@
+//! Simplification of bound expressions under assumptions on the parameters (thesis §7.4.2):
+//! sums of polynomials folded, `Cases` arms that cannot be taken dropped and those always
+//! taken made the default, dominated `Max` operands pruned, common terms factored out of
+//! `Max` (`max(a + c, b + c) = c + max(a, b)`), and maxima resolved by splitting the domain
+//! where one operand wins (a linear difference splits along its zero hyperplane, a difference
+//! in one parameter at its integer sign changes). What cannot be resolved stays a `Max`.
+//!
+//! Every rewrite keeps the value at every integer point of the assumed domain.
+
+use membound_polyhedra::{Constraint, Int, Monomial, Polynomial, QuasiPolynomial, Rat, Relation};
+
+use crate::compare::{at_least, value_at};
+use crate::expr::{Arm, BoundExpr};
+use crate::guard::{Atom, Guard, ParamDomain, linear_to_affine};
+use crate::univariate::{SignRun, UnivariatePolynomial};
+
+/// How many nested domain splits one `Max` may use before it is left for run time.
+const MAX_SPLIT_DEPTH: usize = 3;
+/// Most sign runs a one-parameter split may produce.
+const MAX_RUNS: usize = 4;
+
+/// `expr` simplified for the integer parameter values satisfying `assumptions`.
+pub fn simplify(expr: &BoundExpr, assumptions: &Guard) -> BoundExpr {
+    let mut params = expr.params();
+    params.extend(assumptions.variables());
+    params.sort();
+    params.dedup();
+    let domain = ParamDomain::from_guard(params, assumptions);
+    if domain.is_empty() {
+        return expr.clone();
+    }
+    simplify_in(expr, &domain)
+}
+
+/// `expr` simplified on `domain` (whose parameters include every one `expr` mentions).
+pub fn simplify_in(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
+    match expr {
+        BoundExpr::Inf | BoundExpr::Pol(_) => expr.clone(),
+        BoundExpr::Sum(items) => sum_of(items.iter().map(|e| simplify_in(e, domain)).collect()),
+        BoundExpr::Max(items) => max_of(
+            items.iter().map(|e| simplify_in(e, domain)).collect(),
+            domain,
+        ),
+        BoundExpr::Cases { arms, default } => cases_of(arms, default, domain),
+    }
+}
+
+/// A sum with nested sums flattened and its polynomial terms added up (first).
+fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
+    let mut total = QuasiPolynomial::zero();
+    let mut rest = Vec::new();
+    for item in items {
+        match item {
+            BoundExpr::Inf => return BoundExpr::Inf,
+            BoundExpr::Pol(qp) => total = total.add(&qp),
+            BoundExpr::Sum(inner) => match sum_of(inner) {
+                BoundExpr::Sum(parts) => {
+                    for part in parts {
+                        match part {
+                            BoundExpr::Pol(qp) => total = total.add(&qp),
+                            other => rest.push(other),
+                        }
+                    }
+                }
+                BoundExpr::Pol(qp) => total = total.add(&qp),
+                other => rest.push(other),
+            },
+            other => rest.push(other),
+        }
+    }
+    if rest.is_empty() {
+        return BoundExpr::Pol(total);
+    }
+    if total.is_zero() && rest.len() == 1 {
+        return rest.remove(0);
+    }
+    if !total.is_zero() {
+        rest.insert(0, BoundExpr::Pol(total));
+    }
+    BoundExpr::Sum(rest)
+}
+
+fn max_of(items: Vec<BoundExpr>, domain: &ParamDomain) -> BoundExpr {
+    let mut operands: Vec<BoundExpr> = Vec::new();
+    for item in items {
+        match item {
+            BoundExpr::Inf => return BoundExpr::Inf,
+            BoundExpr::Max(inner) => operands.extend(inner),
+            other if !operands.contains(&other) => operands.push(other),
+            _ => {}
+        }
+    }
+    if let Some((common, rest)) = factor_common(&operands) {
+        return sum_of(vec![BoundExpr::pol(common), max_of(rest, domain)]);
+    }
+    let (polys, others): (Vec<BoundExpr>, Vec<BoundExpr>) = operands
+        .into_iter()
+        .partition(|e| e.as_polynomial().is_some());
+    let polys: Vec<Polynomial> = polys
+        .iter()
+        .filter_map(BoundExpr::as_polynomial)
+        .cloned()
+        .collect();
+    if others.is_empty() {
+        return resolve_max(polys, domain);
+    }
+    let mut kept: Vec<BoundExpr> = prune(polys, domain)
+        .into_iter()
+        .map(BoundExpr::pol)
+        .collect();
+    kept.extend(others);
+    if kept.len() == 1 {
+        kept.remove(0)
+    } else {
+        BoundExpr::Max(kept)
+    }
+}
+
+/// The polynomial part of a `Max` operand (`Pol`, or the leading `Pol` of a `Sum`).
+fn polynomial_part(expr: &BoundExpr) -> Option<(Polynomial, Vec<BoundExpr>)> {
+    match expr {
+        BoundExpr::Pol(qp) => qp.as_polynomial().map(|p| (p.clone(), Vec::new())),
+        BoundExpr::Sum(items) => match items.split_first() {
+            Some((BoundExpr::Pol(qp), rest)) => {
+                qp.as_polynomial().map(|p| (p.clone(), rest.to_vec()))
+            }
+            _ => Some((Polynomial::zero(), items.clone())),
+        },
+        _ => Some((Polynomial::zero(), vec![expr.clone()])),
+    }
+}
+
+/// `c` and the operands minus `c`, where `c` takes each monomial's smallest coefficient over
+/// the operands (0 where one lacks it); `None` when `c` is zero.
+fn factor_common(operands: &[BoundExpr]) -> Option<(Polynomial, Vec<BoundExpr>)> {
+    if operands.len() < 2 {
+        return None;
+    }
+    let parts: Vec<(Polynomial, Vec<BoundExpr>)> = operands
+        .iter()
+        .map(polynomial_part)
+        .collect::<Option<_>>()?;
+    let mut monomials: Vec<Monomial<String>> = parts
+        .iter()
+        .flat_map(|(p, _)| p.terms().map(|(m, _)| m.clone()))
+        .collect();
+    monomials.sort();
+    monomials.dedup();
+    let coefficient = |p: &Polynomial, m: &Monomial<String>| {
+        p.terms()
+            .find(|(n, _)| *n == m)
+            .map(|(_, c)| c.clone())
+            .unwrap_or_default()
+    };
+    let common = Polynomial::from_terms(monomials.iter().map(|m| {
+        let smallest = parts
+            .iter()
+            .map(|(p, _)| coefficient(p, m))
+            .min()
+            .unwrap_or_default();
+        (m.clone(), smallest)
+    }));
+    if common.is_zero() {
+        return None;
+    }
+    let rest = parts
+        .into_iter()
+        .map(|(p, others)| {
+            let mut items = vec![BoundExpr::pol(&p - &common)];
+            items.extend(others);
+            sum_of(items)
+        })
+        .collect();
+    Some((common, rest))
+}
+
+/// Candidates without those another candidate is proved to dominate on `domain`.
+pub fn prune(candidates: Vec<Polynomial>, domain: &ParamDomain) -> Vec<Polynomial> {
+    let mut unique: Vec<Polynomial> = Vec::new();
+    for c in candidates {
+        if !unique.contains(&c) {
+            unique.push(c);
+        }
+    }
+    // Trying the candidates that look largest first makes most later ones fall at once.
+    if let Some(point) = domain.sample_points().last() {
+        unique.sort_by_key(|p| std::cmp::Reverse(value_at(p, point)));
+    }
+    let mut kept: Vec<Polynomial> = Vec::new();
+    for candidate in unique {
+        if kept.iter().any(|k| at_least(k, &candidate, domain)) {
+            continue;
+        }
+        kept.retain(|k| !at_least(&candidate, k, domain));
+        kept.push(candidate);
+    }
+    kept
+}
+
+/// The maximum of polynomial candidates on `domain`: one polynomial, or a `Cases` split of the
+/// domain where single candidates win, or what is left as a `Max`.
+pub fn resolve_max(candidates: Vec<Polynomial>, domain: &ParamDomain) -> BoundExpr {
+    resolve_max_within(candidates, domain, 0)
+}
+
+fn resolve_max_within(
+    candidates: Vec<Polynomial>,
+    domain: &ParamDomain,
+    depth: usize,
+) -> BoundExpr {
+    let survivors = prune(candidates, domain);
+    match survivors.len() {
+        0 => return BoundExpr::zero(),
+        1 => return BoundExpr::pol(survivors[0].clone()),
+        _ => {}
+    }
+    if depth < MAX_SPLIT_DEPTH {
+        for (i, a) in survivors.iter().enumerate() {
+            for b in &survivors[i + 1..] {
+                if let Some(split) = split_on_difference(&(a - b), &survivors, domain, depth) {
+                    return split;
+                }
+            }
+        }
+    }
+    BoundExpr::Max(survivors.into_iter().map(BoundExpr::pol).collect())
+}
+
+fn split_on_difference(
+    diff: &Polynomial,
+    candidates: &[Polynomial],
+    domain: &ParamDomain,
+    depth: usize,
+) -> Option<BoundExpr> {
+    if let Some(mut form) = linear_to_affine(diff, domain.params()) {
+        // Oriented so the guard reads "parameter large" (`n >= 250`), the default small.
+        let diff = if form
+            .support()
+            .next()
+            .is_some_and(|i| form.coeff(i).is_negative())
+        {
+            form = form.neg();
+            -diff
+        } else {
+            diff.clone()
+        };
+        let (inside, outside) = domain.split(&Constraint::ge(form));
+        let arm = Arm {
+            guard: Guard::from_atoms(vec![Atom::ge(diff.clone())]),
+            expr: resolve_max_within(candidates.to_vec(), &inside, depth + 1),
+        };
+        let default = resolve_max_within(candidates.to_vec(), &outside, depth + 1);
+        return Some(cases(vec![arm], default));
+    }
+    let vars = diff.variables();
+    let [var] = vars.as_slice() else { return None };
+    let (from, to) = domain.integer_interval(var);
+    let runs = without_zero_runs(
+        UnivariatePolynomial::from_polynomial(diff, var)?.integer_sign_runs(from.clone(), to),
+    );
+    if runs.len() < 2 || runs.len() > MAX_RUNS {
+        return None;
+    }
+    let piece = |run: &SignRun| {
+        let guard = interval_guard(var, run, from.as_ref());
+        let piece_domain = domain.with_guard(&interval_guard(var, run, None));
+        (
+            guard,
+            resolve_max_within(candidates.to_vec(), &piece_domain, depth + 1),
+        )
+    };
+    let (last, first) = runs.split_last()?;
+    let arms = first.iter().map(|run| {
+        let (guard, expr) = piece(run);
+        Arm { guard, expr }
+    });
+    let arms: Vec<Arm> = arms.collect();
+    Some(cases(arms, piece(last).1))
+}
+
+/// Zero runs joined to the run before them (or after, for a leading one): at a zero both
+/// candidates are equal, so either side's winner is exact there.
+fn without_zero_runs(runs: Vec<SignRun>) -> Vec<SignRun> {
+    let mut joined: Vec<SignRun> = Vec::new();
+    let mut pending_from: Option<Option<Int>> = None;
+    for run in runs {
+        if run.sign == 0 {
+            match joined.last_mut() {
+                Some(last) => last.to = run.to,
+                None => pending_from = Some(run.from),
+            }
+            continue;
+        }
+        let from = pending_from.take().unwrap_or(run.from);
+        match joined.last_mut() {
+            Some(last) if last.sign == run.sign => last.to = run.to,
+            _ => joined.push(SignRun {
+                from,
+                to: run.to,
+                sign: run.sign,
+            }),
+        }
+    }
+    joined
+}
+
+/// `from <= var <= to`, leaving out a lower end equal to `known_from` (already implied).
+fn interval_guard(var: &str, run: &SignRun, known_from: Option<&Int>) -> Guard {
+    let v = Polynomial::var(var.to_string());
+    let mut atoms = Vec::new();
+    if let Some(from) = &run.from
+        && known_from != Some(from)
+    {
+        atoms.push(Atom::ge(&v - &Polynomial::constant(Rat::from(from))));
+    }
+    if let Some(to) = &run.to {
+        atoms.push(Atom::ge(&Polynomial::constant(Rat::from(to)) - &v));
+    }
+    Guard::from_atoms(atoms)
+}
+
+fn cases(arms: Vec<Arm>, default: BoundExpr) -> BoundExpr {
+    if arms.is_empty() {
+        return default;
+    }
+    BoundExpr::Cases {
+        arms,
+        default: Box::new(default),
+    }
+}
+
+fn cases_of(arms: &[Arm], default: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
+    let mut kept: Vec<Arm> = Vec::new();
+    // The points that reach the next arm: the domain minus the single-atom guards seen so far.
+    let mut rest = domain.clone();
+    for arm in arms {
+        let arm_domain = rest.with_guard(&arm.guard);
+        if arm_domain.is_empty() {
+            continue;
+        }
+        let expr = simplify_in(&arm.expr, &arm_domain);
+        let atoms: Vec<Atom> = arm
+            .guard
+            .atoms
+            .iter()
+            .filter(|a| !rest.implies(a))
+            .cloned()
+            .collect();
+        if atoms.is_empty() {
+            return finish_cases(kept, expr);
+        }
+        if let [single] = atoms.as_slice()
+            && single.rel == Relation::Ge
+            && let Some(constraint) = rest.constraint_of(single)
+        {
+            rest = constraint
+                .integer_complement()
+                .into_iter()
+                .fold(rest, |d, c| d.with_constraint(c));
+        }
+        kept.push(Arm {
+            guard: Guard::from_atoms(atoms),
+            expr,
+        });
+    }
+    if rest.is_empty()
+        && let Some(last) = kept.pop()
+    {
+        return finish_cases(kept, last.expr);
+    }
+    finish_cases(kept, simplify_in(default, &rest))
+}
+
+fn finish_cases(mut arms: Vec<Arm>, default: BoundExpr) -> BoundExpr {
+    while arms.last().is_some_and(|arm| arm.expr == default) {
+        arms.pop();
+    }
+    cases(arms, default)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn mc() -> Polynomial {
+        Polynomial::var("mc".to_string())
+    }
+    fn k(v: i64) -> Polynomial {
+        Polynomial::constant(v)
+    }
+
+    #[test]
+    fn running_example_tree_reduces_to_cases_split_at_six() {
+        // Tree 1 of §7.4.2 with its Cases over mc >= 1.
+        let at_least_one = Guard::from_atoms(vec![Atom::ge(mc() - k(1))]);
+        let rsize_m3 = BoundExpr::Cases {
+            arms: vec![Arm {
+                guard: at_least_one.clone(),
+                expr: BoundExpr::pol(mc() + k(1)),
+            }],
+            default: Box::new(BoundExpr::zero()),
+        };
+        let tree = BoundExpr::Sum(vec![
+            BoundExpr::zero(),
+            BoundExpr::Max(vec![
+                BoundExpr::Sum(vec![
+                    BoundExpr::pol(&mc() * &mc() + mc().scale(&Rat::from(2))),
+                    rsize_m3,
+                    BoundExpr::zero(),
+                ]),
+                BoundExpr::Sum(vec![
+                    BoundExpr::pol(mc().scale(&Rat::from(6))),
+                    BoundExpr::pol(mc().scale(&Rat::from(3)) + k(1)),
+                    BoundExpr::zero(),
+                ]),
+            ]),
+        ]);
+        let reduced = simplify(&tree, &at_least_one);
+        assert_eq!(
+            reduced.to_readable(),
+            "3*mc + 1 + cases(mc <= 6 -> 6*mc; otherwise -> mc^2)"
+        );
+        let at = |v: i64| {
+            reduced
+                .eval(&BTreeMap::from([("mc".to_string(), Rat::from(v))]))
+                .unwrap()
+        };
+        assert_eq!(at(3), membound_polyhedra::Value::Finite(Rat::from(28)));
+        assert_eq!(at(7), membound_polyhedra::Value::Finite(Rat::from(71)));
+    }
+
+    #[test]
+    fn linear_difference_splits_at_250() {
+        let n = Polynomial::var("n".to_string());
+        let a = &n * &n + n.scale(&Rat::from(3)) - k(500);
+        let b = &n * &n + n.clone();
+        let domain = ParamDomain::universe(vec!["n".to_string()]).with(&Atom::ge(&n - &k(4)));
+        let resolved = resolve_max(vec![a, b], &domain);
+        assert_eq!(
+            resolved.to_readable(),
+            "cases(n >= 250 -> n^2 + 3*n - 500; otherwise -> n^2 + n)"
+        );
+    }
+
+    #[test]
+    fn dominated_candidates_fall_and_always_taken_arms_become_the_default() {
+        let n = Polynomial::var("n".to_string());
+        let domain = ParamDomain::universe(vec!["n".to_string()]).with(&Atom::ge(&n - &k(1)));
+        let candidates = vec![
+            &n * &n + k(1),
+            (&n * &n).scale(&Rat::new(1, 2).unwrap()) + k(1),
+            n.clone() + k(1),
+        ];
+        assert_eq!(prune(candidates, &domain), vec![&n * &n + k(1)]);
+        let expr = BoundExpr::Cases {
+            arms: vec![Arm {
+                guard: Guard::from_atoms(vec![Atom::ge(n.clone())]),
+                expr: BoundExpr::pol(n.clone()),
+            }],
+            default: Box::new(BoundExpr::zero()),
+        };
+        assert_eq!(simplify_in(&expr, &domain), BoundExpr::pol(n));
+    }
+}
