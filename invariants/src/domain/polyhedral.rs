@@ -1,0 +1,179 @@
+//! Transfer functions and widening on the polyhedra crate's [`Polyhedron`]: assignment,
+//! havoc, and the standard widening of Cousot–Halbwachs with Halbwachs's refinement and
+//! thresholds ("widening up to").
+
+use membound_polyhedra::{Affine, Constraint, Polyhedron, Rat, Relation};
+
+/// `x_var := expr` (an affine form over the same variables).
+pub fn assign(poly: &Polyhedron, var: usize, expr: &Affine) -> Polyhedron {
+    let coeff = expr.coeff(var);
+    if coeff.is_zero() {
+        let mut forgotten = havoc(poly, var);
+        forgotten.add_constraint(Constraint::eq(Affine::var(var).sub(expr)));
+        return forgotten;
+    }
+    // Invertible: the old value is (new - rest) / coeff, substituted into every constraint.
+    let mut rest = expr.clone();
+    rest.set_coeff(var, Rat::zero());
+    let old_value = Affine::var(var).sub(&rest).scale(&(Rat::one() / coeff));
+    let constraints = poly
+        .constraints()
+        .iter()
+        .map(|c| Constraint {
+            expr: c.expr.substitute(var, &old_value),
+            rel: c.rel,
+        })
+        .collect();
+    Polyhedron::from_constraints(poly.dim(), constraints)
+}
+
+/// Forgets everything about `var`.
+pub fn havoc(poly: &Polyhedron, var: usize) -> Polyhedron {
+    if poly
+        .constraints()
+        .iter()
+        .all(|c| c.expr.coeff_ref(var).is_none())
+    {
+        return poly.clone();
+    }
+    let shadow = poly.project_out(&[var]);
+    let constraints = shadow
+        .constraints()
+        .iter()
+        .map(|c| c.remap(|i| if i >= var { i + 1 } else { i }))
+        .collect();
+    Polyhedron::from_constraints(poly.dim(), constraints)
+}
+
+/// Inequalities `e >= 0` describing `poly`: its minimized constraints with each equality split
+/// in two, so that widening can keep one side of an equality.
+fn as_inequalities(poly: &Polyhedron) -> Vec<Affine> {
+    poly.minimized()
+        .constraints()
+        .iter()
+        .flat_map(|c| match c.rel {
+            Relation::Ge => vec![c.expr.clone()],
+            Relation::Eq => vec![c.expr.clone(), c.expr.neg()],
+        })
+        .collect()
+}
+
+/// `old ∇ newer` for `old ⊆ newer`: the constraints of `old` that `newer` satisfies, the
+/// constraints of `newer` that can replace one of `old`'s without changing it (so the result
+/// does not depend on how `old` happens to be written), and the thresholds `newer` satisfies.
+pub fn widen(old: &Polyhedron, newer: &Polyhedron, thresholds: &[Constraint]) -> Polyhedron {
+    if old.is_empty() {
+        return newer.clone();
+    }
+    let old_constraints = as_inequalities(old);
+    let mut kept: Vec<Affine> = old_constraints
+        .iter()
+        .filter(|e| newer.implies(&Constraint::ge((*e).clone())))
+        .cloned()
+        .collect();
+    for candidate in as_inequalities(newer) {
+        if !kept.contains(&candidate) && replaces_one_of(&old_constraints, &candidate) {
+            kept.push(candidate);
+        }
+    }
+    let mut result =
+        Polyhedron::from_constraints(old.dim(), kept.into_iter().map(Constraint::ge).collect());
+    for threshold in thresholds {
+        if newer.implies(threshold) {
+            result.add_constraint(threshold.clone());
+        }
+    }
+    result.minimized()
+}
+
+/// True when swapping some constraint of `constraints` for `candidate` describes the same set.
+fn replaces_one_of(constraints: &[Affine], candidate: &Affine) -> bool {
+    (0..constraints.len()).any(|skip| {
+        let mut swapped: Vec<Constraint> = constraints
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != skip)
+            .map(|(_, e)| Constraint::ge(e.clone()))
+            .collect();
+        swapped.push(Constraint::ge(candidate.clone()));
+        let dim = constraints
+            .iter()
+            .chain([candidate])
+            .map(|e| e.coeffs.len())
+            .max()
+            .unwrap_or(0);
+        Polyhedron::from_constraints(dim, swapped)
+            .implies(&Constraint::ge(constraints[skip].clone()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(coeffs: &[i64], constant: i64) -> Affine {
+        Affine::from_coeffs(
+            coeffs.iter().map(|&c| Rat::from(c)).collect(),
+            Rat::from(constant),
+        )
+    }
+    fn rats(values: &[i64]) -> Vec<Rat> {
+        values.iter().map(|&v| Rat::from(v)).collect()
+    }
+
+    #[test]
+    fn invertible_assignment_shifts_the_set() {
+        // 0 <= x <= 3, then x := x + 2 gives 2 <= x <= 5.
+        let poly = Polyhedron::from_constraints(
+            1,
+            vec![
+                Constraint::ge(form(&[1], 0)),
+                Constraint::ge(form(&[-1], 3)),
+            ],
+        );
+        let moved = assign(&poly, 0, &form(&[1], 2));
+        assert!(moved.contains(&rats(&[5])) && moved.contains(&rats(&[2])));
+        assert!(!moved.contains(&rats(&[1])) && !moved.contains(&rats(&[6])));
+    }
+
+    #[test]
+    fn non_invertible_assignment_relates_to_the_others() {
+        // y := 2x on 0 <= x <= 1.
+        let poly = Polyhedron::from_constraints(
+            2,
+            vec![
+                Constraint::ge(form(&[1, 0], 0)),
+                Constraint::ge(form(&[-1, 0], 1)),
+            ],
+        );
+        let assigned = assign(&poly, 1, &form(&[2, 0], 0));
+        assert!(assigned.contains(&rats(&[1, 2])));
+        assert!(!assigned.contains(&rats(&[1, 1])));
+    }
+
+    #[test]
+    fn widening_keeps_stable_constraints_equalities_and_thresholds() {
+        // old: i = j = 0; newer: 0 <= i <= 1, j = i. Widening keeps i >= 0 and j = i.
+        let old = Polyhedron::from_constraints(
+            2,
+            vec![
+                Constraint::eq(form(&[1, 0], 0)),
+                Constraint::eq(form(&[0, 1], 0)),
+            ],
+        );
+        let newer = Polyhedron::from_constraints(
+            2,
+            vec![
+                Constraint::ge(form(&[1, 0], 0)),
+                Constraint::ge(form(&[-1, 0], 1)),
+                Constraint::eq(form(&[1, -1], 0)),
+            ],
+        );
+        let threshold = Constraint::ge(form(&[-1, 0], 10));
+        let widened = widen(&old, &newer, std::slice::from_ref(&threshold));
+        assert!(widened.contains(&rats(&[7, 7])));
+        assert!(!widened.contains(&rats(&[7, 6])));
+        assert!(!widened.contains(&rats(&[11, 11])));
+        assert!(widened.implies(&threshold));
+    }
+}

@@ -1,0 +1,327 @@
+//! The fixpoint engine: per procedure, Bourdoncle's recursive iteration strategy over the weak
+//! topological order, with delayed widening (with thresholds) at component heads and a few
+//! descending rounds afterwards.
+//!
+//! Each procedure is analysed once, from an entry state that only says `x = x_init` for its
+//! formals (plus its declared precondition), so its invariants hold for every caller. Calls
+//! forget the caller's result variables; nothing else changes in the caller.
+//!
+//! A step budget bounds the work: past it the engine widens at once and stops narrowing (still a
+//! post-fixpoint, only coarser); past four times the budget it gives up and answers "any state"
+//! at every reachable node. Both are reported as [`Loss`]es.
+
+use std::collections::BTreeSet;
+
+use membound_polyhedra::{Affine, Constraint, Rat};
+
+use crate::domain::{Conjunct, Value, affine_of};
+use crate::program::{Action, Cond, Expr, Procedure};
+use crate::wto::{WtoElement, weak_topological_order};
+
+/// Tuning of the engine.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Joins at a loop head before widening starts.
+    pub widening_delay: usize,
+    /// Descending rounds after a loop head is stable.
+    pub narrowing_rounds: usize,
+    /// Edge transfers per procedure before the engine coarsens (and, at 4×, gives up).
+    pub budget: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            widening_delay: 2,
+            narrowing_rounds: 2,
+            budget: 20_000,
+        }
+    }
+}
+
+/// Precision given up to stay within the budget.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Loss {
+    /// Widening was applied without delay and without narrowing from some point on.
+    Coarsened { procedure: String },
+    /// The analysis stopped; every reachable node of the procedure got "any state".
+    GaveUp { procedure: String },
+}
+
+/// Counters for reports and benchmarks.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub transfers: usize,
+    pub widenings: usize,
+    /// Widenings whose result was strictly larger than the join it extrapolated.
+    pub extrapolating_widenings: usize,
+    pub narrowing_rounds: usize,
+}
+
+/// The invariant at every node of one procedure (bottom at unreachable nodes).
+#[derive(Clone, Debug)]
+pub struct ProcedureResult {
+    pub values: Vec<Value>,
+    pub losses: Vec<Loss>,
+    pub stats: Stats,
+}
+
+pub fn analyze_procedure(procedure: &Procedure, options: &Options) -> ProcedureResult {
+    let mut engine = Engine::new(procedure, options);
+    let successors = successor_lists(procedure);
+    let order = weak_topological_order(&successors, procedure.entry.0);
+    engine.run(&order);
+    if engine.gave_up {
+        for node in order.iter().flat_map(WtoElement::nodes) {
+            engine.values[node] = Value::universe(engine.dim);
+        }
+    }
+    ProcedureResult {
+        values: engine.values,
+        losses: engine.losses,
+        stats: engine.stats,
+    }
+}
+
+fn successor_lists(procedure: &Procedure) -> Vec<Vec<usize>> {
+    let mut successors = vec![Vec::new(); procedure.node_count];
+    for edge in &procedure.edges {
+        successors[edge.from.0].push(edge.to.0);
+    }
+    successors
+}
+
+/// The states at entry: formals equal their snapshots, and the precondition holds.
+pub fn entry_value(procedure: &Procedure) -> Value {
+    let mut part = Some(Conjunct::universe(procedure.vars.len()));
+    for (formal, snapshot) in procedure.formals.iter().zip(&procedure.snapshots) {
+        part = part.and_then(|p| p.meet_zero(&(*formal - *snapshot)));
+    }
+    match part {
+        Some(part) => Value::from_part(part).assume(&procedure.precondition),
+        None => Value::bottom(procedure.vars.len()),
+    }
+}
+
+struct Engine<'a> {
+    procedure: &'a Procedure,
+    options: &'a Options,
+    dim: usize,
+    /// Indices of the edges entering each node.
+    incoming: Vec<Vec<usize>>,
+    entry: Value,
+    values: Vec<Value>,
+    losses: Vec<Loss>,
+    stats: Stats,
+    coarse: bool,
+    gave_up: bool,
+}
+
+impl<'a> Engine<'a> {
+    fn new(procedure: &'a Procedure, options: &'a Options) -> Engine<'a> {
+        let dim = procedure.vars.len();
+        let mut incoming = vec![Vec::new(); procedure.node_count];
+        for (index, edge) in procedure.edges.iter().enumerate() {
+            incoming[edge.to.0].push(index);
+        }
+        Engine {
+            procedure,
+            options,
+            dim,
+            incoming,
+            entry: entry_value(procedure),
+            values: vec![Value::bottom(dim); procedure.node_count],
+            losses: Vec::new(),
+            stats: Stats::default(),
+            coarse: false,
+            gave_up: false,
+        }
+    }
+
+    fn run(&mut self, elements: &[WtoElement]) {
+        for element in elements {
+            if self.gave_up {
+                return;
+            }
+            match element {
+                WtoElement::Vertex(node) => self.values[*node] = self.incoming_value(*node),
+                WtoElement::Component { head, body } => self.stabilize(*head, body),
+            }
+        }
+    }
+
+    /// Ascending iterations with delayed widening at `head`, then descending rounds.
+    fn stabilize(&mut self, head: usize, body: &[WtoElement]) {
+        let thresholds = self.thresholds(head, body);
+        self.values[head] = Value::bottom(self.dim);
+        for iteration in 0.. {
+            let new = self.incoming_value(head).merged();
+            let old = self.values[head].clone();
+            if iteration > 0 && old.includes(&new) {
+                break;
+            }
+            let joined = old.clone().union(new).merged();
+            let delayed = iteration < self.options.widening_delay && !self.coarse;
+            self.values[head] = if delayed || old.is_bottom() {
+                joined
+            } else {
+                self.widen(&old, &joined, &thresholds)
+            };
+            self.run(body);
+            if self.gave_up {
+                return;
+            }
+        }
+        if !self.coarse {
+            self.narrow(head, body);
+        }
+    }
+
+    fn widen(&mut self, old: &Value, joined: &Value, thresholds: &[Constraint]) -> Value {
+        self.stats.widenings += 1;
+        let (Some(old_part), Some(joined_part)) = (old.parts.first(), joined.parts.first()) else {
+            return joined.clone();
+        };
+        let widened = old_part.widen(joined_part, thresholds);
+        if !joined_part.includes(&widened) {
+            self.stats.extrapolating_widenings += 1;
+        }
+        Value::from_part(widened)
+    }
+
+    /// Descending rounds: recompute the head from its (stable) predecessors; keep the smaller
+    /// result only if the component stays a post-fixpoint with it, else restore.
+    fn narrow(&mut self, head: usize, body: &[WtoElement]) {
+        let nodes: Vec<usize> = std::iter::once(head)
+            .chain(body.iter().flat_map(WtoElement::nodes))
+            .collect();
+        for _ in 0..self.options.narrowing_rounds {
+            let new = self.incoming_value(head).merged();
+            if new.includes(&self.values[head]) {
+                return;
+            }
+            self.stats.narrowing_rounds += 1;
+            let saved: Vec<Value> = nodes.iter().map(|&n| self.values[n].clone()).collect();
+            self.values[head] = new;
+            self.run(body);
+            let check = self.incoming_value(head).merged();
+            if self.gave_up || !self.values[head].includes(&check) {
+                for (&node, value) in nodes.iter().zip(saved) {
+                    self.values[node] = value;
+                }
+                return;
+            }
+        }
+    }
+
+    /// Union of the transfers along the incoming edges, merged into one part at join points.
+    fn incoming_value(&mut self, node: usize) -> Value {
+        let mut value = if node == self.procedure.entry.0 {
+            self.entry.clone()
+        } else {
+            Value::bottom(self.dim)
+        };
+        let mut sources = usize::from(node == self.procedure.entry.0);
+        for index in self.incoming[node].clone() {
+            let edge = &self.procedure.edges[index];
+            let from = &self.values[edge.from.0];
+            if from.is_bottom() {
+                continue;
+            }
+            let transferred = transfer(&edge.action, from);
+            self.charge();
+            sources += 1;
+            value = value.union(transferred);
+        }
+        if sources > 1 { value.merged() } else { value }
+    }
+
+    fn charge(&mut self) {
+        self.stats.transfers += 1;
+        let name = self.procedure.name.clone();
+        if !self.coarse && self.stats.transfers > self.options.budget {
+            self.coarse = true;
+            self.losses.push(Loss::Coarsened {
+                procedure: name.clone(),
+            });
+        }
+        if !self.gave_up && self.stats.transfers > self.options.budget.saturating_mul(4) {
+            self.gave_up = true;
+            self.losses.push(Loss::GaveUp { procedure: name });
+        }
+    }
+
+    /// Widening thresholds for a loop: the loop's guards, also shifted by one step of each
+    /// counter the loop increments by a constant (so `i < n` with `i += 3` offers `i <= n + 2`,
+    /// the bound that holds at the head).
+    fn thresholds(&self, head: usize, body: &[WtoElement]) -> Vec<Constraint> {
+        let nodes: BTreeSet<usize> = std::iter::once(head)
+            .chain(body.iter().flat_map(WtoElement::nodes))
+            .collect();
+        let edges: Vec<&Action> = self
+            .procedure
+            .edges
+            .iter()
+            .filter(|e| nodes.contains(&e.from.0))
+            .map(|e| &e.action)
+            .collect();
+        let mut atoms = Vec::new();
+        let mut steps = Vec::new();
+        for action in edges {
+            match action {
+                Action::Assume(cond) => collect_atoms(cond, &mut atoms),
+                Action::Assign { var, expr } => steps.extend(constant_step(*var, expr)),
+                _ => {}
+            }
+        }
+        let mut thresholds: Vec<Constraint> = Vec::new();
+        for atom in &atoms {
+            let shifted = steps
+                .iter()
+                .map(|(var, step)| atom.add(&Affine::constant(-atom.coeff(*var) * step)));
+            for form in std::iter::once(atom.clone()).chain(shifted) {
+                let constraint = Constraint::ge(form).normalized_for_integers();
+                if !thresholds.contains(&constraint) {
+                    thresholds.push(constraint);
+                }
+            }
+        }
+        thresholds
+    }
+}
+
+/// `var := var + step` gives `(var, step)`.
+fn constant_step(var: crate::program::VarId, expr: &Expr) -> Option<(usize, Rat)> {
+    let only_itself = expr.terms.len() == 1 && expr.coeff(var) == membound_polyhedra::Int::from(1);
+    only_itself.then(|| (var.0, Rat::from(expr.constant.clone())))
+}
+
+/// The linear atoms of a guard as `e >= 0` forms, in both polarities.
+fn collect_atoms(cond: &Cond, atoms: &mut Vec<Affine>) {
+    match cond {
+        Cond::Ge(e) => {
+            atoms.push(affine_of(e));
+            atoms.push(affine_of(&(e.negated() - 1)));
+        }
+        Cond::Eq(e) | Cond::Ne(e) => {
+            atoms.push(affine_of(e));
+            atoms.push(affine_of(&e.negated()));
+        }
+        Cond::Not(inner) => collect_atoms(inner, atoms),
+        Cond::And(parts) | Cond::Or(parts) => parts.iter().for_each(|p| collect_atoms(p, atoms)),
+        Cond::True | Cond::False | Cond::Mod { .. } => {}
+    }
+}
+
+/// The abstract effect of one edge.
+pub fn transfer(action: &Action, value: &Value) -> Value {
+    match action {
+        Action::Skip => value.clone(),
+        Action::Assign { var, expr } => value.map_parts(|p| p.assign(var.0, expr)),
+        Action::Havoc(var) => value.map_parts(|p| p.havoc(var.0)),
+        Action::Assume(cond) => value.assume(cond),
+        Action::Call { results, .. } => {
+            value.map_parts(|p| results.iter().fold(p.clone(), |acc, r| acc.havoc(r.0)))
+        }
+    }
+}
