@@ -201,12 +201,6 @@ pub struct LocalVariable {
     pub slot: u16,
 }
 
-impl LocalVariable {
-    pub fn covers(&self, pc: u32) -> bool {
-        pc >= self.start_pc && pc - self.start_pc < self.length
-    }
-}
-
 /// An entry of the BootstrapMethods attribute: a method handle and constant-pool indices of
 /// its static arguments.
 #[derive(Clone, Debug, PartialEq)]
