@@ -127,6 +127,9 @@ pub fn affine_to_linear(form: &Affine, names: &[String]) -> Polynomial {
     Polynomial::from_terms(terms)
 }
 
+/// Integer bounds of a parameter; `None` is unbounded on that side.
+pub type IntegerInterval = (Option<Int>, Option<Int>);
+
 /// A set of integer parameter values: a rational polyhedron over named parameters, read at
 /// its integer points.
 #[derive(Clone, Debug)]
@@ -135,7 +138,7 @@ pub struct ParamDomain {
     poly: Polyhedron,
     // Caches: a domain is immutable once built (every "with" makes a new one).
     samples: OnceCell<Vec<BTreeMap<String, Rat>>>,
-    intervals: RefCell<BTreeMap<String, (Option<Int>, Option<Int>)>>,
+    intervals: RefCell<BTreeMap<String, IntegerInterval>>,
 }
 
 impl ParamDomain {
@@ -220,7 +223,7 @@ impl ParamDomain {
         (inside, outside)
     }
     /// Integer bounds of one parameter over the domain (`None` = unbounded on that side).
-    pub fn integer_interval(&self, param: &str) -> (Option<Int>, Option<Int>) {
+    pub fn integer_interval(&self, param: &str) -> IntegerInterval {
         if let Some(known) = self.intervals.borrow().get(param) {
             return known.clone();
         }
@@ -230,7 +233,7 @@ impl ParamDomain {
             .insert(param.to_string(), interval.clone());
         interval
     }
-    fn compute_integer_interval(&self, param: &str) -> (Option<Int>, Option<Int>) {
+    fn compute_integer_interval(&self, param: &str) -> IntegerInterval {
         let Some(index) = self.params.iter().position(|p| p == param) else {
             return (None, None);
         };

@@ -12,7 +12,8 @@
 //! - [`BoundExpr`] ([`expr`]): the evaluation tree, exact [`BoundExpr::eval`] (∞ is
 //!   [`Value::Infinite`](membound_polyhedra::Value)), serde, [`BoundExpr::to_readable`],
 //!   [`BoundExpr::to_text`] and [`parse_bound`] ([`text`]), [`simplify()`] ([`simplify`]),
-//!   
+//!   [`to_java`] ([`java`]: exact `long` evaluation, rational coefficients multiplied out,
+//!   overflow raises `ArithmeticException`).
 //! - [`Guard`] / [`ParamDomain`] ([`guard`]): conjunctions of linear constraints over integer
 //!   parameters and the exact (integer-aware) reasoning on them.
 //! - [`ParametricPolytope`] ([`vertices`]): parametric vertices and chambers.
@@ -48,6 +49,7 @@ pub mod compare;
 pub mod expansion;
 pub mod expr;
 pub mod guard;
+pub mod java;
 pub mod maximize;
 pub mod simplify;
 pub mod text;
@@ -57,6 +59,7 @@ pub mod vertices;
 pub use api::{Error, bound_command, bound_piecewise, bound_text, parse_point, render_value};
 pub use expr::{Arm, BoundExpr, EvalError};
 pub use guard::{Atom, Guard, ParamDomain};
+pub use java::to_java;
 pub use maximize::{expand, upper_bound};
 pub use simplify::simplify;
 pub use text::parse_bound;

@@ -113,8 +113,11 @@ impl ParametricPolytope {
     /// The polytope with its equalities solved for variables and the variables `poly` does not
     /// use projected out, and `poly` rewritten accordingly. Projection is exact over the
     /// rationals, so the maximum of the rewritten problem is the maximum of the original one.
+    ///
+    /// Every column is an integer, so constraints are first tightened to their integer form
+    /// (`2j <= 1` becomes `j <= 0`): the integer points stay, the rational relaxation shrinks.
     pub fn reduced_for(&self, poly: &Polynomial) -> (Polynomial, ParametricPolytope) {
-        let full = self.polyhedron().minimized();
+        let full = self.integer_tightened().minimized();
         let names = self.names();
         let np = self.n_params();
         let mut poly = poly.clone();
@@ -142,10 +145,25 @@ impl ParametricPolytope {
             .collect();
         let projected = full.project_out(&drop);
         let vars = keep.iter().map(|&column| names[column].clone()).collect();
+        let reduced =
+            ParametricPolytope::new(self.params.clone(), vars, projected.constraints().to_vec());
+        let tightened = reduced.integer_tightened().constraints().to_vec();
         (
             poly,
-            ParametricPolytope::new(self.params.clone(), vars, projected.constraints().to_vec()),
+            ParametricPolytope {
+                constraints: tightened,
+                ..reduced
+            },
         )
+    }
+
+    fn integer_tightened(&self) -> Polyhedron {
+        let constraints = self
+            .constraints
+            .iter()
+            .map(Constraint::normalized_for_integers)
+            .collect();
+        Polyhedron::from_constraints(self.params.len() + self.vars.len(), constraints)
     }
 
     /// The chambers of the parameter space (none when the polytope is empty for every value).
