@@ -638,3 +638,51 @@ fn jsr_and_ret_are_inlined_per_call_site() {
     "#]]
     .assert_eq(&print_body(&body));
 }
+
+/// `static int m(int a, int b) { return (b + 2) - (a + 1); }` computed as `a + 1`, `b + 2`,
+/// `swap`, then a jump with both values on the stack: the end-of-block moves form a cycle.
+#[test]
+fn a_swap_across_a_jump_is_a_parallel_move() {
+    let mut class = ClassFile::new("Swap", 52);
+    #[rustfmt::skip]
+    let code = [
+        0x1a, 0x04, 0x60,   //  0: iload_0; iconst_1; iadd
+        0x1b, 0x05, 0x60,   //  3: iload_1; iconst_2; iadd
+        0x5f,               //  6: swap
+        0xa7, 0x00, 0x03,   //  7: goto 10
+        0x64,               // 10: isub
+        0xac,               // 11: ireturn
+    ];
+    class.method(RawMethod {
+        name: "m",
+        descriptor: "(II)I",
+        max_stack: 3,
+        max_locals: 2,
+        code: &code,
+        exceptions: &[],
+    });
+    let class = Class::parse(&class.bytes()).expect("parse");
+    let body = lift_method(&class, &class.methods[0]).expect("lift");
+    expect![[r#"
+        static <Swap: int m(int,int)>
+        {
+            int p0; // parameter 0
+            int p1; // parameter 1
+            int $s0;
+            int $s1;
+            int $s4;
+
+          B0: // pc 0
+            $s0 = p0 + 1
+            $s1 = p1 + 2
+            $s4 = $s1
+            $s1 = $s0
+            $s0 = $s4
+            goto B1
+
+          B1: // pc 10
+            $s0 = $s0 - $s1
+            return $s0
+        }
+    "#]].assert_eq(&print_body(&body));
+}

@@ -31,10 +31,12 @@ use crate::error::{Error, Result};
 use crate::ir::{Block, BlockId, Body, Handler, Terminator, VarId, VarOrigin};
 use crate::jvm::{ClassName, Type};
 
-/// Most blocks (after inlining subroutines) a method may lift to.
-const MAX_BLOCKS: usize = 200_000;
-/// Most block visits the data-flow analysis may make before giving up on a method.
-const MAX_VISITS: usize = 2_000_000;
+/// Most local slots, summed over all blocks' entry frames, a method may need: bounds the
+/// memory of the analysis (the biggest methods of java.base need well under a tenth).
+const MAX_FRAME_SLOTS: usize = 8_000_000;
+/// Most work (instructions run plus local slots merged) the data-flow analysis may do on one
+/// method before giving up: bounds the time of pathological input.
+const MAX_WORK: usize = 200_000_000;
 
 /// Lifts one method of `class` to IR. Abstract and native methods have no body: an error.
 pub fn lift_method(class: &Class, method: &Method) -> Result<Body> {
@@ -263,8 +265,12 @@ impl Graph {
             let changed = self.entries[id].merge(&frame, pc)?;
             return Ok((id, changed));
         }
-        if self.keys.len() >= MAX_BLOCKS {
-            return Err(format!("more than {MAX_BLOCKS} blocks"));
+        if (self.keys.len() + 1) * frame.locals.len().max(1) > MAX_FRAME_SLOTS {
+            return Err(format!(
+                "too large to lift: {} blocks with {} locals each",
+                self.keys.len() + 1,
+                frame.locals.len()
+            ));
         }
         let id = self.keys.len();
         self.ids.insert(key.clone(), id);
@@ -318,17 +324,18 @@ fn analyse(shape: &Shape<'_>, entry: Frame) -> std::result::Result<Graph, String
     let mut queue = VecDeque::from([0usize]);
     let mut queued = vec![true];
     let mut scratch = Vars::new(&shape.code.local_variables);
-    let mut visits = 0;
+    let mut work = 0;
     while let Some(id) = queue.pop_front() {
-        visits += 1;
-        if visits > MAX_VISITS {
-            return Err("the type analysis does not settle".into());
-        }
         queued[id] = false;
         let key = graph.keys[id].clone();
+        let block = shape.block(key.block)?;
+        work += graph.entries[id].locals.len() + (block.end - block.start);
+        if work > MAX_WORK {
+            return Err("too complex to lift: the type analysis does not settle".into());
+        }
         let no_stacks = |_: &NodeKey| None;
         let exit = Interp::new(shape, &mut scratch, &key, &no_stacks).run(&graph.entries[id])?;
-        let pc = shape.block(key.block)?.pc;
+        let pc = block.pc;
         let mut edges = exit.successors.clone();
         for (handler_key, row) in handler_targets(shape, &key)? {
             let frame = Frame {

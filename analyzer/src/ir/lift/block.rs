@@ -10,6 +10,8 @@
 //! stack needs a temporary). Return addresses of `jsr` are values with no variable; `ret` goes
 //! back to the caller's continuation recorded in the block's subroutine context.
 
+use std::collections::HashMap;
+
 use super::decode::{Decoded, Element, Immediate, Insn, InvokeKind, Kind};
 use super::state::{Abs, Frame, Slot, merge_locals};
 use super::vars::Vars;
@@ -58,6 +60,8 @@ pub(super) struct Interp<'s, 'v> {
     line: Option<u32>,
     /// Temporaries made so far in this block.
     temporaries: u32,
+    /// Words on the operand stack (long and double take two).
+    words: usize,
 }
 
 type Step = Result<Option<(Terminator, Vec<(NodeKey, Frame)>)>, String>;
@@ -81,6 +85,7 @@ impl<'s, 'v> Interp<'s, 'v> {
             pc: 0,
             line: None,
             temporaries: 0,
+            words: 0,
         }
     }
 
@@ -128,6 +133,7 @@ impl<'s, 'v> Interp<'s, 'v> {
                 Abs::ReturnAddress(_) => placeholder(),
                 _ => Operand::Var(self.vars.stack(depth as u16, abs)),
             };
+            self.words += usize::from(abs.words());
             self.stack.push(Val {
                 op,
                 abs: abs.clone(),
@@ -193,48 +199,85 @@ impl<'s, 'v> Interp<'s, 'v> {
     }
 
     /// Moves every stack value into the variable of its depth for the given entry types, as
-    /// a parallel move.
+    /// a parallel move: a move runs once no other pending move still reads its target; when
+    /// only cycles are left (a swap), one source is parked in a temporary.
     fn materialize(&mut self, types: &[Abs]) {
-        let mut pending: Vec<(usize, VarId)> = Vec::new();
+        let mut pending: Vec<Option<VarId>> = vec![None; self.stack.len()];
+        let mut writer: HashMap<VarId, usize> = HashMap::new();
+        let mut readers: HashMap<VarId, usize> = HashMap::new();
         for (depth, (value, abs)) in self.stack.iter().zip(types).enumerate() {
             if matches!(value.abs, Abs::ReturnAddress(_)) || matches!(abs, Abs::ReturnAddress(_)) {
                 continue;
             }
             let target = self.vars.stack(depth as u16, abs);
             if value.op != Operand::Var(target) {
-                pending.push((depth, target));
+                pending[depth] = Some(target);
+                writer.insert(target, depth);
+                if let Operand::Var(source) = value.op {
+                    *readers.entry(source).or_default() += 1;
+                }
             }
         }
-        while !pending.is_empty() {
-            let free = pending.iter().position(|(_, target)| {
-                !pending
-                    .iter()
-                    .any(|(other, _)| self.stack_op(*other) == Some(Operand::Var(*target)))
-            });
-            match free {
-                Some(position) => {
-                    let (depth, target) = pending.remove(position);
-                    self.move_entry(depth, target);
+        let mut ready: Vec<usize> = (0..pending.len())
+            .filter(|depth| pending[*depth].is_some_and(|t| !readers.contains_key(&t)))
+            .collect();
+        let mut remaining = pending.iter().flatten().count();
+        while remaining > 0 {
+            while let Some(depth) = ready.pop() {
+                let Some(target) = pending[depth].take() else {
+                    continue;
+                };
+                let source = self.stack[depth].op.clone();
+                self.move_entry(depth, target);
+                remaining -= 1;
+                let Operand::Var(source) = source else {
+                    continue;
+                };
+                let count = readers.entry(source).or_default();
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    readers.remove(&source);
+                    ready.extend(writer.get(&source).filter(|d| pending[**d].is_some()));
                 }
-                None => {
-                    // Only cycles are left: park one source in a variable above the stack.
-                    let (depth, _) = pending[0];
-                    let abs = self.stack[depth].abs.clone();
-                    let temporary = self.temporary(&abs);
-                    let source = self.stack[depth].op.clone();
-                    self.assign(temporary, Expr::Use(source.clone()), &abs);
-                    for (other, _) in &pending {
-                        if self.stack[*other].op == source {
-                            self.stack[*other].op = Operand::Var(temporary);
-                        }
-                    }
-                }
+            }
+            if remaining > 0 && !self.break_cycle(&mut pending, &writer, &mut readers, &mut ready) {
+                break;
             }
         }
     }
 
-    fn stack_op(&self, depth: usize) -> Option<Operand> {
-        self.stack.get(depth).map(|v| v.op.clone())
+    /// Parks the source of one pending move that is itself a pending target in a temporary,
+    /// which lets the move writing that target go; false if there is none (no cycle).
+    fn break_cycle(
+        &mut self,
+        pending: &mut [Option<VarId>],
+        writer: &HashMap<VarId, usize>,
+        readers: &mut HashMap<VarId, usize>,
+        ready: &mut Vec<usize>,
+    ) -> bool {
+        let is_pending_target =
+            |var: &VarId| writer.get(var).is_some_and(|d| pending[*d].is_some());
+        let Some(source) = (0..pending.len())
+            .filter(|depth| pending[*depth].is_some())
+            .find_map(|depth| match self.stack[depth].op {
+                Operand::Var(var) if is_pending_target(&var) => Some((var, depth)),
+                _ => None,
+            })
+        else {
+            return false;
+        };
+        let (source, depth) = source;
+        let abs = self.stack[depth].abs.clone();
+        let temporary = self.temporary(&abs);
+        self.assign(temporary, Expr::Use(Operand::Var(source)), &abs);
+        for (value, target) in self.stack.iter_mut().zip(pending.iter()) {
+            if target.is_some() && value.op == Operand::Var(source) {
+                value.op = Operand::Var(temporary);
+            }
+        }
+        readers.remove(&source);
+        ready.extend(writer.get(&source).copied());
+        true
     }
 
     fn move_entry(&mut self, depth: usize, target: VarId) {
@@ -250,9 +293,12 @@ impl<'s, 'v> Interp<'s, 'v> {
     // ----- the operand stack ----------------------------------------------------------------
 
     fn pop(&mut self) -> Result<Val, String> {
-        self.stack
+        let value = self
+            .stack
             .pop()
-            .ok_or_else(|| format!("operand stack underflow at pc {}", self.pc))
+            .ok_or_else(|| format!("operand stack underflow at pc {}", self.pc))?;
+        self.words = self.words.saturating_sub(usize::from(value.abs.words()));
+        Ok(value)
     }
 
     fn pop_kind(&mut self, kind: Kind) -> Result<Val, String> {
@@ -273,13 +319,14 @@ impl<'s, 'v> Interp<'s, 'v> {
     }
 
     fn push(&mut self, op: Operand, abs: Abs) -> Result<(), String> {
-        let words: usize = self.stack.iter().map(|v| usize::from(v.abs.words())).sum();
-        if words + usize::from(abs.words()) > usize::from(self.shape.code.max_stack) {
+        let words = self.words + usize::from(abs.words());
+        if words > usize::from(self.shape.code.max_stack) {
             return Err(format!(
                 "operand stack overflow at pc {} (max_stack {})",
                 self.pc, self.shape.code.max_stack
             ));
         }
+        self.words = words;
         self.stack.push(Val { op, abs });
         Ok(())
     }
