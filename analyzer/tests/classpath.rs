@@ -234,6 +234,9 @@ fn compressed_jimage_resources_are_refused_clearly() {
     assert!(status.success());
     let classpath = jdk_classpath(Jdk::at(&image).unwrap());
     assert!(classpath.contains(&name("java/lang/String")));
-    let error = classpath.load(&name("java/lang/String")).unwrap_err().to_string();
+    let error = classpath
+        .load(&name("java/lang/String"))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("is compressed"), "{error}");
 }

@@ -684,5 +684,6 @@ fn a_swap_across_a_jump_is_a_parallel_move() {
             $s0 = $s0 - $s1
             return $s0
         }
-    "#]].assert_eq(&print_body(&body));
+    "#]]
+    .assert_eq(&print_body(&body));
 }
