@@ -21,7 +21,8 @@
 //!   the generators of a polytope (total degree, one weight per generator).
 //! - [`compare`]: sign tests used to prune candidates (constant, linear, Taylor, Sturm,
 //!   Bernstein on the difference); [`univariate`]: Sturm sequences and Taylor shifts.
-//! - [`maximize`]: [`upper_bound`] of a polynomial over a parametric polytope.
+//! - [`maximize`]: [`upper_bound`] of a polynomial over a parametric polytope;
+//!   [`small_values`]: exact maxima at the smallest parameter values.
 //!
 //! # Soundness
 //! Parameters are integers (isl's semantics). A bound is never below the maximum over the
@@ -34,7 +35,8 @@
 //! ```
 //! use membound_bernstein::{bound_command, bound_text, parse_point};
 //! let bound = bound_text("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }").unwrap();
-//! assert_eq!(bound.to_readable(), "cases(n >= 0 -> 1/4*n^2; otherwise -> 0)");
+//! // n = 1 is solved exactly (its integer maximum 0 is below 1/4).
+//! assert_eq!(bound.to_readable(), "cases(n = 1 -> 0; n >= 0 -> 1/4*n^2; otherwise -> 0)");
 //! let value = bound.eval(&parse_point("n=10").unwrap()).unwrap();
 //! assert_eq!(value.to_string(), "25");
 //! // What the CLI prints for `membound bound '…' --at n=10`: the bound, then the value.
@@ -52,6 +54,7 @@ pub mod guard;
 pub mod java;
 pub mod maximize;
 pub mod simplify;
+pub mod small_values;
 pub mod text;
 pub mod univariate;
 pub mod vertices;

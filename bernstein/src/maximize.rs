@@ -2,6 +2,9 @@
 //! chamber (thesis §7.4.1, App. C.3), candidates pruned by the sign tests, and the expansion
 //! refined by subdivision or degree elevation where that tightens the bound.
 //!
+//! At the smallest parameter values the exact integer maximum is computed by enumeration
+//! where it is tighter ([`crate::small_values`]).
+//!
 //! Both refinements only ever lower the maximum coefficient (the new coefficients are convex
 //! combinations of the old ones), so they are tried freely and kept when they lower the bound
 //! at the chamber's sample points; exact arithmetic then decides the result.
@@ -15,6 +18,7 @@ use crate::expansion::{Coefficient, bernstein_coefficients, degree_in};
 use crate::expr::{Arm, BoundExpr};
 use crate::guard::ParamDomain;
 use crate::simplify::{resolve_max, simplify_in};
+use crate::small_values::with_exact_small_values;
 use crate::vertices::{Chamber, ParametricPolytope, VertexError};
 
 /// Rounds of refinement (each splits one edge of one part or elevates one part's degree).
@@ -99,13 +103,12 @@ pub fn upper_bound(
             expr: chamber_bound(&poly, &reduced.vars, chamber),
         })
         .collect();
-    Ok(simplify_in(
-        &BoundExpr::Cases {
-            arms,
-            default: Box::new(BoundExpr::zero()),
-        },
-        &universe,
-    ))
+    let symbolic = BoundExpr::Cases {
+        arms,
+        default: Box::new(BoundExpr::zero()),
+    };
+    let bound = with_exact_small_values(&poly, &reduced, symbolic);
+    Ok(simplify_in(&bound, &universe))
 }
 
 /// True when the maximum is attained at a vertex: the polytope is bounded, or it is pointed

@@ -372,6 +372,17 @@ fn cases_of(arms: &[Arm], default: &BoundExpr, domain: &ParamDomain) -> BoundExp
 }
 
 fn finish_cases(mut arms: Vec<Arm>, default: BoundExpr) -> BoundExpr {
+    // cases(a -> x; otherwise -> cases(b -> y; otherwise -> z)) is cases(a -> x; b -> y; otherwise -> z).
+    let default = match default {
+        BoundExpr::Cases {
+            arms: inner,
+            default,
+        } if !arms.is_empty() => {
+            arms.extend(inner);
+            *default
+        }
+        other => other,
+    };
     while arms.last().is_some_and(|arm| arm.expr == default) {
         arms.pop();
     }

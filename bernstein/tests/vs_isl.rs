@@ -16,7 +16,7 @@ fn never_looser_than_isl_and_sometimes_tighter() {
     );
     for c in &comparisons {
         assert!(
-            c.ours <= c.isl,
+            !c.looser(),
             "looser than isl on {} at {:?}: {} > {}",
             c.text,
             c.point,
@@ -25,11 +25,9 @@ fn never_looser_than_isl_and_sometimes_tighter() {
         );
     }
     let tighter = comparisons.iter().filter(|c| c.ours < c.isl).count();
-    let ratios: Vec<f64> = comparisons
-        .iter()
-        .map(oracle::ratio)
-        .filter(|r| r.is_finite())
-        .collect();
+    let ratios: Vec<f64> = comparisons.iter().filter_map(oracle::ratio).collect();
+    let isl_wrong = comparisons.iter().filter(|c| c.isl_unsound()).count();
+    println!("isl below the true maximum at {isl_wrong} points");
     println!(
         "{} points, strictly tighter at {tighter}, mean ratio ours/isl {:.4}",
         comparisons.len(),

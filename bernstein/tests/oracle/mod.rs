@@ -10,18 +10,33 @@ use std::process::{Command, Stdio};
 use membound_bernstein::bound_text;
 use membound_polyhedra::{Int, Rat, Value, parse_piecewise};
 
-/// One problem and the integer parameter points where its set has integer points.
+/// One problem, the integer parameter points where its set has integer points, and the true
+/// maximum over those integer points (by enumeration) at each.
 pub struct Problem {
     pub text: String,
     pub points: Vec<BTreeMap<String, i64>>,
+    pub maxima: Vec<Rat>,
 }
 
-/// Our value and isl's at one point.
+/// Our value, isl's and the true maximum at one point.
 pub struct Comparison {
     pub text: String,
     pub point: BTreeMap<String, i64>,
     pub ours: Rat,
     pub isl: Rat,
+    pub truth: Rat,
+}
+
+impl Comparison {
+    /// isl's value is below the true maximum: its bound is wrong there, so tightness is
+    /// judged against the true maximum instead.
+    pub fn isl_unsound(&self) -> bool {
+        self.isl < self.truth
+    }
+    /// Our bound is above isl's (where isl is sound) or above the true maximum (where not).
+    pub fn looser(&self) -> bool {
+        self.ours > self.isl.clone().max(self.truth.clone())
+    }
 }
 
 /// A small deterministic generator (xorshift), so runs compare the same problems.
@@ -54,9 +69,13 @@ pub fn problems(count: usize) -> Vec<Problem> {
     }
     texts
         .into_iter()
-        .map(|text| Problem {
-            points: nonempty_points(&text),
-            text,
+        .map(|text| {
+            let (points, maxima) = points_with_maxima(&text);
+            Problem {
+                text,
+                points,
+                maxima,
+            }
         })
         .collect()
 }
@@ -99,12 +118,12 @@ fn random_problem(rng: &mut Rng) -> String {
     )
 }
 
-/// Parameter points (n, m in 0..=8) where the set has an integer point.
-fn nonempty_points(text: &str) -> Vec<BTreeMap<String, i64>> {
+/// Parameter points (n, m in 0..=8) where the set has an integer point, with the maximum of
+/// the polynomial over those points.
+fn points_with_maxima(text: &str) -> (Vec<BTreeMap<String, i64>>, Vec<Rat>) {
     let pw = parse_piecewise(text).expect("generated problems parse");
     let params = pw.space.params.clone();
     let values: Vec<i64> = vec![0, 1, 2, 3, 5, 8];
-    let mut points = Vec::new();
     let combos: Vec<Vec<i64>> = if params.len() == 2 {
         values
             .iter()
@@ -113,24 +132,40 @@ fn nonempty_points(text: &str) -> Vec<BTreeMap<String, i64>> {
     } else {
         values.iter().map(|&n| vec![n]).collect()
     };
+    let mut points = Vec::new();
+    let mut maxima = Vec::new();
     for combo in combos {
         let param_values: Vec<Int> = combo.iter().map(|&v| Int::from(v)).collect();
-        let inhabited = pw.pieces.iter().any(|piece| {
-            (-2..=20i64).any(|i| {
-                (-2..=20i64).any(|j| {
-                    let dims: Vec<Int> = [i, j][..pw.space.dims.len()]
-                        .iter()
-                        .map(|&v| Int::from(v))
-                        .collect();
-                    piece.domain.contains(&param_values, &dims).unwrap_or(false)
-                })
-            })
-        });
-        if inhabited {
+        let mut best: Option<Rat> = None;
+        for piece in &pw.pieces {
+            for i in -2..=20i64 {
+                for j in -2..=20i64 {
+                    let x = &[i, j][..pw.space.dims.len()];
+                    let dims: Vec<Int> = x.iter().map(|&v| Int::from(v)).collect();
+                    if !piece.domain.contains(&param_values, &dims).unwrap_or(false) {
+                        continue;
+                    }
+                    let value =
+                        piece
+                            .qp
+                            .eval(&|name| match pw.space.dims.iter().position(|d| d == name) {
+                                Some(k) => Rat::from(x[k]),
+                                None => Rat::from(
+                                    combo[params.iter().position(|p| p == name).unwrap_or(0)],
+                                ),
+                            });
+                    if best.as_ref().is_none_or(|b| value > *b) {
+                        best = Some(value);
+                    }
+                }
+            }
+        }
+        if let Some(best) = best {
             points.push(params.iter().cloned().zip(combo).collect());
+            maxima.push(best);
         }
     }
-    points
+    (points, maxima)
 }
 
 /// The python of the oracle venv (created by `scripts/ensure-oracle-venv.sh`, or a clear
@@ -216,7 +251,7 @@ pub fn compare(problems: &[Problem]) -> Result<Vec<Comparison>, String> {
     let mut comparisons = Vec::new();
     for (problem, isl_values) in problems.iter().zip(theirs) {
         let bound = bound_text(&problem.text).map_err(|e| format!("{}: {e}", problem.text))?;
-        for (point, isl) in problem.points.iter().zip(isl_values) {
+        for ((point, isl), truth) in problem.points.iter().zip(isl_values).zip(&problem.maxima) {
             let at: BTreeMap<String, Rat> = point
                 .iter()
                 .map(|(k, v)| (k.clone(), Rat::from(*v)))
@@ -227,21 +262,29 @@ pub fn compare(problems: &[Problem]) -> Result<Vec<Comparison>, String> {
                     return Err(format!("{}: our bound is ∞ on a bounded set", problem.text));
                 }
             };
+            if ours < *truth {
+                let text = &problem.text;
+                return Err(format!(
+                    "UNSOUND: {text} at {point:?}: ours {ours} < true maximum {truth}"
+                ));
+            }
+            let truth = truth.clone();
             comparisons.push(Comparison {
                 text: problem.text.clone(),
                 point: point.clone(),
                 ours,
                 isl,
+                truth,
             });
         }
     }
     Ok(comparisons)
 }
 
-/// `ours / isl` as a float for reporting (1 when both are 0); never used to decide.
-pub fn ratio(c: &Comparison) -> f64 {
-    if c.isl.is_zero() {
-        return if c.ours.is_zero() { 1.0 } else { f64::INFINITY };
-    }
-    c.ours.to_f64_lossy() / c.isl.to_f64_lossy()
+/// `ours / isl` as a float where isl's value is positive (a ratio of negative values says
+/// nothing); for reporting only, never used to decide.
+pub fn ratio(c: &Comparison) -> Option<f64> {
+    c.isl
+        .is_positive()
+        .then(|| c.ours.to_f64_lossy() / c.isl.to_f64_lossy())
 }
