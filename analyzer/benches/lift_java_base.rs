@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use membound::classfile::Class;
 use membound::classpath::{Classpath, Jdk};
 use membound::ir::lift_method;
 
@@ -30,20 +31,26 @@ fn main() {
     let names = classpath.module_classes("java.base");
     let indexed = start.elapsed();
 
-    let (methods, failures) = names
+    let classes: Vec<Class> = names
         .par_iter()
-        .map(|name| match classpath.load(name) {
-            Ok(class) => class.methods.iter().filter(|m| m.code.is_some()).fold(
-                (0usize, 0usize),
-                |(ok, failed), method| match lift_method(&class, method) {
+        .filter_map(|name| classpath.load(name).ok())
+        .collect();
+    let parsed = start.elapsed();
+
+    let (methods, failures) = classes
+        .par_iter()
+        .map(|class| {
+            let with_code = class.methods.iter().filter(|m| m.code.is_some());
+            with_code.fold((0usize, 0usize), |(ok, failed), method| {
+                match lift_method(class, method) {
                     Ok(_) => (ok + 1, failed),
                     Err(_) => (ok, failed + 1),
-                },
-            ),
-            Err(_) => (0, 1),
+                }
+            })
         })
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     let total = start.elapsed();
+    let failures = failures + (names.len() - classes.len());
 
     println!("JDK: {} ({:?})", jdk.home.display(), jdk.image);
     println!("threads: {}", rayon::current_num_threads());
@@ -52,6 +59,11 @@ fn main() {
         names.len(),
         indexed.as_secs_f64()
     );
+    println!(
+        "read and parsed in {:.3} s",
+        (parsed - indexed).as_secs_f64()
+    );
+    println!("lifted in {:.3} s", (total - parsed).as_secs_f64());
     println!("methods lifted: {methods}, failures: {failures}");
     println!("total: {:.3} s", total.as_secs_f64());
     println!(
