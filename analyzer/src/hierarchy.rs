@@ -9,11 +9,54 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use crate::classfile::{Class, Method};
+use rustc_hash::FxHashMap;
+
+use crate::classfile::{AccessFlags, Class, ClassHeader};
 use crate::classpath::Origin;
-use crate::error::Result;
 use crate::jvm::{ClassName, MethodRef};
 use crate::program::Program;
+
+/// Whether a superclass lookup may find static methods.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Statics {
+    Included,
+    Skipped,
+}
+
+/// What the hierarchy needs of a class, indexed: method lookups are the call graph's hot path.
+struct Summary {
+    super_class: Option<ClassName>,
+    interfaces: Vec<ClassName>,
+    is_interface: bool,
+    /// Declared methods by name, then descriptor.
+    methods: FxHashMap<Arc<str>, Vec<(Arc<str>, AccessFlags)>>,
+}
+
+impl Summary {
+    fn of(class: &Class) -> Summary {
+        let mut methods: FxHashMap<Arc<str>, Vec<(Arc<str>, AccessFlags)>> = FxHashMap::default();
+        for method in &class.methods {
+            methods
+                .entry(method.name.clone())
+                .or_default()
+                .push((method.descriptor.clone(), method.access));
+        }
+        Summary {
+            super_class: class.super_class.clone(),
+            interfaces: class.interfaces.clone(),
+            is_interface: class.is_interface(),
+            methods,
+        }
+    }
+
+    fn declared(&self, name: &str, descriptor: &str) -> Option<AccessFlags> {
+        self.methods
+            .get(name)?
+            .iter()
+            .find(|(d, _)| &**d == descriptor)
+            .map(|(_, access)| *access)
+    }
+}
 
 /// Hierarchy queries over one program.
 pub struct Hierarchy<'p> {
@@ -22,6 +65,7 @@ pub struct Hierarchy<'p> {
     /// Direct subtypes among the user's classes only, and among all classes.
     user_subtypes: OnceLock<HashMap<ClassName, Vec<ClassName>>>,
     all_subtypes: OnceLock<HashMap<ClassName, Vec<ClassName>>>,
+    summaries: RwLock<FxHashMap<ClassName, Option<Arc<Summary>>>>,
 }
 
 impl<'p> Hierarchy<'p> {
@@ -31,6 +75,7 @@ impl<'p> Hierarchy<'p> {
             supertypes: RwLock::new(HashMap::new()),
             user_subtypes: OnceLock::new(),
             all_subtypes: OnceLock::new(),
+            summaries: RwLock::new(FxHashMap::default()),
         }
     }
 
@@ -41,6 +86,24 @@ impl<'p> Hierarchy<'p> {
     /// The class, or `None` when it is not on the classpath or cannot be read.
     pub fn class(&self, name: &ClassName) -> Option<Arc<Class>> {
         self.program.class(name).ok()
+    }
+
+    /// The indexed summary of a class, `None` when it cannot be loaded.
+    fn summary(&self, name: &ClassName) -> Option<Arc<Summary>> {
+        if let Some(known) = self
+            .summaries
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(name)
+        {
+            return known.clone();
+        }
+        let summary = self.class(name).map(|class| Arc::new(Summary::of(&class)));
+        self.summaries
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(name.clone(), summary.clone());
+        summary
     }
 
     /// `name` and all its superclasses and superinterfaces that are on the classpath.
@@ -54,7 +117,7 @@ impl<'p> Hierarchy<'p> {
             if !all.insert(next.clone()) {
                 continue;
             }
-            if let Some(class) = self.class(&next) {
+            if let Some(class) = self.summary(&next) {
                 pending.extend(class.super_class.iter().cloned());
                 pending.extend(class.interfaces.iter().cloned());
             }
@@ -102,16 +165,19 @@ impl<'p> Hierarchy<'p> {
         found.into_iter().collect()
     }
 
+    /// Direct subtypes by reading class headers only: keeping the whole parsed model of every
+    /// class of a JDK would cost gigabytes.
     fn direct_subtypes(
         &self,
         classes: impl Iterator<Item = ClassName>,
     ) -> HashMap<ClassName, Vec<ClassName>> {
+        let classpath = self.program.classpath();
         let mut direct: HashMap<ClassName, Vec<ClassName>> = HashMap::new();
         for name in classes {
-            let Some(class) = self.class(&name) else {
+            let Ok(header) = classpath.read(&name).and_then(|b| ClassHeader::parse(&b)) else {
                 continue;
             };
-            for sup in class.super_class.iter().chain(&class.interfaces) {
+            for sup in header.super_class.iter().chain(&header.interfaces) {
                 direct.entry(sup.clone()).or_default().push(name.clone());
             }
         }
@@ -122,7 +188,7 @@ impl<'p> Hierarchy<'p> {
     /// `method` refers to, looked up in the named class, its superclasses, then its
     /// superinterfaces. `None` when no class on the path declares it.
     pub fn resolve(&self, method: &MethodRef) -> Option<MethodRef> {
-        self.lookup_in_superclasses(&method.class, method)
+        self.lookup_in_superclasses(&method.class, method, Statics::Included)
             .or_else(|| self.lookup_in_interfaces(&method.class, method))
     }
 
@@ -130,31 +196,37 @@ impl<'p> Hierarchy<'p> {
     /// runs when the receiver's class is `receiver`. `None` when the receiver class inherits no
     /// implementation (it is abstract, or part of its hierarchy is missing).
     pub fn select(&self, receiver: &ClassName, method: &MethodRef) -> Option<MethodRef> {
-        let found = self
-            .lookup_in_superclasses(receiver, method)
-            .or_else(|| self.lookup_in_interfaces(receiver, method))?;
-        let declared = self.declared(&found)?;
-        (!declared.is_abstract()).then_some(found)
+        self.lookup_in_superclasses(receiver, method, Statics::Skipped)
+            .or_else(|| self.lookup_in_interfaces(receiver, method))
+            .filter(|found| self.access(found).is_some_and(|a| !a.is_abstract()))
     }
 
-    /// The declaration of a method, `None` when its class is missing or does not declare it.
-    pub fn declared(&self, method: &MethodRef) -> Option<Method> {
-        let class = self.class(&method.class)?;
-        class.method(&method.name, &method.descriptor).cloned()
+    /// The access flags of a method, `None` when its class is missing or does not declare it.
+    pub fn access(&self, method: &MethodRef) -> Option<AccessFlags> {
+        self.summary(&method.class)?
+            .declared(&method.name, &method.descriptor)
     }
 
-    fn lookup_in_superclasses(&self, start: &ClassName, method: &MethodRef) -> Option<MethodRef> {
+    /// Looks for `method` in `start` and its superclasses. Selection skips static methods (they
+    /// do not override); resolution finds them, since `invokestatic` may name a subclass of the
+    /// declaring class.
+    fn lookup_in_superclasses(
+        &self,
+        start: &ClassName,
+        method: &MethodRef,
+        statics: Statics,
+    ) -> Option<MethodRef> {
         let mut seen = HashSet::new();
         let mut next = Some(start.clone());
         while let Some(name) = next {
             if !seen.insert(name.clone()) {
                 return None; // a cyclic hierarchy (malformed input) ends the search
             }
-            let class = self.class(&name)?;
-            if let Some(found) = class.method(&method.name, &method.descriptor)
-                && (!found.is_static() || name == *start || method.is_initializer())
+            let class = self.summary(&name)?;
+            if let Some(access) = class.declared(&method.name, &method.descriptor)
+                && (statics == Statics::Included || !access.is_static())
             {
-                return Some(found.reference(&name));
+                return Some(MethodRef::new(name, &method.name, &method.descriptor));
             }
             next = class.super_class.clone();
         }
@@ -167,22 +239,23 @@ impl<'p> Hierarchy<'p> {
     fn lookup_in_interfaces(&self, start: &ClassName, method: &MethodRef) -> Option<MethodRef> {
         let mut abstract_match = None;
         for name in self.supertypes(start).iter() {
-            let Some(class) = self.class(name) else {
+            let Some(class) = self.summary(name) else {
                 continue;
             };
-            if !class.is_interface() {
+            if !class.is_interface {
                 continue;
             }
-            let Some(found) = class.method(&method.name, &method.descriptor) else {
+            let Some(access) = class.declared(&method.name, &method.descriptor) else {
                 continue;
             };
-            if found.is_static() || found.access.is_private() {
+            if access.is_static() || access.is_private() {
                 continue;
             }
-            if !found.is_abstract() {
-                return Some(found.reference(name));
+            let found = MethodRef::new(name.clone(), &method.name, &method.descriptor);
+            if !access.is_abstract() {
+                return Some(found);
             }
-            abstract_match.get_or_insert_with(|| found.reference(name));
+            abstract_match.get_or_insert(found);
         }
         abstract_match
     }
@@ -197,20 +270,15 @@ impl<'p> Hierarchy<'p> {
             if !seen.insert(name.clone()) {
                 break;
             }
-            let Some(loaded) = self.class(&name) else {
+            let Some(loaded) = self.summary(&name) else {
                 break;
             };
-            if loaded.method("<clinit>", "()V").is_some() {
+            if loaded.declared("<clinit>", "()V").is_some() {
                 chain.push(MethodRef::new(name.clone(), "<clinit>", "()V"));
             }
             next = loaded.super_class.clone();
         }
         chain.reverse();
         chain
-    }
-
-    /// Loads a class and reports why it cannot be loaded.
-    pub fn require(&self, name: &ClassName) -> Result<Arc<Class>> {
-        self.program.class(name)
     }
 }

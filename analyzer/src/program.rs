@@ -43,15 +43,19 @@ impl Program {
             .get_or_try_insert(name, || self.classpath.load(name))
     }
 
-    /// The lifted body of a method, looked up in the class `method.class` itself.
+    /// The lifted body of a method, looked up in the class `method.class` itself, and kept.
     pub fn body(&self, method: &MethodRef) -> Result<Arc<Body>> {
-        self.bodies.get_or_try_insert(method, || {
-            let class = self.class(&method.class)?;
-            let declared = class
-                .method(&method.name, &method.descriptor)
-                .ok_or_else(|| Error::Input(format!("method {method} is not declared")))?;
-            ir::lift_method(&class, declared)
-        })
+        self.bodies.get_or_try_insert(method, || self.lift(method))
+    }
+
+    /// The lifted body of a method, not kept: for passes over a whole call graph, where keeping
+    /// every body of the JDK that a program reaches would cost gigabytes.
+    pub fn lift(&self, method: &MethodRef) -> Result<Body> {
+        let class = self.class(&method.class)?;
+        let declared = class
+            .method(&method.name, &method.descriptor)
+            .ok_or_else(|| Error::Input(format!("method {method} is not declared")))?;
+        ir::lift_method(&class, declared)
     }
 
     /// Whether the class is on the classpath (without loading it).

@@ -1,7 +1,9 @@
 //! Building the call graph: a worklist over reachable methods with rapid type analysis, and the
 //! class-hierarchy fallback applied at the fixpoint.
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
 use crate::error::Result;
@@ -20,12 +22,12 @@ pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef) -> Result<CallGraph> 
         graph: CallGraph::new(entry.clone()),
         worklist: VecDeque::from([0]),
         instantiated: BTreeSet::new(),
-        receivers_by_supertype: HashMap::new(),
+        receivers_by_supertype: HashMap::default(),
         lambdas: Vec::new(),
         virtual_sites: Vec::new(),
-        sites_by_declared: HashMap::new(),
-        initialized: HashSet::new(),
-        edge_keys: HashSet::new(),
+        sites_by_declared: HashMap::default(),
+        initialized: HashSet::default(),
+        edge_keys: HashSet::default(),
     };
     builder.seed_external_receivers(&entry_body);
     loop {
@@ -99,7 +101,7 @@ impl Builder<'_, '_> {
 
     fn visit(&mut self, node: NodeId) {
         let method = self.graph.methods[node].method.clone();
-        let body = match self.hierarchy.program().body(&method) {
+        let body = match self.hierarchy.program().lift(&method) {
             Ok(body) => body,
             Err(error) => {
                 self.graph.methods[node].kind = NodeKind::Broken(error.to_string());
@@ -350,9 +352,9 @@ impl Builder<'_, '_> {
     }
 
     fn node_kind(&self, method: &MethodRef) -> NodeKind {
-        match self.hierarchy.declared(method) {
-            Some(declared) if declared.is_native() => NodeKind::Native,
-            Some(declared) if declared.is_abstract() => NodeKind::Abstract,
+        match self.hierarchy.access(method) {
+            Some(access) if access.is_native() => NodeKind::Native,
+            Some(access) if access.is_abstract() => NodeKind::Abstract,
             Some(_) => NodeKind::Code,
             None => NodeKind::Broken(format!("{method} is not declared")),
         }

@@ -18,7 +18,7 @@
 mod build;
 mod render;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -113,7 +113,7 @@ impl CallGraph {
             methods: Vec::new(),
             edges: Vec::new(),
             unresolved: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
         };
         graph.add_node(entry, NodeKind::Code);
         graph
@@ -157,7 +157,7 @@ impl CallGraph {
         let mut graph = DiGraph::<(), ()>::new();
         let nodes: Vec<_> = self.methods.iter().map(|_| graph.add_node(())).collect();
         for edge in &self.edges {
-            graph.update_edge(nodes[edge.caller], nodes[edge.callee], ());
+            graph.add_edge(nodes[edge.caller], nodes[edge.callee], ());
         }
         let mut self_loops = vec![false; self.methods.len()];
         for edge in self.edges.iter().filter(|e| e.caller == e.callee) {

@@ -8,6 +8,7 @@
 //! itself is decoded and checked by the lifter (`ir::lift`), not here. Annotations, generic
 //! signatures, stack maps and module attributes are not kept.
 
+mod header;
 mod pool;
 
 use std::sync::Arc;
@@ -21,6 +22,8 @@ pub use pool::{Constant, ConstantPool, Handle, HandleKind, Loadable, PoolResult}
 
 use crate::error::{Error, Result};
 use crate::jvm::{ClassName, MethodDescriptor, MethodRef, Type};
+
+pub use header::ClassHeader;
 
 /// The oldest class-file major version we read (Java 1.1).
 pub const MIN_MAJOR_VERSION: u16 = 45;

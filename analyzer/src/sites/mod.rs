@@ -146,7 +146,7 @@ fn local_events<'g>(program: &Program, graph: &'g CallGraph) -> Result<Vec<Vec<E
 
 /// The allocating statements of one method body.
 fn allocations(program: &Program, method: &MethodRef) -> Result<Vec<Event<'static>>> {
-    let body = program.body(method)?;
+    let body = program.lift(method)?;
     let mut found = Vec::new();
     for block in &body.blocks {
         for (index, stmt) in block.stmts.iter().enumerate() {
