@@ -14,7 +14,7 @@ use crate::hierarchy::Hierarchy;
 use crate::jvm::MethodRef;
 use crate::program::Program;
 use crate::select::select_method;
-use crate::{callgraph, ir, sites};
+use crate::{callgraph, ir, measure, sites};
 
 /// Parametric heap-memory bounds for Java bytecode.
 #[derive(Debug, Parser)]
@@ -45,6 +45,35 @@ enum Command {
         #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
         max_chains: usize,
     },
+    /// Run the program on a real JVM under the allocation agent and count, per creation site,
+    /// what the method allocates.
+    Measure(MeasureArgs),
+}
+
+#[derive(Debug, Args)]
+struct MeasureArgs {
+    /// A .jar or a directory of classes.
+    input: PathBuf,
+    /// The watched method: `pkg.Class.method`, or with a descriptor to watch one overload.
+    #[arg(long)]
+    method: String,
+    /// The main class (default: the jar manifest's Main-Class).
+    #[arg(long)]
+    main: Option<String>,
+    /// The java launcher (default: $JAVA_HOME/bin/java, then java on PATH).
+    #[arg(long)]
+    java: Option<PathBuf>,
+    /// The agent library (default: $MEMBOUND_AGENT, then the one built next to membound).
+    #[arg(long)]
+    agent: Option<PathBuf>,
+    /// An extra JVM option, such as -Xmx2g (repeatable).
+    #[arg(long = "jvm-arg", allow_hyphen_values = true)]
+    jvm_args: Vec<String>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
+    /// The program's arguments, after `--`.
+    #[arg(last = true)]
+    program_args: Vec<String>,
 }
 
 /// The program to load and the method to look at.
@@ -128,6 +157,29 @@ fn run(command: Command) -> Result<String> {
                 ListFormat::Text => sites::to_text(&found),
                 ListFormat::Json => json_text(&sites::to_json(&found)),
             })
+        }
+        Command::Measure(args) => {
+            let measurement = measure::measure(&args.options())?;
+            // The program's own output goes to stderr, so stdout stays the report.
+            eprint!("{}", measurement.program_stdout);
+            Ok(match args.format {
+                ListFormat::Text => measurement.to_text(),
+                ListFormat::Json => json_text(&measurement.to_json()),
+            })
+        }
+    }
+}
+
+impl MeasureArgs {
+    fn options(&self) -> measure::MeasureOptions {
+        measure::MeasureOptions {
+            input: self.input.clone(),
+            method: self.method.clone(),
+            main: self.main.clone(),
+            java: self.java.clone(),
+            agent: self.agent.clone(),
+            jvm_args: self.jvm_args.clone(),
+            program_args: self.program_args.clone(),
         }
     }
 }

@@ -44,6 +44,19 @@ pub fn membound_bin() -> PathBuf {
     bin
 }
 
+/// Builds the JVMTI agent into this build's directory if this test run did not, so `measure`
+/// finds it next to the binary.
+pub fn ensure_agent() {
+    if !profile_dir().join("libmembound_agent.so").exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-p", "membound-agent"])
+            .current_dir(workspace_root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the agent failed");
+    }
+}
+
 /// The result of running a command: its exit code and its output as text.
 #[derive(Debug)]
 pub struct Run {
