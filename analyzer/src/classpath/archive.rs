@@ -49,7 +49,10 @@ impl Read for SharedFile {
         let Some(buf) = buf.get_mut(..wanted) else {
             return Ok(0);
         };
-        let read = self.file.read_at(buf, self.base + self.pos)?;
+        let Some(at) = self.base.checked_add(self.pos) else {
+            return Ok(0);
+        };
+        let read = self.file.read_at(buf, at)?;
         self.pos += read as u64;
         Ok(read)
     }

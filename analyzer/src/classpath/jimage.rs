@@ -51,6 +51,8 @@ pub(crate) struct Jimage {
     file: File,
     /// First byte of the resources area.
     resources_start: u64,
+    /// Length of the file.
+    size: u64,
 }
 
 /// The fields of one location that we use.
@@ -114,6 +116,7 @@ impl Jimage {
             path: path.to_path_buf(),
             file,
             resources_start: index_size as u64,
+            size: file_size,
         };
         Ok((image, classes))
     }
@@ -136,9 +139,22 @@ impl Jimage {
                 self.path.display()
             ))
         })?;
+        let at = self
+            .resources_start
+            .checked_add(resource.offset)
+            .filter(|at| {
+                at.checked_add(resource.uncompressed_size)
+                    .is_some_and(|end| end <= self.size)
+            })
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "{}: class {name} lies outside the image",
+                    self.path.display()
+                ))
+            })?;
         let mut bytes = vec![0u8; size];
         self.file
-            .read_exact_at(&mut bytes, self.resources_start + resource.offset)
+            .read_exact_at(&mut bytes, at)
             .map_err(|source| io_error(&self.path, source))?;
         Ok(bytes)
     }
