@@ -240,3 +240,61 @@ fn compressed_jimage_resources_are_refused_clearly() {
         .to_string();
     assert!(error.contains("is compressed"), "{error}");
 }
+
+/// A jimage written by hand: one class `Tiny` of module `java.base`, uncompressed, in the
+/// given byte order; checks the reader against the format rather than against one JDK.
+fn tiny_image(class: &[u8], little_endian: bool) -> Vec<u8> {
+    let strings = b"\0java.base\0Tiny\0class\0";
+    let (module, base, extension) = (1u8, 11u8, 16u8);
+    // Attribute bytes: kind << 3 | (length - 1), then the big-endian value.
+    let size = class.len() as u16;
+    let mut location = vec![1 << 3, module, 2 << 3, 0, 3 << 3, base, 4 << 3, extension];
+    location.extend([5 << 3, 0, 7 << 3 | 1]);
+    location.extend(size.to_be_bytes());
+    location.push(0);
+    let word = |v: u32| {
+        if little_endian {
+            v.to_le_bytes()
+        } else {
+            v.to_be_bytes()
+        }
+    };
+    let mut image = Vec::new();
+    let header = [
+        0xCAFE_DADA,
+        1 << 16,
+        0,
+        1,
+        1,
+        location.len() as u32,
+        strings.len() as u32,
+    ];
+    for value in header {
+        image.extend(word(value));
+    }
+    image.extend(word(0)); // redirect table
+    image.extend(word(0)); // offsets table
+    image.extend(&location);
+    image.extend(strings);
+    image.extend(class);
+    image
+}
+
+#[test]
+fn a_hand_made_jimage_is_read_in_either_byte_order() {
+    let source = javac(
+        "tiny-src",
+        &["--release", "8"],
+        &[("Tiny.java", "public class Tiny { int x; }")],
+    );
+    let class = std::fs::read(source.join("Tiny.class")).unwrap();
+    for little_endian in [true, false] {
+        let home = temp_dir(&format!("tiny-image-{little_endian}"));
+        std::fs::create_dir_all(home.join("lib")).unwrap();
+        std::fs::write(home.join("lib/modules"), tiny_image(&class, little_endian)).unwrap();
+        let classpath = jdk_classpath(Jdk::at(&home).unwrap());
+        assert_eq!(classpath.module_classes("java.base"), [name("Tiny")]);
+        let tiny = classpath.load(&name("Tiny")).unwrap();
+        assert_eq!(&*tiny.fields[0].name, "x");
+    }
+}
