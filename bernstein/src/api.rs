@@ -45,12 +45,11 @@ pub fn bound_piecewise(pw: &PiecewiseQuasiPolynomial) -> Result<BoundExpr, Verte
             }
         }
     }
-    let expr = match bounds.len() {
+    Ok(match bounds.len() {
         0 => BoundExpr::zero(),
         1 => bounds.remove(0),
-        _ => BoundExpr::Max(bounds),
-    };
-    Ok(simplify(&expr, &Guard::always()))
+        _ => simplify(&BoundExpr::Max(bounds), &Guard::always()),
+    })
 }
 
 /// Parses isl text (`[n] -> { [i] -> i*(n - i) : 0 <= i <= n }`) and bounds it.

@@ -8,6 +8,7 @@
 use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeMap;
 
+use membound_polyhedra::generators::Generators;
 use membound_polyhedra::isl::print::constraint_text;
 use membound_polyhedra::{
     Affine, Constraint, Int, Monomial, Polyhedron, Polynomial, Rat, Relation,
@@ -137,6 +138,7 @@ pub struct ParamDomain {
     params: Vec<String>,
     poly: Polyhedron,
     // Caches: a domain is immutable once built (every "with" makes a new one).
+    generators: OnceCell<Generators>,
     samples: OnceCell<Vec<BTreeMap<String, Rat>>>,
     intervals: RefCell<BTreeMap<String, IntegerInterval>>,
 }
@@ -151,6 +153,7 @@ impl ParamDomain {
         ParamDomain {
             params,
             poly,
+            generators: OnceCell::new(),
             samples: OnceCell::new(),
             intervals: RefCell::default(),
         }
@@ -260,11 +263,14 @@ impl ParamDomain {
         }
         (lower, upper)
     }
+    fn generators(&self) -> &Generators {
+        self.generators.get_or_init(|| self.poly.generators())
+    }
     /// The vertices when the domain is a non-empty polytope.
     pub fn vertices_if_bounded(&self) -> Option<Vec<Vec<Rat>>> {
-        let generators = self.poly.generators();
+        let generators = self.generators();
         let bounded = generators.rays.is_empty() && generators.lines.is_empty();
-        (bounded && !generators.vertices.is_empty()).then_some(generators.vertices)
+        (bounded && !generators.vertices.is_empty()).then(|| generators.vertices.clone())
     }
     /// A few integer points of the domain (vertices rounded, and points far along its rays),
     /// used only to guide heuristic choices and to find quick counterexamples.
@@ -272,7 +278,7 @@ impl ParamDomain {
         self.samples.get_or_init(|| self.compute_sample_points())
     }
     fn compute_sample_points(&self) -> Vec<BTreeMap<String, Rat>> {
-        let generators = self.poly.generators();
+        let generators = self.generators();
         let mut directions = generators.rays.clone();
         for line in &generators.lines {
             directions.push(line.clone());

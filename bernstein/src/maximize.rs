@@ -17,12 +17,14 @@ use crate::compare::value_at;
 use crate::expansion::{Coefficient, bernstein_coefficients, degree_in};
 use crate::expr::{Arm, BoundExpr};
 use crate::guard::ParamDomain;
-use crate::simplify::{resolve_max, simplify_in};
+use crate::simplify::{cases, resolve_max};
 use crate::small_values::with_exact_small_values;
 use crate::vertices::{Chamber, ParametricPolytope, VertexError};
 
 /// Rounds of refinement (each splits one edge of one part or elevates one part's degree).
 const MAX_REFINEMENTS: usize = 2;
+/// Most Bernstein coefficients a refined expansion may have: each is a candidate to prune.
+const MAX_COEFFICIENTS: usize = 80;
 
 /// The raw expansion in one chamber: its coefficients give candidate upper bounds (their
 /// maximum) and lower bounds (their minimum).
@@ -81,20 +83,15 @@ pub fn upper_bound(
     if context.is_empty() {
         return Ok(BoundExpr::zero());
     }
-    let universe = ParamDomain::universe(reduced.params.clone());
     if !bounded_where_it_matters(&poly, &reduced) {
         let arm = Arm {
             guard: context.to_guard(),
             expr: BoundExpr::Inf,
         };
-        return Ok(simplify_in(
-            &BoundExpr::Cases {
-                arms: vec![arm],
-                default: Box::new(BoundExpr::zero()),
-            },
-            &universe,
-        ));
+        return Ok(cases(vec![arm], BoundExpr::zero()));
     }
+    // Chamber bounds are simplified where they are made; the Cases around them only needs
+    // its trivial forms removed.
     let arms = reduced
         .chambers()?
         .iter()
@@ -103,12 +100,8 @@ pub fn upper_bound(
             expr: chamber_bound(&poly, &reduced.vars, chamber),
         })
         .collect();
-    let symbolic = BoundExpr::Cases {
-        arms,
-        default: Box::new(BoundExpr::zero()),
-    };
-    let bound = with_exact_small_values(&poly, &reduced, symbolic);
-    Ok(simplify_in(&bound, &universe))
+    let symbolic = cases(arms, BoundExpr::zero());
+    Ok(with_exact_small_values(&poly, &reduced, symbolic))
 }
 
 /// True when the maximum is attained at a vertex: the polytope is bounded, or it is pointed
@@ -195,6 +188,14 @@ fn refined(
             for replacement in refinements_of(poly, vars, part) {
                 let mut candidate = parts.clone();
                 candidate.splice(index..=index, replacement);
+                if candidate
+                    .iter()
+                    .map(|p| p.coefficients.len())
+                    .sum::<usize>()
+                    > MAX_COEFFICIENTS
+                {
+                    continue;
+                }
                 let value = score(&candidate, samples);
                 if best.as_ref().is_none_or(|(b, _)| value < *b) {
                     best = Some((value, candidate));

@@ -319,16 +319,6 @@ fn interval_guard(var: &str, run: &SignRun, known_from: Option<&Int>) -> Guard {
     Guard::from_atoms(atoms)
 }
 
-fn cases(arms: Vec<Arm>, default: BoundExpr) -> BoundExpr {
-    if arms.is_empty() {
-        return default;
-    }
-    BoundExpr::Cases {
-        arms,
-        default: Box::new(default),
-    }
-}
-
 fn cases_of(arms: &[Arm], default: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
     let mut kept: Vec<Arm> = Vec::new();
     // The points that reach the next arm: the domain minus the single-atom guards seen so far.
@@ -347,7 +337,7 @@ fn cases_of(arms: &[Arm], default: &BoundExpr, domain: &ParamDomain) -> BoundExp
             .cloned()
             .collect();
         if atoms.is_empty() {
-            return finish_cases(kept, expr);
+            return cases(kept, expr);
         }
         if let [single] = atoms.as_slice()
             && single.rel == Relation::Ge
@@ -366,13 +356,21 @@ fn cases_of(arms: &[Arm], default: &BoundExpr, domain: &ParamDomain) -> BoundExp
     if rest.is_empty()
         && let Some(last) = kept.pop()
     {
-        return finish_cases(kept, last.expr);
+        return cases(kept, last.expr);
     }
-    finish_cases(kept, simplify_in(default, &rest))
+    cases(kept, simplify_in(default, &rest))
 }
 
-fn finish_cases(mut arms: Vec<Arm>, default: BoundExpr) -> BoundExpr {
-    // cases(a -> x; otherwise -> cases(b -> y; otherwise -> z)) is cases(a -> x; b -> y; otherwise -> z).
+/// `Cases` without its trivial forms: no arm is the default; an arm whose guard is `true`
+/// ends the list; a trailing arm equal to the default goes; a `Cases` default is flattened
+/// into the list (`cases(a -> x; otherwise -> cases(b -> y; otherwise -> z))` is
+/// `cases(a -> x; b -> y; otherwise -> z)`).
+pub fn cases(mut arms: Vec<Arm>, default: BoundExpr) -> BoundExpr {
+    if let Some(always) = arms.iter().position(|arm| arm.guard.atoms.is_empty()) {
+        let taken = arms[always].expr.clone();
+        arms.truncate(always);
+        return cases(arms, taken);
+    }
     let default = match default {
         BoundExpr::Cases {
             arms: inner,
@@ -386,7 +384,13 @@ fn finish_cases(mut arms: Vec<Arm>, default: BoundExpr) -> BoundExpr {
     while arms.last().is_some_and(|arm| arm.expr == default) {
         arms.pop();
     }
-    cases(arms, default)
+    if arms.is_empty() {
+        return default;
+    }
+    BoundExpr::Cases {
+        arms,
+        default: Box::new(default),
+    }
 }
 
 #[cfg(test)]

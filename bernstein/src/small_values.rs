@@ -12,6 +12,7 @@ use membound_polyhedra::{Affine, Constraint, Int, Polyhedron, Polynomial, Rat, V
 
 use crate::expr::{Arm, BoundExpr};
 use crate::guard::{Atom, Guard};
+use crate::simplify::cases;
 use crate::vertices::ParametricPolytope;
 
 /// Values tried per parameter, from its lower bound up.
@@ -64,13 +65,7 @@ pub fn with_exact_small_values(
             });
         }
     }
-    if arms.is_empty() {
-        return bound;
-    }
-    BoundExpr::Cases {
-        arms,
-        default: Box::new(bound),
-    }
+    cases(arms, bound)
 }
 
 /// Parameters the polynomial or the constraints mention, in the polytope's order.

@@ -281,10 +281,9 @@ pub fn compare(problems: &[Problem]) -> Result<Vec<Comparison>, String> {
     Ok(comparisons)
 }
 
-/// `ours / isl` as a float where isl's value is positive (a ratio of negative values says
-/// nothing); for reporting only, never used to decide.
+/// `ours / isl` as a float where isl's value is positive and ours is not negative (a ratio
+/// across signs says nothing); for reporting only, never used to decide.
 pub fn ratio(c: &Comparison) -> Option<f64> {
-    c.isl
-        .is_positive()
-        .then(|| c.ours.to_f64_lossy() / c.isl.to_f64_lossy())
+    let comparable = c.isl.is_positive() && !c.ours.is_negative();
+    comparable.then(|| c.ours.to_f64_lossy() / c.isl.to_f64_lossy())
 }
