@@ -11,6 +11,7 @@ use std::fs;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// The workspace root (the parent of this crate's directory).
 pub fn workspace_root() -> PathBuf {
@@ -30,31 +31,29 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The `membound` binary of this build; built with cargo if this test run did not build it.
+/// The `membound` binary of this build. The first call in each test process asks cargo to bring
+/// the binary and the JVMTI agent up to date (a no-op when nothing changed), so a test never
+/// runs a stale binary, whichever packages the test command selected.
 pub fn membound_bin() -> PathBuf {
-    let bin = profile_dir().join("membound");
-    if !bin.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "-p", "membound", "--bin", "membound"])
-            .current_dir(workspace_root())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the membound binary failed");
-    }
-    bin
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(build_binaries);
+    profile_dir().join("membound")
 }
 
-/// Builds the JVMTI agent into this build's directory if this test run did not, so `measure`
-/// finds it next to the binary.
-pub fn ensure_agent() {
-    if !profile_dir().join("libmembound_agent.so").exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "-p", "membound-agent"])
-            .current_dir(workspace_root())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the agent failed");
+fn build_binaries() {
+    let profile = profile_dir();
+    let target_dir = profile.parent().expect("target/<profile> has a parent");
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .args(["build", "--quiet", "-p", "membound", "-p", "membound-agent"])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .current_dir(workspace_root());
+    if profile.file_name().is_some_and(|name| name == "release") {
+        cargo.arg("--release");
     }
+    let status = cargo.status().expect("cargo runs");
+    assert!(status.success(), "building membound and its agent failed");
 }
 
 /// The result of running a command: its exit code and its output as text.

@@ -1,12 +1,11 @@
 //! `membound measure` on the bundled example: the counts a real JVM makes equal the hand counts
 //! (k objects A and k(k+1)/2 objects B for `Intro.m1(k)`).
 
-use membound_tests::{ensure_agent, membound};
+use membound_tests::membound;
 use serde_json::Value;
 
 #[test]
 fn measure_counts_the_bundled_example_exactly() {
-    ensure_agent();
     let k = 6;
     let run = membound([
         "measure",

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod math;
+
 use crate::classpath::{Classpath, Jdk};
 use crate::error::Result;
 use crate::hierarchy::Hierarchy;
@@ -48,6 +50,29 @@ enum Command {
     /// Run the program on a real JVM under the allocation agent and count, per creation site,
     /// what the method allocates.
     Measure(MeasureArgs),
+    /// Count the integer points of a parametric set given in isl syntax, e.g.
+    /// '[n] -> { [i,j] : 1 <= i <= n and 1 <= j <= i }'.
+    Count {
+        /// The set (omit with --file).
+        set: Option<String>,
+        /// Count each line of this file instead (blank lines and # comments skipped).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Also print the count at this point, alone on the last line: n=7,m=5.
+        #[arg(long)]
+        at: Option<String>,
+        #[arg(long, value_enum, default_value_t = math::CountFormat::Text)]
+        format: math::CountFormat,
+    },
+    /// Bound a polynomial from above over a parametric set, in the parameters, e.g.
+    /// '[n] -> { [i] -> i*(n - i) : 0 <= i <= n }'.
+    Bound {
+        /// The piecewise polynomial in isl syntax.
+        polynomial: String,
+        /// Also print the bound's value at this point, alone on the last line: n=10.
+        #[arg(long)]
+        at: Option<String>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -158,6 +183,13 @@ fn run(command: Command) -> Result<String> {
                 ListFormat::Json => json_text(&sites::to_json(&found)),
             })
         }
+        Command::Count {
+            set,
+            file,
+            at,
+            format,
+        } => math::count(set.as_deref(), file.as_deref(), at.as_deref(), format),
+        Command::Bound { polynomial, at } => math::bound(&polynomial, at.as_deref()),
         Command::Measure(args) => {
             let measurement = measure::measure(&args.options())?;
             // The program's own output goes to stderr, so stdout stays the report.
