@@ -120,7 +120,7 @@ fn add(a: Value, b: Value) -> Value {
 }
 
 /// The larger of two values (∞ is above every number).
-pub fn max(a: Value, b: Value) -> Value {
+fn max(a: Value, b: Value) -> Value {
     match (a, b) {
         (Value::Finite(x), Value::Finite(y)) => Value::Finite(x.max(y)),
         _ => Value::Infinite,

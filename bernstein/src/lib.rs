@@ -11,7 +11,7 @@
 //! # Map
 //! - [`BoundExpr`] ([`expr`]): the evaluation tree, exact [`BoundExpr::eval`] (∞ is
 //!   [`Value::Infinite`](membound_polyhedra::Value)), serde, [`BoundExpr::to_readable`],
-//!   [`BoundExpr::to_text`] and [`parse_bound`] ([`text`]), [`simplify()`] ([`simplify`]),
+//!   [`BoundExpr::to_text`] and [`parse_bound`] ([`text`]), [`simplify()`] ([`mod@simplify`]),
 //!   [`to_java`] ([`java`]: exact `long` evaluation, rational coefficients multiplied out,
 //!   overflow raises `ArithmeticException`).
 //! - [`Guard`] / [`ParamDomain`] ([`guard`]): conjunctions of linear constraints over integer
@@ -25,13 +25,24 @@
 //!   [`small_values`]: exact maxima at the smallest parameter values.
 //!
 //! # Soundness
-//! Parameters are integers (isl's semantics). A bound is never below the maximum over the
-//! rational relaxation of the set, hence over its integer points, at any integer parameter
-//! value where the set is not empty; it is 0 where the rational set is empty. Evaluation
-//! accepts rational parameter values (`p/q`) and is exact, but guards were derived for integer
-//! parameters, so the bound is only claimed at integer points.
+//! Parameters are integers (isl's semantics). At every integer parameter value where the set
+//! has an integer point, a bound is never below the maximum of the polynomial over those
+//! points: it is computed over the rational relaxation of the set after its constraints are
+//! tightened for integers (and exactly, by enumeration, at the smallest parameter values);
+//! where the rational relaxation is empty it is 0. Exact rational arithmetic decides every
+//! comparison; floats are never used. Evaluation accepts rational parameter values (`p/q`)
+//! and is exact, but guards are derived for integer parameters, so the bound is only claimed
+//! at integer points.
+//!
+//! Known looseness: several isl pieces (or the residue classes of periodic coefficients) are
+//! combined by `Max`, each piece being 0 where it is empty; an unbounded set gives `Inf`
+//! unless the polynomial is affine in the set variables and does not grow along its rays.
 //!
 //! # The `membound bound` API
+//! `membound bound TEXT [--at POINT]` is [`bound_command`]: it parses TEXT with the polyhedra
+//! crate's isl parser (errors carry a column), bounds it ([`bound_text`]: the maximum over the
+//! set variables, as an expression in the parameters), prints [`BoundExpr::to_readable`], and
+//! with a point prints the value alone on the last line (an integer, `p/q` or `infty`).
 //! ```
 //! use membound_bernstein::{bound_command, bound_text, parse_point};
 //! let bound = bound_text("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }").unwrap();

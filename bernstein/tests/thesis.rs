@@ -92,6 +92,14 @@ fn c3_triangle_coefficients_and_exact_bound() {
     ];
     expected.sort();
     assert_eq!(coefficients(&p, set), expected);
+    // Both extremes are sharp (vertex values), so the bounds are exact: the maximum
+    // coefficient is the value at the vertex (N, N), the minimum 0 at (0, 0).
+    let (_, chambers) = expand(&p, &polytope(set)).unwrap();
+    let at_ten = |c: &&membound_bernstein::expansion::Coefficient| c.value.eval(&|_| Rat::from(10));
+    let largest = chambers[0].coefficients.iter().max_by_key(at_ten).unwrap();
+    let smallest = chambers[0].coefficients.iter().min_by_key(at_ten).unwrap();
+    assert!(largest.is_sharp() && smallest.is_sharp());
+    assert_eq!(chambers[0].candidates().len(), 6);
     let bound = upper_bound(&p, &polytope(set)).unwrap();
     assert_eq!(
         bound.to_readable(),
