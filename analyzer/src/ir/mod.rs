@@ -8,6 +8,7 @@
 //! names them. The IR knows nothing of the analyses run on it; lifting lives in `lift*`, printing
 //! in `print`.
 
+use std::fmt;
 use std::sync::Arc;
 
 use crate::jvm::{ClassName, FieldRef, MethodRef, Type};
@@ -179,6 +180,34 @@ pub enum BinOp {
     Cmpg,
 }
 
+impl BinOp {
+    /// The operator as Java writes it (`+`, `>>>`), or the bytecode's name for the comparisons
+    /// Java has no operator for (`cmp`, `cmpl`, `cmpg`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Ushr => ">>>",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::Cmp => "cmp",
+            BinOp::Cmpl => "cmpl",
+            BinOp::Cmpg => "cmpg",
+        }
+    }
+
+    /// Whether the operator is one of Java's arithmetic or bitwise operators (not a comparison).
+    pub fn is_arithmetic(self) -> bool {
+        !matches!(self, BinOp::Cmp | BinOp::Cmpl | BinOp::Cmpg)
+    }
+}
+
 /// A variable or a constant.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Operand {
@@ -199,6 +228,22 @@ pub enum Const {
     Class(Type),
     /// Another loadable constant (method handle, method type, dynamic constant), described.
     Other(Arc<str>),
+}
+
+/// Java source form: `7`, `7L`, `1.5F`, `"text"`, `Foo.class`, `null`.
+impl fmt::Display for Const {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Const::Null => f.write_str("null"),
+            Const::Int(v) => write!(f, "{v}"),
+            Const::Long(v) => write!(f, "{v}L"),
+            Const::Float(v) => write!(f, "{v:?}F"),
+            Const::Double(v) => write!(f, "{v:?}"),
+            Const::String(text) => write!(f, "{text:?}"),
+            Const::Class(ty) => write!(f, "{ty}.class"),
+            Const::Other(text) => f.write_str(text),
+        }
+    }
 }
 
 /// A call: invoked method, receiver and arguments.

@@ -8,8 +8,8 @@
 use std::fmt::Write;
 
 use crate::ir::{
-    BinOp, Block, Body, Call, CallKind, CmpOp, Const, DynamicCall, Expr, Operand, Place, Stmt,
-    StmtKind, Terminator, VarId, VarOrigin,
+    Block, Body, Call, CallKind, CmpOp, DynamicCall, Expr, Operand, Place, Stmt, StmtKind,
+    Terminator, VarId, VarOrigin,
 };
 use crate::jvm::{MethodRef, Type};
 
@@ -78,7 +78,7 @@ impl Printer<'_> {
     fn operand(&self, operand: &Operand) -> String {
         match operand {
             Operand::Var(id) => self.var(*id),
-            Operand::Const(constant) => constant_text(constant),
+            Operand::Const(constant) => constant.to_string(),
         }
     }
 
@@ -109,7 +109,7 @@ impl Printer<'_> {
             Expr::Binary { op, lhs, rhs } => format!(
                 "{} {} {}",
                 self.operand(lhs),
-                binary_symbol(*op),
+                op.symbol(),
                 self.operand(rhs)
             ),
             Expr::Neg(operand) => format!("-{}", self.operand(operand)),
@@ -243,38 +243,6 @@ fn dynamic_text(dynamic: &DynamicCall) -> String {
             implementation,
         } => format!("lambda {interface} -> {implementation}"),
         DynamicCall::Other { bootstrap } => format!("bootstrap {bootstrap}"),
-    }
-}
-
-fn constant_text(constant: &Const) -> String {
-    match constant {
-        Const::Null => "null".to_string(),
-        Const::Int(v) => v.to_string(),
-        Const::Long(v) => format!("{v}L"),
-        Const::Float(v) => format!("{v:?}F"),
-        Const::Double(v) => format!("{v:?}"),
-        Const::String(text) => format!("{text:?}"),
-        Const::Class(ty) => format!("{ty}.class"),
-        Const::Other(text) => text.to_string(),
-    }
-}
-
-fn binary_symbol(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::Ushr => ">>>",
-        BinOp::And => "&",
-        BinOp::Or => "|",
-        BinOp::Xor => "^",
-        BinOp::Cmp => "cmp",
-        BinOp::Cmpl => "cmpl",
-        BinOp::Cmpg => "cmpg",
     }
 }
 

@@ -1,7 +1,7 @@
 //! Source-like text for an operand of an allocation (`n`, `2 * j + 1`, `a.length`): operand-stack
 //! temporaries are replaced by the expression that computed them in the same block.
 
-use crate::ir::{BinOp, Block, Body, Const, Expr, Operand, Place, StmtKind, VarId, VarOrigin};
+use crate::ir::{Block, Body, Expr, Operand, Place, StmtKind, VarId, VarOrigin};
 
 /// How deep temporaries are expanded; deeper ones keep their variable name.
 const MAX_DEPTH: usize = 6;
@@ -19,7 +19,7 @@ struct Renderer<'a> {
 impl Renderer<'_> {
     fn operand(&self, operand: &Operand, before: usize, depth: usize) -> String {
         match operand {
-            Operand::Const(constant) => constant_text(constant),
+            Operand::Const(constant) => constant.to_string(),
             Operand::Var(var) => self.var(*var, before, depth),
         }
     }
@@ -51,11 +51,11 @@ impl Renderer<'_> {
     fn expr(&self, expr: &Expr, at: usize, depth: usize) -> Option<String> {
         let text = match expr {
             Expr::Use(operand) => self.operand(operand, at, depth),
-            Expr::Binary { op, lhs, rhs } => {
-                let symbol = arithmetic_symbol(*op)?;
+            Expr::Binary { op, lhs, rhs } if op.is_arithmetic() => {
                 format!(
-                    "{} {symbol} {}",
+                    "{} {} {}",
                     self.wrapped(lhs, at, depth),
+                    op.symbol(),
                     self.wrapped(rhs, at, depth)
                 )
             }
@@ -79,35 +79,5 @@ impl Renderer<'_> {
         } else {
             text
         }
-    }
-}
-
-fn arithmetic_symbol(op: BinOp) -> Option<&'static str> {
-    Some(match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::Ushr => ">>>",
-        BinOp::And => "&",
-        BinOp::Or => "|",
-        BinOp::Xor => "^",
-        BinOp::Cmp | BinOp::Cmpl | BinOp::Cmpg => return None,
-    })
-}
-
-fn constant_text(constant: &Const) -> String {
-    match constant {
-        Const::Null => "null".to_string(),
-        Const::Int(v) => v.to_string(),
-        Const::Long(v) => format!("{v}L"),
-        Const::Float(v) => format!("{v}f"),
-        Const::Double(v) => v.to_string(),
-        Const::String(s) => format!("{s:?}"),
-        Const::Class(ty) => format!("{ty}.class"),
-        Const::Other(text) => text.to_string(),
     }
 }
