@@ -236,6 +236,16 @@ mod tests {
     }
 
     #[test]
+    fn affine_substitution_is_simultaneous() {
+        // x*y with x := y + n, y := x (at once) is (y + n)*x.
+        let (x, y, n) = (var("x"), var("y"), var("n"));
+        let replacements =
+            BTreeMap::from([("x".to_string(), &y + &n), ("y".to_string(), x.clone())]);
+        assert_eq!(substitute_all(&(&x * &y), &replacements), &(&y + &n) * &x);
+        assert_eq!(degree_in(&(&(&x * &x) * &n), &["x".to_string()]), 2);
+    }
+
+    #[test]
     fn homogenization_matches_the_digest_triangle() {
         // 1/2 x1^2 + 1/2 x1 + x2 over (0,0), (N,0), (N,N): homogeneous form of App. C.3.
         let (x1, x2, n) = (var("x1"), var("x2"), var("N"));

@@ -49,7 +49,8 @@ impl Atom {
     pub fn to_isl(&self) -> String {
         let names = self.expr.variables();
         let Some(form) = linear_to_affine(&self.expr, &names) else {
-            return format!("{} >= 0", self.expr);
+            let relation = if self.rel == Relation::Eq { "=" } else { ">=" };
+            return format!("{} {relation} 0", self.expr);
         };
         let text = constraint_text(
             &Constraint {
