@@ -125,7 +125,7 @@ fn brute_force_max(pw: &PiecewiseQuasiPolynomial, params: &BTreeMap<String, Int>
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
     fn bound_is_never_below_the_integer_maximum(problem in problem()) {
