@@ -88,6 +88,22 @@ where
         .into()
 }
 
+/// Runs `membound <command> <fixture classes> --method <method> --format json`, checks that it
+/// succeeded, and returns the parsed JSON.
+pub fn fixture_json(command: &str, fixture: &str, method: &str) -> serde_json::Value {
+    let classes = compile_fixture(fixture);
+    let run = membound([
+        command.as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        method.as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "membound {command} failed: {}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("membound prints valid JSON")
+}
+
 /// Compiles the Java fixture `tests/fixtures/<name>/src/**.java` (with `-g`, for line numbers and
 /// local names) and returns the directory holding its classes.
 pub fn compile_fixture(name: &str) -> PathBuf {

@@ -1,21 +1,11 @@
 //! `membound callgraph` and `sites` on the dispatch fixture: RTA, the CHA fallback, lambdas,
 //! constructor references, string concatenation, static initializers, recursion, overloads.
 
-use membound_tests::{compile_fixture, membound};
+use membound_tests::{compile_fixture, fixture_json, membound};
 use serde_json::Value;
 
 fn json_of(command: &str, method: &str) -> Value {
-    let classes = compile_fixture("dispatch");
-    let run = membound([
-        command.as_ref(),
-        classes.as_os_str(),
-        "--method".as_ref(),
-        method.as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    serde_json::from_str(&run.stdout).expect("valid JSON")
+    fixture_json(command, "dispatch", method)
 }
 
 /// The callees of `caller` in the graph, with the kind of each edge.

@@ -1,7 +1,7 @@
 //! `membound sites` on the thesis's Fig 1.4 program: the creation sites from `m0` are exactly
 //! the seven chains of Example 1.1.
 
-use membound_tests::{compile_fixture, membound, workspace_root};
+use membound_tests::{compile_fixture, fixture_json, membound, workspace_root};
 use serde_json::Value;
 
 /// The source line of each numbered statement label (`// 4`) in the Fig 1.4 fixture.
@@ -40,17 +40,7 @@ fn chain_labels(site: &Value, lines: &[(u32, u32)]) -> String {
 
 #[test]
 fn fig14_sites_from_m0_are_the_seven_chains_of_example_1_1() {
-    let classes = compile_fixture("thesis");
-    let run = membound([
-        "sites".as_ref(),
-        classes.as_os_str(),
-        "--method".as_ref(),
-        "thesis.Fig14.m0".as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let json: Value = serde_json::from_str(&run.stdout).expect("valid JSON");
+    let json = fixture_json("sites", "thesis", "thesis.Fig14.m0");
     let lines = label_lines();
     let mut found: Vec<(String, String)> = json["sites"]
         .as_array()
@@ -82,17 +72,7 @@ fn fig14_sites_from_m0_are_the_seven_chains_of_example_1_1() {
 
 #[test]
 fn fig14_array_sites_name_their_dimension() {
-    let classes = compile_fixture("thesis");
-    let run = membound([
-        "sites".as_ref(),
-        classes.as_os_str(),
-        "--method".as_ref(),
-        "thesis.Fig14.m2".as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let json: Value = serde_json::from_str(&run.stdout).expect("valid JSON");
+    let json = fixture_json("sites", "thesis", "thesis.Fig14.m2");
     let arrays: Vec<&Value> = json["sites"]
         .as_array()
         .expect("sites")
