@@ -16,6 +16,7 @@ pub mod error;
 pub mod hierarchy;
 pub mod ir;
 pub mod jvm;
+pub mod lowering;
 pub mod measure;
 pub mod program;
 pub mod select;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod invariants;
 mod math;
 
 use crate::classpath::{Classpath, Jdk};
@@ -39,6 +40,16 @@ enum Command {
     },
     /// List the creation sites (allocation call chains) reachable from a method.
     Sites {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+        /// Stop enumerating after this many chains.
+        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
+        max_chains: usize,
+    },
+    /// Print, per creation site of a method, its chain and the invariant counted for it (isl).
+    Invariants {
         #[command(flatten)]
         target: MethodInput,
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
@@ -183,6 +194,11 @@ fn run(command: Command) -> Result<String> {
                 ListFormat::Json => json_text(&sites::to_json(&found)),
             })
         }
+        Command::Invariants {
+            target,
+            format,
+            max_chains,
+        } => invariants::invariants(&target, max_chains, format),
         Command::Count {
             set,
             file,

@@ -1,0 +1,747 @@
+//! Lowering of one method body to one procedure of the invariants crate's numeric program form.
+//!
+//! Integer locals (`boolean` to `long`) become variables; each array-typed local gets a length
+//! view `a_length` that `a.length` reads. Affine right-hand sides become assignments and
+//! anything else (field and array-element reads, division, shifts, narrowing conversions, call
+//! results) havocs its target, so the procedure over-approximates every run of the method.
+//! Branches become guards when they compare affine values (or `x % k` with zero, or the `lcmp`
+//! of two affine values); other branches are unguarded. Exception edges are kept: from the state
+//! before each statement of a protected block to its handlers. Every loop gets a virtual
+//! iteration counter, which is what makes visits countable (see [`super::loops`]). Integer
+//! overflow is not modelled: Java arithmetic is taken as arithmetic over the integers.
+//!
+//! It does not resolve calls: the caller says, per call site, which procedures it may reach.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use membound_invariants::builder::{eq, ge, gt, le, lt, ne};
+use membound_invariants::program::Variable;
+use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
+use membound_polyhedra::Int;
+
+use super::loops::{Loops, block_successors, find_loops};
+use crate::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
+use crate::jvm::{MethodRef, Type};
+
+/// How a declared parameter enters the numeric program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormalKind {
+    /// An integer parameter: its value.
+    Value,
+    /// An array parameter: its length.
+    ArrayLength,
+}
+
+/// Per declared parameter (not counting `this`), how it is a formal, if it is one.
+pub fn formal_kinds(body: &ir::Body) -> Vec<Option<FormalKind>> {
+    declared_params(body)
+        .map(|var| formal_kind(&body.var(var).ty))
+        .collect()
+}
+
+fn declared_params(body: &ir::Body) -> impl Iterator<Item = ir::VarId> + '_ {
+    body.params
+        .iter()
+        .copied()
+        .filter(|&v| body.var(v).origin != ir::VarOrigin::This)
+}
+
+fn formal_kind(ty: &Type) -> Option<FormalKind> {
+    if is_integer(ty) {
+        Some(FormalKind::Value)
+    } else if matches!(ty, Type::Array(_)) {
+        Some(FormalKind::ArrayLength)
+    } else {
+        None
+    }
+}
+
+fn is_integer(ty: &Type) -> bool {
+    ty.is_int_like() || *ty == Type::Long
+}
+
+/// Where an invariant is requested in a lowered method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PointKey {
+    /// Before the statement at this bytecode offset; for an array allocation, at each allocated
+    /// cell (inside one virtual loop `1 <= h <= dim` per given dimension).
+    At(u32),
+    /// Before the call at this offset, on the way into this callee.
+    Call(u32, ProcId),
+}
+
+/// A requested point of the lowered procedure.
+#[derive(Clone, Debug)]
+pub struct LocalPoint {
+    pub key: PointKey,
+    pub node: NodeId,
+    /// The variables that tell two visits of the point in one activation apart: the counters
+    /// of the enclosing loops and, for array cells, the cell coordinates.
+    pub inductive: Vec<VarId>,
+}
+
+/// A possible target of a call site, as the caller's lowering needs it.
+#[derive(Clone, Debug)]
+pub struct CallTarget<'a> {
+    pub procedure: ProcId,
+    pub method: &'a MethodRef,
+    pub formals: &'a [Option<FormalKind>],
+}
+
+/// A method lowered to a procedure, with its requested points.
+#[derive(Clone, Debug)]
+pub struct LoweredBody {
+    pub procedure: Procedure,
+    pub points: Vec<LocalPoint>,
+}
+
+/// Lowers `body`; `targets(pc)` lists the procedures the call at `pc` may enter that the
+/// caller wants invariants for (other callees only havoc the call's result).
+pub fn lower_body<'t>(
+    name: &str,
+    body: &ir::Body,
+    targets: &dyn Fn(u32) -> Vec<CallTarget<'t>>,
+) -> LoweredBody {
+    let successors = block_successors(body);
+    let loops = find_loops(&successors);
+    let mut lowerer = Lowerer::new(name, body, loops, targets);
+    lowerer.lower_blocks();
+    LoweredBody {
+        procedure: lowerer.procedure,
+        points: lowerer.points,
+    }
+}
+
+/// What a branch on an integer variable really compares, learnt from its definition in the
+/// same block.
+#[derive(Clone, Debug)]
+enum Fact {
+    /// The variable is `x % k` (Java's truncating remainder) with `k != 0`.
+    Remainder { dividend: Expr, divisor: Int },
+    /// The variable is `lcmp(a, b)`: its sign is the sign of `a - b`.
+    Compare { left: Expr, right: Expr },
+}
+
+struct Lowerer<'b, 't> {
+    body: &'b ir::Body,
+    loops: Loops,
+    targets: &'b dyn Fn(u32) -> Vec<CallTarget<'t>>,
+    procedure: Procedure,
+    used_names: HashSet<String>,
+    /// IR variable → its value (integer variables).
+    value_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → its length view (array variables).
+    length_of: HashMap<ir::VarId, VarId>,
+    /// Loop head block → its iteration counter.
+    counters: BTreeMap<usize, VarId>,
+    /// Havocked stand-ins for call arguments the lowering cannot express, by argument position.
+    unknowns: Vec<VarId>,
+    block_entries: Vec<NodeId>,
+    points: Vec<LocalPoint>,
+}
+
+impl<'b, 't> Lowerer<'b, 't> {
+    fn new(
+        name: &str,
+        body: &'b ir::Body,
+        loops: Loops,
+        targets: &'b dyn Fn(u32) -> Vec<CallTarget<'t>>,
+    ) -> Self {
+        let procedure = Procedure {
+            name: name.to_string(),
+            vars: Vec::new(),
+            formals: Vec::new(),
+            snapshots: Vec::new(),
+            returns: Vec::new(),
+            precondition: Cond::True,
+            node_count: 2,
+            entry: NodeId(0),
+            exit: NodeId(1),
+            edges: Vec::new(),
+        };
+        let mut lowerer = Lowerer {
+            body,
+            loops,
+            targets,
+            procedure,
+            used_names: HashSet::new(),
+            value_of: HashMap::new(),
+            length_of: HashMap::new(),
+            counters: BTreeMap::new(),
+            unknowns: Vec::new(),
+            block_entries: Vec::new(),
+            points: Vec::new(),
+        };
+        lowerer.declare_formals();
+        lowerer.declare_locals();
+        lowerer.declare_counters();
+        lowerer
+    }
+
+    fn declare_formals(&mut self) {
+        let body = self.body;
+        let mut preconditions = Vec::new();
+        for param in declared_params(body) {
+            let var = body.var(param);
+            let Some(kind) = formal_kind(&var.ty) else {
+                continue;
+            };
+            let name = match kind {
+                FormalKind::Value => var.name.to_string(),
+                FormalKind::ArrayLength => format!("{}_length", var.name),
+            };
+            let formal = self.new_var(&name, VarKind::Formal);
+            let index = self.procedure.formals.len();
+            self.procedure.formals.push(formal);
+            let snapshot_name = format!("{}_init", self.procedure.var_name(formal));
+            let snapshot = self.new_var(&snapshot_name, VarKind::Snapshot(index));
+            self.procedure.snapshots.push(snapshot);
+            match kind {
+                FormalKind::Value => self.value_of.insert(param, formal),
+                FormalKind::ArrayLength => {
+                    preconditions.push(ge(formal, 0_i64));
+                    self.length_of.insert(param, formal)
+                }
+            };
+        }
+        if !preconditions.is_empty() {
+            self.procedure.precondition = Cond::And(preconditions);
+        }
+    }
+
+    fn declare_locals(&mut self) {
+        let body = self.body;
+        for (index, var) in body.vars.iter().enumerate() {
+            let id = ir::VarId(index as u32);
+            if self.value_of.contains_key(&id) || self.length_of.contains_key(&id) {
+                continue;
+            }
+            if is_integer(&var.ty) {
+                let local = self.new_var(&var.name, VarKind::Local);
+                self.value_of.insert(id, local);
+            } else if matches!(var.ty, Type::Array(_)) {
+                let local = self.new_var(&format!("{}_length", var.name), VarKind::Local);
+                self.length_of.insert(id, local);
+            }
+        }
+    }
+
+    fn declare_counters(&mut self) {
+        for head in self.loops.heads.clone() {
+            let pc = self.body.blocks[head].pc;
+            let counter = self.new_var(&format!("iter{pc}"), VarKind::Local);
+            self.counters.insert(head, counter);
+        }
+    }
+
+    /// A variable with `wanted` made into a unique isl identifier.
+    fn new_var(&mut self, wanted: &str, kind: VarKind) -> VarId {
+        let name = self.unique_name(wanted);
+        self.procedure.vars.push(Variable { name, kind });
+        VarId(self.procedure.vars.len() - 1)
+    }
+
+    fn unique_name(&mut self, wanted: &str) -> String {
+        let base = identifier(wanted);
+        let mut name = base.clone();
+        let mut suffix = 1;
+        while !self.used_names.insert(name.clone()) {
+            suffix += 1;
+            name = format!("{base}_{suffix}");
+        }
+        name
+    }
+
+    fn new_node(&mut self) -> NodeId {
+        self.procedure.node_count += 1;
+        NodeId(self.procedure.node_count - 1)
+    }
+
+    fn edge(&mut self, from: NodeId, to: NodeId, action: Action) {
+        self.procedure.edges.push(Edge { from, to, action });
+    }
+
+    /// A new node reached from `from` through `action`.
+    fn step(&mut self, from: NodeId, action: Action) -> NodeId {
+        let next = self.new_node();
+        self.edge(from, next, action);
+        next
+    }
+
+    /// `from` to `to` through `actions` in order.
+    fn connect(&mut self, from: NodeId, to: NodeId, actions: Vec<Action>) {
+        let mut node = from;
+        let count = actions.len();
+        for (index, action) in actions.into_iter().enumerate() {
+            if index + 1 == count {
+                self.edge(node, to, action);
+                return;
+            }
+            node = self.step(node, action);
+        }
+        self.edge(node, to, Action::Skip);
+    }
+
+    fn lower_blocks(&mut self) {
+        let body = self.body;
+        self.block_entries = (0..body.blocks.len()).map(|_| self.new_node()).collect();
+        // Every counter starts at 0; the first block may itself be a loop head.
+        let mut start: Vec<Action> = self
+            .counters
+            .values()
+            .map(|&c| Action::Assign {
+                var: c,
+                expr: Expr::constant(0),
+            })
+            .collect();
+        if let Some(&first) = self.block_entries.first() {
+            start.extend(self.edge_actions(None, 0));
+            self.connect(NodeId(0), first, start);
+        }
+        for index in 0..body.blocks.len() {
+            self.lower_block(index);
+        }
+    }
+
+    /// Counter updates on the edge from `from` (`None`: the method entry) to block `to`:
+    /// increment on a retreating edge, restart on an edge entering a natural loop.
+    fn edge_actions(&self, from: Option<usize>, to: usize) -> Vec<Action> {
+        let Some(&counter) = self.counters.get(&to) else {
+            return Vec::new();
+        };
+        let retreating = from.is_some_and(|f| self.loops.retreating.contains(&(f, to)));
+        if retreating {
+            vec![Action::Assign {
+                var: counter,
+                expr: Expr::var(counter) + 1,
+            }]
+        } else if self.loops.reducible {
+            vec![Action::Assign {
+                var: counter,
+                expr: Expr::constant(0),
+            }]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn lower_block(&mut self, index: usize) {
+        let block = &self.body.blocks[index];
+        let mut node = self.block_entries[index];
+        let mut facts: HashMap<ir::VarId, Fact> = HashMap::new();
+        for stmt in &block.stmts {
+            self.exception_edges(index, node);
+            node = self.lower_stmt(index, node, stmt, &mut facts);
+        }
+        self.exception_edges(index, node);
+        self.lower_terminator(index, node, &facts);
+    }
+
+    /// The state at `node` may reach each handler of the block.
+    fn exception_edges(&mut self, block: usize, node: NodeId) {
+        let handlers: Vec<usize> = self.body.blocks[block]
+            .handlers
+            .iter()
+            .map(|h| h.target.0 as usize)
+            .filter(|&t| t < self.block_entries.len())
+            .collect();
+        for handler in handlers {
+            let actions = self.edge_actions(Some(block), handler);
+            self.connect(node, self.block_entries[handler], actions);
+        }
+    }
+
+    fn jump(&mut self, from_block: usize, node: NodeId, target: ir::BlockId, guard: Option<Cond>) {
+        let target = target.0 as usize;
+        let Some(&entry) = self.block_entries.get(target) else {
+            // A target outside the body: malformed IR; the path leaves the method.
+            self.edge(node, self.procedure.exit, Action::Skip);
+            return;
+        };
+        let mut actions: Vec<Action> = guard.into_iter().map(Action::Assume).collect();
+        actions.extend(self.edge_actions(Some(from_block), target));
+        self.connect(node, entry, actions);
+    }
+
+    fn lower_terminator(&mut self, block: usize, node: NodeId, facts: &HashMap<ir::VarId, Fact>) {
+        match &self.body.blocks[block].terminator {
+            Terminator::Goto(target) => self.jump(block, node, *target, None),
+            Terminator::If {
+                op,
+                lhs,
+                rhs,
+                then_target,
+                else_target,
+            } => {
+                let guard = self.branch_guard(*op, lhs, rhs, facts);
+                let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
+                self.jump(block, node, *then_target, guard);
+                self.jump(block, node, *else_target, negated);
+            }
+            Terminator::Switch {
+                key,
+                cases,
+                default,
+            } => {
+                let key = self.affine(key);
+                for (value, target) in cases {
+                    let guard = key.clone().map(|k| eq(k, i64::from(*value)));
+                    self.jump(block, node, *target, guard);
+                }
+                let guard = key.map(|k| {
+                    Cond::And(
+                        cases
+                            .iter()
+                            .map(|(v, _)| ne(k.clone(), i64::from(*v)))
+                            .collect(),
+                    )
+                });
+                self.jump(block, node, *default, guard);
+            }
+            Terminator::Return(_) | Terminator::Throw(_) => {
+                self.edge(node, self.procedure.exit, Action::Skip)
+            }
+        }
+    }
+
+    /// The guard under which `lhs op rhs` holds, when it is affine or modular.
+    fn branch_guard(
+        &self,
+        op: CmpOp,
+        lhs: &Operand,
+        rhs: &Operand,
+        facts: &HashMap<ir::VarId, Fact>,
+    ) -> Option<Cond> {
+        let fact = match (lhs, rhs) {
+            (Operand::Var(v), Operand::Const(Const::Int(0))) => facts.get(v),
+            _ => None,
+        };
+        match fact {
+            Some(Fact::Remainder { dividend, divisor }) => {
+                // Truncating and Euclidean remainders are zero together.
+                let divisible = Cond::Mod {
+                    expr: dividend.clone(),
+                    modulus: divisor.clone(),
+                    residue: Int::from(0),
+                };
+                match op {
+                    CmpOp::Eq => Some(divisible),
+                    CmpOp::Ne => Some(Cond::Not(Box::new(divisible))),
+                    _ => None,
+                }
+            }
+            Some(Fact::Compare { left, right }) => Some(compare(op, left.clone(), right.clone())),
+            None => Some(compare(op, self.affine(lhs)?, self.affine(rhs)?)),
+        }
+    }
+
+    fn affine(&self, operand: &Operand) -> Option<Expr> {
+        match operand {
+            Operand::Var(v) => self.value_of.get(v).map(|&x| Expr::var(x)),
+            Operand::Const(Const::Int(c)) => Some(Expr::constant(i64::from(*c))),
+            Operand::Const(Const::Long(c)) => Some(Expr::constant(*c)),
+            Operand::Const(_) => None,
+        }
+    }
+
+    fn lower_stmt(
+        &mut self,
+        block: usize,
+        node: NodeId,
+        stmt: &ir::Stmt,
+        facts: &mut HashMap<ir::VarId, Fact>,
+    ) -> NodeId {
+        match &stmt.kind {
+            StmtKind::Assign { dst, value } => {
+                let node = match value {
+                    ir::Expr::New(_) => self.point(block, node, PointKey::At(stmt.pc), Vec::new()),
+                    ir::Expr::NewArray { dims, .. } => self.array_cells(block, node, stmt.pc, dims),
+                    _ => node,
+                };
+                self.forget_facts(*dst, facts);
+                if let Some(fact) = self.fact_of(value) {
+                    facts.insert(*dst, fact);
+                }
+                self.assign(node, *dst, value)
+            }
+            StmtKind::Invoke { dst, call } => {
+                let node = self.point(block, node, PointKey::At(stmt.pc), Vec::new());
+                let node = self.calls(block, node, stmt.pc, call);
+                match dst {
+                    Some(dst) => {
+                        self.forget_facts(*dst, facts);
+                        self.havoc(node, *dst)
+                    }
+                    None => node,
+                }
+            }
+            StmtKind::Store { .. } | StmtKind::Monitor { .. } => node,
+        }
+    }
+
+    /// Records the point `key` at a fresh node after `node`; `cells` are extra inductive
+    /// variables (array cell coordinates).
+    fn point(&mut self, block: usize, node: NodeId, key: PointKey, cells: Vec<VarId>) -> NodeId {
+        let at = self.step(node, Action::Skip);
+        let mut inductive: Vec<VarId> = self.loops.enclosing[block]
+            .iter()
+            .filter_map(|head| self.counters.get(head).copied())
+            .collect();
+        inductive.extend(cells);
+        self.points.push(LocalPoint {
+            key,
+            node: at,
+            inductive,
+        });
+        at
+    }
+
+    /// The cells of `new T[d1]…[dk]` as the virtual nest `for h1 in 1..=d1 … for hk in 1..=dk`
+    /// with the allocation's point inside; returns the node after the nest.
+    fn array_cells(&mut self, block: usize, node: NodeId, pc: u32, dims: &[Operand]) -> NodeId {
+        let mut node = node;
+        let mut nest = Vec::new();
+        for (index, dim) in dims.iter().enumerate() {
+            let (after, bound) = self.expr_or_unknown(node, dim, index);
+            let cell = self.new_var(&format!("cell{pc}_{}", index + 1), VarKind::Local);
+            let head = self.step(
+                after,
+                Action::Assign {
+                    var: cell,
+                    expr: Expr::constant(1),
+                },
+            );
+            node = self.step(head, Action::Assume(le(cell, bound.clone())));
+            nest.push((head, cell, bound));
+        }
+        let cells = nest.iter().map(|(_, cell, _)| *cell).collect();
+        let mut after = self.point(block, node, PointKey::At(pc), cells);
+        for (head, cell, bound) in nest.into_iter().rev() {
+            self.edge(
+                after,
+                head,
+                Action::Assign {
+                    var: cell,
+                    expr: Expr::var(cell) + 1,
+                },
+            );
+            after = self.step(head, Action::Assume(gt(cell, bound)));
+        }
+        after
+    }
+
+    /// The operand as an expression, or a freshly havocked stand-in (argument slot `slot`).
+    fn expr_or_unknown(&mut self, node: NodeId, operand: &Operand, slot: usize) -> (NodeId, Expr) {
+        match self.affine(operand) {
+            Some(expr) => (node, expr),
+            None => self.unknown(node, slot),
+        }
+    }
+
+    fn unknown(&mut self, node: NodeId, slot: usize) -> (NodeId, Expr) {
+        while self.unknowns.len() <= slot {
+            let index = self.unknowns.len();
+            let var = self.new_var(&format!("unknown{index}"), VarKind::Local);
+            self.unknowns.push(var);
+        }
+        let var = self.unknowns[slot];
+        (self.step(node, Action::Havoc(var)), Expr::var(var))
+    }
+
+    /// One branch per known target: its point, then the call with `formal = actual`.
+    fn calls(&mut self, block: usize, node: NodeId, pc: u32, call: &ir::Call) -> NodeId {
+        let targets = (self.targets)(pc);
+        if targets.is_empty() {
+            return node;
+        }
+        let join = self.new_node();
+        for target in targets {
+            let (ready, args) = self.arguments(node, call, &target);
+            let at = self.point(
+                block,
+                ready,
+                PointKey::Call(pc, target.procedure),
+                Vec::new(),
+            );
+            let done = self.step(
+                at,
+                Action::Call {
+                    callee: target.procedure,
+                    args,
+                    results: Vec::new(),
+                },
+            );
+            self.edge(done, join, Action::Skip);
+        }
+        join
+    }
+
+    /// The actual of each formal of `target`. They are bound only when the instruction calls
+    /// a method of the same name and descriptor with its arguments in order (not for lambda
+    /// bodies or class initialisers reached through this site); otherwise they are unknown.
+    fn arguments(
+        &mut self,
+        node: NodeId,
+        call: &ir::Call,
+        target: &CallTarget<'_>,
+    ) -> (NodeId, Vec<Expr>) {
+        let direct = !matches!(call.kind, CallKind::Dynamic(_))
+            && call.method.name == target.method.name
+            && call.method.descriptor == target.method.descriptor
+            && call.args.len() == target.formals.len();
+        let mut node = node;
+        let mut args = Vec::new();
+        for (slot, kind) in target.formals.iter().enumerate() {
+            let Some(kind) = kind else { continue };
+            let actual = call.args.get(slot).filter(|_| direct);
+            let expr = match (kind, actual) {
+                (FormalKind::Value, Some(operand)) => self.affine(operand),
+                (FormalKind::ArrayLength, Some(Operand::Var(v))) => {
+                    self.length_of.get(v).map(|&len| Expr::var(len))
+                }
+                _ => None,
+            };
+            let expr = match expr {
+                Some(expr) => expr,
+                None => {
+                    let (after, unknown) = self.unknown(node, slot);
+                    node = after;
+                    unknown
+                }
+            };
+            args.push(expr);
+        }
+        (node, args)
+    }
+
+    fn forget_facts(&self, assigned: ir::VarId, facts: &mut HashMap<ir::VarId, Fact>) {
+        facts.remove(&assigned);
+        if let Some(&var) = self.value_of.get(&assigned) {
+            facts.retain(|_, fact| !fact_mentions(fact, var));
+        }
+    }
+
+    fn fact_of(&self, value: &ir::Expr) -> Option<Fact> {
+        let ir::Expr::Binary { op, lhs, rhs } = value else {
+            return None;
+        };
+        match op {
+            BinOp::Rem => {
+                let divisor = match rhs {
+                    Operand::Const(Const::Int(k)) if *k != 0 => Int::from(k.unsigned_abs()),
+                    Operand::Const(Const::Long(k)) if *k != 0 => Int::from(k.unsigned_abs()),
+                    _ => return None,
+                };
+                Some(Fact::Remainder {
+                    dividend: self.affine(lhs)?,
+                    divisor,
+                })
+            }
+            BinOp::Cmp => Some(Fact::Compare {
+                left: self.affine(lhs)?,
+                right: self.affine(rhs)?,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The numeric effect of `dst = value`.
+    fn assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
+        if let Some(&var) = self.value_of.get(&dst) {
+            return match self.affine_value(value) {
+                Some(expr) => self.step(node, Action::Assign { var, expr }),
+                None => self.step(node, Action::Havoc(var)),
+            };
+        }
+        if let Some(&length) = self.length_of.get(&dst) {
+            return match self.array_length_value(value) {
+                Some(expr) => self.step(node, Action::Assign { var: length, expr }),
+                None => self.step(node, Action::Havoc(length)),
+            };
+        }
+        node
+    }
+
+    fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
+        match self.value_of.get(&dst).or_else(|| self.length_of.get(&dst)) {
+            Some(&var) => self.step(node, Action::Havoc(var)),
+            None => node,
+        }
+    }
+
+    /// The value of an integer right-hand side, when it is affine in integer locals.
+    fn affine_value(&self, value: &ir::Expr) -> Option<Expr> {
+        match value {
+            ir::Expr::Use(operand) => self.affine(operand),
+            ir::Expr::Binary { op, lhs, rhs } => {
+                let (lhs, rhs) = (self.affine(lhs)?, self.affine(rhs)?);
+                match op {
+                    BinOp::Add => Some(lhs.plus(&rhs)),
+                    BinOp::Sub => Some(lhs.minus(&rhs)),
+                    BinOp::Mul if rhs.terms.is_empty() => Some(lhs.scaled(&rhs.constant)),
+                    BinOp::Mul if lhs.terms.is_empty() => Some(rhs.scaled(&lhs.constant)),
+                    _ => None,
+                }
+            }
+            ir::Expr::Neg(operand) => Some(self.affine(operand)?.negated()),
+            // Widening to long keeps the value; every other conversion may change it.
+            ir::Expr::Convert(operand, Type::Long) if self.is_int_operand(operand) => {
+                self.affine(operand)
+            }
+            ir::Expr::ArrayLength(Operand::Var(array)) => {
+                self.length_of.get(array).map(|&len| Expr::var(len))
+            }
+            _ => None,
+        }
+    }
+
+    fn is_int_operand(&self, operand: &Operand) -> bool {
+        match operand {
+            Operand::Var(v) => self.body.var(*v).ty.is_int_like(),
+            Operand::Const(c) => matches!(c, Const::Int(_)),
+        }
+    }
+
+    /// The length of the array an array-typed right-hand side yields, when it is known.
+    fn array_length_value(&self, value: &ir::Expr) -> Option<Expr> {
+        match value {
+            ir::Expr::NewArray { dims, .. } => self.affine(dims.first()?),
+            ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
+                self.length_of.get(source).map(|&len| Expr::var(len))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn fact_mentions(fact: &Fact, var: VarId) -> bool {
+    match fact {
+        Fact::Remainder { dividend, .. } => dividend.terms.contains_key(&var),
+        Fact::Compare { left, right } => {
+            left.terms.contains_key(&var) || right.terms.contains_key(&var)
+        }
+    }
+}
+
+fn compare(op: CmpOp, left: Expr, right: Expr) -> Cond {
+    match op {
+        CmpOp::Eq => eq(left, right),
+        CmpOp::Ne => ne(left, right),
+        CmpOp::Lt => lt(left, right),
+        CmpOp::Ge => ge(left, right),
+        CmpOp::Gt => gt(left, right),
+        CmpOp::Le => le(left, right),
+    }
+}
+
+/// `text` as an isl identifier: letters, digits and `_`, starting with a letter.
+pub fn identifier(text: &str) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    match cleaned.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => cleaned,
+        _ => format!("v{cleaned}"),
+    }
+}

@@ -1,0 +1,260 @@
+//! The numeric lowering: from the IR of the methods on a method's creation-site chains to the
+//! invariants crate's program form, and from its analysis to one counting invariant per
+//! creation site.
+//!
+//! [`lower`] turns each method that appears on a chain into one procedure ([`body`]) and asks
+//! for an invariant before every allocation and call. [`site_invariant`] conjoins the frames of a
+//! chain with `formal = actual` at each call (the invariants crate's `chain_invariant`) and
+//! projects the result onto the variables that tell visits apart: the virtual iteration counter
+//! of every loop around each call site and the allocation ([`loops`]), the callee formals bound
+//! at each call, and for arrays one cell coordinate `1 <= h <= dim` per given dimension. Its
+//! integer points, with the entry method's parameters as parameters, are one per execution of
+//! the allocation (one per allocated cell for arrays), or more when the lowering lost precision.
+//!
+//! It does not count (the polyhedra crate does), pick call targets (the call graph and
+//! [`crate::sites`] do), or model fields, array contents or integer overflow.
+
+mod body;
+mod loops;
+
+use std::collections::HashMap;
+
+use membound_invariants::{
+    Analysis, Invariant, Options, Point, PointId, ProcId, Program, VarKind, analyze,
+    chain_invariant,
+};
+
+use crate::error::{Error, Result};
+use crate::jvm::MethodRef;
+use crate::program::Program as JavaProgram;
+use crate::sites::{CreationSite, Sites};
+
+pub use body::{
+    CallTarget, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds, identifier, lower_body,
+};
+
+/// The methods of a set of chains lowered to one numeric program, and its analysis.
+#[derive(Debug)]
+pub struct Lowered {
+    pub program: Program,
+    pub analysis: Analysis,
+    procedures: HashMap<MethodRef, ProcId>,
+    /// `None` when several statements of a method share the key.
+    points: HashMap<(ProcId, PointKey), Option<PointId>>,
+    /// Per program point, the names of its inductive variables.
+    inductive: Vec<Vec<String>>,
+}
+
+/// Lowers every method on the chains of `sites` and analyses the result.
+pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
+    let methods = chain_methods(sites);
+    let procedures: HashMap<MethodRef, ProcId> = methods
+        .iter()
+        .enumerate()
+        .map(|(index, method)| (method.clone(), ProcId(index)))
+        .collect();
+    let bodies = methods
+        .iter()
+        .map(|method| java.body(method))
+        .collect::<Result<Vec<_>>>()?;
+    let formals: Vec<_> = bodies.iter().map(|body| formal_kinds(body)).collect();
+    let callees = callees_by_call_site(sites, &procedures);
+    let mut names: Vec<String> = Vec::new();
+    for method in &methods {
+        let base = identifier(&method.name);
+        names.push(unique(base, |name| names.iter().any(|n| n == name)));
+    }
+    let mut program = Program::default();
+    let mut points = HashMap::new();
+    let mut inductive = Vec::new();
+    for (index, body) in bodies.iter().enumerate() {
+        let caller = ProcId(index);
+        let targets = |pc: u32| -> Vec<CallTarget<'_>> {
+            callees
+                .get(&(caller, pc))
+                .into_iter()
+                .flatten()
+                .map(|&callee| CallTarget {
+                    procedure: callee,
+                    method: &methods[callee.0],
+                    formals: &formals[callee.0],
+                })
+                .collect()
+        };
+        let name = &names[index];
+        let lowered = lower_body(name, body, &targets);
+        for point in &lowered.points {
+            let id = PointId(program.points.len());
+            // Two statements at one offset cannot be told apart by a chain: neither is used.
+            let entry = points.entry((caller, point.key)).or_insert(Some(id));
+            if *entry != Some(id) {
+                *entry = None;
+            }
+            program.points.push(Point {
+                name: point_name(name, point.key, &names, &program),
+                procedure: caller,
+                node: point.node,
+            });
+            inductive.push(
+                point
+                    .inductive
+                    .iter()
+                    .map(|&v| lowered.procedure.var_name(v).to_string())
+                    .collect(),
+            );
+        }
+        program.procedures.push(lowered.procedure);
+    }
+    let analysis = analyze(&program, &Options::default());
+    Ok(Lowered {
+        program,
+        analysis,
+        procedures,
+        points,
+        inductive,
+    })
+}
+
+/// Every method on some chain, each once, in order of first appearance.
+fn chain_methods(sites: &Sites) -> Vec<MethodRef> {
+    let mut methods: Vec<MethodRef> = Vec::new();
+    for element in sites.sites.iter().flat_map(|site| &site.chain) {
+        if !methods.contains(&element.method) {
+            methods.push(element.method.clone());
+        }
+    }
+    methods
+}
+
+/// For each (caller, call offset) on a chain, the procedures the chains enter there.
+fn callees_by_call_site(
+    sites: &Sites,
+    procedures: &HashMap<MethodRef, ProcId>,
+) -> HashMap<(ProcId, u32), Vec<ProcId>> {
+    let mut callees: HashMap<(ProcId, u32), Vec<ProcId>> = HashMap::new();
+    for site in &sites.sites {
+        for pair in site.chain.windows(2) {
+            let caller = procedures[&pair[0].method];
+            let callee = procedures[&pair[1].method];
+            let list = callees.entry((caller, pair[0].pc)).or_default();
+            if !list.contains(&callee) {
+                list.push(callee);
+            }
+        }
+    }
+    callees
+}
+
+/// `m1_at5` for the point before offset 5 of `m1`, `m1_at5_m2` on the way into `m2`.
+fn point_name(procedure: &str, key: PointKey, names: &[String], program: &Program) -> String {
+    let base = match key {
+        PointKey::At(pc) => format!("{procedure}_at{pc}"),
+        PointKey::Call(pc, callee) => format!("{procedure}_at{pc}_{}", names[callee.0]),
+    };
+    unique(base, |name| program.point_by_name(name).is_some())
+}
+
+fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = base.clone();
+    let mut suffix = 1;
+    while taken(&name) {
+        suffix += 1;
+        name = format!("{base}_{suffix}");
+    }
+    name
+}
+
+impl Lowered {
+    /// The counting invariant of one creation site (see the module documentation), with the
+    /// entry method's formals as parameters under their own names.
+    pub fn site_invariant(&self, site: &CreationSite) -> Result<Invariant> {
+        let frames = self.frame_points(site)?;
+        let (target, calls) = frames
+            .split_last()
+            .ok_or_else(|| Error::Input("a creation site with an empty chain".to_string()))?;
+        let chain = chain_invariant(&self.program, &self.analysis, calls, *target)
+            .map_err(|e| Error::Input(format!("chain invariant: {e}")))?;
+        let kept = self.kept_columns(&frames);
+        let kept: Vec<&str> = kept.iter().map(String::as_str).collect();
+        let mut invariant = chain.project_onto(&kept);
+        invariant.params = self.parameter_names(calls.first().unwrap_or(target), &invariant);
+        Ok(invariant)
+    }
+
+    /// The point of each chain element: the call into the next method, then the allocation.
+    fn frame_points(&self, site: &CreationSite) -> Result<Vec<PointId>> {
+        let procedure = |method: &MethodRef| {
+            self.procedures
+                .get(method)
+                .copied()
+                .ok_or_else(|| Error::Input(format!("{method} was not lowered")))
+        };
+        let mut frames = Vec::new();
+        for (index, element) in site.chain.iter().enumerate() {
+            let here = procedure(&element.method)?;
+            let key = match site.chain.get(index + 1) {
+                Some(next) => PointKey::Call(element.pc, procedure(&next.method)?),
+                None => PointKey::At(element.pc),
+            };
+            let point = self
+                .points
+                .get(&(here, key))
+                .copied()
+                .flatten()
+                .ok_or_else(|| {
+                    Error::Input(format!(
+                        "{}: no single statement at offset {} to attach an invariant to",
+                        element.method, element.pc
+                    ))
+                })?;
+            frames.push(point);
+        }
+        Ok(frames)
+    }
+
+    /// The chain invariant's columns to keep: per frame its inductive variables and, below the
+    /// entry, the snapshots of the callee's formals (bound to the caller's actuals), each under
+    /// the prefix `chain_invariant` gives that frame.
+    fn kept_columns(&self, frames: &[PointId]) -> Vec<String> {
+        let mut kept = Vec::new();
+        let mut prefix = String::new();
+        for (index, &point) in frames.iter().enumerate() {
+            if index > 0 {
+                let procedure = self.program.procedure(self.program.point(point).procedure);
+                kept.extend(
+                    procedure
+                        .snapshots
+                        .iter()
+                        .map(|&s| format!("{prefix}{}", procedure.var_name(s))),
+                );
+            }
+            kept.extend(
+                self.inductive[point.0]
+                    .iter()
+                    .map(|name| format!("{prefix}{name}")),
+            );
+            prefix = format!("{}__", self.program.point(point).name);
+        }
+        kept
+    }
+
+    /// The entry procedure's snapshot parameters renamed to the formals they snapshot.
+    fn parameter_names(&self, entry_point: &PointId, invariant: &Invariant) -> Vec<String> {
+        let procedure = self
+            .program
+            .procedure(self.program.point(*entry_point).procedure);
+        invariant
+            .params
+            .iter()
+            .map(|param| {
+                procedure
+                    .var_by_name(param)
+                    .and_then(|v| match procedure.vars[v.0].kind {
+                        VarKind::Snapshot(index) => procedure.formals.get(index),
+                        _ => None,
+                    })
+                    .map_or_else(|| param.clone(), |&f| procedure.var_name(f).to_string())
+            })
+            .collect()
+    }
+}
