@@ -7,6 +7,7 @@
 //! next join point, so loop heads always hold a single convex part.
 
 mod guard;
+pub mod hull;
 pub(crate) mod integer_matrix;
 pub mod lattice;
 pub mod polyhedral;
@@ -113,7 +114,7 @@ impl Conjunct {
     /// Convex join of both parts.
     pub fn join(&self, other: &Conjunct) -> Conjunct {
         Conjunct {
-            poly: self.poly.hull(&other.poly),
+            poly: hull::convex_hull(&self.poly, &other.poly),
             lattice: self.lattice.join(&other.lattice),
         }
         .reduced()
