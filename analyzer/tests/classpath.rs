@@ -223,22 +223,38 @@ fn program_caches_classes_and_bodies_and_is_shareable() {
     );
 }
 
-#[test]
-fn compressed_jimage_resources_are_refused_clearly() {
-    let image = temp_dir("compressed").join("image");
+/// A java.base image made by this JDK's jlink with `--compress=<level>`.
+fn compressed_image(level: u8) -> Classpath {
+    let image = temp_dir(&format!("compressed-{level}")).join("image");
     let status = Command::new(format!("{JDK17}/bin/jlink"))
-        .args(["--add-modules", "java.base", "--compress=2", "--output"])
+        .args(["--add-modules", "java.base", &format!("--compress={level}")])
+        .arg("--output")
         .arg(&image)
         .status()
         .expect("run jlink");
     assert!(status.success());
-    let classpath = jdk_classpath(Jdk::at(&image).unwrap());
+    jdk_classpath(Jdk::at(&image).unwrap())
+}
+
+#[test]
+fn zip_compressed_jimage_resources_are_inflated() {
+    let classpath = compressed_image(2);
+    let string = classpath.load(&name("java/lang/String")).unwrap();
+    let plain = jdk_classpath(Jdk::at(Path::new(JDK17)).unwrap());
+    let expected = plain.load(&name("java/lang/String")).unwrap();
+    assert_eq!(string.methods.len(), expected.methods.len());
+    assert_eq!(string.fields, expected.fields);
+}
+
+#[test]
+fn constant_pool_compressed_jimage_resources_are_refused_clearly() {
+    let classpath = compressed_image(1);
     assert!(classpath.contains(&name("java/lang/String")));
     let error = classpath
         .load(&name("java/lang/String"))
         .unwrap_err()
         .to_string();
-    assert!(error.contains("is compressed"), "{error}");
+    assert!(error.contains("compressed with 'compact-cp'"), "{error}");
 }
 
 /// A jimage written by hand: one class `Tiny` of module `java.base`, uncompressed, in the

@@ -20,10 +20,14 @@
 //!
 //! Every location is walked once when the image is opened, so lookups by name go through our
 //! own map and the redirect table is not needed. Resources are read on demand with positioned
-//! reads. Compressed resources (images made by `jlink --compress`) are refused with a clear
-//! error: the JDKs this tool targets ship uncompressed images.
+//! reads. A compressed resource (`jlink --compress`) starts with one or more headers — magic
+//! 0xCAFEFAFA, compressed size (u64), uncompressed size (u64), offset of the decompressor's name
+//! in the strings (u32), content offset (u32), is-terminal (u8) — each wrapping the next layer;
+//! the `zip` decompressor (zlib) is supported, others (`compact-cp`) are refused with a clear
+//! error.
 
 use std::fs::File;
+use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +36,10 @@ use crate::error::{Error, Result};
 
 const MAGIC: u32 = 0xCAFE_DADA;
 const HEADER_SIZE: usize = 7 * 4;
+const COMPRESSED_MAGIC: u32 = 0xCAFE_FAFA;
+const COMPRESSED_HEADER_SIZE: usize = 4 + 8 + 8 + 4 + 4 + 1;
+/// Most compression layers one resource may have (jlink stacks at most two).
+const MAX_COMPRESSION_LAYERS: usize = 4;
 const SUPPORTED_MAJOR: u32 = 1;
 
 /// A class listed by an image: its module, its internal name, where its bytes are.
@@ -53,6 +61,9 @@ pub(crate) struct Jimage {
     resources_start: u64,
     /// Length of the file.
     size: u64,
+    order: ByteOrder,
+    /// The strings blob, for the names of decompressors.
+    strings: Vec<u8>,
 }
 
 /// The fields of one location that we use.
@@ -112,11 +123,14 @@ impl Jimage {
                 classes.push(class);
             }
         }
+        let strings = tables.strings.to_vec();
         let image = Jimage {
             path: path.to_path_buf(),
             file,
             resources_start: index_size as u64,
             size: file_size,
+            order,
+            strings,
         };
         Ok((image, classes))
     }
@@ -125,39 +139,80 @@ impl Jimage {
         &self.path
     }
 
-    /// The bytes of a resource; `name` is for the error message.
+    /// The bytes of a resource, decompressed; `name` is for error messages.
     pub(crate) fn read(&self, resource: Resource, name: &str) -> Result<Vec<u8>> {
-        if resource.compressed_size != 0 {
-            return Err(Error::Input(format!(
-                "{}: class {name} is compressed (jlink --compress); compressed jimage resources are not supported, use a JDK with jmods or an uncompressed image",
-                self.path.display()
-            )));
-        }
-        let size = usize::try_from(resource.uncompressed_size).map_err(|_| {
-            Error::Input(format!(
-                "{}: class {name} is too large",
-                self.path.display()
-            ))
-        })?;
+        let stored = if resource.compressed_size != 0 {
+            resource.compressed_size
+        } else {
+            resource.uncompressed_size
+        };
         let at = self
             .resources_start
             .checked_add(resource.offset)
-            .filter(|at| {
-                at.checked_add(resource.uncompressed_size)
-                    .is_some_and(|end| end <= self.size)
-            })
-            .ok_or_else(|| {
-                Error::Input(format!(
-                    "{}: class {name} lies outside the image",
-                    self.path.display()
-                ))
-            })?;
-        let mut bytes = vec![0u8; size];
+            .filter(|at| at.checked_add(stored).is_some_and(|end| end <= self.size))
+            .ok_or_else(|| self.bad(name, "lies outside the image"))?;
+        let mut bytes = vec![0u8; usize::try_from(stored).unwrap_or(0)];
         self.file
             .read_exact_at(&mut bytes, at)
             .map_err(|source| io_error(&self.path, source))?;
-        Ok(bytes)
+        if resource.compressed_size == 0 {
+            return Ok(bytes);
+        }
+        self.decompress(bytes, name)
     }
+
+    /// Peels compression layers off a resource until its plain bytes are left.
+    fn decompress(&self, mut bytes: Vec<u8>, name: &str) -> Result<Vec<u8>> {
+        for _ in 0..MAX_COMPRESSION_LAYERS {
+            let Some(header) = self.compression_header(&bytes) else {
+                return Ok(bytes);
+            };
+            let decompressor = string_at(&self.strings, header.decompressor).unwrap_or("?");
+            if decompressor != "zip" {
+                return Err(self.bad(
+                    name,
+                    &format!("is compressed with '{decompressor}' (jlink --compress=1), which is not supported; use a JDK with jmods or an image made with --compress=2 or none"),
+                ));
+            }
+            let content = bytes.get(COMPRESSED_HEADER_SIZE..).unwrap_or(&[]);
+            bytes = inflate(content, header.uncompressed_size)
+                .ok_or_else(|| self.bad(name, "does not decompress"))?;
+        }
+        Err(self.bad(name, "has too many compression layers"))
+    }
+
+    fn compression_header(&self, bytes: &[u8]) -> Option<CompressionHeader> {
+        if self.order.u32_at(bytes, 0)? != COMPRESSED_MAGIC {
+            return None;
+        }
+        Some(CompressionHeader {
+            uncompressed_size: self.order.u64_at(bytes, 12)?,
+            decompressor: self.order.u32_at(bytes, 20)?,
+        })
+    }
+
+    fn bad(&self, name: &str, what: &str) -> Error {
+        Error::Input(format!("{}: class {name} {what}", self.path.display()))
+    }
+}
+
+/// The fields of a compressed resource's header that decompression needs.
+struct CompressionHeader {
+    uncompressed_size: u64,
+    /// Offset of the decompressor's name in the strings blob.
+    decompressor: u32,
+}
+
+/// Inflates zlib data that must come out exactly `size` bytes long.
+fn inflate(content: &[u8], size: u64) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(usize::try_from(size).ok()?.min(1 << 24));
+    let decoder = flate2::read::ZlibDecoder::new(content);
+    // One byte more than announced, to notice a resource that inflates to more.
+    decoder
+        .take(size.checked_add(1)?)
+        .read_to_end(&mut out)
+        .ok()?;
+    (out.len() as u64 == size).then_some(out)
 }
 
 #[derive(Clone, Copy)]
@@ -171,6 +226,14 @@ impl ByteOrder {
         [ByteOrder::Little, ByteOrder::Big]
             .into_iter()
             .find(|order| order.u32_at(header, 0) == Some(MAGIC))
+    }
+
+    fn u64_at(self, bytes: &[u8], at: usize) -> Option<u64> {
+        let word: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
+        Some(match self {
+            ByteOrder::Little => u64::from_le_bytes(word),
+            ByteOrder::Big => u64::from_be_bytes(word),
+        })
     }
 
     fn u32_at(self, bytes: &[u8], at: usize) -> Option<u32> {
@@ -231,9 +294,7 @@ impl Tables<'_> {
     }
 
     fn string(&self, offset: u32) -> Option<&str> {
-        let rest = self.strings.get(offset as usize..)?;
-        let end = rest.iter().position(|b| *b == 0)?;
-        std::str::from_utf8(rest.get(..end)?).ok()
+        string_at(self.strings, offset)
     }
 
     /// (module, internal class name, resource) when the location is a class of a module; the
@@ -256,4 +317,11 @@ impl Tables<'_> {
         };
         Some((module.to_string(), name, resource))
     }
+}
+
+/// The NUL-terminated string at `offset` of the strings blob.
+fn string_at(strings: &[u8], offset: u32) -> Option<&str> {
+    let rest = strings.get(offset as usize..)?;
+    let end = rest.iter().position(|b| *b == 0)?;
+    std::str::from_utf8(rest.get(..end)?).ok()
 }
