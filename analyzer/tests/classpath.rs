@@ -223,9 +223,11 @@ fn program_caches_classes_and_bodies_and_is_shareable() {
     );
 }
 
-/// A java.base image made by this JDK's jlink with `--compress=<level>`.
-fn compressed_image(level: u8) -> Classpath {
-    let image = temp_dir(&format!("compressed-{level}")).join("image");
+/// A java.base image made by this JDK's jlink with `--compress=<level>`, and the directory
+/// to remove afterwards (an image is tens of megabytes).
+fn compressed_image(level: u8) -> (Classpath, std::path::PathBuf) {
+    let dir = temp_dir(&format!("compressed-{level}"));
+    let image = dir.join("image");
     let status = Command::new(format!("{JDK17}/bin/jlink"))
         .args(["--add-modules", "java.base", &format!("--compress={level}")])
         .arg("--output")
@@ -233,13 +235,14 @@ fn compressed_image(level: u8) -> Classpath {
         .status()
         .expect("run jlink");
     assert!(status.success());
-    jdk_classpath(Jdk::at(&image).unwrap())
+    (jdk_classpath(Jdk::at(&image).unwrap()), dir)
 }
 
 #[test]
 fn zip_compressed_jimage_resources_are_inflated() {
-    let classpath = compressed_image(2);
+    let (classpath, dir) = compressed_image(2);
     let string = classpath.load(&name("java/lang/String")).unwrap();
+    let _ = std::fs::remove_dir_all(dir);
     let plain = jdk_classpath(Jdk::at(Path::new(JDK17)).unwrap());
     let expected = plain.load(&name("java/lang/String")).unwrap();
     assert_eq!(string.methods.len(), expected.methods.len());
@@ -248,12 +251,13 @@ fn zip_compressed_jimage_resources_are_inflated() {
 
 #[test]
 fn constant_pool_compressed_jimage_resources_are_refused_clearly() {
-    let classpath = compressed_image(1);
+    let (classpath, dir) = compressed_image(1);
     assert!(classpath.contains(&name("java/lang/String")));
     let error = classpath
         .load(&name("java/lang/String"))
         .unwrap_err()
         .to_string();
+    let _ = std::fs::remove_dir_all(dir);
     assert!(error.contains("compressed with 'compact-cp'"), "{error}");
 }
 
