@@ -110,3 +110,78 @@ fn invariants_text_lists_every_site_with_a_set() {
         .count();
     assert_eq!(sets, 7, "{}", run.stdout);
 }
+
+/// The label (`// 3`) of each labelled line of a fixture source, by line number.
+fn labels_by_line(path: &str) -> BTreeMap<u64, usize> {
+    let source = std::fs::read_to_string(membound_tests::workspace_root().join(path))
+        .expect("fixture source");
+    source
+        .lines()
+        .enumerate()
+        .filter_map(|(index, line)| {
+            let label = line.rsplit_once("// ")?.1.trim().parse().ok()?;
+            Some((index as u64 + 1, label))
+        })
+        .collect()
+}
+
+/// What `loops.Shapes.main` counts per label when run with `n m a.length`.
+fn executed_counts(classes: &std::path::Path, args: [i64; 3]) -> Vec<i64> {
+    let output = std::process::Command::new("java")
+        .arg("-cp")
+        .arg(classes)
+        .arg("loops.Shapes")
+        .args(args.map(|a| a.to_string()))
+        .output()
+        .expect("java runs");
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout)
+        .split_whitespace()
+        .map(|c| c.parse().expect("a count"))
+        .collect()
+}
+
+#[test]
+fn loop_shape_invariants_count_what_the_program_executes() {
+    let classes = compile_fixture("loops");
+    let json = invariants_json("loops", "loops.Shapes.run");
+    let labels = labels_by_line("tests/fixtures/loops/src/loops/Shapes.java");
+    let sites = json["sites"].as_array().expect("sites");
+    let mut labelled = BTreeMap::new();
+    for site in sites {
+        let last = site["chain"]
+            .as_array()
+            .and_then(|c| c.last())
+            .expect("chain");
+        let line = last["line"].as_u64().expect("line numbers");
+        let label = *labels
+            .get(&line)
+            .unwrap_or_else(|| panic!("unlabelled site {site}"));
+        let invariant = site["invariant"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{site}"));
+        labelled.insert(label, invariant.to_string());
+    }
+    assert_eq!(labelled.len(), 11, "one site per label: {labelled:?}");
+    for args in [
+        [0, 0, 0],
+        [1, 3, 4],
+        [2, 0, 1],
+        [5, 3, 4],
+        [7, 9, 2],
+        [9, 4, 0],
+    ] {
+        let executed = executed_counts(&classes, args);
+        let point = format!(
+            "n={},m={},a_length={},counts_length=12",
+            args[0], args[1], args[2]
+        );
+        for (label, invariant) in &labelled {
+            assert_eq!(
+                count_at(invariant, &point),
+                executed[*label],
+                "site {label} at {point}: {invariant}"
+            );
+        }
+    }
+}

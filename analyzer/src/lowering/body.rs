@@ -19,6 +19,7 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::Int;
 
+use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use crate::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
 use crate::jvm::{MethodRef, Type};
@@ -104,7 +105,8 @@ pub fn lower_body<'t>(
 ) -> LoweredBody {
     let successors = block_successors(body);
     let loops = find_loops(&successors);
-    let mut lowerer = Lowerer::new(name, body, loops, targets);
+    let live = liveness(body, &successors);
+    let mut lowerer = Lowerer::new(name, body, loops, targets, live, &successors);
     lowerer.lower_blocks();
     LoweredBody {
         procedure: lowerer.procedure,
@@ -138,6 +140,8 @@ struct Lowerer<'b, 't> {
     unknowns: Vec<VarId>,
     block_entries: Vec<NodeId>,
     points: Vec<LocalPoint>,
+    live: Liveness,
+    predecessors: Vec<Vec<usize>>,
 }
 
 impl<'b, 't> Lowerer<'b, 't> {
@@ -146,7 +150,15 @@ impl<'b, 't> Lowerer<'b, 't> {
         body: &'b ir::Body,
         loops: Loops,
         targets: &'b dyn Fn(u32) -> Vec<CallTarget<'t>>,
+        live: Liveness,
+        successors: &[Vec<usize>],
     ) -> Self {
+        let mut predecessors = vec![Vec::new(); successors.len()];
+        for (block, next) in successors.iter().enumerate() {
+            for &successor in next {
+                predecessors[successor].push(block);
+            }
+        }
         let procedure = Procedure {
             name: name.to_string(),
             vars: Vec::new(),
@@ -171,6 +183,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             unknowns: Vec::new(),
             block_entries: Vec::new(),
             points: Vec::new(),
+            live,
+            predecessors,
         };
         lowerer.declare_formals();
         lowerer.declare_locals();
@@ -285,15 +299,19 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn lower_blocks(&mut self) {
         let body = self.body;
         self.block_entries = (0..body.blocks.len()).map(|_| self.new_node()).collect();
-        // Every counter starts at 0; the first block may itself be a loop head.
-        let mut start: Vec<Action> = self
-            .counters
-            .values()
-            .map(|&c| Action::Assign {
-                var: c,
-                expr: Expr::constant(0),
-            })
-            .collect();
+        // Without natural loops counters never restart, so they start at 0 here; with them,
+        // entering a loop restarts its counter (the first block may itself be a loop head).
+        let mut start: Vec<Action> = if self.loops.reducible {
+            Vec::new()
+        } else {
+            self.counters
+                .values()
+                .map(|&c| Action::Assign {
+                    var: c,
+                    expr: Expr::constant(0),
+                })
+                .collect()
+        };
         if let Some(&first) = self.block_entries.first() {
             start.extend(self.edge_actions(None, 0));
             self.connect(NodeId(0), first, start);
@@ -327,7 +345,7 @@ impl<'b, 't> Lowerer<'b, 't> {
 
     fn lower_block(&mut self, index: usize) {
         let block = &self.body.blocks[index];
-        let mut node = self.block_entries[index];
+        let mut node = self.forget_at_block_start(index);
         let mut facts: HashMap<ir::VarId, Fact> = HashMap::new();
         for stmt in &block.stmts {
             self.exception_edges(index, node);
@@ -335,6 +353,47 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
         self.exception_edges(index, node);
         self.lower_terminator(index, node, &facts);
+    }
+
+    /// The block's start, after forgetting what no later statement reads: dead locals and, in
+    /// natural loops, the counters of loops that do not contain the block (entering a loop
+    /// restarts its counter).
+    fn forget_at_block_start(&mut self, block: usize) -> NodeId {
+        let predecessors = &self.predecessors[block];
+        // Only what a predecessor may have constrained needs forgetting: anything else was
+        // forgotten there already.
+        let maybe_constrained = |var: &ir::VarId| {
+            block == 0
+                || predecessors.iter().any(|&p| {
+                    self.live.live_in[p].contains(var) || self.live.written[p].contains(var)
+                })
+        };
+        let live = &self.live.live_in[block];
+        let mut forgotten: Vec<VarId> = self
+            .value_of
+            .iter()
+            .chain(&self.length_of)
+            .filter(|(ir_var, _)| !live.contains(ir_var) && maybe_constrained(ir_var))
+            .map(|(_, &var)| var)
+            .collect();
+        if self.loops.reducible {
+            let enclosing = &self.loops.enclosing;
+            forgotten.extend(
+                self.counters
+                    .iter()
+                    .filter(|(head, _)| {
+                        !enclosing[block].contains(head)
+                            && predecessors.iter().any(|&p| enclosing[p].contains(head))
+                    })
+                    .map(|(_, &counter)| counter),
+            );
+        }
+        forgotten.sort_unstable();
+        let mut node = self.block_entries[block];
+        for var in forgotten {
+            node = self.step(node, Action::Havoc(var));
+        }
+        node
     }
 
     /// The state at `node` may reach each handler of the block.

@@ -15,12 +15,13 @@
 //! [`crate::sites`] do), or model fields, array contents or integer overflow.
 
 mod body;
+mod liveness;
 mod loops;
 
 use std::collections::HashMap;
 
 use membound_invariants::{
-    Analysis, Invariant, Options, Point, PointId, ProcId, Program, VarKind, analyze,
+    Action, Analysis, Invariant, Options, Point, PointId, ProcId, Program, VarKind, analyze,
     chain_invariant,
 };
 
@@ -105,7 +106,8 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
         }
         program.procedures.push(lowered.procedure);
     }
-    let analysis = analyze(&program, &Options::default());
+    let mut analysis = analyze(&program, &Options::default());
+    keep_only_needed_columns(&program, &mut analysis, &inductive);
     Ok(Lowered {
         program,
         analysis,
@@ -113,6 +115,28 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
         points,
         inductive,
     })
+}
+
+/// Projects each point's invariant onto its inductive variables and the caller variables its
+/// call passes, the only columns a chain reads: eliminating the rest frame by frame gives the
+/// same chain invariant as eliminating them after conjoining, on far smaller polyhedra.
+fn keep_only_needed_columns(program: &Program, analysis: &mut Analysis, inductive: &[Vec<String>]) {
+    for (index, point) in program.points.iter().enumerate() {
+        let procedure = program.procedure(point.procedure);
+        let mut needed: Vec<&str> = inductive[index].iter().map(String::as_str).collect();
+        for edge in procedure.outgoing(point.node) {
+            if let Action::Call { args, .. } = &edge.action {
+                needed.extend(
+                    args.iter()
+                        .flat_map(|a| a.vars())
+                        .map(|v| procedure.var_name(v)),
+                );
+            }
+        }
+        needed.sort_unstable();
+        needed.dedup();
+        analysis.invariants[index] = analysis.invariants[index].project_onto(&needed);
+    }
 }
 
 /// Every method on some chain, each once, in order of first appearance.
