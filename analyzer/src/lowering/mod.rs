@@ -17,6 +17,8 @@
 mod body;
 mod liveness;
 mod loops;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 
