@@ -6,8 +6,8 @@ mod support;
 
 use expect_test::{Expect, expect};
 use membound_invariants::builder::{and, eq, ge, gt, le, lt, modulo, not};
-use membound_invariants::{Body, ProcId, Program, ProgramBuilder, chain_invariant};
-use membound_polyhedra::{Int, Rat, Value, count};
+use membound_invariants::{Body, Invariant, ProcId, Program, ProgramBuilder, chain_invariant};
+use membound_polyhedra::{Int, Rat, Value, count, parse_set};
 use support::{analyzed, assert_exact, assert_same_set, grid, parameter_point};
 
 /// A one-procedure program with the given formals.
@@ -32,6 +32,13 @@ fn check(
     assert_same_set(&analysis, program, "S", counters, expected);
     let projected = assert_exact(program, &analysis, entry, "S", counters, args);
     snapshot.assert_eq(&projected.to_isl());
+    let reparsed =
+        Invariant::from_set(&parse_set(&projected.to_isl()).expect("printed isl parses"));
+    assert!(
+        reparsed.same_set(&projected),
+        "printing and parsing back changes {}",
+        projected.to_isl()
+    );
 }
 
 #[test]

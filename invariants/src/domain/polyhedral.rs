@@ -59,20 +59,19 @@ fn as_inequalities(poly: &Polyhedron) -> Vec<Affine> {
 }
 
 /// `old ∇ newer` for `old ⊆ newer`: the constraints of `old` that `newer` satisfies, the
-/// constraints of `newer` that can replace one of `old`'s without changing it (so the result
-/// does not depend on how `old` happens to be written), and the thresholds `newer` satisfies.
+/// constraints of `newer` that are tight on all of `old` (a relation such as `j <= i` that held
+/// as the equality `j = i` before; Halbwachs keeps those so the result does not depend on how
+/// `old` happens to be written), and the thresholds `newer` satisfies.
 pub fn widen(old: &Polyhedron, newer: &Polyhedron, thresholds: &[Constraint]) -> Polyhedron {
     if old.is_empty() {
         return newer.clone();
     }
-    let old_constraints = as_inequalities(old);
-    let mut kept: Vec<Affine> = old_constraints
-        .iter()
-        .filter(|e| newer.implies(&Constraint::ge((*e).clone())))
-        .cloned()
+    let mut kept: Vec<Affine> = as_inequalities(old)
+        .into_iter()
+        .filter(|e| newer.implies(&Constraint::ge(e.clone())))
         .collect();
     for candidate in as_inequalities(newer) {
-        if !kept.contains(&candidate) && replaces_one_of(&old_constraints, &candidate) {
+        if !kept.contains(&candidate) && old.implies(&Constraint::eq(candidate.clone())) {
             kept.push(candidate);
         }
     }
@@ -84,27 +83,6 @@ pub fn widen(old: &Polyhedron, newer: &Polyhedron, thresholds: &[Constraint]) ->
         }
     }
     result.minimized()
-}
-
-/// True when swapping some constraint of `constraints` for `candidate` describes the same set.
-fn replaces_one_of(constraints: &[Affine], candidate: &Affine) -> bool {
-    (0..constraints.len()).any(|skip| {
-        let mut swapped: Vec<Constraint> = constraints
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| *k != skip)
-            .map(|(_, e)| Constraint::ge(e.clone()))
-            .collect();
-        swapped.push(Constraint::ge(candidate.clone()));
-        let dim = constraints
-            .iter()
-            .chain([candidate])
-            .map(|e| e.coeffs.len())
-            .max()
-            .unwrap_or(0);
-        Polyhedron::from_constraints(dim, swapped)
-            .implies(&Constraint::ge(constraints[skip].clone()))
-    })
 }
 
 #[cfg(test)]
