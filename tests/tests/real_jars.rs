@@ -34,10 +34,19 @@ fn method_names(graph: &Value) -> Vec<String> {
 #[test]
 fn guava_entry_reaches_into_the_jdk() {
     let guava = jar("guava.jar", "libguava-java");
-    let graph = callgraph(&guava, "com.google.common.collect.Lists.newArrayList()Ljava/util/ArrayList;");
+    let graph = callgraph(
+        &guava,
+        "com.google.common.collect.Lists.newArrayList()Ljava/util/ArrayList;",
+    );
     let methods = method_names(&graph);
-    assert!(methods.contains(&"java.util.ArrayList.<init>()V".to_string()), "{methods:?}");
-    assert!(methods.contains(&"java.lang.Object.<init>()V".to_string()), "{methods:?}");
+    assert!(
+        methods.contains(&"java.util.ArrayList.<init>()V".to_string()),
+        "{methods:?}"
+    );
+    assert!(
+        methods.contains(&"java.lang.Object.<init>()V".to_string()),
+        "{methods:?}"
+    );
     let sites = membound([
         "sites",
         &guava,
@@ -62,7 +71,14 @@ fn commons_lang_entry_completes() {
     let lang = jar("commons-lang3.jar", "libcommons-lang3-java");
     let graph = callgraph(&lang, "org.apache.commons.lang3.ArrayUtils.isEmpty([I)Z");
     let methods = method_names(&graph);
-    assert_eq!(methods[0], "org.apache.commons.lang3.ArrayUtils.isEmpty([I)Z");
+    assert_eq!(
+        methods[0],
+        "org.apache.commons.lang3.ArrayUtils.isEmpty([I)Z"
+    );
     assert!(methods.len() > 1, "{methods:?}");
-    assert_eq!(graph["unresolved"].as_array().map(Vec::len), Some(0), "{graph:#}");
+    assert_eq!(
+        graph["unresolved"].as_array().map(Vec::len),
+        Some(0),
+        "{graph:#}"
+    );
 }
