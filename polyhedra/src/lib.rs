@@ -5,3 +5,60 @@
 //! polynomial and quasi-polynomial types, an isl-like text syntax for sets, and the counting of
 //! integer points of parametric polytopes as piecewise quasi-polynomials. It knows nothing of Java
 //! or of programs: it is a math library another tool could reuse.
+//!
+//! # Map
+//! - [`Rat`] / [`Int`] ([`scalar`]): the one exact number type of the math crates.
+//! - [`Affine`], [`Constraint`]: linear forms and `= 0` / `>= 0` constraints over indexed
+//!   variables.
+//! - [`Polyhedron`]: rational polyhedra with `is_empty`, `contains`, `intersect`, `project_out`
+//!   / `project_onto`, `includes`, `implies`, `minimized` (normal form), `hull` (convex hull,
+//!   the invariant engine's join) and `generators` (vertices, rays, lines); constraint-level
+//!   access through `constraints()` / `add_constraint` for widening.
+//! - [`Set`] / [`BasicSet`] ([`set`]): integer sets with parameters, integer divisions (`mod`,
+//!   `floor`) and existential variables, and finite unions.
+//! - [`Polynomial`], [`QuasiPolynomial`]: exact multivariate (quasi-)polynomials.
+//! - [`count()`]: integer points of a set as a [`Count`]: a [`PiecewiseQuasiPolynomial`] with
+//!   disjoint chambers (0 outside them), or `Infinite` for unbounded sets.
+//! - [`isl`]: parsing and printing of isl syntax ([`parse_set`], [`parse_piecewise`]); errors
+//!   are [`ParseError`]s with a column, never panics.
+//!
+//! # The `membound count` API
+//! ```
+//! use membound_polyhedra::{count_text, parse_point, Value};
+//! let count = count_text("[n] -> { [i, j] : 1 <= i <= n and 1 <= j <= i }").unwrap();
+//! assert_eq!(count.to_isl(), "[n] -> { (1/2*n^2 + 1/2*n) : n >= 0 }");
+//! let at = count.eval(&parse_point("n=7").unwrap()).unwrap();
+//! assert_eq!(at, Value::Finite(28.into()));
+//! let json = serde_json::to_string(&count.report()).unwrap(); // chambers and expressions
+//! # let _ = json;
+//! ```
+//! `count.to_readable()` prints one chamber per line with periodic numbers in the thesis
+//! notation (`[a0, a1, a2]_n`, index 0 when `n ≡ 0 mod 3`); `to_isl()` prints the same value
+//! in isl syntax with `floor` terms.
+
+pub mod affine;
+mod api;
+pub mod constraint;
+pub mod count;
+mod fourier_motzkin;
+pub mod generators;
+mod hull;
+pub mod isl;
+mod linalg;
+mod lp;
+pub mod polyhedron;
+pub mod polynomial;
+pub mod quasipoly;
+pub mod scalar;
+pub mod set;
+
+pub use affine::Affine;
+pub use api::{ChamberReport, CountReport, Error, count_at, count_text, parse_point};
+pub use constraint::{Constraint, Relation};
+pub use count::{Count, CountError, Piece, PiecewiseQuasiPolynomial, Value, count};
+pub use isl::{ParseError, parse_piecewise, parse_set};
+pub use polyhedron::Polyhedron;
+pub use polynomial::{Monomial, Polynomial};
+pub use quasipoly::QuasiPolynomial;
+pub use scalar::{Int, Rat};
+pub use set::{BasicSet, Set, Space};

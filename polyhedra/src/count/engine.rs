@@ -1,0 +1,693 @@
+//! The counting engine: exact symbolic summation over the variables of a parametric polytope,
+//! one variable at a time.
+//!
+//! A *cell* is a conjunction of integer linear constraints plus a polynomial summand; the count
+//! of a set is the sum over its cells of the summand over their integer points. Eliminating a
+//! variable `x`:
+//! - when `x` has a non-unit coefficient in a bound, the other variables in that bound are split
+//!   by residue (`y = m*y' + r`) so that the bound becomes `affine + floor(symbols / a)`; the
+//!   floor of parameters becomes a *division column*, a symbol like a parameter;
+//! - the cell is split by which lower and which upper bound is active (ties go to the first),
+//!   and the summand is summed in closed form: `Σ_{x=L}^{U} x^k = S_k(U) - S_k(L-1)` with the
+//!   Faulhaber polynomials `S_k`. That formula is exact and gives 0 at `U = L - 1`, so the cell
+//!   keeps `U - L + 1 >= 0` as its condition (one guard fewer than `U >= L`).
+//!
+//! Equalities are removed first by unimodular changes of variables (which keep the count), and
+//! existential variables are either determined by the others (then they are counted like any
+//! variable: the projection is one-to-one) or eliminated exactly when Fourier–Motzkin is exact
+//! for integers (unit coefficients on one side); otherwise the set is reported unsupported.
+//! Rationally empty cells are pruned (sound for integer points).
+
+use std::collections::HashMap;
+
+use num_integer::Integer;
+use num_traits::{One, Signed, Zero};
+
+use crate::affine::Affine;
+use crate::constraint::{Constraint, Relation};
+use crate::fourier_motzkin::{Ineq, System};
+use crate::lp;
+use crate::polynomial::Polynomial;
+use crate::scalar::{Int, Rat};
+use crate::set::{BasicSet, Div};
+
+use super::CountError;
+
+/// Above this many live cells the engine stops rather than exhaust memory.
+const CELL_LIMIT: usize = 20_000;
+
+/// A polynomial over engine columns.
+pub(crate) type ColumnPoly = Polynomial<usize>;
+
+/// A finished cell: the summand is valid where `guard` holds; both mention only parameters and
+/// division columns.
+pub(crate) struct FinishedCell {
+    pub guard: Vec<Constraint>,
+    pub summand: ColumnPoly,
+}
+
+pub(crate) enum EngineResult {
+    Finite(Vec<FinishedCell>),
+    Infinite,
+}
+
+#[derive(Clone)]
+struct Cell {
+    constraints: Vec<Constraint>,
+    summand: ColumnPoly,
+    vars: Vec<usize>,
+}
+
+pub(crate) struct Engine {
+    n_params: usize,
+    /// Division columns created while counting: column → definition over params and earlier
+    /// divisions.
+    pub divs: Vec<(usize, Div)>,
+    next_column: usize,
+    faulhaber: Vec<ColumnPoly>,
+}
+
+/// The placeholder variable of the Faulhaber polynomials.
+const FAULHABER_VAR: usize = usize::MAX;
+
+impl Engine {
+    pub fn new(n_params: usize) -> Engine {
+        Engine {
+            n_params,
+            divs: Vec::new(),
+            next_column: 0,
+            faulhaber: Vec::new(),
+        }
+    }
+
+    /// Counts the integer points of `set` (its dims and locals are the variables).
+    pub fn count(&mut self, set: &BasicSet) -> Result<EngineResult, CountError> {
+        let first_var = self.n_params;
+        let n_vars = set.n_dims() + set.locals.len();
+        // Engine columns: params, then this set's variables, then divisions (shared by all
+        // sets counted with this engine, so columns never clash).
+        let offset = self.next_column.max(first_var);
+        let column = |c: usize| {
+            if c < first_var {
+                c
+            } else {
+                c - first_var + offset
+            }
+        };
+        self.next_column = offset + n_vars;
+        let mut constraints: Vec<Constraint> = set
+            .all_constraints()
+            .iter()
+            .map(|c| c.remap(column).normalized_for_integers())
+            .collect();
+        let existential: Vec<usize> = set
+            .locals
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.div.is_none())
+            .map(|(i, _)| column(set.local_column(i)))
+            .collect();
+        let mut vars: Vec<usize> = (offset..offset + n_vars).collect();
+        for var in undetermined(&constraints, &existential) {
+            constraints = eliminate_existential(constraints, var)?;
+            vars.retain(|&v| v != var);
+        }
+        let cell = Cell {
+            constraints,
+            summand: ColumnPoly::one(),
+            vars,
+        };
+        let Some(cell) = self.without_equalities(cell) else {
+            return Ok(EngineResult::Finite(Vec::new()));
+        };
+        self.sum_cells(vec![cell])
+    }
+
+    fn sum_cells(&mut self, mut work: Vec<Cell>) -> Result<EngineResult, CountError> {
+        let mut finished = Vec::new();
+        while let Some(cell) = work.pop() {
+            if work.len() > CELL_LIMIT {
+                return Err(CountError::TooComplex);
+            }
+            if cell.vars.is_empty() {
+                finished.push(FinishedCell {
+                    guard: cell.constraints,
+                    summand: cell.summand,
+                });
+                continue;
+            }
+            match self.eliminate_one(cell)? {
+                Step::Cells(cells) => work.extend(cells),
+                Step::Unbounded => return Ok(EngineResult::Infinite),
+            }
+        }
+        Ok(EngineResult::Finite(finished))
+    }
+
+    /// Rational (integer-tightened) emptiness, with the division definitions.
+    fn is_empty(&self, constraints: &[Constraint]) -> bool {
+        let mut all: Vec<Constraint> = constraints.to_vec();
+        all.extend(self.div_constraints(&self.divs_used_by(constraints)));
+        let tightened: Vec<Constraint> = all
+            .iter()
+            .map(Constraint::normalized_for_integers)
+            .collect();
+        lp::is_infeasible(&tightened)
+    }
+
+    /// Division columns mentioned by `constraints`, directly or through other divisions.
+    pub fn divs_used_by(&self, constraints: &[Constraint]) -> Vec<usize> {
+        let mut used: Vec<usize> = Vec::new();
+        let mut pending: Vec<usize> = constraints.iter().flat_map(|c| c.expr.support()).collect();
+        while let Some(column) = pending.pop() {
+            if used.contains(&column) {
+                continue;
+            }
+            if let Some((_, div)) = self.divs.iter().find(|(c, _)| *c == column) {
+                used.push(column);
+                pending.extend(div.numerator.support());
+            }
+        }
+        used.sort_unstable();
+        used
+    }
+
+    /// The defining inequalities of the given division columns.
+    fn div_constraints(&self, columns: &[usize]) -> Vec<Constraint> {
+        let mut out = Vec::new();
+        for (column, div) in self.divs.iter().filter(|(c, _)| columns.contains(c)) {
+            let k = Rat::from(div.denominator.clone());
+            let remainder = div.numerator.sub(&Affine::term(*column, k.clone()));
+            out.push(Constraint::ge(remainder.clone()));
+            out.push(Constraint::ge(
+                Affine::constant(k - Rat::one()).sub(&remainder),
+            ));
+        }
+        out
+    }
+
+    /// The column of `floor(numerator / denominator)`, creating it if needed.
+    fn div_column(&mut self, numerator: Affine, denominator: Int) -> usize {
+        let div = Div {
+            numerator,
+            denominator,
+        };
+        if let Some((column, _)) = self.divs.iter().find(|(_, d)| *d == div) {
+            return *column;
+        }
+        let column = self.next_column;
+        self.next_column += 1;
+        self.divs.push((column, div));
+        column
+    }
+
+    /// Removes every equality that mentions a variable; `None` when the cell is empty.
+    fn without_equalities(&mut self, mut cell: Cell) -> Option<Cell> {
+        loop {
+            let position = cell.constraints.iter().position(|c| {
+                c.is_equality() && cell.vars.iter().any(|v| c.expr.coeff_ref(*v).is_some())
+            });
+            let Some(position) = position else {
+                return Some(cell);
+            };
+            let equality = cell.constraints.remove(position).expr;
+            cell = self.apply_equality(cell, equality)?;
+        }
+    }
+
+    fn apply_equality(&mut self, mut cell: Cell, equality: Affine) -> Option<Cell> {
+        let (var_part, symbol_part) = split_affine(&equality, &cell.vars);
+        let g = var_part
+            .coeffs
+            .iter()
+            .fold(Int::zero(), |acc, c| acc.gcd(c.numer()));
+        let mut equality = equality;
+        if !g.is_one() {
+            // var_part / g is integral, so the rest must be divisible by g.
+            if symbol_part.is_constant() {
+                if !symbol_part.constant.numer().is_multiple_of(&g) {
+                    return None;
+                }
+                equality = equality.scale(&Rat::from(Int::one()).recip_of(&g));
+            } else {
+                let d = self.div_column(symbol_part.clone(), g.clone());
+                let exact = symbol_part.sub(&Affine::term(d, Rat::from(g.clone())));
+                cell.constraints.push(Constraint::eq(exact));
+                equality = var_part
+                    .scale(&Rat::one().recip_of(&g))
+                    .add(&Affine::var(d));
+            }
+        }
+        // Now the variable coefficients have gcd 1: reduce them by unimodular changes of
+        // variables until one is ±1, then substitute that variable away.
+        loop {
+            let mut with_var: Vec<(usize, Int)> = cell
+                .vars
+                .iter()
+                .filter_map(|&v| equality.coeff_ref(v).map(|c| (v, c.numer().clone())))
+                .collect();
+            with_var.sort_by_key(|(_, c)| c.abs());
+            let (pivot, pivot_coeff) = with_var[0].clone();
+            if pivot_coeff.abs().is_one() {
+                let mut rest = equality.clone();
+                rest.set_coeff(pivot, Rat::zero());
+                let value = rest.scale(&Rat::from(-pivot_coeff.signum()));
+                return Some(self.substitute_var(cell, pivot, &value));
+            }
+            // x_pivot := x_pivot - q*x_other reduces the other coefficient modulo the pivot's
+            // (a unimodular change of variables, so the count is unchanged).
+            let (other, other_coeff) = with_var[1].clone();
+            let q = other_coeff.div_floor(&pivot_coeff);
+            let replacement = Affine::var(pivot).sub(&Affine::term(other, Rat::from(q)));
+            equality = equality.substitute(pivot, &replacement);
+            cell = self.substitute_var_keep(cell, pivot, &replacement);
+        }
+    }
+
+    /// Replaces `var` by `value` everywhere and drops it from the variables.
+    fn substitute_var(&self, cell: Cell, var: usize, value: &Affine) -> Cell {
+        let mut cell = self.substitute_var_keep(cell, var, value);
+        cell.vars.retain(|&v| v != var);
+        cell
+    }
+
+    /// Replaces `var` by `value` (which may mention `var`: a change of variables).
+    fn substitute_var_keep(&self, cell: Cell, var: usize, value: &Affine) -> Cell {
+        let constraints = cell
+            .constraints
+            .iter()
+            .map(|c| {
+                Constraint {
+                    expr: c.expr.substitute(var, value),
+                    rel: c.rel,
+                }
+                .normalized_for_integers()
+            })
+            .collect();
+        let summand = cell.summand.substitute(&var, &affine_poly(value));
+        Cell {
+            constraints,
+            summand,
+            vars: cell.vars,
+        }
+    }
+
+    fn eliminate_one(&mut self, cell: Cell) -> Result<Step, CountError> {
+        let var = self.choose_variable(&cell);
+        let bounds: Vec<&Constraint> = cell
+            .constraints
+            .iter()
+            .filter(|c| c.expr.coeff_ref(var).is_some())
+            .collect();
+        let has_lower = bounds.iter().any(|c| c.expr.coeff(var).is_positive());
+        let has_upper = bounds.iter().any(|c| c.expr.coeff(var).is_negative());
+        if !has_lower || !has_upper {
+            return Ok(if self.is_empty(&cell.constraints) {
+                Step::Cells(Vec::new())
+            } else {
+                Step::Unbounded
+            });
+        }
+        let splits = self.needed_splits(&cell, var);
+        if !splits.is_empty() {
+            return Ok(Step::Cells(self.split(cell, &splits)));
+        }
+        Ok(Step::Cells(self.sum_over(cell, var)))
+    }
+
+    /// Prefers variables whose bounds need no residue split, then the fewest bound pairs.
+    fn choose_variable(&self, cell: &Cell) -> usize {
+        let cost = |var: usize| {
+            let bounds = cell
+                .constraints
+                .iter()
+                .filter(|c| c.expr.coeff_ref(var).is_some());
+            let non_unit = bounds
+                .clone()
+                .filter(|c| !c.expr.coeff(var).abs().is_one())
+                .count();
+            let lower = bounds
+                .clone()
+                .filter(|c| c.expr.coeff(var).is_positive())
+                .count();
+            let upper = bounds.filter(|c| c.expr.coeff(var).is_negative()).count();
+            (non_unit, lower * upper)
+        };
+        cell.vars
+            .iter()
+            .copied()
+            .min_by_key(|&v| cost(v))
+            .unwrap_or(cell.vars[0])
+    }
+
+    /// For each other variable, the modulus it must be split by so that every bound on `var`
+    /// has a variable part divisible by `var`'s coefficient.
+    fn needed_splits(&self, cell: &Cell, var: usize) -> Vec<(usize, Int)> {
+        let mut moduli: HashMap<usize, Int> = HashMap::new();
+        for c in &cell.constraints {
+            let a = c.expr.coeff(var).abs();
+            if a.is_zero() || a.is_one() {
+                continue;
+            }
+            let a = a.numer().clone();
+            for &other in &cell.vars {
+                let coeff = c.expr.coeff(other);
+                if other == var || coeff.numer().is_multiple_of(&a) {
+                    continue;
+                }
+                let needed = &a / a.gcd(coeff.numer());
+                let entry = moduli.entry(other).or_insert_with(Int::one);
+                *entry = entry.lcm(&needed);
+            }
+        }
+        let mut splits: Vec<(usize, Int)> = moduli.into_iter().collect();
+        splits.sort();
+        splits
+    }
+
+    /// One cell per residue class: `y = m*y + r` for each split `(y, m)`.
+    fn split(&self, cell: Cell, splits: &[(usize, Int)]) -> Vec<Cell> {
+        let mut cells = vec![cell];
+        for (var, modulus) in splits {
+            let m: i64 = modulus.try_into().unwrap_or(1);
+            cells = cells
+                .into_iter()
+                .flat_map(|c| {
+                    (0..m).map(move |r| {
+                        let value = Affine::term(*var, Rat::from(m)).add(&Affine::constant(r));
+                        self.substitute_var_keep(c.clone(), *var, &value)
+                    })
+                })
+                .filter(|c| !self.is_empty(&c.constraints))
+                .collect();
+        }
+        cells
+    }
+
+    /// Sums the summand over `var`, one cell per (active lower, active upper) bound pair.
+    fn sum_over(&mut self, cell: Cell, var: usize) -> Vec<Cell> {
+        let mut lowers: Vec<Affine> = Vec::new();
+        let mut uppers: Vec<Affine> = Vec::new();
+        let mut rest: Vec<Constraint> = Vec::new();
+        for c in &cell.constraints {
+            let a = c.expr.coeff(var);
+            if a.is_zero() {
+                rest.push(c.clone());
+            } else if a.is_positive() {
+                let bound = self.integer_bound(&c.expr, var, &cell.vars, true);
+                push_unique(&mut lowers, bound);
+            } else {
+                let bound = self.integer_bound(&c.expr, var, &cell.vars, false);
+                push_unique(&mut uppers, bound);
+            }
+        }
+        let vars: Vec<usize> = cell.vars.iter().copied().filter(|&v| v != var).collect();
+        let mut cells = Vec::new();
+        for (i, lower) in lowers.iter().enumerate() {
+            for (j, upper) in uppers.iter().enumerate() {
+                let mut constraints = rest.clone();
+                constraints.extend(active_conditions(&lowers, i, true));
+                constraints.extend(active_conditions(&uppers, j, false));
+                // Non-empty range, relaxed by one: the closed form is 0 at U = L - 1.
+                constraints.push(Constraint::ge(upper.sub(lower).add(&Affine::constant(1))));
+                let constraints: Vec<Constraint> = constraints
+                    .into_iter()
+                    .map(|c| c.normalized_for_integers())
+                    .filter(|c| !is_trivial(c))
+                    .collect();
+                if self.is_empty(&constraints) {
+                    continue;
+                }
+                let summand = self.sum_polynomial(&cell.summand, var, lower, upper);
+                if summand.is_zero() {
+                    continue;
+                }
+                cells.push(Cell {
+                    constraints,
+                    summand,
+                    vars: vars.clone(),
+                });
+            }
+        }
+        cells
+    }
+
+    /// The bound on `var` from `expr >= 0` as an integer-valued affine form (a division
+    /// column stands for the floor of its symbolic part).
+    fn integer_bound(&mut self, expr: &Affine, var: usize, vars: &[usize], lower: bool) -> Affine {
+        // lower: a*x + e >= 0, x >= -floor(e/a); upper: -b*x + f >= 0, x <= floor(f/b).
+        let a = expr.coeff(var).abs();
+        let mut e = expr.clone();
+        e.set_coeff(var, Rat::zero());
+        let (var_part, symbol_part) = split_affine(&e, vars);
+        let floor = if a.is_one() {
+            e
+        } else {
+            let denominator = a.numer().clone();
+            let floor_of_symbols = if symbol_part.is_constant() {
+                Affine::constant(Rat::from((&symbol_part.constant / &a).floor()))
+            } else {
+                Affine::var(self.div_column(symbol_part, denominator))
+            };
+            var_part
+                .scale(&a.recip().unwrap_or_else(Rat::one))
+                .add(&floor_of_symbols)
+        };
+        if lower { floor.neg() } else { floor }
+    }
+
+    /// `Σ_{var = lower}^{upper} summand` as a polynomial in the other columns.
+    fn sum_polynomial(
+        &mut self,
+        summand: &ColumnPoly,
+        var: usize,
+        lower: &Affine,
+        upper: &Affine,
+    ) -> ColumnPoly {
+        let upper_poly = affine_poly(upper);
+        let below_lower = affine_poly(&lower.sub(&Affine::constant(1)));
+        let mut total = ColumnPoly::zero();
+        for (k, coefficient) in summand.coefficients_in(&var).into_iter().enumerate() {
+            if coefficient.is_zero() {
+                continue;
+            }
+            let s_k = self.faulhaber(k).clone();
+            let at_upper = s_k.substitute(&FAULHABER_VAR, &upper_poly);
+            let at_below = s_k.substitute(&FAULHABER_VAR, &below_lower);
+            total = total + &coefficient * &(at_upper - at_below);
+        }
+        total
+    }
+
+    /// `S_k(m) = Σ_{x=0}^{m} x^k`, from `(m+1)^{k+1} = Σ_{j<=k} C(k+1, j) S_j(m)`.
+    fn faulhaber(&mut self, k: usize) -> &ColumnPoly {
+        while self.faulhaber.len() <= k {
+            let n = self.faulhaber.len();
+            let m_plus_one = ColumnPoly::var(FAULHABER_VAR) + ColumnPoly::one();
+            let mut rest = m_plus_one.pow(n as u32 + 1);
+            let mut binomial = Rat::one();
+            for (j, s_j) in self.faulhaber.iter().enumerate() {
+                rest = &rest - &s_j.scale(&binomial);
+                binomial = binomial * Rat::from((n + 1 - j) as i64) / Rat::from((j + 1) as i64);
+            }
+            self.faulhaber
+                .push(rest.scale(&(Rat::one() / Rat::from(n as i64 + 1))));
+        }
+        &self.faulhaber[k]
+    }
+}
+
+enum Step {
+    Cells(Vec<Cell>),
+    Unbounded,
+}
+
+impl Rat {
+    /// `self / divisor` (divisor non-zero).
+    fn recip_of(&self, divisor: &Int) -> Rat {
+        self / Rat::from(divisor.clone())
+    }
+}
+
+fn push_unique(list: &mut Vec<Affine>, item: Affine) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+fn is_trivial(c: &Constraint) -> bool {
+    c.expr.is_constant() && c.is_satisfied(&[])
+}
+
+/// The conditions making bound `index` the active one: strictly beyond the earlier bounds and
+/// at least as far as the later ones (so exactly one bound is active at each point).
+fn active_conditions(bounds: &[Affine], index: usize, lower: bool) -> Vec<Constraint> {
+    let chosen = &bounds[index];
+    bounds
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != index)
+        .map(|(k, other)| {
+            let margin = if lower {
+                chosen.sub(other)
+            } else {
+                other.sub(chosen)
+            };
+            let strictness = if k < index { -1 } else { 0 };
+            Constraint::ge(margin.add(&Affine::constant(strictness)))
+        })
+        .collect()
+}
+
+/// Splits a form into its part on `vars` and the rest (symbols and constant).
+fn split_affine(form: &Affine, vars: &[usize]) -> (Affine, Affine) {
+    let mut var_part = Affine::zero();
+    let mut rest = Affine::constant(form.constant.clone());
+    for i in form.support() {
+        let target = if vars.contains(&i) {
+            &mut var_part
+        } else {
+            &mut rest
+        };
+        target.set_coeff(i, form.coeff(i));
+    }
+    (var_part, rest)
+}
+
+pub(crate) fn affine_poly(form: &Affine) -> ColumnPoly {
+    form.support()
+        .fold(ColumnPoly::constant(form.constant.clone()), |acc, i| {
+            acc + ColumnPoly::var(i).scale(&form.coeff(i))
+        })
+}
+
+/// Existential columns not determined by the other columns: those get eliminated.
+fn undetermined(constraints: &[Constraint], existential: &[usize]) -> Vec<usize> {
+    let mut determined: Vec<usize> = Vec::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &var in existential {
+            if determined.contains(&var) {
+                continue;
+            }
+            let others_known = |c: &Constraint| {
+                existential
+                    .iter()
+                    .all(|&o| o == var || determined.contains(&o) || c.expr.coeff_ref(o).is_none())
+            };
+            let by_equality = constraints
+                .iter()
+                .any(|c| c.is_equality() && c.expr.coeff_ref(var).is_some() && others_known(c));
+            if by_equality || pinned_by_bounds(constraints, var, &others_known) {
+                determined.push(var);
+                changed = true;
+            }
+        }
+    }
+    existential
+        .iter()
+        .copied()
+        .filter(|v| !determined.contains(v))
+        .collect()
+}
+
+/// True when a lower and an upper bound on `var` leave an interval shorter than 1.
+fn pinned_by_bounds(
+    constraints: &[Constraint],
+    var: usize,
+    others_known: &dyn Fn(&Constraint) -> bool,
+) -> bool {
+    let ineqs: Vec<&Constraint> = constraints
+        .iter()
+        .filter(|c| c.rel == Relation::Ge && c.expr.coeff_ref(var).is_some() && others_known(c))
+        .collect();
+    ineqs
+        .iter()
+        .filter(|l| l.expr.coeff(var).is_positive())
+        .any(|lower| {
+            ineqs
+                .iter()
+                .filter(|u| u.expr.coeff(var).is_negative())
+                .any(|upper| {
+                    // a*x + e >= 0, -b*x + f >= 0: width of [ -e/a, f/b ] is (b*e + a*f) / (a*b).
+                    let a = lower.expr.coeff(var);
+                    let b = -upper.expr.coeff(var);
+                    let width = lower.expr.scale(&b).add(&upper.expr.scale(&a));
+                    width.is_constant() && width.constant < &a * &b
+                })
+        })
+}
+
+/// Exact integer elimination of an existential variable: through an equality with a unit
+/// coefficient, or by Fourier–Motzkin when all its lower (or all its upper) bounds have a unit
+/// coefficient, where the real and integer shadows coincide.
+fn eliminate_existential(
+    constraints: Vec<Constraint>,
+    var: usize,
+) -> Result<Vec<Constraint>, CountError> {
+    let unit_equality = constraints
+        .iter()
+        .find(|c| c.is_equality() && c.expr.coeff(var).abs().is_one())
+        .cloned();
+    if let Some(eq) = unit_equality {
+        let mut rest = eq.expr.clone();
+        rest.set_coeff(var, Rat::zero());
+        let value = rest.scale(&(-eq.expr.coeff(var)));
+        return Ok(constraints
+            .iter()
+            .filter(|c| **c != eq)
+            .map(|c| {
+                Constraint {
+                    expr: c.expr.substitute(var, &value),
+                    rel: c.rel,
+                }
+                .normalized_for_integers()
+            })
+            .collect());
+    }
+    if constraints
+        .iter()
+        .any(|c| c.is_equality() && c.expr.coeff_ref(var).is_some())
+    {
+        return Err(CountError::Unsupported(
+            "an existential variable with a non-unit equality".into(),
+        ));
+    }
+    let lowers_unit = constraints
+        .iter()
+        .filter(|c| c.expr.coeff(var).is_positive())
+        .all(|c| c.expr.coeff(var).is_one());
+    let uppers_unit = constraints
+        .iter()
+        .filter(|c| c.expr.coeff(var).is_negative())
+        .all(|c| (-c.expr.coeff(var)).is_one());
+    if !lowers_unit && !uppers_unit {
+        return Err(CountError::Unsupported(
+            "an existential variable whose projection is not exact (non-unit bounds on both sides)"
+                .into(),
+        ));
+    }
+    let eqs = constraints
+        .iter()
+        .filter(|c| c.is_equality())
+        .map(|c| c.expr.clone())
+        .collect();
+    let ineqs = constraints
+        .iter()
+        .filter(|c| !c.is_equality())
+        .map(|c| Ineq {
+            expr: c.expr.clone(),
+            strict: false,
+        })
+        .collect();
+    let mut system = System::new(eqs, ineqs, true);
+    system.eliminate(var);
+    if system.infeasible {
+        return Ok(vec![Constraint::ge(Affine::constant(-1))]);
+    }
+    let equalities = system.eqs.into_iter().map(Constraint::eq);
+    Ok(equalities
+        .chain(system.ineqs.into_iter().map(|i| Constraint::ge(i.expr)))
+        .collect())
+}

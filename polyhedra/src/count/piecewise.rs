@@ -1,0 +1,295 @@
+//! Piecewise quasi-polynomials over parameter domains, and the result type of counting.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::affine::Affine;
+use crate::constraint::Constraint;
+use crate::isl::print;
+use crate::lp;
+use crate::quasipoly::QuasiPolynomial;
+use crate::scalar::{Int, Rat};
+use crate::set::{BasicSet, Set, Space};
+
+/// Above this many overlapping pieces a count keeps them overlapping (values add up).
+pub const DISJOINT_PIECE_LIMIT: usize = 12;
+
+/// A quasi-polynomial valid on `domain` (a set over the parameters, or over parameters and
+/// dims for a parsed `[n] -> { [i] -> … }`).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Piece {
+    pub domain: Set,
+    pub qp: QuasiPolynomial,
+}
+
+/// A sum of quasi-polynomials on domains: the value at a point is the sum of the pieces whose
+/// domain contains it (0 outside every domain), as in isl's text syntax. Counting returns
+/// pairwise disjoint domains (chambers) unless there are more than [`DISJOINT_PIECE_LIMIT`]
+/// overlapping pieces, where splitting them would cost more than the count itself.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PiecewiseQuasiPolynomial {
+    pub space: Space,
+    pub pieces: Vec<Piece>,
+}
+
+/// The number of points: a piecewise quasi-polynomial, or ∞ for an unbounded set.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum Count {
+    Finite(PiecewiseQuasiPolynomial),
+    Infinite,
+}
+
+/// A count at one parameter point.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum Value {
+    Finite(Rat),
+    Infinite,
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Finite(v) => write!(f, "{v}"),
+            Value::Infinite => write!(f, "infty"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    #[error("no value given for {0}")]
+    Missing(String),
+    #[error(
+        "the domain of a piece has existential variables, so membership is not decidable by evaluation"
+    )]
+    Existential,
+}
+
+impl Count {
+    /// The count at `point` (every parameter must be given).
+    pub fn eval(&self, point: &BTreeMap<String, Int>) -> Result<Value, EvalError> {
+        match self {
+            Count::Infinite => Ok(Value::Infinite),
+            Count::Finite(pw) => pw.eval(point).map(Value::Finite),
+        }
+    }
+    /// isl's notation (`[n] -> { (1/2*n^2 + 1/2*n) : n >= 0 }`, or `infty`).
+    pub fn to_isl(&self) -> String {
+        match self {
+            Count::Infinite => "infty".to_string(),
+            Count::Finite(pw) => pw.to_isl(),
+        }
+    }
+    /// One line per chamber, with periodic numbers in the thesis notation.
+    pub fn to_readable(&self) -> String {
+        match self {
+            Count::Infinite => "∞".to_string(),
+            Count::Finite(pw) => pw.to_readable(),
+        }
+    }
+}
+
+impl PiecewiseQuasiPolynomial {
+    /// Builds disjoint pieces from pieces whose domains may overlap (values add up where they
+    /// do), dropping pieces whose quasi-polynomial is zero; beyond [`DISJOINT_PIECE_LIMIT`]
+    /// pieces only equal domains are merged.
+    pub fn from_overlapping(space: Space, pieces: Vec<Piece>) -> PiecewiseQuasiPolynomial {
+        // Pieces with the same domain add up first: that is cheap and common.
+        let mut merged: Vec<(BasicSet, QuasiPolynomial)> = Vec::new();
+        for piece in pieces {
+            for part in piece.domain.parts {
+                let part = without_redundant(part);
+                match merged.iter_mut().find(|(domain, _)| *domain == part) {
+                    Some((_, qp)) => *qp = qp.add(&piece.qp),
+                    None => merged.push((part, piece.qp.clone())),
+                }
+            }
+        }
+        merged.retain(|(_, qp)| !qp.is_zero());
+        let mut disjoint: Vec<(BasicSet, QuasiPolynomial)> = Vec::new();
+        if merged.len() > DISJOINT_PIECE_LIMIT {
+            disjoint = merged;
+        } else {
+            for (domain, qp) in merged {
+                disjoint = insert_disjoint(disjoint, domain, &qp);
+            }
+        }
+        let pieces = disjoint
+            .into_iter()
+            .filter(|(_, qp)| !qp.is_zero())
+            .map(|(domain, qp)| Piece {
+                domain: Set::from_basic(without_redundant(without_simple_floors(domain))),
+                qp,
+            })
+            .collect();
+        PiecewiseQuasiPolynomial { space, pieces }
+    }
+
+    /// The value at `point`, which gives every parameter (and dim, for pieces over dims).
+    pub fn eval(&self, point: &BTreeMap<String, Int>) -> Result<Rat, EvalError> {
+        let lookup = |name: &String| {
+            point
+                .get(name)
+                .cloned()
+                .ok_or_else(|| EvalError::Missing(name.clone()))
+        };
+        let params: Vec<Int> = self
+            .space
+            .params
+            .iter()
+            .map(lookup)
+            .collect::<Result<_, _>>()?;
+        let dims: Vec<Int> = self
+            .space
+            .dims
+            .iter()
+            .map(lookup)
+            .collect::<Result<_, _>>()?;
+        let value = |name: &str| point.get(name).map(Rat::from).unwrap_or_default();
+        let mut total = Rat::zero();
+        for piece in &self.pieces {
+            if piece
+                .domain
+                .contains(&params, &dims)
+                .ok_or(EvalError::Existential)?
+            {
+                total += piece.qp.eval(&value);
+            }
+        }
+        Ok(total)
+    }
+
+    pub fn to_isl(&self) -> String {
+        print::piecewise_to_isl(self)
+    }
+    pub fn to_readable(&self) -> String {
+        print::piecewise_to_readable(self)
+    }
+}
+
+/// Inserts `(domain, qp)` into pieces with disjoint domains, keeping them disjoint.
+fn insert_disjoint(
+    pieces: Vec<(BasicSet, QuasiPolynomial)>,
+    domain: BasicSet,
+    qp: &QuasiPolynomial,
+) -> Vec<(BasicSet, QuasiPolynomial)> {
+    let mut result = Vec::new();
+    let mut uncovered = vec![domain.clone()];
+    for (existing, existing_qp) in pieces {
+        let overlap = existing.intersect(&domain);
+        if is_obviously_empty(&overlap) {
+            result.push((existing, existing_qp));
+            continue;
+        }
+        result.push((without_redundant(overlap), existing_qp.add(qp)));
+        for rest in subtract(&existing, &domain) {
+            result.push((without_redundant(rest), existing_qp.clone()));
+        }
+        uncovered = uncovered
+            .into_iter()
+            .flat_map(|u| {
+                if is_obviously_empty(&u.intersect(&existing)) {
+                    vec![u]
+                } else {
+                    subtract(&u, &existing)
+                }
+            })
+            .collect();
+    }
+    result.extend(uncovered.into_iter().map(|u| (u, qp.clone())));
+    result
+}
+
+/// `set \ other` as disjoint basic sets; `other`'s locals must be divisions (which always
+/// exist, so negating a constraint over them is exact).
+pub(crate) fn subtract(set: &BasicSet, other: &BasicSet) -> Vec<BasicSet> {
+    // `joined` holds set's constraints followed by other's, over set's and other's locals.
+    let joined = set.intersect(other);
+    let others: Vec<Constraint> = joined.constraints[set.constraints.len()..].to_vec();
+    let prefix = BasicSet {
+        constraints: set.constraints.clone(),
+        ..joined
+    };
+    let mut pieces = Vec::new();
+    let mut prefix = prefix;
+    for constraint in others {
+        for complement in constraint.integer_complement() {
+            let mut piece = prefix.clone();
+            piece.add_constraint(complement);
+            if !is_obviously_empty(&piece) {
+                pieces.push(piece);
+            }
+        }
+        prefix.add_constraint(constraint);
+    }
+    pieces
+}
+
+/// Emptiness over integers, relaxed (false means "maybe non-empty").
+pub(crate) fn is_obviously_empty(set: &BasicSet) -> bool {
+    let tightened: Vec<Constraint> = set
+        .all_constraints()
+        .iter()
+        .map(Constraint::normalized_for_integers)
+        .collect();
+    lp::is_infeasible(&tightened)
+}
+
+/// Drops constraints implied (over integers) by the others and the division definitions.
+fn without_redundant(mut set: BasicSet) -> BasicSet {
+    let mut index = 0;
+    while index < set.constraints.len() {
+        let candidate = set.constraints[index].clone();
+        let mut others = set.clone();
+        others.constraints.remove(index);
+        let implied = candidate
+            .integer_complement()
+            .into_iter()
+            .all(|complement| {
+                let mut test = others.clone();
+                test.add_constraint(complement);
+                is_obviously_empty(&test)
+            });
+        if implied {
+            set = others;
+        } else {
+            index += 1;
+        }
+    }
+    set
+}
+
+/// Rewrites `±floor(e/k) + rest >= 0` (one division, unit coefficient) as the equivalent
+/// constraint on `e`: `floor(e/k) >= -rest` is `e + k*rest >= 0`, and `floor(e/k) <= rest` is
+/// `k*(rest + 1) - e - 1 >= 0` (`rest` is integer-valued).
+fn without_simple_floors(mut set: BasicSet) -> BasicSet {
+    let first_local = set.local_column(0);
+    for constraint in &mut set.constraints {
+        if constraint.is_equality() {
+            continue;
+        }
+        let expr = constraint.expr.primitive();
+        let divs: Vec<usize> = expr.support().filter(|&c| c >= first_local).collect();
+        let [column] = divs[..] else { continue };
+        let Some(div) = set.locals[column - first_local].div.clone() else {
+            continue;
+        };
+        let coeff = expr.coeff(column);
+        if !coeff.abs().is_one() {
+            continue;
+        }
+        let mut rest = expr.clone();
+        rest.set_coeff(column, Rat::zero());
+        let k = Rat::from(div.denominator.clone());
+        constraint.expr = if coeff.is_positive() {
+            div.numerator.add(&rest.scale(&k))
+        } else {
+            rest.add(&Affine::constant(1))
+                .scale(&k)
+                .sub(&div.numerator)
+                .sub(&Affine::constant(1))
+        };
+    }
+    set
+}

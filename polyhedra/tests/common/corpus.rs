@@ -1,0 +1,138 @@
+//! A deterministic corpus of loop-nest-shaped parametric sets (up to 4 variables, 2
+//! parameters; some with `mod`, strides through `exists`, and unions), shared by the barvinok
+//! oracle test and the benchmark.
+
+/// A set in isl syntax with its parameters, the parameter points to compare at, and the shape
+/// family it belongs to.
+pub struct Sample {
+    pub text: String,
+    pub params: Vec<String>,
+    pub points: Vec<Vec<i64>>,
+    pub shape: &'static str,
+}
+
+/// Small linear congruential generator: the corpus must not change between runs.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> i64 {
+        (self.next() % n) as i64
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64)
+    }
+}
+
+const VARS: [&str; 4] = ["i", "j", "k", "l"];
+const PARAMS: [&str; 2] = ["n", "m"];
+
+fn term(coeff: i64, name: &str) -> String {
+    match coeff {
+        1 => name.to_string(),
+        -1 => format!("-{name}"),
+        c => format!("{c}{name}"),
+    }
+}
+
+/// A bound on variable `index`: an affine form of the parameters and the outer variables.
+fn bound(rng: &mut Lcg, index: usize, params: usize, upper: bool) -> String {
+    let mut parts = Vec::new();
+    if upper || rng.below(3) == 0 {
+        parts.push(term(
+            rng.range(1, 2),
+            PARAMS[rng.below(params as u64) as usize],
+        ));
+    }
+    if index > 0 && rng.below(2) == 0 {
+        let outer = VARS[rng.below(index as u64) as usize];
+        let coeff = if upper { rng.range(-1, 1) } else { 1 };
+        if coeff != 0 {
+            parts.push(term(coeff, outer));
+        }
+    }
+    let constant = rng.range(-2, 2);
+    if parts.is_empty() || constant != 0 {
+        parts.push(constant.to_string());
+    }
+    parts.join(" + ").replace("+ -", "- ")
+}
+
+fn nest(rng: &mut Lcg, dims: usize, params: usize) -> (String, &'static str) {
+    let mut constraints = Vec::new();
+    let mut shape = "nest";
+    for (index, var) in VARS.iter().enumerate().take(dims) {
+        let lower = bound(rng, index, params, false);
+        let upper = bound(rng, index, params, true);
+        constraints.push(format!("{lower} <= {var} <= {upper}"));
+    }
+    match rng.below(6) {
+        0 => {
+            let var = VARS[rng.below(dims as u64) as usize];
+            let modulus = rng.range(2, 3);
+            constraints.push(format!(
+                "{var} mod {modulus} = {}",
+                rng.range(0, modulus - 1)
+            ));
+            shape = "mod";
+        }
+        1 => {
+            let var = VARS[rng.below(dims as u64) as usize];
+            constraints.push(format!(
+                "exists t : {var} = {}t + {}",
+                rng.range(2, 3),
+                rng.range(0, 1)
+            ));
+            shape = "stride";
+        }
+        2 if dims >= 2 => {
+            constraints.push(format!(
+                "{} + {} <= {}",
+                VARS[0],
+                VARS[1],
+                bound(rng, 0, params, true)
+            ));
+            shape = "cut";
+        }
+        _ => {}
+    }
+    (constraints.join(" and "), shape)
+}
+
+/// `size` sets, the same on every run.
+pub fn corpus(size: usize) -> Vec<Sample> {
+    let mut rng = Lcg(0x5eed_cafe);
+    (0..size)
+        .map(|_| {
+            let dims = rng.range(1, 4) as usize;
+            let params = rng.range(1, 2) as usize;
+            let (mut body, mut shape) = nest(&mut rng, dims, params);
+            if rng.below(6) == 0 {
+                let (other, _) = nest(&mut rng, dims, params);
+                body = format!("({body}) or ({other})");
+                shape = "union";
+            }
+            let names: Vec<String> = PARAMS[..params].iter().map(|s| s.to_string()).collect();
+            let text = format!(
+                "[{}] -> {{ [{}] : {body} }}",
+                names.join(", "),
+                VARS[..dims].join(", ")
+            );
+            let points = (0..6)
+                .map(|_| (0..params).map(|_| rng.range(-1, 7)).collect())
+                .collect();
+            Sample {
+                text,
+                params: names,
+                points,
+                shape,
+            }
+        })
+        .collect()
+}
