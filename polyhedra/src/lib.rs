@@ -14,6 +14,8 @@
 //!   / `project_onto`, `includes`, `implies`, `minimized` (normal form), `hull` (convex hull,
 //!   the invariant engine's join) and `generators` (vertices, rays, lines); constraint-level
 //!   access through `constraints()` / `add_constraint` for widening.
+//! - [`chambers`]: parametric vertices of a parametric polytope and the chamber decomposition of
+//!   its parameter space (Loechner–Wilde).
 //! - [`Set`] / [`BasicSet`] ([`set`]): integer sets with parameters, integer divisions (`mod`,
 //!   `floor`) and existential variables, and finite unions.
 //! - [`Polynomial`], [`QuasiPolynomial`]: exact multivariate (quasi-)polynomials.
@@ -38,6 +40,7 @@
 
 pub mod affine;
 mod api;
+pub mod chambers;
 pub mod constraint;
 pub mod count;
 mod fourier_motzkin;
