@@ -89,7 +89,7 @@ fn random_set() -> impl Strategy<Value = (String, usize)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
     #[test]
     fn count_equals_enumeration((text, params) in random_set(), values in proptest::collection::vec(-1i64..=5, 2)) {
