@@ -4,7 +4,9 @@
 //! The polyhedra crate's `Polyhedron::hull` projects the whole lifted system at once, which
 //! blows up (gigabytes, minutes) on the 7–10 dimensional joins of a depth-3 nest. This is the
 //! same lifted formulation (`x = y + z`, `y ∈ λ·A`, `z ∈ (1-λ)·B`, `0 <= λ <= 1`), restricted to
-//! the variables either side constrains, with each elimination followed by minimisation.
+//! the variables either side constrains, eliminated one column at a time by exact
+//! Fourier–Motzkin, with redundancy removal (linear programs, the costly part) only when the
+//! system grows.
 
 use membound_polyhedra::{Affine, Constraint, Polyhedron, Rat};
 
@@ -79,34 +81,97 @@ fn lifted_hull(a: &Polyhedron, b: &Polyhedron) -> Polyhedron {
     constraints.push(Constraint::ge(
         Affine::constant(1).sub(&Affine::var(lambda)),
     ));
-    let mut lifted = Polyhedron::from_constraints(2 * dim + 1, constraints).minimized();
-    // Eliminated columns shift down, so the x columns stay first and the rest follow.
-    while lifted.dim() > dim {
-        let column = cheapest_column(&lifted, dim);
-        lifted = lifted.project_out(&[column]);
+    let mut system = Polyhedron::from_constraints(2 * dim + 1, constraints)
+        .minimized()
+        .constraints()
+        .to_vec();
+    let mut remaining: Vec<usize> = (dim..=lambda).collect();
+    while let Some(index) = cheapest(&system, &remaining) {
+        // Eliminated columns keep their index with zero coefficients; nothing is renumbered.
+        system = eliminate(system, remaining.swap_remove(index));
+        if system.len() > MINIMIZE_ABOVE {
+            system = Polyhedron::from_constraints(2 * dim + 1, system)
+                .minimized()
+                .constraints()
+                .to_vec();
+        }
     }
-    lifted
+    Polyhedron::from_constraints(dim, system).minimized()
 }
 
-/// Among the columns from `first` on: one an equality mentions, else the one whose
-/// Fourier–Motzkin step creates the fewest constraints.
-fn cheapest_column(poly: &Polyhedron, first: usize) -> usize {
-    let columns = first..poly.dim();
+/// The position in `columns` of the column to eliminate next: one an equality mentions, else
+/// the one whose step creates the fewest constraints.
+fn cheapest(system: &[Constraint], columns: &[usize]) -> Option<usize> {
     let in_equality = |v: usize| {
-        poly.constraints()
+        system
             .iter()
             .any(|c| c.is_equality() && c.expr.coeff_ref(v).is_some())
     };
-    if let Some(column) = columns.clone().find(|&v| in_equality(v)) {
-        return column;
+    if let Some(index) = columns.iter().position(|&v| in_equality(v)) {
+        return Some(index);
     }
-    columns
-        .min_by_key(|&v| {
-            let signs = poly.constraints().iter().map(|c| c.expr.coeff(v).signum());
-            let (lower, upper) = signs.fold((0, 0), |(l, u), s| {
-                (l + usize::from(s > 0), u + usize::from(s < 0))
+    (0..columns.len()).min_by_key(|&index| {
+        let signs = system.iter().map(|c| c.expr.coeff(columns[index]).signum());
+        let (lower, upper) = signs.fold((0, 0), |(l, u), s| {
+            (l + usize::from(s > 0), u + usize::from(s < 0))
+        });
+        lower * upper
+    })
+}
+
+/// Fourier–Motzkin steps run without redundancy removal (exact rational arithmetic, no linear
+/// programs) until the system grows past this many constraints.
+const MINIMIZE_ABOVE: usize = 12;
+
+/// One exact Fourier–Motzkin step: through an equality that mentions `column` when there is
+/// one, else by combining each lower bound with each upper bound. Duplicates are dropped.
+fn eliminate(system: Vec<Constraint>, column: usize) -> Vec<Constraint> {
+    let (with, without): (Vec<Constraint>, Vec<Constraint>) = system
+        .into_iter()
+        .partition(|c| c.expr.coeff_ref(column).is_some());
+    let mut result = without;
+    if let Some(pivot) = with.iter().find(|c| c.is_equality()) {
+        let solved = pivot
+            .expr
+            .scale(&(Rat::from(-1) / pivot.expr.coeff(column)));
+        // pivot: a·column + rest = 0, so column = -rest / a.
+        let mut replacement = solved;
+        replacement.set_coeff(column, Rat::zero());
+        for c in with.iter().filter(|c| !std::ptr::eq(*c, pivot)) {
+            result.push(Constraint {
+                expr: c.expr.substitute(column, &replacement),
+                rel: c.rel,
             });
-            lower * upper
-        })
-        .unwrap_or(first)
+        }
+    } else {
+        let (lowers, uppers): (Vec<&Constraint>, Vec<&Constraint>) = with
+            .iter()
+            .partition(|c| c.expr.coeff(column).is_positive());
+        for lower in &lowers {
+            for upper in &uppers {
+                let a = lower.expr.coeff(column);
+                let b = -upper.expr.coeff(column);
+                let mut expr = lower.expr.scale(&b).add(&upper.expr.scale(&a));
+                expr.set_coeff(column, Rat::zero());
+                result.push(Constraint::ge(expr));
+            }
+        }
+    }
+    deduplicated(result)
+}
+
+fn deduplicated(system: Vec<Constraint>) -> Vec<Constraint> {
+    let mut unique: Vec<Constraint> = Vec::new();
+    for constraint in system {
+        let normal = Constraint {
+            expr: constraint.expr.primitive(),
+            rel: constraint.rel,
+        };
+        // A constant constraint is dropped when true and kept when false (an empty result).
+        let trivial = normal.expr.is_constant() && normal.is_satisfied(&[]);
+        if !trivial && !unique.contains(&normal) {
+            unique.push(normal);
+        }
+    }
+    unique
 }
