@@ -7,9 +7,7 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use super::{ListFormat, MethodInput, json_text};
-use crate::callgraph;
 use crate::error::Result;
-use crate::hierarchy::Hierarchy;
 use crate::lowering;
 use crate::sites::{self, CreationSite};
 
@@ -19,9 +17,7 @@ pub(super) fn invariants(
     max_chains: usize,
     format: ListFormat,
 ) -> Result<String> {
-    let (program, method) = target.load()?;
-    let graph = callgraph::build(&Hierarchy::new(&program), &method)?;
-    let found = sites::enumerate(&program, &graph, max_chains)?;
+    let (program, found) = target.sites(max_chains)?;
     let lowered = lowering::lower(&program, &found)?;
     let invariants: Vec<Result<String>> = found
         .sites

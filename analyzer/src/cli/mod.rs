@@ -11,12 +11,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod invariants;
 mod math;
 
+use crate::callgraph::CallGraph;
 use crate::classpath::{Classpath, Jdk};
 use crate::error::Result;
 use crate::hierarchy::Hierarchy;
 use crate::jvm::MethodRef;
 use crate::program::Program;
 use crate::select::select_method;
+use crate::sites::Sites;
 use crate::{callgraph, ir, measure, sites};
 
 /// Parametric heap-memory bounds for Java bytecode.
@@ -173,8 +175,7 @@ fn run(command: Command) -> Result<String> {
             Ok(ir::print_body(&body))
         }
         Command::Callgraph { target, format } => {
-            let (program, method) = target.load()?;
-            let graph = callgraph::build(&Hierarchy::new(&program), &method)?;
+            let (_, graph) = target.call_graph()?;
             Ok(match format {
                 GraphFormat::Text => callgraph::to_text(&graph),
                 GraphFormat::Dot => callgraph::to_dot(&graph),
@@ -186,9 +187,7 @@ fn run(command: Command) -> Result<String> {
             format,
             max_chains,
         } => {
-            let (program, method) = target.load()?;
-            let graph = callgraph::build(&Hierarchy::new(&program), &method)?;
-            let found = sites::enumerate(&program, &graph, max_chains)?;
+            let (_, found) = target.sites(max_chains)?;
             Ok(match format {
                 ListFormat::Text => sites::to_text(&found),
                 ListFormat::Json => json_text(&sites::to_json(&found)),
@@ -233,6 +232,20 @@ impl MeasureArgs {
 }
 
 impl MethodInput {
+    /// Loads the program and builds the call graph from the method.
+    fn call_graph(&self) -> Result<(Program, CallGraph)> {
+        let (program, method) = self.load()?;
+        let graph = callgraph::build(&Hierarchy::new(&program), &method)?;
+        Ok((program, graph))
+    }
+
+    /// Loads the program and enumerates the creation sites of the method.
+    fn sites(&self, max_chains: usize) -> Result<(Program, Sites)> {
+        let (program, graph) = self.call_graph()?;
+        let found = sites::enumerate(&program, &graph, max_chains)?;
+        Ok((program, found))
+    }
+
     /// Opens the classpath (input, extra entries, JDK) and selects the method.
     fn load(&self) -> Result<(Program, MethodRef)> {
         let mut classpath = Classpath::new();
