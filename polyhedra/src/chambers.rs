@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::affine::Affine;
 use crate::constraint::{Constraint, Relation};
+use crate::generators::subsets;
 use crate::linalg::solve_unique;
 use crate::polyhedron::Polyhedron;
 use crate::scalar::Rat;
@@ -39,7 +40,7 @@ pub fn parametric_vertices(poly: &Polyhedron, n_vars: usize) -> Vec<ParametricVe
     let n_params = poly.dim().saturating_sub(n_vars);
     let constraints = poly.constraints();
     let mut vertices: Vec<ParametricVertex> = Vec::new();
-    for basis in combinations(constraints.len(), n_vars) {
+    for basis in subsets(constraints.len(), n_vars) {
         let Some(coords) = solve_basis(constraints, &basis, n_vars, n_params) else {
             continue;
         };
@@ -176,30 +177,6 @@ fn equality_count(poly: &Polyhedron) -> usize {
         .iter()
         .filter(|c| c.is_equality())
         .count()
-}
-
-fn combinations(n: usize, size: usize) -> Vec<Vec<usize>> {
-    let mut out = Vec::new();
-    let mut current = Vec::new();
-    fn extend(
-        start: usize,
-        n: usize,
-        size: usize,
-        current: &mut Vec<usize>,
-        out: &mut Vec<Vec<usize>>,
-    ) {
-        if current.len() == size {
-            out.push(current.clone());
-            return;
-        }
-        for i in start..n {
-            current.push(i);
-            extend(i + 1, n, size, current, out);
-            current.pop();
-        }
-    }
-    extend(0, n, size, &mut current, &mut out);
-    out
 }
 
 #[cfg(test)]

@@ -112,7 +112,7 @@ fn extreme_rays(poly: &Polyhedron, dim: usize) -> Vec<Vec<Rat>> {
 }
 
 /// All `size`-element subsets of `0..n`, in lexicographic order.
-fn subsets(n: usize, size: usize) -> Vec<Vec<usize>> {
+pub(crate) fn subsets(n: usize, size: usize) -> Vec<Vec<usize>> {
     fn extend(
         start: usize,
         n: usize,
