@@ -9,7 +9,7 @@
 //! `e <= -1` (parameters are integers), so at each integer point of a chamber its vertices are
 //! exactly the polytope's vertices there.
 
-use membound_polyhedra::generators::Generators;
+use membound_polyhedra::generators::{Generators, subsets};
 use membound_polyhedra::{Affine, Constraint, Polyhedron, Polynomial, Rat, Relation};
 
 use crate::guard::{ParamDomain, affine_to_linear};
@@ -347,30 +347,6 @@ fn binomial(n: usize, k: usize) -> usize {
         return 0;
     }
     (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i) / (i + 1))
-}
-
-/// All `size`-element subsets of `0..n`, in lexicographic order.
-fn subsets(n: usize, size: usize) -> Vec<Vec<usize>> {
-    fn extend(
-        start: usize,
-        n: usize,
-        size: usize,
-        current: &mut Vec<usize>,
-        out: &mut Vec<Vec<usize>>,
-    ) {
-        if current.len() == size {
-            out.push(current.clone());
-            return;
-        }
-        for i in start..n {
-            current.push(i);
-            extend(i + 1, n, size, current, out);
-            current.pop();
-        }
-    }
-    let mut out = Vec::new();
-    extend(0, n, size, &mut Vec::new(), &mut out);
-    out
 }
 
 #[cfg(test)]

@@ -111,8 +111,9 @@ fn extreme_rays(poly: &Polyhedron, dim: usize) -> Vec<Vec<Rat>> {
     rays
 }
 
-/// All `size`-element subsets of `0..n`, in lexicographic order.
-pub(crate) fn subsets(n: usize, size: usize) -> Vec<Vec<usize>> {
+/// All `size`-element subsets of `0..n`, in lexicographic order (the candidate bases of vertex
+/// enumeration).
+pub fn subsets(n: usize, size: usize) -> Vec<Vec<usize>> {
     fn extend(
         start: usize,
         n: usize,

@@ -88,20 +88,27 @@ where
         .into()
 }
 
-/// Runs `membound <command> <fixture classes> --method <method> --format json`, checks that it
-/// succeeded, and returns the parsed JSON.
-pub fn fixture_json(command: &str, fixture: &str, method: &str) -> serde_json::Value {
+/// Runs `membound <command> <fixture classes> --method <method> [extra…]`, checks that it
+/// succeeded, and returns what it printed.
+pub fn fixture_output(command: &str, fixture: &str, method: &str, extra: &[&str]) -> String {
     let classes = compile_fixture(fixture);
-    let run = membound([
+    let mut args: Vec<&std::ffi::OsStr> = vec![
         command.as_ref(),
         classes.as_os_str(),
         "--method".as_ref(),
         method.as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
+    ];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    let run = membound(args);
     assert_eq!(run.code, 0, "membound {command} failed: {}", run.stderr);
-    serde_json::from_str(&run.stdout).expect("membound prints valid JSON")
+    run.stdout
+}
+
+/// Runs `membound <command> <fixture classes> --method <method> --format json` and returns the
+/// parsed JSON.
+pub fn fixture_json(command: &str, fixture: &str, method: &str) -> serde_json::Value {
+    let output = fixture_output(command, fixture, method, &["--format", "json"]);
+    serde_json::from_str(&output).expect("membound prints valid JSON")
 }
 
 /// Compiles the Java fixture `tests/fixtures/<name>/src/**.java` (with `-g`, for line numbers and

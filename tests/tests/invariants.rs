@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use membound_tests::{Run, compile_fixture, membound};
+use membound_tests::{Run, compile_fixture, fixture_output, membound};
 use serde_json::Value;
 
 /// The JSON output of `membound invariants` on `method` of fixture `fixture`.
@@ -95,20 +95,12 @@ fn fig14_site_invariants_count_what_the_thesis_counts() {
 
 #[test]
 fn invariants_text_lists_every_site_with_a_set() {
-    let classes = compile_fixture("thesis");
-    let run = membound([
-        "invariants".as_ref(),
-        classes.as_os_str(),
-        "--method".as_ref(),
-        "thesis.Fig14.m0".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let sets = run
-        .stdout
+    let stdout = fixture_output("invariants", "thesis", "thesis.Fig14.m0", &[]);
+    let sets = stdout
         .lines()
         .filter(|l| l.starts_with("  [mc] -> {"))
         .count();
-    assert_eq!(sets, 7, "{}", run.stdout);
+    assert_eq!(sets, 7, "{stdout}");
 }
 
 /// The label (`// 3`) of each labelled line of a fixture source, by line number.

@@ -1,7 +1,7 @@
 //! `membound sites` on the thesis's Fig 1.4 program: the creation sites from `m0` are exactly
 //! the seven chains of Example 1.1.
 
-use membound_tests::{compile_fixture, fixture_json, membound, workspace_root};
+use membound_tests::{fixture_json, fixture_output, workspace_root};
 use serde_json::Value;
 
 /// The source line of each numbered statement label (`// 4`) in the Fig 1.4 fixture.
@@ -88,24 +88,9 @@ fn fig14_array_sites_name_their_dimension() {
 
 #[test]
 fn sites_text_prints_a_call_tree_with_shared_prefixes() {
-    let classes = compile_fixture("thesis");
-    let run = membound([
-        "sites".as_ref(),
-        classes.as_os_str(),
-        "--method".as_ref(),
-        "thesis.Fig14.m0".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stdout
-            .starts_with("thesis.Fig14.m0(I)V: 7 creation sites\n")
-    );
+    let stdout = fixture_output("sites", "thesis", "thesis.Fig14.m0", &[]);
+    assert!(stdout.starts_with("thesis.Fig14.m0(I)V: 7 creation sites\n"));
     // m1 is entered once in the tree although four chains pass through it.
-    assert_eq!(
-        run.stdout.matches("thesis.Fig14.m1(I)V").count(),
-        1,
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("new thesis.B[n]"), "{}", run.stdout);
+    assert_eq!(stdout.matches("thesis.Fig14.m1(I)V").count(), 1, "{stdout}");
+    assert!(stdout.contains("new thesis.B[n]"), "{stdout}");
 }
