@@ -1,7 +1,7 @@
 //! `membound invariants`: each creation site's invariant, counted with `membound count`, gives
-//! exactly how often the allocation runs (for arrays: how many cells it allocates). On the
-//! thesis's Fig 1.4 program the counts are the thesis's (Example 1.4, with the array rule of
-//! ch. 2 §7); on the loop-shape fixture they are what the Java program itself counts at run time.
+//! exactly how often the allocation runs. On the thesis's Fig 1.4 program the counts are the
+//! thesis's (Example 1.4: how often each statement runs); on the loop-shape fixture they are
+//! what the Java program itself counts at run time.
 
 use std::collections::BTreeMap;
 
@@ -71,10 +71,10 @@ fn fig14_site_invariants_count_what_the_thesis_counts() {
     let triangle = |mc: i64| mc * (mc + 1) / 2;
     let expected: [(&str, &dyn Fn(i64) -> i64); 7] = [
         ("m0.m1 thesis.A", &|mc| mc),
-        ("m0.m1.m2 thesis.B[]", &triangle),
+        ("m0.m1.m2 thesis.B[]", &|mc| mc),
         ("m0.m1.m2 thesis.B", &triangle),
         ("m0.m1.m2 thesis.C", &triangle),
-        ("m0.m2 thesis.B[]", &|mc| 2 * mc),
+        ("m0.m2 thesis.B[]", &|_| 1),
         ("m0.m2 thesis.B", &|mc| 2 * mc),
         ("m0.m2 thesis.C", &|mc| 2 * mc),
     ];

@@ -1,5 +1,5 @@
 //! `membound invariants`: per creation site of a method, its chain and the invariant whose
-//! integer points are counted for it, in isl syntax. The chains come from [`crate::sites`], the
+//! integer points are its executions, in isl syntax. The chains come from [`crate::sites`], the
 //! invariants from [`crate::lowering`]; this module only renders them.
 
 use std::fmt::Write;
@@ -22,7 +22,11 @@ pub(super) fn invariants(
     let invariants: Vec<Result<String>> = found
         .sites
         .iter()
-        .map(|site| lowered.site_invariant(site).map(|i| i.to_isl()))
+        .map(|site| {
+            lowered
+                .site_invariant(site)
+                .map(|i| i.executions_set().to_isl())
+        })
         .collect();
     Ok(match format {
         ListFormat::Text => to_text(&found.sites, &invariants),

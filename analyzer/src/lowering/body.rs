@@ -64,8 +64,7 @@ fn is_integer(ty: &Type) -> bool {
 /// Where an invariant is requested in a lowered method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PointKey {
-    /// Before the statement at this bytecode offset; for an array allocation, at each allocated
-    /// cell (inside one virtual loop `1 <= h <= dim` per given dimension).
+    /// Before the statement at this bytecode offset.
     At(u32),
     /// Before the call at this offset, on the way into this callee.
     Call(u32, ProcId),
@@ -77,8 +76,10 @@ pub struct LocalPoint {
     pub key: PointKey,
     pub node: NodeId,
     /// The variables that tell two visits of the point in one activation apart: the counters
-    /// of the enclosing loops and, for array cells, the cell coordinates.
+    /// of the enclosing loops.
     pub inductive: Vec<VarId>,
+    /// For an array allocation, the variables holding its given dimensions, outermost first.
+    pub lengths: Vec<VarId>,
 }
 
 /// A possible target of a call site, as the caller's lowering needs it.
@@ -513,8 +514,8 @@ impl<'b, 't> Lowerer<'b, 't> {
         match &stmt.kind {
             StmtKind::Assign { dst, value } => {
                 let node = match value {
-                    ir::Expr::New(_) => self.point(block, node, PointKey::At(stmt.pc), Vec::new()),
-                    ir::Expr::NewArray { dims, .. } => self.array_cells(block, node, stmt.pc, dims),
+                    ir::Expr::New(_) => self.point(block, node, PointKey::At(stmt.pc)),
+                    ir::Expr::NewArray { dims, .. } => self.array_point(block, node, stmt.pc, dims),
                     _ => node,
                 };
                 self.forget_facts(*dst, facts);
@@ -524,7 +525,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 self.assign(node, *dst, value)
             }
             StmtKind::Invoke { dst, call } => {
-                let node = self.point(block, node, PointKey::At(stmt.pc), Vec::new());
+                let node = self.point(block, node, PointKey::At(stmt.pc));
                 let node = self.calls(block, node, stmt.pc, call);
                 match dst {
                     Some(dst) => {
@@ -538,55 +539,50 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
     }
 
-    /// Records the point `key` at a fresh node after `node`; `cells` are extra inductive
-    /// variables (array cell coordinates).
-    fn point(&mut self, block: usize, node: NodeId, key: PointKey, cells: Vec<VarId>) -> NodeId {
+    /// Records the point `key` at a fresh node after `node`.
+    fn point(&mut self, block: usize, node: NodeId, key: PointKey) -> NodeId {
+        self.point_with_lengths(block, node, key, Vec::new())
+    }
+
+    fn point_with_lengths(
+        &mut self,
+        block: usize,
+        node: NodeId,
+        key: PointKey,
+        lengths: Vec<VarId>,
+    ) -> NodeId {
         let at = self.step(node, Action::Skip);
-        let mut inductive: Vec<VarId> = self.loops.enclosing[block]
+        let inductive = self.loops.enclosing[block]
             .iter()
             .filter_map(|head| self.counters.get(head).copied())
             .collect();
-        inductive.extend(cells);
         self.points.push(LocalPoint {
             key,
             node: at,
             inductive,
+            lengths,
         });
         at
     }
 
-    /// The cells of `new T[d1]…[dk]` as the virtual nest `for h1 in 1..=d1 … for hk in 1..=dk`
-    /// with the allocation's point inside; returns the node after the nest.
-    fn array_cells(&mut self, block: usize, node: NodeId, pc: u32, dims: &[Operand]) -> NodeId {
+    /// The point of `new T[d1]…[dk]`, with each given dimension copied into a variable of its
+    /// own (`len{pc}_{j}`) so that the site's invariant tells every allocated array's length.
+    fn array_point(&mut self, block: usize, node: NodeId, pc: u32, dims: &[Operand]) -> NodeId {
         let mut node = node;
-        let mut nest = Vec::new();
+        let mut lengths = Vec::new();
         for (index, dim) in dims.iter().enumerate() {
             let (after, bound) = self.expr_or_unknown(node, dim, index);
-            let cell = self.new_var(&format!("cell{pc}_{}", index + 1), VarKind::Local);
-            let head = self.step(
+            let length = self.new_var(&format!("len{pc}_{}", index + 1), VarKind::Local);
+            node = self.step(
                 after,
                 Action::Assign {
-                    var: cell,
-                    expr: Expr::constant(1),
+                    var: length,
+                    expr: bound,
                 },
             );
-            node = self.step(head, Action::Assume(le(cell, bound.clone())));
-            nest.push((head, cell, bound));
+            lengths.push(length);
         }
-        let cells = nest.iter().map(|(_, cell, _)| *cell).collect();
-        let mut after = self.point(block, node, PointKey::At(pc), cells);
-        for (head, cell, bound) in nest.into_iter().rev() {
-            self.edge(
-                after,
-                head,
-                Action::Assign {
-                    var: cell,
-                    expr: Expr::var(cell) + 1,
-                },
-            );
-            after = self.step(head, Action::Assume(gt(cell, bound)));
-        }
-        after
+        self.point_with_lengths(block, node, PointKey::At(pc), lengths)
     }
 
     /// The operand as an expression, or a freshly havocked stand-in (argument slot `slot`).
@@ -616,12 +612,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         let join = self.new_node();
         for target in targets {
             let (ready, args) = self.arguments(node, call, &target);
-            let at = self.point(
-                block,
-                ready,
-                PointKey::Call(pc, target.procedure),
-                Vec::new(),
-            );
+            let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
             let done = self.step(
                 at,
                 Action::Call {

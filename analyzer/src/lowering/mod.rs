@@ -3,13 +3,14 @@
 //! creation site.
 //!
 //! [`lower`] turns each method that appears on a chain into one procedure ([`body`]) and asks
-//! for an invariant before every allocation and call. [`site_invariant`] conjoins the frames of a
-//! chain with `formal = actual` at each call (the invariants crate's `chain_invariant`) and
-//! projects the result onto the variables that tell visits apart: the virtual iteration counter
-//! of every loop around each call site and the allocation ([`loops`]), the callee formals bound
-//! at each call, and for arrays one cell coordinate `1 <= h <= dim` per given dimension. Its
-//! integer points, with the entry method's parameters as parameters, are one per execution of
-//! the allocation (one per allocated cell for arrays), or more when the lowering lost precision.
+//! for an invariant before every allocation and call. [`Lowered::site_invariant`] conjoins the
+//! frames of a chain with `formal = actual` at each call (the invariants crate's
+//! `chain_invariant`) and projects the result onto the variables that tell visits apart: the
+//! virtual iteration counter of every loop around each call site and the allocation
+//! ([`loops`]) and the callee formals bound at each call. Its integer points, with the chain's
+//! first method's parameters as parameters, are one per execution of the allocation, or more
+//! when the lowering lost precision. For an array allocation the invariant also has one column
+//! per given dimension, holding that dimension's value at the execution.
 //!
 //! It does not count (the polyhedra crate does), pick call targets (the call graph and
 //! [`crate::sites`] do), or model fields, array contents or integer overflow.
@@ -46,6 +47,29 @@ pub struct Lowered {
     points: HashMap<(ProcId, PointKey), Option<PointId>>,
     /// Per program point, the names of its inductive variables.
     inductive: Vec<Vec<String>>,
+    /// Per program point, the names of the variables holding an array allocation's dimensions.
+    lengths: Vec<Vec<String>>,
+}
+
+/// The counting invariant of a creation site (or of the suffix of its chain from some method).
+#[derive(Clone, Debug)]
+pub struct SiteInvariant {
+    /// Over the chain's first method's parameters; its dims are [`Self::executions`] followed by
+    /// [`Self::lengths`].
+    pub set: Invariant,
+    /// The columns whose values tell executions apart.
+    pub executions: Vec<String>,
+    /// For an array allocation, the columns holding its given dimensions, outermost first.
+    pub lengths: Vec<String>,
+}
+
+impl SiteInvariant {
+    /// The set with one integer point per execution of the allocation (lengths projected out:
+    /// exact when they are affine in the execution columns, an over-approximation otherwise).
+    pub fn executions_set(&self) -> Invariant {
+        let kept: Vec<&str> = self.executions.iter().map(String::as_str).collect();
+        self.set.project_onto(&kept)
+    }
 }
 
 /// Lowers every method on the chains of `sites` and analyses the result.
@@ -70,6 +94,7 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
     let mut program = Program::default();
     let mut points = HashMap::new();
     let mut inductive = Vec::new();
+    let mut lengths = Vec::new();
     for (index, body) in bodies.iter().enumerate() {
         let caller = ProcId(index);
         let targets = |pc: u32| -> Vec<CallTarget<'_>> {
@@ -98,34 +123,45 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
                 procedure: caller,
                 node: point.node,
             });
-            inductive.push(
-                point
-                    .inductive
-                    .iter()
+            let names = |vars: &[membound_invariants::VarId]| -> Vec<String> {
+                vars.iter()
                     .map(|&v| lowered.procedure.var_name(v).to_string())
-                    .collect(),
-            );
+                    .collect()
+            };
+            inductive.push(names(&point.inductive));
+            lengths.push(names(&point.lengths));
         }
         program.procedures.push(lowered.procedure);
     }
     let mut analysis = analyze(&program, &Options::default());
-    keep_only_needed_columns(&program, &mut analysis, &inductive);
+    keep_only_needed_columns(&program, &mut analysis, &inductive, &lengths);
     Ok(Lowered {
         program,
         analysis,
         procedures,
         points,
         inductive,
+        lengths,
     })
 }
 
-/// Projects each point's invariant onto its inductive variables and the caller variables its
-/// call passes, the only columns a chain reads: eliminating the rest frame by frame gives the
-/// same chain invariant as eliminating them after conjoining, on far smaller polyhedra.
-fn keep_only_needed_columns(program: &Program, analysis: &mut Analysis, inductive: &[Vec<String>]) {
+/// Projects each point's invariant onto its inductive variables, its array lengths and the
+/// caller variables its call passes, the only columns a chain reads: eliminating the rest frame
+/// by frame gives the same chain invariant as eliminating them after conjoining, on far smaller
+/// polyhedra.
+fn keep_only_needed_columns(
+    program: &Program,
+    analysis: &mut Analysis,
+    inductive: &[Vec<String>],
+    lengths: &[Vec<String>],
+) {
     for (index, point) in program.points.iter().enumerate() {
         let procedure = program.procedure(point.procedure);
-        let mut needed: Vec<&str> = inductive[index].iter().map(String::as_str).collect();
+        let mut needed: Vec<&str> = inductive[index]
+            .iter()
+            .chain(&lengths[index])
+            .map(String::as_str)
+            .collect();
         for edge in procedure.outgoing(point.node) {
             if let Action::Call { args, .. } = &edge.action {
                 needed.extend(
@@ -193,18 +229,29 @@ fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
 impl Lowered {
     /// The counting invariant of one creation site (see the module documentation), with the
     /// entry method's formals as parameters under their own names.
-    pub fn site_invariant(&self, site: &CreationSite) -> Result<Invariant> {
+    pub fn site_invariant(&self, site: &CreationSite) -> Result<SiteInvariant> {
+        self.suffix_invariant(site, 0)
+    }
+
+    /// The counting invariant of the part of `site`'s chain that starts at element `from`, with
+    /// that method's formals as parameters: how often the allocation runs per call of it.
+    pub fn suffix_invariant(&self, site: &CreationSite, from: usize) -> Result<SiteInvariant> {
         let frames = self.frame_points(site)?;
+        let frames = frames.get(from..).unwrap_or_default();
         let (target, calls) = frames
             .split_last()
             .ok_or_else(|| Error::Input("a creation site with an empty chain".to_string()))?;
         let chain = chain_invariant(&self.program, &self.analysis, calls, *target)
             .map_err(|e| Error::Input(format!("chain invariant: {e}")))?;
-        let kept = self.kept_columns(&frames);
-        let kept: Vec<&str> = kept.iter().map(String::as_str).collect();
-        let mut invariant = chain.project_onto(&kept);
-        invariant.params = self.parameter_names(calls.first().unwrap_or(target), &invariant);
-        Ok(invariant)
+        let (executions, lengths) = self.kept_columns(frames);
+        let kept: Vec<&str> = executions.iter().chain(&lengths).map(String::as_str).collect();
+        let mut set = chain.project_onto(&kept);
+        set.params = self.parameter_names(calls.first().unwrap_or(target), &set);
+        Ok(SiteInvariant {
+            set,
+            executions,
+            lengths,
+        })
     }
 
     /// The point of each chain element: the call into the next method, then the allocation.
@@ -239,9 +286,9 @@ impl Lowered {
     }
 
     /// The chain invariant's columns to keep: per frame its inductive variables and, below the
-    /// entry, the snapshots of the callee's formals (bound to the caller's actuals), each under
-    /// the prefix `chain_invariant` gives that frame.
-    fn kept_columns(&self, frames: &[PointId]) -> Vec<String> {
+    /// first frame, the snapshots of the callee's formals (bound to the caller's actuals), each
+    /// under the prefix `chain_invariant` gives that frame; then the allocation's lengths.
+    fn kept_columns(&self, frames: &[PointId]) -> (Vec<String>, Vec<String>) {
         let mut kept = Vec::new();
         let mut prefix = String::new();
         for (index, &point) in frames.iter().enumerate() {
@@ -259,9 +306,17 @@ impl Lowered {
                     .iter()
                     .map(|name| format!("{prefix}{name}")),
             );
-            prefix = format!("{}__", self.program.point(point).name);
+            if index + 1 < frames.len() {
+                prefix = format!("{}__", self.program.point(point).name);
+            }
         }
-        kept
+        let lengths = frames.last().map_or_else(Vec::new, |last| {
+            self.lengths[last.0]
+                .iter()
+                .map(|name| format!("{prefix}{name}"))
+                .collect()
+        });
+        (kept, lengths)
     }
 
     /// The entry procedure's snapshot parameters renamed to the formals they snapshot.
