@@ -220,7 +220,7 @@ impl Engine {
         let g = var_part
             .coeffs
             .iter()
-            .fold(Int::zero(), |acc, c| acc.gcd(c.numer()));
+            .fold(Int::zero(), |acc, c| acc.gcd(&c.numer()));
         let mut equality = equality;
         if !g.is_one() {
             // var_part / g is integral, so the rest must be divisible by g.
@@ -244,7 +244,7 @@ impl Engine {
             let mut with_var: Vec<(usize, Int)> = cell
                 .vars
                 .iter()
-                .filter_map(|&v| equality.coeff_ref(v).map(|c| (v, c.numer().clone())))
+                .filter_map(|&v| equality.coeff_ref(v).map(|c| (v, c.numer())))
                 .collect();
             with_var.sort_by_key(|(_, c)| c.abs());
             let (pivot, pivot_coeff) = with_var[0].clone();
@@ -349,13 +349,13 @@ impl Engine {
             if a.is_zero() || a.is_one() {
                 continue;
             }
-            let a = a.numer().clone();
+            let a = a.numer();
             for &other in &cell.vars {
                 let coeff = c.expr.coeff(other);
                 if other == var || coeff.numer().is_multiple_of(&a) {
                     continue;
                 }
-                let needed = &a / a.gcd(coeff.numer());
+                let needed = &a / a.gcd(&coeff.numer());
                 let entry = moduli.entry(other).or_insert_with(Int::one);
                 *entry = entry.lcm(&needed);
             }
@@ -443,7 +443,7 @@ impl Engine {
         let floor = if a.is_one() {
             e
         } else {
-            let denominator = a.numer().clone();
+            let denominator = a.numer();
             let floor_of_symbols = if symbol_part.is_constant() {
                 Affine::constant(Rat::from((&symbol_part.constant / &a).floor()))
             } else {
