@@ -118,8 +118,15 @@ pub fn compile_fixture(name: &str) -> PathBuf {
         .join("tests/fixtures")
         .join(name)
         .join("src");
-    let sources = java_sources(&src);
-    assert!(!sources.is_empty(), "fixture {name} has no .java files");
+    compile_java_tree(name, &src)
+}
+
+/// Compiles every `.java` file below `src` (with `-g`) into classes shared under `name` (the
+/// benchmark programs of `benchmarks-jolden/java/` use this; fixtures go through
+/// [`compile_fixture`]) and returns the directory holding them.
+pub fn compile_java_tree(name: &str, src: &Path) -> PathBuf {
+    let sources = java_sources(src);
+    assert!(!sources.is_empty(), "{name} has no .java files");
     let out = profile_dir()
         .parent()
         .expect("the profile directory has a parent")
