@@ -13,10 +13,13 @@ pub(crate) enum LpResult {
     Optimal(Rat),
 }
 
-/// A dictionary: `basic[i] = constants[i] + Σ_j rows[i][j] * x_j` (nonbasic `x_j`); the
-/// objective likewise. Columns `0..free` are free variables, the rest are `>= 0`.
-struct Dictionary {
-    basic: Vec<usize>,
+/// A simplex tableau in Jordan form: row `i` says `row_var[i] = constants[i] + Σ_j rows[i][j] *
+/// col_var[j]`, with the nonbasic variables (the columns) at 0; the objective is written the same
+/// way. Only nonbasic variables have columns, so a pivot costs rows × columns, not rows ×
+/// variables. Variables `0..free` are free, the rest (slacks, the artificial one) are `>= 0`.
+struct Tableau {
+    row_var: Vec<usize>,
+    col_var: Vec<usize>,
     constants: Vec<Rat>,
     rows: Vec<Vec<Rat>>,
     objective_constant: Rat,
@@ -30,88 +33,83 @@ enum Pivot {
     Step(usize, usize),
 }
 
-impl Dictionary {
+impl Tableau {
     fn is_free(&self, var: usize) -> bool {
         var < self.free
     }
 
-    /// Bland's rule: the lowest-index improving nonbasic variable, and the tightest row.
+    /// Bland's rule: the lowest-index improving nonbasic variable, and the tightest row (ties to
+    /// the lowest-index basic variable).
     fn choose_pivot(&self) -> Pivot {
-        let basic_set: Vec<bool> = (0..self.objective.len())
-            .map(|v| self.basic.contains(&v))
-            .collect();
-        let entering = (0..self.objective.len()).find(|&v| {
-            let c = &self.objective[v];
-            !basic_set[v] && (c.is_negative() || (self.is_free(v) && c.is_positive()))
-        });
-        let Some(entering) = entering else {
+        let entering = (0..self.col_var.len())
+            .filter(|&j| {
+                let c = &self.objective[j];
+                c.is_negative() || (self.is_free(self.col_var[j]) && c.is_positive())
+            })
+            .min_by_key(|&j| self.col_var[j]);
+        let Some(column) = entering else {
             return Pivot::Optimal;
         };
-        // Moving `entering` in the improving direction.
-        let increase = self.objective[entering].is_negative();
-        let mut best: Option<(Rat, usize, usize)> = None;
+        // Moving the entering variable in the improving direction.
+        let increase = self.objective[column].is_negative();
+        let mut best: Option<(Rat, usize)> = None;
         for (row, coefficients) in self.rows.iter().enumerate() {
-            if self.is_free(self.basic[row]) {
+            if self.is_free(self.row_var[row]) {
                 continue;
             }
-            let rate = if increase {
-                coefficients[entering].clone()
+            let rate = &coefficients[column];
+            let limiting = if increase {
+                rate.is_negative()
             } else {
-                -coefficients[entering].clone()
+                rate.is_positive()
             };
-            if !rate.is_negative() {
+            if !limiting {
                 continue;
             }
-            let ratio = &self.constants[row] / -rate;
+            let ratio = (&self.constants[row] / rate).abs();
             let better = match &best {
                 None => true,
-                Some((r, _, var)) => ratio < *r || (ratio == *r && self.basic[row] < *var),
+                Some((r, b)) => ratio < *r || (ratio == *r && self.row_var[row] < self.row_var[*b]),
             };
             if better {
-                best = Some((ratio, row, self.basic[row]));
+                best = Some((ratio, row));
             }
         }
         match best {
-            Some((_, row, _)) => Pivot::Step(entering, row),
+            Some((_, row)) => Pivot::Step(row, column),
             None => Pivot::Unbounded,
         }
     }
 
-    fn pivot(&mut self, entering: usize, row: usize) {
-        let leaving = self.basic[row];
-        let a = self.rows[row][entering].clone();
-        // entering = (leaving - constant - Σ_{j≠entering} rows[row][j] x_j) / a
-        let mut expression: Vec<Rat> = self.rows[row].iter().map(|c| -c / &a).collect();
-        expression[entering] = Rat::zero();
-        expression[leaving] = Rat::one() / &a;
-        let constant = -&self.constants[row] / &a;
-        for other in 0..self.rows.len() {
-            if other == row {
-                continue;
-            }
-            let factor = std::mem::take(&mut self.rows[other][entering]);
+    /// Exchanges the basic variable of `row` with the nonbasic variable of `column`.
+    fn pivot(&mut self, row: usize, column: usize) {
+        let p = self.rows[row][column].clone();
+        let inverse = Rat::one() / &p;
+        // entering = (leaving - constant - Σ_{j≠column} rows[row][j] x_j) / p
+        let mut expression: Vec<Rat> = self.rows[row].iter().map(|c| -(c * &inverse)).collect();
+        expression[column] = inverse.clone();
+        let constant = -(&self.constants[row] * &inverse);
+        let eliminate = |target_constant: &mut Rat, target: &mut [Rat]| {
+            let factor = std::mem::take(&mut target[column]);
             if factor.is_zero() {
-                continue;
+                return;
             }
-            self.constants[other] += &factor * &constant;
-            for (c, e) in self.rows[other].iter_mut().zip(&expression) {
+            *target_constant += &factor * &constant;
+            for (c, e) in target.iter_mut().zip(&expression) {
                 if !e.is_zero() {
                     *c += &factor * e;
                 }
             }
-        }
-        let factor = std::mem::take(&mut self.objective[entering]);
-        if !factor.is_zero() {
-            self.objective_constant += &factor * &constant;
-            for (c, e) in self.objective.iter_mut().zip(&expression) {
-                if !e.is_zero() {
-                    *c += &factor * e;
-                }
+        };
+        for other in 0..self.rows.len() {
+            if other != row {
+                eliminate(&mut self.constants[other], &mut self.rows[other]);
             }
         }
+        eliminate(&mut self.objective_constant, &mut self.objective);
         self.rows[row] = expression;
         self.constants[row] = constant;
-        self.basic[row] = entering;
+        std::mem::swap(&mut self.row_var[row], &mut self.col_var[column]);
     }
 
     /// Runs the simplex to optimality; `false` when unbounded.
@@ -120,7 +118,51 @@ impl Dictionary {
             match self.choose_pivot() {
                 Pivot::Optimal => return true,
                 Pivot::Unbounded => return false,
-                Pivot::Step(entering, row) => self.pivot(entering, row),
+                Pivot::Step(row, column) => self.pivot(row, column),
+            }
+        }
+    }
+
+    /// Sets the objective to `Σ_var weights(var) * var + constant`, rewritten over the
+    /// nonbasic variables.
+    fn set_objective(&mut self, constant: Rat, weight: impl Fn(usize) -> Rat) {
+        self.objective_constant = constant;
+        self.objective = self.col_var.iter().map(|&v| weight(v)).collect();
+        for row in 0..self.rows.len() {
+            let factor = weight(self.row_var[row]);
+            if factor.is_zero() {
+                continue;
+            }
+            self.objective_constant += &factor * &self.constants[row];
+            for (c, e) in self.objective.iter_mut().zip(&self.rows[row]) {
+                if !e.is_zero() {
+                    *c += &factor * e;
+                }
+            }
+        }
+    }
+
+    /// Removes the column of `var`, first making it nonbasic when it is basic (at value 0).
+    fn drop_variable(&mut self, var: usize) {
+        if let Some(row) = self.row_var.iter().position(|&b| b == var) {
+            match (0..self.col_var.len()).find(|&j| !self.rows[row][j].is_zero()) {
+                Some(column) => self.pivot(row, column),
+                None => {
+                    // The row says `var = 0` and nothing else: it carries no constraint.
+                    self.row_var.remove(row);
+                    self.constants.remove(row);
+                    self.rows.remove(row);
+                    return;
+                }
+            }
+        }
+        if let Some(column) = self.col_var.iter().position(|&v| v == var) {
+            self.col_var.remove(column);
+            for row in &mut self.rows {
+                row.remove(column);
+            }
+            if column < self.objective.len() {
+                self.objective.remove(column);
             }
         }
     }
@@ -135,101 +177,67 @@ pub(crate) fn minimize(objective: &Affine, constraints: &[Constraint]) -> LpResu
         .max()
         .unwrap_or(0);
     // An equality is two inequalities.
-    let mut rows: Vec<&Affine> = Vec::new();
-    let mut negated: Vec<Affine> = Vec::new();
-    for c in constraints {
-        if c.is_equality() {
-            negated.push(c.expr.neg());
-        }
-    }
-    for c in constraints {
-        rows.push(&c.expr);
-    }
-    rows.extend(negated.iter());
+    let negated: Vec<Affine> = constraints
+        .iter()
+        .filter(|c| c.is_equality())
+        .map(|c| c.expr.neg())
+        .collect();
+    let rows: Vec<&Affine> = constraints
+        .iter()
+        .map(|c| &c.expr)
+        .chain(&negated)
+        .collect();
     let m = rows.len();
-    // Columns: free variables 0..n, slacks n..n+m, artificial n+m.
-    let columns = n + m + 1;
+    // Variables: free 0..n, slacks n..n+m (slack i is row i's value), artificial n+m, which
+    // is added to every row so that one pivot makes the start feasible.
     let artificial = n + m;
-    let mut dictionary = Dictionary {
-        basic: (n..n + m).collect(),
+    let mut tableau = Tableau {
+        row_var: (n..n + m).collect(),
+        col_var: (0..n).chain([artificial]).collect(),
         constants: rows.iter().map(|r| r.constant.clone()).collect(),
         rows: rows
             .iter()
-            .map(|r| {
-                let mut row: Vec<Rat> = (0..n).map(|j| r.coeff(j)).collect();
-                row.resize(columns, Rat::zero());
-                row[artificial] = Rat::one();
-                row
-            })
+            .map(|r| (0..n).map(|j| r.coeff(j)).chain([Rat::one()]).collect())
             .collect(),
         objective_constant: Rat::zero(),
-        objective: vec![Rat::zero(); columns],
+        objective: vec![Rat::zero(); n + 1],
         free: n,
     };
     let most_negative = (0..m)
-        .filter(|&i| dictionary.constants[i].is_negative())
+        .filter(|&i| tableau.constants[i].is_negative())
         .min_by(|&a, &b| {
-            dictionary.constants[a]
-                .cmp(&dictionary.constants[b])
+            tableau.constants[a]
+                .cmp(&tableau.constants[b])
                 .then(a.cmp(&b))
         });
     if let Some(row) = most_negative {
-        // Phase 1: minimize the artificial variable, which starts basic and feasible.
-        dictionary.pivot(artificial, row);
-        dictionary.objective = vec![Rat::zero(); columns];
-        dictionary.objective[artificial] = Rat::one();
-        dictionary.substitute_basics_into_objective();
-        dictionary.optimize();
-        if dictionary.objective_constant.is_positive() {
+        // Phase 1: minimize the artificial variable, which becomes basic and feasible.
+        tableau.pivot(row, n);
+        tableau.set_objective(Rat::zero(), |v| {
+            if v == artificial {
+                Rat::one()
+            } else {
+                Rat::zero()
+            }
+        });
+        tableau.optimize();
+        if tableau.objective_constant.is_positive() {
             return LpResult::Infeasible;
         }
-        dictionary.drive_out(artificial);
     }
-    // Phase 2: the artificial variable stays at 0.
-    for row in &mut dictionary.rows {
-        row[artificial] = Rat::zero();
-    }
-    dictionary.objective = (0..columns).map(|j| objective.coeff(j)).collect();
-    for j in n..columns {
-        dictionary.objective[j] = Rat::zero();
-    }
-    dictionary.objective_constant = objective.constant.clone();
-    dictionary.substitute_basics_into_objective();
-    if dictionary.optimize() {
-        LpResult::Optimal(dictionary.objective_constant.clone())
+    // Phase 2: the artificial variable is gone (it is 0 at every feasible point).
+    tableau.drop_variable(artificial);
+    tableau.set_objective(objective.constant.clone(), |v| {
+        if v < n {
+            objective.coeff(v)
+        } else {
+            Rat::zero()
+        }
+    });
+    if tableau.optimize() {
+        LpResult::Optimal(tableau.objective_constant)
     } else {
         LpResult::Unbounded
-    }
-}
-
-impl Dictionary {
-    /// Rewrites the objective in terms of the current nonbasic variables.
-    fn substitute_basics_into_objective(&mut self) {
-        for row in 0..self.rows.len() {
-            let var = self.basic[row];
-            let factor = std::mem::take(&mut self.objective[var]);
-            if factor.is_zero() {
-                continue;
-            }
-            self.objective_constant += &factor * &self.constants[row];
-            for (c, e) in self.objective.iter_mut().zip(&self.rows[row]) {
-                if !e.is_zero() {
-                    *c += &factor * e;
-                }
-            }
-        }
-    }
-
-    /// Makes `var` (at value 0) nonbasic, pivoting on any non-zero entry of its row.
-    fn drive_out(&mut self, var: usize) {
-        let Some(row) = self.basic.iter().position(|&b| b == var) else {
-            return;
-        };
-        if let Some(entering) =
-            (0..self.rows[row].len()).find(|&j| j != var && !self.rows[row][j].is_zero())
-        {
-            self.pivot(entering, row);
-        }
     }
 }
 

@@ -79,12 +79,35 @@ impl Rat {
     /// The canonical value of `n / d` for 128-bit operands (`d != 0`, neither is `i128::MIN`:
     /// callers build them from products of two small values).
     fn from_i128(n: i128, d: i128) -> Rat {
+        if let (Ok(n), Ok(d)) = (i64::try_from(n), i64::try_from(d)) {
+            return Rat::from_i64s(n, d);
+        }
         let (n, d) = if d < 0 { (-n, -d) } else { (n, d) };
         let g = gcd_u128(n.unsigned_abs(), d as u128) as i128;
         let (n, d) = if g > 1 { (n / g, d / g) } else { (n, d) };
         match (i64::try_from(n), i64::try_from(d)) {
             (Ok(n), Ok(d)) if n != i64::MIN => Rat(Repr::Small(n, d)),
             _ => Rat(Repr::Big(BigRational::new_raw(n.into(), d.into()))),
+        }
+    }
+
+    /// The canonical value of `n / d` for 64-bit operands (`d != 0`), in 64-bit arithmetic.
+    fn from_i64s(n: i64, d: i64) -> Rat {
+        if d == 1 && n != i64::MIN {
+            return Rat(Repr::Small(n, 1));
+        }
+        let negative = (n < 0) != (d < 0);
+        let (magnitude, denominator) = (n.unsigned_abs(), d.unsigned_abs());
+        let g = gcd_u64(magnitude, denominator);
+        let (magnitude, denominator) = (magnitude / g, denominator / g);
+        match (i64::try_from(magnitude), i64::try_from(denominator)) {
+            (Ok(m), Ok(k)) if negative => Rat(Repr::Small(-m, k)),
+            (Ok(m), Ok(k)) => Rat(Repr::Small(m, k)),
+            _ => {
+                let numerator = BigInt::from(magnitude);
+                let numerator = if negative { -numerator } else { numerator };
+                Rat::from_big(BigRational::new_raw(numerator, denominator.into()))
+            }
         }
     }
 
