@@ -85,8 +85,14 @@ public final class BH {
         double hi = -Double.MAX_VALUE;
         for (int i = 0; i < nbody; i++) {
             Vec p = bodies[i].pos;
-            lo = Math.min(lo, Math.min(p.x, Math.min(p.y, p.z)));
-            hi = Math.max(hi, Math.max(p.x, Math.max(p.y, p.z)));
+            // Not Math.min and Math.max: java.lang.Math's initializer drags much of the JDK
+            // into a call graph.
+            lo = p.x < lo ? p.x : lo;
+            lo = p.y < lo ? p.y : lo;
+            lo = p.z < lo ? p.z : lo;
+            hi = p.x > hi ? p.x : hi;
+            hi = p.y > hi ? p.y : hi;
+            hi = p.z > hi ? p.z : hi;
         }
         double size = nbody > 0 ? hi - lo + 1.0e-9 : 1;
         Cell root = newCell(lo, lo, lo, size);

@@ -56,8 +56,10 @@ public final class MST {
 
     /** A pseudo-random weight in [1, 2048], the same both ways. */
     static int weight(int i, int j) {
-        int lo = Math.min(i, j);
-        int hi = Math.max(i, j);
+        // Not Math.min and Math.max: java.lang.Math's initializer drags much of the JDK into a
+        // call graph.
+        int lo = i < j ? i : j;
+        int hi = i < j ? j : i;
         int h = lo * 0x9E3779B1 ^ hi * 0x85EBCA77;
         h ^= h >>> 15;
         h *= 0x2C1B3C6D;
