@@ -84,7 +84,8 @@ public final class Em3d {
             for (int j = 0; j < degree; j++) {
                 Node other = nodes[i].toNodes[j];
                 other.fromNodes[other.fromLength] = nodes[i];
-                other.coeffs[other.fromLength] = Lcg.nextDouble();
+                // Weights below 1/(4 degree) keep the values from growing without bound.
+                other.coeffs[other.fromLength] = Lcg.nextDouble() / (4.0 * degree);
                 other.fromLength++;
             }
         }
