@@ -20,7 +20,7 @@ use noak::reader::attributes::annotations::ElementValue;
 
 use super::OwnField;
 use super::layout::Layout;
-use crate::classfile::Class;
+use crate::classfile::{Class, Constant};
 use crate::error::{Error, Result};
 use crate::program::Program;
 
@@ -47,6 +47,13 @@ enum Group {
 impl Contention {
     /// Reads the annotations of `class` from its class file.
     pub fn of(program: &Program, class: &Class) -> Result<Contention> {
+        // Almost no class names the annotation; those skip reading their bytes again.
+        let names_it = (1..=u16::MAX)
+            .map_while(|index| class.pool.get(index).ok())
+            .any(|constant| matches!(constant, Constant::Utf8(text) if &**text == CONTENDED));
+        if !names_it {
+            return Ok(Contention::default());
+        }
         let bytes = program.classpath().read(&class.name)?;
         let bad = |e: String| Error::Input(format!("bad class file for {}: {e}", class.name));
         let reader = NoakClass::new(&bytes).map_err(|e| bad(e.to_string()))?;

@@ -12,6 +12,8 @@
 //! - `hotspot-compact`: `-XX:+UseCompactObjectHeaders` (JDK 24+, JEP 450/519): the class pointer
 //!   lives in the 8-byte mark word, so objects have an 8-byte header; an array's length follows
 //!   at offset 8 and its elements start at 12, or at 16 for 8-byte elements (long, double).
+//!   References stay compressed (4 bytes), as by default; compact headers without compressed
+//!   oops are not modelled.
 //!
 //! Every HotSpot object is a multiple of 8 bytes. Instance fields are placed as HotSpot 15+ does
 //! ([`layout`]), including the fields the VM injects into a few JDK classes ([`injected`]) and
