@@ -9,6 +9,7 @@
 //! missing classes and unknown methods become [`error::Error`] values with a one-line message.
 
 pub mod callgraph;
+pub mod certificate;
 pub mod classfile;
 pub mod classpath;
 pub mod cli;
@@ -19,7 +20,9 @@ pub mod ir;
 pub mod jvm;
 pub mod lowering;
 pub mod measure;
+pub mod memalloc;
 pub mod program;
 pub mod select;
 pub mod sites;
 pub mod sizes;
+pub mod validate;

@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, VecDeque};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
+use crate::classpath::Origin;
 use crate::error::Result;
 use crate::hierarchy::Hierarchy;
 use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Place, StmtKind};
@@ -323,7 +324,13 @@ impl Builder<'_, '_> {
 
     /// The static initializers a first use of `class` may run, as edges from that use (once per
     /// caller and class: an initializer runs at most once).
+    /// The class initializers a first use of `class` may run. The JDK's own classes are taken
+    /// as initialized before the analyzed method runs (the VM initializes the core ones at
+    /// start-up), so their initializers are not followed: a named assumption of every bound.
     fn initialize(&mut self, site: Site, class: &ClassName) {
+        if self.hierarchy.program().origin(class) == Some(Origin::Jdk) {
+            return;
+        }
         if !self.initialized.insert((site.caller, class.clone())) {
             return;
         }

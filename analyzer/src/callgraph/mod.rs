@@ -6,7 +6,8 @@
 //! objects come from outside) are receivers. A virtual call that RTA leaves without a target
 //! once everything reachable is known falls back to class hierarchy analysis (CHA) over every
 //! subclass on the classpath, so a receiver created where we cannot see never hides a callee.
-//! Static initializers are edges from a class's first use; lambdas created by
+//! Static initializers are edges from a class's first use (for the user's classes: the JDK's
+//! are taken as initialized already, see [`JDK_INITIALIZED`]); lambdas created by
 //! `LambdaMetafactory` are instantiated types whose functional method runs the implementation
 //! method. Calls that cannot be resolved (a missing class, a native method, an unknown
 //! `invokedynamic`) are recorded, never dropped: the bound stages turn them into ∞ or named
@@ -27,6 +28,9 @@ use crate::jvm::MethodRef;
 
 pub use build::build;
 pub use render::{to_dot, to_json, to_text};
+
+/// The assumption the call graph makes about the JDK's class initializers.
+pub const JDK_INITIALIZED: &str = "the JDK's classes are initialized before the analyzed method runs (their static initializers are not counted)";
 
 /// Index of a method in [`CallGraph::methods`].
 pub type NodeId = usize;

@@ -8,8 +8,10 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod analyze;
 mod invariants;
 mod math;
+mod validate;
 
 use crate::callgraph::CallGraph;
 use crate::classpath::{Classpath, Jdk};
@@ -31,6 +33,14 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Bound what a method and every method of its call tree allocate (memAlloc), print a
+    /// summary and write the certificate.
+    Analyze(analyze::AnalyzeArgs),
+    /// Evaluate a certificate at parameter values.
+    Eval(analyze::EvalArgs),
+    /// Run the program under the allocation agent and check the certificate against the run:
+    /// exit 1 if any prediction is below what was observed.
+    Validate(validate::ValidateArgs),
     /// Print a method's IR (typed three-address code with its control-flow graph).
     Ir(MethodInput),
     /// Print the call graph reachable from a method.
@@ -153,11 +163,12 @@ pub fn main() -> ExitCode {
         }
     };
     match run(cli.command) {
-        Ok(output) => {
+        Ok((output, failed)) => {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`membound … | head`) is not an error of ours.
             let _ = stdout.write_all(output.as_bytes());
-            ExitCode::SUCCESS
+            // A check that failed (an unsound certificate) exits 1, after its report.
+            ExitCode::from(u8::from(failed))
         }
         Err(error) => {
             eprintln!("membound: {error}");
@@ -166,9 +177,12 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Runs one command and returns what it prints.
-fn run(command: Command) -> Result<String> {
-    match command {
+/// Runs one command and returns what it prints and whether a check it made failed.
+fn run(command: Command) -> Result<(String, bool)> {
+    let output = match command {
+        Command::Validate(args) => return validate::validate(&args),
+        Command::Analyze(args) => analyze::analyze(&args),
+        Command::Eval(args) => analyze::eval(&args),
         Command::Ir(target) => {
             let (program, method) = target.load()?;
             let body = program.body(&method)?;
@@ -214,7 +228,8 @@ fn run(command: Command) -> Result<String> {
                 ListFormat::Json => json_text(&measurement.to_json()),
             })
         }
-    }
+    }?;
+    Ok((output, false))
 }
 
 impl MeasureArgs {

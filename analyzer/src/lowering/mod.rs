@@ -7,7 +7,7 @@
 //! frames of a chain with `formal = actual` at each call (the invariants crate's
 //! `chain_invariant`) and projects the result onto the variables that tell visits apart: the
 //! virtual iteration counter of every loop around each call site and the allocation
-//! ([`loops`]) and the callee formals bound at each call. Its integer points, with the chain's
+//! ([`loops`]). Its integer points, with the chain's
 //! first method's parameters as parameters, are one per execution of the allocation, or more
 //! when the lowering lost precision. For an array allocation the invariant also has one column
 //! per given dimension, holding that dimension's value at the execution.
@@ -227,6 +227,19 @@ fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
 }
 
 impl Lowered {
+    /// The names `method`'s formals have as parameters of its counting invariants (one per
+    /// integer or array parameter, in order), when it was lowered.
+    pub fn formal_names(&self, method: &MethodRef) -> Option<Vec<String>> {
+        let procedure = self.program.procedure(*self.procedures.get(method)?);
+        Some(
+            procedure
+                .formals
+                .iter()
+                .map(|&f| procedure.var_name(f).to_string())
+                .collect(),
+        )
+    }
+
     /// The counting invariant of one creation site (see the module documentation), with the
     /// entry method's formals as parameters under their own names.
     pub fn site_invariant(&self, site: &CreationSite) -> Result<SiteInvariant> {
@@ -244,7 +257,11 @@ impl Lowered {
         let chain = chain_invariant(&self.program, &self.analysis, calls, *target)
             .map_err(|e| Error::Input(format!("chain invariant: {e}")))?;
         let (executions, lengths) = self.kept_columns(frames);
-        let kept: Vec<&str> = executions.iter().chain(&lengths).map(String::as_str).collect();
+        let kept: Vec<&str> = executions
+            .iter()
+            .chain(&lengths)
+            .map(String::as_str)
+            .collect();
         let mut set = chain.project_onto(&kept);
         set.params = self.parameter_names(calls.first().unwrap_or(target), &set);
         Ok(SiteInvariant {
@@ -285,22 +302,16 @@ impl Lowered {
         Ok(frames)
     }
 
-    /// The chain invariant's columns to keep: per frame its inductive variables and, below the
-    /// first frame, the snapshots of the callee's formals (bound to the caller's actuals), each
-    /// under the prefix `chain_invariant` gives that frame; then the allocation's lengths.
+    /// The chain invariant's columns to keep: per frame its inductive variables, each under the
+    /// prefix `chain_invariant` gives that frame, then the allocation's lengths. They tell
+    /// executions apart: one call runs once per valuation of its frame's loop counters, so the
+    /// counters of all frames identify an execution. The callee formals bound at each call are
+    /// not kept: where they matter they bound the counters, and an argument the lowering cannot
+    /// express (a call's result) must not make a count that does not depend on it unbounded.
     fn kept_columns(&self, frames: &[PointId]) -> (Vec<String>, Vec<String>) {
         let mut kept = Vec::new();
         let mut prefix = String::new();
         for (index, &point) in frames.iter().enumerate() {
-            if index > 0 {
-                let procedure = self.program.procedure(self.program.point(point).procedure);
-                kept.extend(
-                    procedure
-                        .snapshots
-                        .iter()
-                        .map(|&s| format!("{prefix}{}", procedure.var_name(s))),
-                );
-            }
             kept.extend(
                 self.inductive[point.0]
                     .iter()

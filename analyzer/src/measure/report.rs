@@ -58,6 +58,9 @@ pub struct Measurement {
     /// Parameter values at the first entry of the watched method: `name` for integers,
     /// `name.length` for arrays (null for a null array).
     pub params: BTreeMap<String, Option<i64>>,
+    /// Parameter values at every entry of the watched method, in order (the first is `params`).
+    #[serde(skip)]
+    pub entries: Vec<BTreeMap<String, Option<i64>>>,
     /// Reasons the numbers may be incomplete; empty for a clean run.
     pub warnings: Vec<String>,
     #[serde(skip)]
@@ -146,6 +149,11 @@ impl SiteCounter {
             sites,
             vm_internal: self.vm_internal,
             params: parameter_values(first_parameters),
+            entries: info
+                .entries
+                .iter()
+                .map(|(_, parameters)| parameter_values(parameters))
+                .collect(),
             warnings: stream_warnings(info),
             ..Measurement::default()
         })

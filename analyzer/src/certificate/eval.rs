@@ -1,0 +1,211 @@
+//! Evaluating a certificate at parameter values: `membound eval`, and the predictions
+//! `validate` compares with a real run.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use membound_bernstein::parse_bound;
+use membound_polyhedra::{Rat, Value};
+use serde_json::{Value as Json, json};
+
+use super::{Certificate, ChainEntry, MethodEntry};
+use crate::error::{Error, Result};
+
+/// A certificate's quantities at one parameter point.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    pub methods: Vec<MethodValues>,
+    /// Methods left out because a parameter of theirs has no value: (method, missing names).
+    pub skipped: Vec<(String, Vec<String>)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MethodValues {
+    pub method: String,
+    pub mem_alloc: Pair,
+    pub sites: Vec<SiteValues>,
+}
+
+/// Objects and bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    pub objects: Value,
+    pub bytes: Value,
+}
+
+#[derive(Clone, Debug)]
+pub struct SiteValues {
+    pub chain: Vec<ChainEntry>,
+    pub ty: String,
+    pub count: Value,
+    pub amount: Pair,
+}
+
+/// Evaluates the methods of `certificate` (only `method` when given) at `point`. A method
+/// whose parameters are not all given is skipped, unless it was asked for by name.
+pub fn evaluate(
+    certificate: &Certificate,
+    method: Option<&str>,
+    point: &BTreeMap<String, Rat>,
+) -> Result<Evaluation> {
+    let chosen: Vec<&MethodEntry> = match method {
+        Some(name) => vec![certificate.method(name)?],
+        None => certificate.methods.iter().collect(),
+    };
+    let mut evaluation = Evaluation {
+        methods: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for entry in chosen {
+        let missing: Vec<String> = entry
+            .params
+            .iter()
+            .filter(|p| !point.contains_key(&p.name))
+            .map(|p| p.name.clone())
+            .collect();
+        if !missing.is_empty() {
+            if method.is_some() {
+                return Err(Error::Input(format!(
+                    "{} needs a value for {} (give --param {}=…)",
+                    entry.method,
+                    missing.join(", "),
+                    missing[0]
+                )));
+            }
+            evaluation.skipped.push((entry.method.clone(), missing));
+            continue;
+        }
+        evaluation.methods.push(method_values(entry, point)?);
+    }
+    Ok(evaluation)
+}
+
+fn method_values(entry: &MethodEntry, point: &BTreeMap<String, Rat>) -> Result<MethodValues> {
+    let at = |text: &str| value_of(&entry.method, text, point);
+    let sites = entry
+        .sites
+        .iter()
+        .map(|site| {
+            Ok(SiteValues {
+                chain: site.chain.clone(),
+                ty: site.ty.clone(),
+                count: at(&site.count)?,
+                amount: Pair {
+                    objects: at(&site.objects)?,
+                    bytes: at(&site.bytes)?,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(MethodValues {
+        method: entry.method.clone(),
+        mem_alloc: Pair {
+            objects: at(&entry.mem_alloc.objects)?,
+            bytes: at(&entry.mem_alloc.bytes)?,
+        },
+        sites,
+    })
+}
+
+/// The value of one certificate expression; a malformed one is an input error.
+pub fn value_of(method: &str, text: &str, point: &BTreeMap<String, Rat>) -> Result<Value> {
+    let expr = parse_bound(text)
+        .map_err(|e| Error::Input(format!("{method}: bad expression `{text}`: {e}")))?;
+    expr.eval(point)
+        .map_err(|e| Error::Input(format!("{method}: {e}")))
+}
+
+/// A value as JSON: an integer number when it fits, `"p/q"` for a fraction, `"inf"` for ∞.
+pub fn value_json(value: &Value) -> Json {
+    match value {
+        Value::Infinite => json!("inf"),
+        Value::Finite(v) => {
+            let text = v.to_string();
+            text.parse::<i64>()
+                .map_or_else(|_| json!(text), |n| json!(n))
+        }
+    }
+}
+
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::Infinite => "∞".to_string(),
+        Value::Finite(v) => v.to_string(),
+    }
+}
+
+impl Pair {
+    fn to_json(&self) -> Json {
+        json!({"objects": value_json(&self.objects), "bytes": value_json(&self.bytes)})
+    }
+}
+
+impl Evaluation {
+    /// `{"methods": [{"method", "mem_alloc", "sites"}], "skipped": [...]}`.
+    pub fn to_json(&self) -> Json {
+        let methods: Vec<Json> = self
+            .methods
+            .iter()
+            .map(|m| {
+                let sites: Vec<Json> = m
+                    .sites
+                    .iter()
+                    .map(|s| {
+                        json!({
+                            "chain": s.chain,
+                            "type": s.ty,
+                            "count": value_json(&s.count),
+                            "objects": value_json(&s.amount.objects),
+                            "bytes": value_json(&s.amount.bytes),
+                        })
+                    })
+                    .collect();
+                json!({"method": m.method, "mem_alloc": m.mem_alloc.to_json(), "sites": sites})
+            })
+            .collect();
+        let skipped: Vec<Json> = self
+            .skipped
+            .iter()
+            .map(|(method, missing)| json!({"method": method, "missing_params": missing}))
+            .collect();
+        json!({"methods": methods, "skipped": skipped})
+    }
+
+    /// One line per method (memAlloc), then one indented line per site.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for m in &self.methods {
+            let _ = writeln!(
+                out,
+                "{}: memAlloc {} objects, {} bytes",
+                m.method,
+                value_text(&m.mem_alloc.objects),
+                value_text(&m.mem_alloc.bytes)
+            );
+            for s in &m.sites {
+                let chain: Vec<String> = s
+                    .chain
+                    .iter()
+                    .map(|e| format!("{}@{}", e.method, e.offset))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  {} x {}: {} objects, {} bytes  [{}]",
+                    value_text(&s.count),
+                    s.ty,
+                    value_text(&s.amount.objects),
+                    value_text(&s.amount.bytes),
+                    chain.join(" -> ")
+                );
+            }
+        }
+        for (method, missing) in &self.skipped {
+            let _ = writeln!(
+                out,
+                "{method}: not evaluated (no value for {})",
+                missing.join(", ")
+            );
+        }
+        out
+    }
+}

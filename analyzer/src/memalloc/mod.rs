@@ -1,0 +1,442 @@
+//! memAlloc: how much a method allocates, per creation site and in total, as exact expressions
+//! in its parameters.
+//!
+//! For every method on a creation site's chain, the part of the chain from that method down to
+//! the allocation is counted: its invariant ([`crate::lowering`]) has one integer point per
+//! execution of the allocation per call of the method, and the polyhedra crate counts those
+//! points as a piecewise quasi-polynomial. Sizes come from the object model
+//! ([`crate::sizes`]): an object costs its instance size per execution; an array allocation of
+//! `k` given dimensions creates, at level `j`, one array per cell of the levels above, each of
+//! the length given for level `j`, so its objects and bytes are counts of sets extended with one
+//! cell column per outer level and, for bytes, one column per aligned size unit (which makes an
+//! array's aligned size an exact quasi-polynomial in its length). In the `count` model an array
+//! counts the cells of its given dimensions, as the thesis does.
+//!
+//! What cannot be bounded is ∞ with a reason, never 0: a chain through recursion, a set the
+//! counter cannot count exactly, a string concatenation's unknown length, and for a method's
+//! total, any reachable method whose code is unknown (native, missing, unresolved).
+//! This module does not decide regions (that is [`crate::escape`]) and does not print.
+
+mod quantity;
+mod render;
+
+use std::collections::{BTreeSet, HashMap};
+
+use rayon::prelude::*;
+
+use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
+
+use crate::callgraph::{CallGraph, NodeKind};
+use crate::error::Result;
+use crate::jvm::{MethodRef, Type};
+use crate::lowering::{self, FormalKind, Lowered, SiteInvariant, formal_kinds};
+use crate::program::Program;
+use crate::sites::{AllocationKind, ChainElement, CreationSite, Sites};
+use crate::sizes::ObjectModel;
+
+pub use quantity::{Quantity, count_quantity, scaled_sum};
+pub use render::to_text;
+
+/// Objects and bytes (in the `count` model: the thesis's units) of something allocated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Amount {
+    pub objects: Quantity,
+    pub bytes: Quantity,
+}
+
+impl Amount {
+    fn unbounded() -> Amount {
+        Amount {
+            objects: Quantity::Inf,
+            bytes: Quantity::Inf,
+        }
+    }
+}
+
+/// One creation site as seen from one method: the chain from that method to the allocation.
+#[derive(Clone, Debug)]
+pub struct SiteBound {
+    pub chain: Vec<ChainElement>,
+    pub ty: Type,
+    pub kind: AllocationKind,
+    /// How often the allocation runs per call of the chain's first method.
+    pub count: Quantity,
+    pub amount: Amount,
+    /// Why something here is ∞.
+    pub reasons: Vec<String>,
+}
+
+/// A parameter of a method's bounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    /// Where its value comes from: `parameter 0 (int n)`, `length of parameter 1 (a)`.
+    pub origin: String,
+}
+
+/// memAlloc of one method of the call tree.
+#[derive(Clone, Debug)]
+pub struct MethodBound {
+    pub method: MethodRef,
+    pub params: Vec<Param>,
+    pub mem_alloc: Amount,
+    pub sites: Vec<SiteBound>,
+    /// Why the total is ∞ beyond its sites (unknown code reached), if it is.
+    pub unbounded: Vec<String>,
+}
+
+/// memAlloc of a method and of every method on its creation sites' chains, entry first.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    pub model: ObjectModel,
+    pub methods: Vec<MethodBound>,
+    /// What the bounds take for granted.
+    pub assumptions: Vec<String>,
+}
+
+/// Computes memAlloc for the entry of `graph` and every method on `sites`' chains.
+/// `progress` is called once per counted chain suffix (from several threads).
+pub fn analyze(
+    program: &Program,
+    graph: &CallGraph,
+    sites: &Sites,
+    model: ObjectModel,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Bounds> {
+    let lowered = lowering::lower(program, sites)?;
+    let recursive = recursive_methods(graph);
+    let unknown = unknown_reached(graph);
+    let mut methods: Vec<MethodRef> = vec![sites.entry.clone()];
+    for element in sites.sites.iter().flat_map(|s| &s.chain) {
+        if !methods.contains(&element.method) {
+            methods.push(element.method.clone());
+        }
+    }
+    let suffixes: Vec<(usize, &CreationSite, usize)> = methods
+        .iter()
+        .enumerate()
+        .flat_map(|(index, method)| {
+            distinct_suffixes(sites, method)
+                .into_iter()
+                .map(move |(site, from)| (index, site, from))
+        })
+        .collect();
+    let counted: Vec<(usize, SiteBound)> = suffixes
+        .par_iter()
+        .map(|&(index, site, from)| {
+            let bound = site_bound(program, &lowered, &recursive, model, site, from);
+            progress();
+            (index, bound)
+        })
+        .collect();
+    let mut per_method: Vec<Vec<SiteBound>> = vec![Vec::new(); methods.len()];
+    for (index, bound) in counted {
+        per_method[index].push(bound);
+    }
+    let bounds = methods
+        .iter()
+        .zip(per_method)
+        .map(|(method, sites)| {
+            let unbounded = graph
+                .node(method)
+                .and_then(|node| unknown.get(&node).cloned())
+                .unwrap_or_default();
+            method_bound(program, &lowered, method, sites, unbounded)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Bounds {
+        model,
+        methods: bounds,
+        assumptions: assumptions(model),
+    })
+}
+
+fn assumptions(model: ObjectModel) -> Vec<String> {
+    vec![
+        "integer arithmetic does not overflow".to_string(),
+        crate::callgraph::JDK_INITIALIZED.to_string(),
+        format!("object sizes follow the {} object model", model.name()),
+    ]
+}
+
+/// The chains of `sites` from `method` down, each once: (site, index of `method` in its chain).
+fn distinct_suffixes<'s>(sites: &'s Sites, method: &MethodRef) -> Vec<(&'s CreationSite, usize)> {
+    let mut seen: Vec<(&[ChainElement], &crate::sites::Allocation)> = Vec::new();
+    let mut found = Vec::new();
+    for site in &sites.sites {
+        let Some(from) = site.chain.iter().position(|e| &e.method == method) else {
+            continue;
+        };
+        let key = (&site.chain[from..], &site.allocation);
+        if !seen.contains(&key) {
+            seen.push(key);
+            found.push((site, from));
+        }
+    }
+    found
+}
+
+fn method_bound(
+    program: &Program,
+    lowered: &Lowered,
+    method: &MethodRef,
+    sites: Vec<SiteBound>,
+    unbounded: Vec<String>,
+) -> Result<MethodBound> {
+    let params = params_of(program, lowered, method)?;
+    let total = |pick: fn(&SiteBound) -> &Quantity| {
+        if unbounded.is_empty() {
+            scaled_sum(sites.iter().map(|s| (Rat::from(1), pick(s).clone())))
+        } else {
+            Quantity::Inf
+        }
+    };
+    let mem_alloc = Amount {
+        objects: total(|s| &s.amount.objects),
+        bytes: total(|s| &s.amount.bytes),
+    };
+    Ok(MethodBound {
+        method: method.clone(),
+        params,
+        mem_alloc,
+        sites,
+        unbounded,
+    })
+}
+
+/// The method's integer and array parameters under the names its bounds use.
+fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result<Vec<Param>> {
+    let body = program.body(method)?;
+    let names = lowered.formal_names(method).unwrap_or_default();
+    let declared = body
+        .params
+        .iter()
+        .filter(|&&v| body.var(v).origin != crate::ir::VarOrigin::This);
+    let mut params = Vec::new();
+    for (index, (var, kind)) in declared.zip(formal_kinds(&body)).enumerate() {
+        let Some(kind) = kind else { continue };
+        let Some(name) = names.get(params.len()) else {
+            break;
+        };
+        let var = body.var(*var);
+        let origin = match kind {
+            FormalKind::Value => format!("parameter {index} ({} {})", var.ty, var.name),
+            FormalKind::ArrayLength => format!("length of parameter {index} ({})", var.name),
+        };
+        params.push(Param {
+            name: name.clone(),
+            origin,
+        });
+    }
+    Ok(params)
+}
+
+/// Methods in a recursive component of the call graph.
+fn recursive_methods(graph: &CallGraph) -> BTreeSet<MethodRef> {
+    graph
+        .recursive_components()
+        .into_iter()
+        .flatten()
+        .map(|node| graph.methods[node].method.clone())
+        .collect()
+}
+
+/// For each method that reaches code the analysis cannot see, why (a few reasons).
+fn unknown_reached(graph: &CallGraph) -> HashMap<usize, Vec<String>> {
+    const SHOWN: usize = 3;
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); graph.methods.len()];
+    for edge in &graph.edges {
+        callers[edge.callee].push(edge.caller);
+    }
+    let mut roots: Vec<(usize, String)> = Vec::new();
+    for (node, method) in graph.methods.iter().enumerate() {
+        let why = match &method.kind {
+            NodeKind::Code => continue,
+            NodeKind::Native => "native method",
+            NodeKind::Abstract => "no implementation found",
+            NodeKind::Broken(reason) => reason.as_str(),
+        };
+        roots.push((node, format!("{} ({why})", method.method)));
+    }
+    for call in &graph.unresolved {
+        roots.push((
+            call.caller,
+            format!("unresolved call to {} ({})", call.target, call.reason),
+        ));
+    }
+    let mut reasons: HashMap<usize, Vec<String>> = HashMap::new();
+    for (root, why) in roots {
+        let mut stack = vec![root];
+        let mut seen = BTreeSet::from([root]);
+        while let Some(node) = stack.pop() {
+            let list = reasons.entry(node).or_default();
+            if list.len() < SHOWN {
+                list.push(format!("reaches {why}"));
+            }
+            for &caller in &callers[node] {
+                if seen.insert(caller) {
+                    stack.push(caller);
+                }
+            }
+        }
+    }
+    reasons
+}
+
+/// The bound of one chain suffix.
+fn site_bound(
+    program: &Program,
+    lowered: &Lowered,
+    recursive: &BTreeSet<MethodRef>,
+    model: ObjectModel,
+    site: &CreationSite,
+    from: usize,
+) -> SiteBound {
+    let chain = site.chain[from..].to_vec();
+    let mut bound = SiteBound {
+        chain,
+        ty: site.allocation.ty.clone(),
+        kind: site.allocation.kind,
+        count: Quantity::Inf,
+        amount: Amount::unbounded(),
+        reasons: Vec::new(),
+    };
+    if let Some(element) = bound.chain.iter().find(|e| recursive.contains(&e.method)) {
+        bound
+            .reasons
+            .push(format!("recursion through {}", element.method));
+        return bound;
+    }
+    let invariant = match lowered.suffix_invariant(site, from) {
+        Ok(invariant) => invariant,
+        Err(error) => {
+            bound.reasons.push(error.to_string());
+            return bound;
+        }
+    };
+    let mut count = |set: &Set| match count_quantity(set) {
+        Ok(quantity) => quantity,
+        Err(error) => {
+            bound.reasons.push(format!("not counted exactly: {error}"));
+            Quantity::Inf
+        }
+    };
+    let executions = count(&invariant.executions_set().to_set());
+    let amount = match site.allocation.kind {
+        AllocationKind::Object | AllocationKind::ConstructorReference => {
+            object_amount(program, model, &site.allocation.ty, &executions)
+        }
+        AllocationKind::Array => array_amount(model, &site.allocation.ty, &invariant, &mut count),
+        AllocationKind::StringConcat => Ok(Amount {
+            objects: scaled_sum([(Rat::from(2), executions.clone())]),
+            bytes: Quantity::Inf,
+        }),
+    };
+    if site.allocation.kind == AllocationKind::StringConcat {
+        bound
+            .reasons
+            .push("string concatenation: the length of the result is not known".to_string());
+    }
+    bound.amount = amount.unwrap_or_else(|error| {
+        bound.reasons.push(error.to_string());
+        Amount::unbounded()
+    });
+    bound.count = executions;
+    bound
+}
+
+fn object_amount(
+    program: &Program,
+    model: ObjectModel,
+    ty: &Type,
+    executions: &Quantity,
+) -> Result<Amount> {
+    let Type::Ref(class) = ty else {
+        return Err(crate::error::Error::Input(format!(
+            "an object allocation of non-class type {ty}"
+        )));
+    };
+    let size = model.instance_size(program, class)?;
+    Ok(Amount {
+        objects: executions.clone(),
+        bytes: scaled_sum([(Rat::from(Int::from(size)), executions.clone())]),
+    })
+}
+
+/// Objects and bytes of an array allocation (see the module documentation): level `j` has one
+/// array per cell of the levels above it.
+fn array_amount(
+    model: ObjectModel,
+    ty: &Type,
+    invariant: &SiteInvariant,
+    count: &mut dyn FnMut(&Set) -> Quantity,
+) -> Result<Amount> {
+    let set = invariant.set.to_set();
+    let first_length = set.space.params.len() + invariant.executions.len();
+    let levels = invariant.lengths.len();
+    let cells = |upto: usize| -> (Vec<String>, Vec<Constraint>) {
+        let names = (0..upto).map(|j| format!("cell_{}", j + 1)).collect();
+        let base = set.space.params.len() + set.space.dims.len();
+        let constraints = (0..upto)
+            .flat_map(|j| {
+                [
+                    quantity::at_least(base + j, 1),
+                    quantity::at_most(base + j, &Affine::var(first_length + j)),
+                ]
+            })
+            .collect();
+        (names, constraints)
+    };
+    if model == ObjectModel::Count {
+        let (names, constraints) = cells(levels);
+        let units = count(&quantity::extend_set(&set, &names, &constraints));
+        let mut objects = Vec::new();
+        for level in 0..levels {
+            let (names, constraints) = cells(level);
+            objects.push((
+                Rat::from(1),
+                count(&quantity::extend_set(&set, &names, &constraints)),
+            ));
+        }
+        return Ok(Amount {
+            objects: scaled_sum(objects),
+            bytes: units,
+        });
+    }
+    let mut objects = Vec::new();
+    let mut bytes = Vec::new();
+    let mut level_type = ty.clone();
+    for level in 0..levels {
+        let element = level_type.element().cloned().ok_or_else(|| {
+            crate::error::Error::Input(format!("{ty} has fewer than {} dimensions", level + 1))
+        })?;
+        let (mut names, mut constraints) = cells(level);
+        objects.push((
+            Rat::from(1),
+            count(&quantity::extend_set(&set, &names, &constraints)),
+        ));
+        // Units of `align` bytes: `1 <= w` and `align * w <= base + size * length + align - 1`.
+        let layout = model.array_layout(&element);
+        let unit = set.space.params.len() + set.space.dims.len() + level;
+        let align = layout.align as i64;
+        let available = Affine::var(first_length + level)
+            .scale(&Rat::from(Int::from(layout.element_size)))
+            .add(&Affine::constant(Rat::from(
+                Int::from(layout.base) + Int::from(align - 1),
+            )));
+        names.push("unit".to_string());
+        constraints.push(quantity::at_least(unit, 1));
+        constraints.push(Constraint::ge(
+            available.sub(&Affine::var(unit).scale(&Rat::from(align))),
+        ));
+        bytes.push((
+            Rat::from(align),
+            count(&quantity::extend_set(&set, &names, &constraints)),
+        ));
+        level_type = element;
+    }
+    Ok(Amount {
+        objects: scaled_sum(objects),
+        bytes: scaled_sum(bytes),
+    })
+}

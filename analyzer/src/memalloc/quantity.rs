@@ -1,0 +1,272 @@
+//! Quantities as bound expressions: the count of an integer set turned into a `BoundExpr`, sums
+//! of scaled counts, and the sets whose integer points are an allocation's array cells or
+//! aligned size units.
+
+use membound_bernstein::{Arm, Atom, BoundExpr, Guard, guard::affine_to_linear};
+use membound_polyhedra::{
+    Affine, BasicSet, Constraint, Count, CountError, Int, Rat, Relation, Set, count,
+};
+
+/// A number of objects, bytes or executions: exact where counting is, ∞ where the set is
+/// unbounded or could not be counted.
+pub type Quantity = BoundExpr;
+
+/// The number of integer points of `set` as an expression in its parameters (∞ for an
+/// unbounded set); an error when the counter cannot count it exactly.
+pub fn count_quantity(set: &Set) -> Result<Quantity, CountError> {
+    Ok(match count(set)? {
+        Count::Finite(pw) => sum_of_pieces(
+            pw.pieces
+                .iter()
+                .map(|piece| (&piece.domain, piece.qp.clone())),
+        ),
+        Count::Infinite => BoundExpr::Inf,
+    })
+}
+
+/// `Σ factor · quantity`, with ∞ absorbing.
+pub fn scaled_sum(terms: impl IntoIterator<Item = (Rat, Quantity)>) -> Quantity {
+    let mut items = Vec::new();
+    for (factor, quantity) in terms {
+        if factor.is_zero() || quantity.is_zero() {
+            continue;
+        }
+        let scaled = scale(&quantity, &factor);
+        match scaled {
+            BoundExpr::Inf => return BoundExpr::Inf,
+            BoundExpr::Sum(inner) => items.extend(inner),
+            other => items.push(other),
+        }
+    }
+    merge_cases(items)
+}
+
+fn scale(quantity: &Quantity, factor: &Rat) -> Quantity {
+    match quantity {
+        BoundExpr::Pol(qp) => BoundExpr::Pol(qp.scale(factor)),
+        BoundExpr::Sum(items) => BoundExpr::Sum(items.iter().map(|e| scale(e, factor)).collect()),
+        BoundExpr::Max(items) => BoundExpr::Max(items.iter().map(|e| scale(e, factor)).collect()),
+        BoundExpr::Cases { arms, default } => BoundExpr::Cases {
+            arms: arms
+                .iter()
+                .map(|arm| Arm {
+                    guard: arm.guard.clone(),
+                    expr: scale(&arm.expr, factor),
+                })
+                .collect(),
+            default: Box::new(scale(default, factor)),
+        },
+        BoundExpr::Inf => BoundExpr::Inf,
+    }
+}
+
+/// A sum of pieces, each its quasi-polynomial on its domain and 0 elsewhere (isl's reading).
+fn sum_of_pieces<'s>(
+    pieces: impl IntoIterator<Item = (&'s Set, membound_polyhedra::QuasiPolynomial)>,
+) -> Quantity {
+    let items = pieces
+        .into_iter()
+        .map(|(domain, qp)| on_domain(domain, BoundExpr::Pol(qp)))
+        .collect();
+    merge_cases(items)
+}
+
+/// `expr` on `domain`, 0 elsewhere. A part of the domain with integer divisions or
+/// existential variables is widened to its constraints without them and `expr` to
+/// `max(expr, 0)` there: the value only grows, which keeps sums of counts sound.
+fn on_domain(domain: &Set, expr: Quantity) -> Quantity {
+    let names = &domain.space.params;
+    let mut arms = Vec::new();
+    for part in &domain.parts {
+        let (guard, widened) = guard_of(part, names);
+        let value = if widened {
+            BoundExpr::Max(vec![expr.clone(), BoundExpr::zero()])
+        } else {
+            expr.clone()
+        };
+        arms.push(Arm { guard, expr: value });
+    }
+    if arms.len() == 1 && arms[0].guard.atoms.is_empty() {
+        return arms.remove(0).expr;
+    }
+    if let [arm] = arms.as_mut_slice() {
+        tighten_lower_bound(arm);
+    }
+    BoundExpr::Cases {
+        arms,
+        default: Box::new(BoundExpr::zero()),
+    }
+}
+
+/// How far a lower bound is raised while the value there is 0.
+const TIGHTENING_STEPS: usize = 4;
+
+/// For an arm `p + c >= 0 -> q(p)` in one parameter, raises the bound while `q` is 0 at it:
+/// the value of the cases (0 outside the arm) does not change, and counts of nested loops then
+/// share the guard `p >= 0` and add up into one arm.
+fn tighten_lower_bound(arm: &mut Arm) {
+    let BoundExpr::Pol(qp) = &arm.expr else {
+        return;
+    };
+    let variables = qp.variables();
+    let ([variable], [atom]) = (variables.as_slice(), arm.guard.atoms.as_mut_slice()) else {
+        return;
+    };
+    if atom.rel != Relation::Ge || atom.expr.variables() != [variable.clone()] {
+        return;
+    }
+    let Some(form) =
+        membound_bernstein::guard::linear_to_affine(&atom.expr, std::slice::from_ref(variable))
+    else {
+        return;
+    };
+    if !form.coeff(0).is_one() || !form.constant.is_integer() {
+        return;
+    }
+    let mut lowest = -form.constant.clone();
+    for _ in 0..TIGHTENING_STEPS {
+        if !qp.eval(&|_| lowest.clone()).is_zero() {
+            break;
+        }
+        lowest += Rat::from(1);
+    }
+    let tightened = Affine::var(0).sub(&Affine::constant(lowest));
+    *atom = Atom::ge(affine_to_linear(&tightened, std::slice::from_ref(variable)));
+}
+
+/// The guard of a basic set over parameters, and whether constraints on local variables were
+/// dropped to write it.
+fn guard_of(part: &BasicSet, names: &[String]) -> (Guard, bool) {
+    let columns = names.len() + part.n_dims();
+    let mut widened = false;
+    let mut atoms = Vec::new();
+    for constraint in part.all_constraints() {
+        if constraint.expr.support().any(|c| c >= columns) {
+            widened = true;
+            continue;
+        }
+        let linear = affine_to_linear(&constraint.expr, names);
+        atoms.push(match constraint.rel {
+            Relation::Ge => Atom::ge(linear),
+            Relation::Eq => Atom::eq(linear),
+        });
+    }
+    (Guard::from_atoms(atoms), widened)
+}
+
+/// Adds the leaves of cases with the same guards together, so a sum over many sites that share
+/// their chambers reads as one `cases(…)`.
+fn merge_cases(items: Vec<Quantity>) -> Quantity {
+    let mut merged: Vec<Quantity> = Vec::new();
+    for item in items {
+        if item.is_zero() {
+            continue;
+        }
+        if let Some(existing) = merged.iter_mut().find(|e| same_shape(e, &item)) {
+            *existing = add_leaves(existing, &item);
+        } else {
+            merged.push(item);
+        }
+    }
+    match merged.len() {
+        0 => BoundExpr::zero(),
+        1 => merged.remove(0),
+        _ => BoundExpr::Sum(merged),
+    }
+}
+
+/// Both polynomials, or both cases with the same guards and polynomial leaves.
+fn same_shape(a: &Quantity, b: &Quantity) -> bool {
+    match (a, b) {
+        (BoundExpr::Pol(_), BoundExpr::Pol(_)) => true,
+        (
+            BoundExpr::Cases {
+                arms: a,
+                default: da,
+            },
+            BoundExpr::Cases {
+                arms: b,
+                default: db,
+            },
+        ) => {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| {
+                    x.guard == y.guard
+                        && matches!(x.expr, BoundExpr::Pol(_))
+                        && matches!(y.expr, BoundExpr::Pol(_))
+                })
+                && matches!(**da, BoundExpr::Pol(_))
+                && matches!(**db, BoundExpr::Pol(_))
+        }
+        _ => false,
+    }
+}
+
+fn add_leaves(a: &Quantity, b: &Quantity) -> Quantity {
+    match (a, b) {
+        (BoundExpr::Pol(x), BoundExpr::Pol(y)) => BoundExpr::Pol(x.add(y)),
+        (
+            BoundExpr::Cases {
+                arms: a,
+                default: da,
+            },
+            BoundExpr::Cases {
+                arms: b,
+                default: db,
+            },
+        ) => BoundExpr::Cases {
+            arms: a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| Arm {
+                    guard: x.guard.clone(),
+                    expr: add_leaves(&x.expr, &y.expr),
+                })
+                .collect(),
+            default: Box::new(add_leaves(da, db)),
+        },
+        _ => BoundExpr::Sum(vec![a.clone(), b.clone()]),
+    }
+}
+
+/// `set` with new dimensions `names` appended, constrained by `constraints` (over the
+/// columns params ++ old dims ++ new dims).
+pub fn extend_set(set: &Set, names: &[String], constraints: &[Constraint]) -> Set {
+    let added = names.len();
+    let mut space = set.space.clone();
+    space.dims.extend(names.iter().cloned());
+    let parts = set
+        .parts
+        .iter()
+        .map(|part| {
+            let first_local = part.n_params() + part.n_dims();
+            let shift = |c: usize| if c >= first_local { c + added } else { c };
+            let mut extended = BasicSet::universe(space.clone());
+            extended.locals = part
+                .locals
+                .iter()
+                .map(|local| {
+                    let mut local = local.clone();
+                    if let Some(div) = &mut local.div {
+                        div.numerator = div.numerator.remap(shift);
+                    }
+                    local
+                })
+                .collect();
+            extended.constraints = part.constraints.iter().map(|c| c.remap(shift)).collect();
+            extended.constraints.extend(constraints.iter().cloned());
+            extended
+        })
+        .collect();
+    Set { space, parts }
+}
+
+/// `lower <= column` as a constraint.
+pub fn at_least(column: usize, lower: i64) -> Constraint {
+    Constraint::ge(Affine::var(column).sub(&Affine::constant(Rat::from(Int::from(lower)))))
+}
+
+/// `column <= bound`.
+pub fn at_most(column: usize, bound: &Affine) -> Constraint {
+    Constraint::ge(bound.sub(&Affine::var(column)))
+}

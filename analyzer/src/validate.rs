@@ -1,0 +1,280 @@
+//! `membound validate`: a certificate against a real run. The program runs under the agent
+//! ([`crate::measure`]); the certificate is evaluated at the parameter values the agent recorded
+//! at each entry of the watched method (or at values the user gives), summed over the entries;
+//! and every prediction — per creation site, and the method's total — must be at least what the
+//! run allocated. Objects are always compared; bytes only when the certificate's object model
+//! is a HotSpot one (the `count` model's units are not bytes).
+//!
+//! It does not analyze: the certificate is taken as written, which is how an edited or stale
+//! certificate is caught.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use membound_polyhedra::{Int, Rat, Value};
+use serde_json::{Value as Json, json};
+
+use crate::certificate::{Certificate, MethodEntry, value_of};
+use crate::error::{Error, Result};
+use crate::measure::{Measurement, SiteCount};
+
+/// Observed against predicted, for one site or one method total.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// `total` or the site's chain and type.
+    pub what: String,
+    pub quantity: &'static str,
+    pub observed: u64,
+    pub predicted: Value,
+}
+
+impl Comparison {
+    /// A prediction below the observation: the certificate is unsound for this run.
+    pub fn is_broken(&self) -> bool {
+        match &self.predicted {
+            Value::Infinite => false,
+            Value::Finite(bound) => *bound < Rat::from(Int::from(self.observed)),
+        }
+    }
+}
+
+/// The outcome of a validation.
+#[derive(Clone, Debug)]
+pub struct Validation {
+    pub method: String,
+    /// The parameter values of each entry the predictions were evaluated at.
+    pub points: Vec<BTreeMap<String, Rat>>,
+    pub comparisons: Vec<Comparison>,
+    pub warnings: Vec<String>,
+}
+
+impl Validation {
+    pub fn broken(&self) -> impl Iterator<Item = &Comparison> {
+        self.comparisons.iter().filter(|c| c.is_broken())
+    }
+}
+
+/// Compares `measurement` of `method` with `certificate`. `given` values override recorded ones.
+pub fn validate(
+    certificate: &Certificate,
+    method: &str,
+    measurement: &Measurement,
+    given: &BTreeMap<String, Rat>,
+) -> Result<Validation> {
+    let entry = certificate.method(method)?;
+    let points = entry_points(entry, measurement, given)?;
+    let bytes_compared = certificate.tool.object_model != "count";
+    let mut comparisons = Vec::new();
+    let total_objects = predict(entry, &points, |_| Some(&entry.mem_alloc.objects))?;
+    comparisons.push(Comparison {
+        what: "total".to_string(),
+        quantity: "objects",
+        observed: measurement.total.objects,
+        predicted: total_objects,
+    });
+    if bytes_compared {
+        comparisons.push(Comparison {
+            what: "total".to_string(),
+            quantity: "bytes",
+            observed: measurement.total.bytes,
+            predicted: predict(entry, &points, |_| Some(&entry.mem_alloc.bytes))?,
+        });
+    }
+    for site in &measurement.sites {
+        let matching: Vec<_> = entry.sites.iter().filter(|s| same_chain(s, site)).collect();
+        let sum = |pick: fn(&crate::certificate::SiteEntry) -> &String| -> Result<Value> {
+            let mut total = Value::Finite(Rat::from(0));
+            for predicted in &matching {
+                total = add(&total, &predict(entry, &points, |_| Some(pick(predicted)))?);
+            }
+            Ok(total)
+        };
+        let what = format!("{} {}", chain_text(site), site.type_name);
+        comparisons.push(Comparison {
+            what: what.clone(),
+            quantity: "objects",
+            observed: site.count,
+            predicted: sum(|s| &s.objects)?,
+        });
+        if bytes_compared {
+            comparisons.push(Comparison {
+                what,
+                quantity: "bytes",
+                observed: site.bytes,
+                predicted: sum(|s| &s.bytes)?,
+            });
+        }
+    }
+    Ok(Validation {
+        method: entry.method.clone(),
+        points,
+        comparisons,
+        warnings: measurement.warnings.clone(),
+    })
+}
+
+/// The parameter values of each recorded entry, named as in the certificate (`a.length` is
+/// `a_length`), with `given` values taking precedence.
+fn entry_points(
+    entry: &MethodEntry,
+    measurement: &Measurement,
+    given: &BTreeMap<String, Rat>,
+) -> Result<Vec<BTreeMap<String, Rat>>> {
+    let recorded = if measurement.entries.is_empty() {
+        vec![measurement.params.clone()]
+    } else {
+        measurement.entries.clone()
+    };
+    recorded
+        .iter()
+        .map(|values| {
+            let mut point = BTreeMap::new();
+            for param in &entry.params {
+                let value = given.get(&param.name).cloned().or_else(|| {
+                    values
+                        .iter()
+                        .find(|(name, _)| name.replace('.', "_") == param.name)
+                        .and_then(|(_, v)| v.map(Rat::from))
+                });
+                let value = value.ok_or_else(|| {
+                    Error::Input(format!(
+                        "no value for parameter {} of {} (recorded: {}); give --param {}=…",
+                        param.name,
+                        entry.method,
+                        values.keys().cloned().collect::<Vec<_>>().join(", "),
+                        param.name
+                    ))
+                })?;
+                point.insert(param.name.clone(), value);
+            }
+            Ok(point)
+        })
+        .collect()
+}
+
+/// The sum over the entries of an expression of `entry`.
+fn predict<'e>(
+    entry: &'e MethodEntry,
+    points: &[BTreeMap<String, Rat>],
+    expression: impl Fn(&MethodEntry) -> Option<&'e String>,
+) -> Result<Value> {
+    let Some(text) = expression(entry) else {
+        return Ok(Value::Infinite);
+    };
+    let mut total = Value::Finite(Rat::from(0));
+    for point in points {
+        total = add(&total, &value_of(&entry.method, text, point)?);
+    }
+    Ok(total)
+}
+
+fn add(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Finite(x), Value::Finite(y)) => Value::Finite(x.clone() + y.clone()),
+        _ => Value::Infinite,
+    }
+}
+
+fn same_chain(predicted: &crate::certificate::SiteEntry, observed: &SiteCount) -> bool {
+    predicted.chain.len() == observed.chain.len()
+        && predicted
+            .chain
+            .iter()
+            .zip(&observed.chain)
+            .all(|(p, o)| p.method == o.method && i64::from(p.offset) == o.offset)
+}
+
+fn chain_text(site: &SiteCount) -> String {
+    site.chain
+        .iter()
+        .map(|f| format!("{}@{}", f.method, f.offset))
+        .collect::<Vec<_>>()
+        .join(" -> ")
+}
+
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::Infinite => "∞".to_string(),
+        Value::Finite(v) => v.to_string(),
+    }
+}
+
+/// Observed / predicted as a ratio, when both are finite and the prediction is not 0.
+fn ratio(comparison: &Comparison) -> Option<f64> {
+    match &comparison.predicted {
+        // Floating point only for the printed ratio; the verdict is exact.
+        Value::Finite(bound) if !bound.is_zero() => {
+            Some(comparison.observed as f64 / bound.to_f64_lossy())
+        }
+        _ => None,
+    }
+}
+
+impl Validation {
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} ({} entr{})",
+            self.method,
+            self.points.len(),
+            if self.points.len() == 1 { "y" } else { "ies" }
+        );
+        for point in &self.points {
+            let values: Vec<String> = point.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = writeln!(out, "  at {}", values.join(", "));
+        }
+        for c in &self.comparisons {
+            let verdict = if c.is_broken() { "BROKEN" } else { "ok" };
+            let ratio =
+                ratio(c).map_or_else(String::new, |r| format!("  observed/predicted {r:.3}"));
+            let _ = writeln!(
+                out,
+                "{verdict:6} {} {}: observed {}, predicted {}{ratio}",
+                c.what,
+                c.quantity,
+                c.observed,
+                value_text(&c.predicted)
+            );
+        }
+        for warning in &self.warnings {
+            let _ = writeln!(out, "warning: {warning}");
+        }
+        let broken = self.broken().count();
+        let _ = writeln!(
+            out,
+            "{}",
+            if broken == 0 {
+                "the certificate holds for this run".to_string()
+            } else {
+                format!(
+                    "{broken} prediction(s) below what the run allocated: the certificate is unsound for this run"
+                )
+            }
+        );
+        out
+    }
+
+    pub fn to_json(&self) -> Json {
+        let comparisons: Vec<Json> = self
+            .comparisons
+            .iter()
+            .map(|c| {
+                json!({
+                    "what": c.what,
+                    "quantity": c.quantity,
+                    "observed": c.observed,
+                    "predicted": crate::certificate::value_json(&c.predicted),
+                    "ratio": ratio(c),
+                    "broken": c.is_broken(),
+                })
+            })
+            .collect();
+        json!({
+            "method": self.method,
+            "comparisons": comparisons,
+            "broken": self.broken().count(),
+            "warnings": self.warnings,
+        })
+    }
+}

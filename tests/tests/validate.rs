@@ -1,0 +1,79 @@
+//! `membound validate`: a certificate written by `analyze` holds on a real run of the bundled
+//! example (exit 0, predictions equal to the observations), and the same certificate edited to
+//! under-count fails with exit 1 and names the broken prediction.
+
+use std::path::PathBuf;
+
+use membound_tests::membound;
+
+fn intro_certificate(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "membound-validate-{}-{name}.yaml",
+        std::process::id()
+    ));
+    let run = membound([
+        "analyze".as_ref(),
+        "examples/intro/intro.jar".as_ref(),
+        "--method".as_ref(),
+        "Intro.m1".as_ref(),
+        "-o".as_ref(),
+        path.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    path
+}
+
+#[test]
+fn a_certificate_from_analyze_holds_on_a_real_run() {
+    let cert = intro_certificate("sound");
+    let run = membound([
+        "validate".as_ref(),
+        cert.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--".as_ref(),
+        "7".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["broken"], 0);
+    let comparisons = json["comparisons"].as_array().expect("comparisons");
+    // The bounds are exact here: every prediction equals the observation.
+    assert_eq!(comparisons.len(), 6, "{json:#}");
+    for comparison in comparisons {
+        assert_eq!(
+            comparison["observed"], comparison["predicted"],
+            "{comparison}"
+        );
+    }
+    let total = comparisons
+        .iter()
+        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
+        .expect("total objects");
+    assert_eq!(total["observed"], 7 + 7 * 8 / 2);
+}
+
+#[test]
+fn an_under_counting_certificate_fails_with_exit_1() {
+    let cert = intro_certificate("edited");
+    let text = std::fs::read_to_string(&cert).expect("certificate");
+    // m2's B objects: one fewer per call than the program allocates.
+    let edited = text.replace("(1/2*k^2 + 1/2*k)", "(1/2*k^2 - 1/2*k)");
+    assert_ne!(edited, text, "the edit must change the certificate");
+    std::fs::write(&cert, edited).expect("write");
+    let run = membound([
+        "validate".as_ref(),
+        cert.as_os_str(),
+        "--".as_ref(),
+        "4".as_ref(),
+    ]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("BROKEN"), "{}", run.stdout);
+    assert!(run.stdout.contains("Intro$B"), "{}", run.stdout);
+}
+
+#[test]
+fn validate_rejects_a_missing_certificate_with_exit_2() {
+    let run = membound(["validate", "/nonexistent/cert.yaml", "--", "3"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}
