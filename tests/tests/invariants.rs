@@ -177,3 +177,107 @@ fn loop_shape_invariants_count_what_the_program_executes() {
         }
     }
 }
+
+/// The venv python with islpy-barvinok, made by `scripts/ensure-oracle-venv.sh` (oracle tests
+/// run in CI, never skip).
+fn oracle_python() -> std::path::PathBuf {
+    let script = membound_tests::workspace_root().join("scripts/ensure-oracle-venv.sh");
+    let output = std::process::Command::new("bash")
+        .arg(&script)
+        .output()
+        .expect("runs the venv script");
+    assert!(
+        output.status.success(),
+        "the barvinok oracle venv could not be made: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().into()
+}
+
+/// The parameter names of an isl set, `[n, m] -> { … }`.
+fn set_params(set: &str) -> Vec<String> {
+    let inside = set
+        .trim_start()
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once(']'))
+        .map_or("", |(names, _)| names);
+    inside
+        .split(',')
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+#[test]
+fn loop_shape_invariants_count_the_same_with_barvinok() {
+    use std::io::Write;
+    let classes = compile_fixture("loops");
+    let json = invariants_json("loops", "loops.Shapes.run");
+    let labels = labels_by_line("tests/fixtures/loops/src/loops/Shapes.java");
+    let runs = [[1, 3, 4], [5, 3, 4], [7, 9, 2]];
+    let executed: Vec<Vec<i64>> = runs
+        .iter()
+        .map(|args| executed_counts(&classes, *args))
+        .collect();
+    let mut requests = String::new();
+    let mut expected = Vec::new();
+    for site in json["sites"].as_array().expect("sites") {
+        let line = site["chain"]
+            .as_array()
+            .and_then(|c| c.last())
+            .and_then(|e| e["line"].as_u64())
+            .expect("line");
+        let label = labels[&line];
+        let set = site["invariant"].as_str().expect("an invariant");
+        let params = set_params(set);
+        let points: Vec<Vec<i64>> = runs
+            .iter()
+            .map(|[n, m, a]| {
+                params
+                    .iter()
+                    .map(|p| match p.as_str() {
+                        "n" => *n,
+                        "m" => *m,
+                        "a_length" => *a,
+                        "counts_length" => 12,
+                        other => panic!("unexpected parameter {other} in {set}"),
+                    })
+                    .collect()
+            })
+            .collect();
+        let request = serde_json::json!({"set": set, "params": params, "points": points});
+        requests.push_str(&format!("{request}\n"));
+        expected.push((label, set.to_string()));
+    }
+    let script = membound_tests::workspace_root().join("polyhedra/tests/oracle/card.py");
+    let mut child = std::process::Command::new(oracle_python())
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts the barvinok oracle");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(requests.as_bytes())
+        .expect("writes the requests");
+    let output = child.wait_with_output().expect("oracle output");
+    assert!(output.status.success(), "the barvinok oracle failed");
+    let answers: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON answer"))
+        .collect();
+    assert_eq!(answers.len(), expected.len());
+    for ((label, set), answer) in expected.iter().zip(&answers) {
+        for (run, counts) in executed.iter().enumerate() {
+            let value = answer["values"][run].as_str().expect("a value");
+            assert_eq!(
+                value,
+                counts[*label].to_string(),
+                "site {label} at {:?}: barvinok counts {set} as {value}",
+                runs[run]
+            );
+        }
+    }
+}
