@@ -6,6 +6,7 @@
 //! several parts are counted once. The finished cells are then merged into pieces with
 //! pairwise disjoint domains.
 
+mod coalesce;
 mod engine;
 mod piecewise;
 

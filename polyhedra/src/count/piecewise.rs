@@ -12,6 +12,8 @@ use crate::quasipoly::QuasiPolynomial;
 use crate::scalar::{Int, Rat};
 use crate::set::{BasicSet, Set, Space};
 
+use super::coalesce::coalesce;
+
 /// Above this many overlapping pieces a count keeps them overlapping (values add up).
 pub const DISJOINT_PIECE_LIMIT: usize = 12;
 
@@ -114,13 +116,25 @@ impl PiecewiseQuasiPolynomial {
             for (domain, qp) in merged {
                 disjoint = insert_disjoint(disjoint, domain, &qp);
             }
+            disjoint.retain(|(_, qp)| !qp.is_zero());
+            disjoint = coalesce(disjoint);
         }
         let pieces = disjoint
             .into_iter()
             .filter(|(_, qp)| !qp.is_zero())
-            .map(|(domain, qp)| Piece {
-                domain: Set::from_basic(without_redundant(without_simple_floors(domain))),
-                qp,
+            .map(|(domain, qp)| {
+                // Every domain here is already without redundant constraints; rewriting a
+                // floor can make another constraint redundant.
+                let floorless = without_simple_floors(domain.clone());
+                let domain = if floorless == domain {
+                    domain
+                } else {
+                    without_redundant(floorless)
+                };
+                Piece {
+                    domain: Set::from_basic(domain),
+                    qp,
+                }
             })
             .collect();
         PiecewiseQuasiPolynomial { space, pieces }
@@ -197,7 +211,11 @@ fn insert_disjoint(
             })
             .collect();
     }
-    result.extend(uncovered.into_iter().map(|u| (u, qp.clone())));
+    result.extend(
+        uncovered
+            .into_iter()
+            .map(|u| (without_redundant(u), qp.clone())),
+    );
     result
 }
 
@@ -237,7 +255,7 @@ pub(crate) fn is_obviously_empty(set: &BasicSet) -> bool {
 }
 
 /// Drops constraints implied (over integers) by the others and the division definitions.
-fn without_redundant(mut set: BasicSet) -> BasicSet {
+pub(super) fn without_redundant(mut set: BasicSet) -> BasicSet {
     let mut index = 0;
     while index < set.constraints.len() {
         let candidate = set.constraints[index].clone();
