@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::affine::Affine;
-use crate::constraint::Constraint;
+use crate::constraint::{Constraint, Relation};
 use crate::isl::print;
 use crate::lp;
 use crate::quasipoly::QuasiPolynomial;
@@ -256,26 +256,60 @@ pub(crate) fn is_obviously_empty(set: &BasicSet) -> bool {
 
 /// Drops constraints implied (over integers) by the others and the division definitions.
 pub(super) fn without_redundant(mut set: BasicSet) -> BasicSet {
+    set.constraints = without_parallel_duplicates(std::mem::take(&mut set.constraints));
+    // Tightened once: every test below is a linear program over these plus one complement.
+    let mut tightened: Vec<Constraint> = set
+        .constraints
+        .iter()
+        .map(Constraint::normalized_for_integers)
+        .collect();
+    let divs: Vec<Constraint> = set
+        .div_constraints()
+        .iter()
+        .map(Constraint::normalized_for_integers)
+        .collect();
     let mut index = 0;
     while index < set.constraints.len() {
-        let candidate = set.constraints[index].clone();
-        let mut others = set.clone();
-        others.constraints.remove(index);
-        let implied = candidate
+        let implied = set.constraints[index]
             .integer_complement()
             .into_iter()
             .all(|complement| {
-                let mut test = others.clone();
-                test.add_constraint(complement);
-                is_obviously_empty(&test)
+                let system: Vec<Constraint> = tightened
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != index)
+                    .map(|(_, c)| c.clone())
+                    .chain(divs.iter().cloned())
+                    .chain([complement.normalized_for_integers()])
+                    .collect();
+                lp::is_infeasible(&system)
             });
         if implied {
-            set = others;
+            set.constraints.remove(index);
+            tightened.remove(index);
         } else {
             index += 1;
         }
     }
     set
+}
+
+/// Keeps, of the inequalities with the same linear part (in lowest integer terms), the one
+/// with the smallest constant: over integers it implies the others. Needs no linear program.
+fn without_parallel_duplicates(constraints: Vec<Constraint>) -> Vec<Constraint> {
+    let mut kept: Vec<(Constraint, Constraint)> = Vec::new();
+    for constraint in constraints {
+        let tight = constraint.normalized_for_integers();
+        let parallel = kept.iter().position(|(_, k)| {
+            k.rel == Relation::Ge && tight.rel == Relation::Ge && k.expr.coeffs == tight.expr.coeffs
+        });
+        match parallel {
+            Some(i) if kept[i].1.expr.constant <= tight.expr.constant => {}
+            Some(i) => kept[i] = (constraint, tight),
+            None => kept.push((constraint, tight)),
+        }
+    }
+    kept.into_iter().map(|(original, _)| original).collect()
 }
 
 /// Rewrites `±floor(e/k) + rest >= 0` (one division, unit coefficient) as the equivalent
