@@ -37,8 +37,9 @@ enum Repr {
     /// Numerator and denominator in lowest terms, denominator `>= 1`, numerator never
     /// `i64::MIN` (so negation and absolute value cannot overflow).
     Small(i64, i64),
-    /// A value whose numerator or denominator does not fit the small form.
-    Big(BigRational),
+    /// A value whose numerator or denominator does not fit the small form (boxed, so a `Rat`
+    /// stays three words).
+    Big(Box<BigRational>),
 }
 
 /// Greatest common divisor of two 64-bit magnitudes (binary method; `gcd(0, b) = b`).
@@ -87,7 +88,10 @@ impl Rat {
         let (n, d) = if g > 1 { (n / g, d / g) } else { (n, d) };
         match (i64::try_from(n), i64::try_from(d)) {
             (Ok(n), Ok(d)) if n != i64::MIN => Rat(Repr::Small(n, d)),
-            _ => Rat(Repr::Big(BigRational::new_raw(n.into(), d.into()))),
+            _ => Rat(Repr::Big(Box::new(BigRational::new_raw(
+                n.into(),
+                d.into(),
+            )))),
         }
     }
 
@@ -115,14 +119,14 @@ impl Rat {
     fn from_big(value: BigRational) -> Rat {
         match (value.numer().to_i64(), value.denom().to_i64()) {
             (Some(n), Some(d)) if n != i64::MIN => Rat(Repr::Small(n, d)),
-            _ => Rat(Repr::Big(value)),
+            _ => Rat(Repr::Big(Box::new(value))),
         }
     }
 
     fn to_big(&self) -> BigRational {
         match &self.0 {
             Repr::Small(n, d) => BigRational::new_raw((*n).into(), (*d).into()),
-            Repr::Big(b) => b.clone(),
+            Repr::Big(b) => (**b).clone(),
         }
     }
 
@@ -146,7 +150,7 @@ impl Rat {
     pub fn from_int(value: Int) -> Rat {
         match value.to_i64() {
             Some(n) if n != i64::MIN => Rat(Repr::Small(n, 1)),
-            _ => Rat(Repr::Big(BigRational::from_integer(value))),
+            _ => Rat(Repr::Big(Box::new(BigRational::from_integer(value)))),
         }
     }
     pub fn is_zero(&self) -> bool {
@@ -204,7 +208,7 @@ impl Rat {
     pub fn abs(&self) -> Rat {
         match &self.0 {
             Repr::Small(n, d) => Rat(Repr::Small(n.abs(), *d)),
-            Repr::Big(b) => Rat(Repr::Big(b.abs())),
+            Repr::Big(b) => Rat(Repr::Big(Box::new(b.abs()))),
         }
     }
     /// -1, 0 or 1.
@@ -291,7 +295,7 @@ impl Rat {
     fn neg_ref(&self) -> Rat {
         match &self.0 {
             Repr::Small(n, d) => Rat(Repr::Small(-n, *d)),
-            Repr::Big(b) => Rat::from_big(-b),
+            Repr::Big(b) => Rat::from_big(-&**b),
         }
     }
 
@@ -384,7 +388,7 @@ pub fn gcd_of_numerators<'a>(values: impl IntoIterator<Item = &'a Rat>) -> Int {
 impl From<i64> for Rat {
     fn from(value: i64) -> Rat {
         if value == i64::MIN {
-            Rat(Repr::Big(BigRational::from_integer(value.into())))
+            Rat(Repr::Big(Box::new(BigRational::from_integer(value.into()))))
         } else {
             Rat(Repr::Small(value, 1))
         }
@@ -414,7 +418,7 @@ impl From<BigRational> for Rat {
 impl From<Rat> for BigRational {
     fn from(value: Rat) -> BigRational {
         match value.0 {
-            Repr::Big(b) => b,
+            Repr::Big(b) => *b,
             Repr::Small(..) => value.to_big(),
         }
     }
