@@ -140,7 +140,9 @@ fn guard_of(part: &BasicSet, names: &[String]) -> (Guard, bool) {
     let columns = names.len() + part.n_dims();
     let mut widened = false;
     let mut atoms = Vec::new();
-    for constraint in part.all_constraints() {
+    // A division's defining inequalities hold for every value of the other columns, so only
+    // the constraints proper decide whether the guard needs its locals.
+    for constraint in &part.constraints {
         if constraint.expr.support().any(|c| c >= columns) {
             widened = true;
             continue;
