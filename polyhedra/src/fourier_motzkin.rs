@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use crate::affine::Affine;
+use crate::constraint::Constraint;
 use crate::scalar::Rat;
 
 /// `expr > 0` when `strict`, else `expr >= 0`.
@@ -38,6 +39,24 @@ impl System {
         };
         system.normalize();
         system
+    }
+
+    /// The system of `= 0` and `>= 0` constraints.
+    pub fn from_constraints(constraints: &[Constraint], integer: bool) -> System {
+        let eqs = constraints
+            .iter()
+            .filter(|c| c.is_equality())
+            .map(|c| c.expr.clone())
+            .collect();
+        let ineqs = constraints
+            .iter()
+            .filter(|c| !c.is_equality())
+            .map(|c| Ineq {
+                expr: c.expr.clone(),
+                strict: false,
+            })
+            .collect();
+        System::new(eqs, ineqs, integer)
     }
 
     /// Eliminates variable `var`: through an equality when one mentions it, else by

@@ -17,7 +17,8 @@
 //! - [`chambers`]: parametric vertices of a parametric polytope and the chamber decomposition of
 //!   its parameter space (Loechner–Wilde).
 //! - [`Set`] / [`BasicSet`] ([`set`]): integer sets with parameters, integer divisions (`mod`,
-//!   `floor`) and existential variables, and finite unions.
+//!   `floor`) and existential variables, and finite unions; `append_dims`, `constrain` (on
+//!   every part) and `project_out_dims` (the rational shadow, an over-approximation).
 //! - [`Polynomial`], [`QuasiPolynomial`]: exact multivariate (quasi-)polynomials.
 //! - [`count()`]: integer points of a set as a [`Count`]: a [`PiecewiseQuasiPolynomial`] with
 //!   disjoint chambers (0 outside them), or `Infinite` for unbounded sets.

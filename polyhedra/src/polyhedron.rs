@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::affine::Affine;
 use crate::constraint::{Constraint, Relation};
-use crate::fourier_motzkin::{Ineq, System};
+use crate::fourier_motzkin::System;
 use crate::lp;
 use crate::scalar::Rat;
 
@@ -54,22 +54,7 @@ impl Polyhedron {
     }
 
     pub(crate) fn system(&self) -> System {
-        let eqs = self
-            .constraints
-            .iter()
-            .filter(|c| c.is_equality())
-            .map(|c| c.expr.clone())
-            .collect();
-        let ineqs = self
-            .constraints
-            .iter()
-            .filter(|c| !c.is_equality())
-            .map(|c| Ineq {
-                expr: c.expr.clone(),
-                strict: false,
-            })
-            .collect();
-        System::new(eqs, ineqs, false)
+        System::from_constraints(&self.constraints, false)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::affine::Affine;
 use crate::constraint::Constraint;
+use crate::fourier_motzkin::System;
 use crate::scalar::{Int, Rat};
 
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
@@ -34,6 +35,19 @@ impl Space {
 pub struct Div {
     pub numerator: Affine,
     pub denominator: Int,
+}
+
+impl Div {
+    /// `0 <= numerator - denominator * q <= denominator - 1`, which define `q` (at `column`) as
+    /// this division.
+    pub fn defining_constraints(&self, column: usize) -> [Constraint; 2] {
+        let k = Rat::from(self.denominator.clone());
+        let remainder = self.numerator.sub(&Affine::term(column, k.clone()));
+        [
+            Constraint::ge(remainder.clone()),
+            Constraint::ge(Affine::constant(k - Rat::one()).sub(&remainder)),
+        ]
+    }
 }
 
 /// A local variable: an integer division when `div` is set, else existentially quantified.
@@ -134,14 +148,7 @@ impl BasicSet {
         let mut out = Vec::new();
         for (i, local) in self.locals.iter().enumerate() {
             let Some(div) = &local.div else { continue };
-            let k = Rat::from(div.denominator.clone());
-            let remainder = div
-                .numerator
-                .sub(&Affine::term(self.local_column(i), k.clone()));
-            out.push(Constraint::ge(remainder.clone()));
-            out.push(Constraint::ge(
-                Affine::constant(k - Rat::one()).sub(&remainder),
-            ));
+            out.extend(div.defining_constraints(self.local_column(i)));
         }
         out
     }
@@ -192,7 +199,145 @@ impl BasicSet {
     }
 }
 
+impl BasicSet {
+    /// The same set with `names` as new, unconstrained dims after the existing ones (locals
+    /// move up by as many columns).
+    pub fn append_dims(&self, names: &[String]) -> BasicSet {
+        let first_local = self.n_params() + self.n_dims();
+        let shift = |c: usize| if c < first_local { c } else { c + names.len() };
+        let mut space = self.space.clone();
+        space.dims.extend(names.iter().cloned());
+        BasicSet {
+            space,
+            locals: self
+                .locals
+                .iter()
+                .map(|local| Local {
+                    name: local.name.clone(),
+                    div: local.div.as_ref().map(|div| Div {
+                        numerator: div.numerator.remap(shift),
+                        denominator: div.denominator.clone(),
+                    }),
+                })
+                .collect(),
+            constraints: self.constraints.iter().map(|c| c.remap(shift)).collect(),
+        }
+    }
+
+    /// The rational shadow of the set without the dims at `columns` (see
+    /// [`Set::project_out_dims`]); `None` when the elimination finds the set empty.
+    fn project_out_columns(&self, columns: &[usize]) -> Option<BasicSet> {
+        let mut constraints = self.constraints.clone();
+        let mut locals = self.locals.clone();
+        // A division over a projected column loses its definition: it becomes an existential
+        // variable bound by its defining inequalities (and so do the divisions built on it).
+        let mut dropped: Vec<usize> = columns.to_vec();
+        for (i, local) in locals.iter_mut().enumerate() {
+            let Some(div) = &local.div else { continue };
+            if !div.numerator.support().any(|c| dropped.contains(&c)) {
+                continue;
+            }
+            let column = self.local_column(i);
+            constraints.extend(div.defining_constraints(column));
+            local.div = None;
+            dropped.push(column);
+        }
+        // Integer mode tightens each result, which keeps every integer point of the shadow.
+        let mut system = System::from_constraints(&constraints, true);
+        for &column in columns {
+            system.eliminate(column);
+        }
+        if system.infeasible {
+            return None;
+        }
+        let shift = |c: usize| c - columns.iter().filter(|&&d| d < c).count();
+        let mut space = self.space.clone();
+        let first_dim = self.n_params();
+        space.dims = (0..self.n_dims())
+            .filter(|d| !columns.contains(&(first_dim + d)))
+            .map(|d| self.space.dims[d].clone())
+            .collect();
+        Some(BasicSet {
+            space,
+            locals: locals
+                .into_iter()
+                .map(|local| Local {
+                    div: local.div.map(|div| Div {
+                        numerator: div.numerator.remap(shift),
+                        denominator: div.denominator,
+                    }),
+                    name: local.name,
+                })
+                .collect(),
+            constraints: system
+                .eqs
+                .iter()
+                .map(|e| Constraint::eq(e.remap(shift)))
+                .chain(
+                    system
+                        .ineqs
+                        .iter()
+                        .map(|i| Constraint::ge(i.expr.remap(shift))),
+                )
+                .collect(),
+        })
+    }
+}
+
 impl Set {
+    /// The same set with `names` as new, unconstrained dims after the existing ones.
+    pub fn append_dims(&self, names: &[String]) -> Set {
+        let mut space = self.space.clone();
+        space.dims.extend(names.iter().cloned());
+        Set {
+            space,
+            parts: self.parts.iter().map(|p| p.append_dims(names)).collect(),
+        }
+    }
+
+    /// The set with `constraint` added to every part. The constraint is over the params and
+    /// dims (columns `0..params + dims`); it must not mention a local, since each part numbers
+    /// its own.
+    pub fn constrain(&self, constraint: Constraint) -> Set {
+        let columns = self.space.params.len() + self.space.dims.len();
+        debug_assert!(
+            constraint.expr.support().all(|c| c < columns),
+            "a constraint for every part mentions only params and dims"
+        );
+        let mut result = self.clone();
+        for part in &mut result.parts {
+            part.add_constraint(constraint.clone());
+        }
+        result
+    }
+
+    /// The set without the named dims, as their *rational* shadow: Fourier–Motzkin
+    /// elimination with each result tightened for integers. It holds every integer point of
+    /// the exact projection and may hold more (`{ [i, j] : i = 2j }` without `j` is every `i`),
+    /// so it is an over-approximation, exact when every eliminated dim has unit coefficients
+    /// on one side of its bounds. Divisions over a removed dim become existential variables.
+    /// Names that are not dims are ignored.
+    pub fn project_out_dims(&self, names: &[&str]) -> Set {
+        let first_dim = self.space.params.len();
+        let columns: Vec<usize> = self
+            .space
+            .dims
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| names.contains(&d.as_str()))
+            .map(|(i, _)| first_dim + i)
+            .collect();
+        let mut space = self.space.clone();
+        space.dims.retain(|d| !names.contains(&d.as_str()));
+        Set {
+            space,
+            parts: self
+                .parts
+                .iter()
+                .filter_map(|p| p.project_out_columns(&columns))
+                .collect(),
+        }
+    }
     pub fn empty(space: Space) -> Set {
         Set {
             space,
@@ -212,5 +357,76 @@ impl Set {
             any |= part.contains(params, dims)?;
         }
         Some(any)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isl::parse_set;
+
+    fn ints(values: &[i64]) -> Vec<Int> {
+        values.iter().map(|&v| Int::from(v)).collect()
+    }
+
+    fn holds(set: &Set, params: &[i64], dims: &[i64]) -> bool {
+        set.contains(&ints(params), &ints(dims)).unwrap()
+    }
+
+    #[test]
+    fn appended_dims_are_free_and_divisions_keep_their_meaning() {
+        let set = parse_set("[n] -> { [i] : 0 <= i <= n and i mod 2 = 0 }").unwrap();
+        let wider = set.append_dims(&["j".to_string(), "k".to_string()]);
+        assert_eq!(wider.space.dims, ["i", "j", "k"]);
+        for i in -1..=6 {
+            for j in [-5, 0, 9] {
+                assert_eq!(
+                    holds(&wider, &[5], &[i, j, 3]),
+                    holds(&set, &[5], &[i]),
+                    "i = {i}, j = {j}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_constraint_applies_to_every_part() {
+        let set = parse_set("[n] -> { [i] : 0 <= i <= 2 or 5 <= i <= n }").unwrap();
+        // i <= 5
+        let cut = set.constrain(Constraint::ge(Affine::constant(5).sub(&Affine::var(1))));
+        let inside: Vec<i64> = (-1..=9).filter(|&i| holds(&cut, &[8], &[i])).collect();
+        assert_eq!(inside, [0, 1, 2, 5]);
+    }
+
+    #[test]
+    fn projection_is_the_shadow_and_holds_every_projected_point() {
+        let triangle = parse_set("[n] -> { [i, j] : 0 <= j <= i <= n }").unwrap();
+        let shadow = triangle.project_out_dims(&["i"]);
+        assert_eq!(shadow.space.dims, ["j"]);
+        let inside: Vec<i64> = (-2..=6).filter(|&j| holds(&shadow, &[4], &[j])).collect();
+        assert_eq!(inside, [0, 1, 2, 3, 4]);
+        // Not exact for integers: i = 2j without j is every i in range, odd ones included.
+        let even = parse_set("[n] -> { [i, j] : i = 2j and 0 <= i <= n }").unwrap();
+        let shadow = even.project_out_dims(&["j"]);
+        let inside: Vec<i64> = (-2..=6).filter(|&i| holds(&shadow, &[4], &[i])).collect();
+        assert_eq!(inside, [0, 1, 2, 3, 4]);
+        // Unknown names change nothing; an empty part disappears.
+        assert_eq!(triangle.project_out_dims(&["z"]), triangle);
+        let empty = parse_set("[n] -> { [i, j] : 0 <= i <= j and j < 0 and i >= 1 }").unwrap();
+        assert!(empty.project_out_dims(&["i", "j"]).parts.is_empty());
+    }
+
+    #[test]
+    fn a_division_over_a_projected_dim_becomes_existential() {
+        let set = parse_set("[n] -> { [i, j] : 0 <= i <= n and j = i and i mod 3 = 0 }").unwrap();
+        let shadow = set.project_out_dims(&["i"]);
+        assert!(shadow.parts[0].locals.iter().all(|l| l.div.is_none()));
+        // Exact here: j = i carries the stride over through the existential quotient.
+        let counted = crate::count::count(&shadow).unwrap();
+        let at = |n: i64| {
+            let point = [("n".to_string(), Int::from(n))].into_iter().collect();
+            counted.eval(&point).unwrap()
+        };
+        assert_eq!(at(7), crate::count::Value::Finite(Rat::from(3)));
     }
 }

@@ -25,7 +25,7 @@ use num_traits::{One, Signed, Zero};
 
 use crate::affine::Affine;
 use crate::constraint::{Constraint, Relation};
-use crate::fourier_motzkin::{Ineq, System};
+use crate::fourier_motzkin::System;
 use crate::lp;
 use crate::polynomial::Polynomial;
 use crate::scalar::{Int, Rat};
@@ -176,12 +176,7 @@ impl Engine {
     fn div_constraints(&self, columns: &[usize]) -> Vec<Constraint> {
         let mut out = Vec::new();
         for (column, div) in self.divs.iter().filter(|(c, _)| columns.contains(c)) {
-            let k = Rat::from(div.denominator.clone());
-            let remainder = div.numerator.sub(&Affine::term(*column, k.clone()));
-            out.push(Constraint::ge(remainder.clone()));
-            out.push(Constraint::ge(
-                Affine::constant(k - Rat::one()).sub(&remainder),
-            ));
+            out.extend(div.defining_constraints(*column));
         }
         out
     }
@@ -668,20 +663,7 @@ fn eliminate_existential(
                 .into(),
         ));
     }
-    let eqs = constraints
-        .iter()
-        .filter(|c| c.is_equality())
-        .map(|c| c.expr.clone())
-        .collect();
-    let ineqs = constraints
-        .iter()
-        .filter(|c| !c.is_equality())
-        .map(|c| Ineq {
-            expr: c.expr.clone(),
-            strict: false,
-        })
-        .collect();
-    let mut system = System::new(eqs, ineqs, true);
+    let mut system = System::from_constraints(&constraints, true);
     system.eliminate(var);
     if system.infeasible {
         return Ok(vec![Constraint::ge(Affine::constant(-1))]);
