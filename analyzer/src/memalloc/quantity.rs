@@ -234,33 +234,11 @@ fn add_leaves(a: &Quantity, b: &Quantity) -> Quantity {
 /// `set` with new dimensions `names` appended, constrained by `constraints` (over the
 /// columns params ++ old dims ++ new dims).
 pub fn extend_set(set: &Set, names: &[String], constraints: &[Constraint]) -> Set {
-    let added = names.len();
-    let mut space = set.space.clone();
-    space.dims.extend(names.iter().cloned());
-    let parts = set
-        .parts
+    constraints
         .iter()
-        .map(|part| {
-            let first_local = part.n_params() + part.n_dims();
-            let shift = |c: usize| if c >= first_local { c + added } else { c };
-            let mut extended = BasicSet::universe(space.clone());
-            extended.locals = part
-                .locals
-                .iter()
-                .map(|local| {
-                    let mut local = local.clone();
-                    if let Some(div) = &mut local.div {
-                        div.numerator = div.numerator.remap(shift);
-                    }
-                    local
-                })
-                .collect();
-            extended.constraints = part.constraints.iter().map(|c| c.remap(shift)).collect();
-            extended.constraints.extend(constraints.iter().cloned());
-            extended
+        .fold(set.append_dims(names), |extended, c| {
+            extended.constrain(c.clone())
         })
-        .collect();
-    Set { space, parts }
 }
 
 /// `lower <= column` as a constraint.
