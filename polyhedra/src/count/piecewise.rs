@@ -125,7 +125,15 @@ impl PiecewiseQuasiPolynomial {
             .map(|(domain, qp)| {
                 // Every domain here is already without redundant constraints; rewriting a
                 // floor can make another constraint redundant.
-                let floorless = without_simple_floors(domain.clone());
+                // A division's numerator may hold another division: peel until none changes.
+                let mut floorless = without_simple_floors(domain.clone());
+                loop {
+                    let peeled = without_simple_floors(floorless.clone());
+                    if peeled == floorless {
+                        break;
+                    }
+                    floorless = peeled;
+                }
                 let domain = if floorless == domain {
                     domain
                 } else {
