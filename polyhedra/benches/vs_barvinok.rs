@@ -12,10 +12,18 @@ use common::corpus::corpus;
 use common::oracle::barvinok_card;
 use membound_polyhedra::count_text;
 
+/// The median and the largest of per-set ratios.
+fn spread(ratios: &mut [f64]) -> (f64, f64) {
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
+    (median, ratios.last().copied().unwrap_or(f64::NAN))
+}
+
 fn main() {
     let samples = corpus(240);
     let answers = barvinok_card(&samples);
-    let mut per_shape: BTreeMap<&str, (f64, f64, usize)> = BTreeMap::new();
+    // Per shape: our seconds, barvinok's, and the per-set ratios.
+    let mut per_shape: BTreeMap<&str, (f64, f64, Vec<f64>)> = BTreeMap::new();
     for (sample, answer) in samples.iter().zip(&answers) {
         let started = Instant::now();
         let counted = count_text(&sample.text);
@@ -26,23 +34,27 @@ fn main() {
         let entry = per_shape.entry(sample.shape).or_default();
         entry.0 += ours;
         entry.1 += answer.seconds;
-        entry.2 += 1;
+        entry.2.push(ours / answer.seconds);
     }
-    let (ours, theirs): (f64, f64) = per_shape
-        .values()
-        .fold((0.0, 0.0), |acc, v| (acc.0 + v.0, acc.1 + v.1));
-    println!("shape      sets   ours (ms)   barvinok (ms)   ratio");
-    for (shape, (o, t, n)) in &per_shape {
+    println!("shape      sets   ours (ms)   barvinok (ms)   ratio   per-set median   per-set max");
+    let (mut ours, mut theirs, mut all) = (0.0, 0.0, Vec::new());
+    for (shape, (o, t, ratios)) in &mut per_shape {
+        let sets = ratios.len();
+        all.extend(ratios.iter().copied());
+        let (median, max) = spread(ratios);
         println!(
-            "{shape:<10} {n:>4} {:>11.2} {:>15.2} {:>7.2}",
-            o * 1e3,
-            t * 1e3,
-            o / t
+            "{shape:<10} {sets:>4} {:>11.2} {:>15.2} {:>7.2} {median:>16.2} {max:>13.2}",
+            *o * 1e3,
+            *t * 1e3,
+            *o / *t
         );
+        ours += *o;
+        theirs += *t;
     }
+    let sets = all.len();
+    let (median, max) = spread(&mut all);
     println!(
-        "total      {:>4} {:>11.2} {:>15.2} {:>7.2}",
-        samples.len(),
+        "total      {sets:>4} {:>11.2} {:>15.2} {:>7.2} {median:>16.2} {max:>13.2}",
         ours * 1e3,
         theirs * 1e3,
         ours / theirs
