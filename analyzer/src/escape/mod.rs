@@ -1,2 +1,227 @@
 //! Escape analysis and regions: for every creation site, the method on its chain whose region
-//! captures the object. Filled in by the regions work.
+//! captures the object (it dies when that method returns), or that the object escapes the entry
+//! method (after the thesis's chapter 4, with its ch. 3 per-chain view of capture).
+//!
+//! The analysis is interprocedural and bottom-up over the strongly connected components of the
+//! call graph, callees first; a recursive component is analyzed to a fixpoint of its members'
+//! summaries. Each method with code gets one points-to graph of its own ([`method`]) and one
+//! summary, computed once whatever the chains through it: which objects visible to callers
+//! (reachable from its parameters, from static fields, or returned) it links, and which objects
+//! created under it outlive it. A creation site's region is then found by walking its chain
+//! upwards through each method's translation table, so per-chain capture (the thesis's `m2.8`,
+//! captured by `m1` on one chain and by `m0` on another) costs no re-analysis.
+//!
+//! Sound for static fields, instance fields and array elements (an object is captured only if
+//! no parameter, static field or returned value reaches it, so an object stored into a captured
+//! object is captured with it), returns, thrown exceptions (thrown objects are global), callees
+//! (their summaries, parameters standing for everything reachable from the actual arguments)
+//! and code we cannot see (native, abstract or unliftable methods, unresolved calls and unknown
+//! `invokedynamic`: what they receive becomes global). Single-threaded, as the thesis assumes:
+//! objects another thread could reach only through static fields are global anyway. It does not
+//! compute sizes.
+
+mod method;
+pub mod render;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+
+use crate::callgraph::{CallGraph, NodeId, NodeKind};
+use crate::error::Result;
+use crate::ir::Body;
+use crate::jvm::MethodRef;
+use crate::program::Program;
+use crate::sites::{ChainElement, CreationSite, Sites};
+
+use method::{Context, Summary, SummaryNode, Translation};
+
+/// Where the object of one creation site lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SiteRegion {
+    /// In the region of `chain[i].method`: the object dies when that method returns.
+    CapturedBy(usize),
+    /// It may outlive the entry method.
+    EscapesEntry,
+}
+
+/// The region of every creation site of a [`Sites`], in the same order.
+#[derive(Clone, Debug)]
+pub struct Regions {
+    pub sites: Vec<SiteRegion>,
+}
+
+/// The thesis's `escape(m)` and `capture(m)` of one method, each site written from `m` down
+/// (the chain's suffix that starts at `m`), deduplicated, in the order sites are enumerated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodSets {
+    pub method: MethodRef,
+    /// Sites allocated under `m` whose objects outlive `m`.
+    pub escape: Vec<Vec<ChainElement>>,
+    /// Sites whose objects live in `m`'s region.
+    pub capture: Vec<Vec<ChainElement>>,
+}
+
+/// Decides the region of every site of `sites`, which must come from `graph`.
+pub fn analyze(program: &Program, graph: &CallGraph, sites: &Sites) -> Result<Regions> {
+    let translations = translations(program, graph);
+    let regions = sites
+        .sites
+        .iter()
+        .map(|site| region(graph, &translations, site))
+        .collect();
+    Ok(Regions { sites: regions })
+}
+
+impl Regions {
+    /// `escape(m)` and `capture(m)` of every method on some chain, in order of first
+    /// appearance on the chains.
+    pub fn method_sets(&self, sites: &Sites) -> Vec<MethodSets> {
+        let mut sets: Vec<MethodSets> = Vec::new();
+        for (site, region) in sites.sites.iter().zip(&self.sites) {
+            let chain = &site.chain;
+            for (level, element) in chain.iter().enumerate() {
+                let position = match sets.iter().position(|s| s.method == element.method) {
+                    Some(position) => position,
+                    None => {
+                        sets.push(MethodSets {
+                            method: element.method.clone(),
+                            escape: Vec::new(),
+                            capture: Vec::new(),
+                        });
+                        sets.len() - 1
+                    }
+                };
+                let list = match region {
+                    SiteRegion::CapturedBy(owner) if *owner == level => &mut sets[position].capture,
+                    SiteRegion::CapturedBy(owner) if *owner < level => &mut sets[position].escape,
+                    SiteRegion::CapturedBy(_) => continue,
+                    SiteRegion::EscapesEntry => &mut sets[position].escape,
+                };
+                let suffix = chain[level..].to_vec();
+                if !list.contains(&suffix) {
+                    list.push(suffix);
+                }
+            }
+        }
+        sets
+    }
+}
+
+/// Walks the chain upwards from the allocation: each method's translation says whether it
+/// captures the object or under which of its summary nodes its caller sees it. A table entry
+/// that is missing (a method whose code could not be analyzed) counts as global.
+fn region(graph: &CallGraph, translations: &[Translation], site: &CreationSite) -> SiteRegion {
+    let chain = &site.chain;
+    let Some(last) = chain.last() else {
+        return SiteRegion::EscapesEntry;
+    };
+    let translation =
+        |element: &ChainElement| graph.node(&element.method).map(|id| &translations[id]);
+    let mut seen = translation(last)
+        .and_then(|t| t.allocations.get(&last.pc).cloned())
+        .unwrap_or(Some(SummaryNode::Global));
+    for level in (0..chain.len()).rev() {
+        let Some(node) = seen else {
+            return SiteRegion::CapturedBy(level);
+        };
+        if level == 0 {
+            break;
+        }
+        let caller = &chain[level - 1];
+        seen = match node {
+            SummaryNode::Fresh(roots) => graph
+                .node(&chain[level].method)
+                .and_then(|callee| {
+                    translation(caller)?
+                        .callees
+                        .get(&(caller.pc, callee, roots))
+                        .cloned()
+                })
+                .unwrap_or(Some(SummaryNode::Global)),
+            // Created objects are never a parameter's; anything else is global everywhere.
+            SummaryNode::Param(_) | SummaryNode::Global => Some(SummaryNode::Global),
+        };
+    }
+    SiteRegion::EscapesEntry
+}
+
+/// The translation table of every method of the graph, computed bottom-up over its strongly
+/// connected components (petgraph's Tarjan returns them callees first).
+fn translations(program: &Program, graph: &CallGraph) -> Vec<Translation> {
+    let count = graph.methods.len();
+    let adjacency = graph.adjacency();
+    let mut unresolved: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); count];
+    for call in &graph.unresolved {
+        unresolved[call.caller].insert(call.pc);
+    }
+    // Methods whose code we cannot see: those without code, and those whose body cannot be
+    // lifted now (found when their component comes).
+    let mut unknown: Vec<bool> = graph
+        .methods
+        .iter()
+        .map(|n| n.kind != NodeKind::Code)
+        .collect();
+    let mut summaries: Vec<Option<Summary>> = vec![None; count];
+    let mut translations: Vec<Translation> = vec![Translation::default(); count];
+    let mut callers: Vec<Vec<NodeId>> = vec![Vec::new(); count];
+    for edge in &graph.edges {
+        callers[edge.callee].push(edge.caller);
+    }
+    for component in components(graph) {
+        // Bodies are kept only while their component is analyzed: all of a large graph's
+        // bodies at once would cost gigabytes.
+        let mut bodies: BTreeMap<NodeId, Body> = BTreeMap::new();
+        for id in component {
+            if unknown[id] {
+                continue;
+            }
+            match program.lift(&graph.methods[id].method) {
+                Ok(body) => {
+                    bodies.insert(id, body);
+                }
+                Err(_) => unknown[id] = true,
+            }
+        }
+        // A worklist over the component: a member is analyzed again only when the summary of
+        // one of its callees in the component grew. Summaries only grow (each result is joined
+        // into the previous one) over a finite set of nodes and edges, so this ends; when it
+        // does, every member's translation was computed from its callees' final summaries.
+        // (A member not analyzed yet has no summary, which means the same as an empty one.)
+        let mut pending: BTreeSet<NodeId> = bodies.keys().copied().collect();
+        while let Some(id) = pending.pop_first() {
+            let context = Context {
+                methods: &graph.methods,
+                edges: &adjacency[id],
+                unresolved: &unresolved[id],
+                summaries: &summaries,
+                unknown: &unknown,
+            };
+            let (summary, translation) = method::analyze(&bodies[&id], &context);
+            translations[id] = translation;
+            if summaries[id]
+                .get_or_insert_with(Summary::default)
+                .join(&summary)
+            {
+                pending.extend(callers[id].iter().filter(|c| bodies.contains_key(c)));
+            }
+        }
+    }
+    translations
+}
+
+/// The strongly connected components of the call graph, callees before callers.
+fn components(graph: &CallGraph) -> Vec<Vec<NodeId>> {
+    let mut digraph = DiGraph::<(), ()>::new();
+    let nodes: Vec<_> = graph.methods.iter().map(|_| digraph.add_node(())).collect();
+    for edge in &graph.edges {
+        digraph.add_edge(nodes[edge.caller], nodes[edge.callee], ());
+    }
+    tarjan_scc(&digraph)
+        .into_iter()
+        .map(|scc| scc.into_iter().map(|n| n.index()).collect())
+        .collect()
+}
