@@ -52,7 +52,22 @@ pub enum SiteRegion {
 #[derive(Clone, Debug)]
 pub struct Regions {
     pub sites: Vec<SiteRegion>,
+    /// Methods with code that the analysis treated as unknown (what they receive escapes):
+    /// members of a recursive component too large to analyze (more than [`MAX_COMPONENT`]
+    /// methods, or more than [`ANALYSES_PER_MEMBER`] analyses per member before its fixpoint),
+    /// and methods whose body cannot be lifted.
+    pub unanalyzed: Vec<MethodRef>,
 }
+
+/// The largest strongly connected component of the call graph analyzed method by method. The
+/// class-hierarchy fallback of the call graph can tie most of the JDK into one component (an
+/// exception's constructor alone reaches one of about 50,000 methods), whose fixpoint would
+/// take hours; such a component is treated as unknown code instead, which is sound.
+pub const MAX_COMPONENT: usize = 1_000;
+
+/// How many analyses per member a component's fixpoint may take before the component is
+/// treated as unknown code.
+pub const ANALYSES_PER_MEMBER: usize = 8;
 
 /// The thesis's `escape(m)` and `capture(m)` of one method, each site written from `m` down
 /// (the chain's suffix that starts at `m`), deduplicated, in the order sites are enumerated.
@@ -67,13 +82,26 @@ pub struct MethodSets {
 
 /// Decides the region of every site of `sites`, which must come from `graph`.
 pub fn analyze(program: &Program, graph: &CallGraph, sites: &Sites) -> Result<Regions> {
-    let translations = translations(program, graph);
+    analyze_within(program, graph, sites, MAX_COMPONENT)
+}
+
+/// [`analyze`] with another bound on the components analyzed method by method.
+fn analyze_within(
+    program: &Program,
+    graph: &CallGraph,
+    sites: &Sites,
+    max_component: usize,
+) -> Result<Regions> {
+    let (translations, unanalyzed) = translations(program, graph, max_component);
     let regions = sites
         .sites
         .iter()
         .map(|site| region(graph, &translations, site))
         .collect();
-    Ok(Regions { sites: regions })
+    Ok(Regions {
+        sites: regions,
+        unanalyzed,
+    })
 }
 
 impl Regions {
@@ -150,8 +178,13 @@ fn region(graph: &CallGraph, translations: &[Translation], site: &CreationSite) 
 }
 
 /// The translation table of every method of the graph, computed bottom-up over its strongly
-/// connected components (petgraph's Tarjan returns them callees first).
-fn translations(program: &Program, graph: &CallGraph) -> Vec<Translation> {
+/// connected components (petgraph's Tarjan returns them callees first), and the methods with
+/// code that were treated as unknown.
+fn translations(
+    program: &Program,
+    graph: &CallGraph,
+    max_component: usize,
+) -> (Vec<Translation>, Vec<MethodRef>) {
     let count = graph.methods.len();
     let adjacency = graph.adjacency();
     let mut unresolved: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); count];
@@ -171,11 +204,17 @@ fn translations(program: &Program, graph: &CallGraph) -> Vec<Translation> {
     for edge in &graph.edges {
         callers[edge.callee].push(edge.caller);
     }
+    let mut unanalyzed = Vec::new();
     for component in components(graph) {
+        if component.len() > max_component {
+            give_up(&component, &mut unknown, &mut summaries, &mut translations);
+            unanalyzed.extend(component);
+            continue;
+        }
         // Bodies are kept only while their component is analyzed: all of a large graph's
         // bodies at once would cost gigabytes.
         let mut bodies: BTreeMap<NodeId, Body> = BTreeMap::new();
-        for id in component {
+        for &id in &component {
             if unknown[id] {
                 continue;
             }
@@ -183,7 +222,10 @@ fn translations(program: &Program, graph: &CallGraph) -> Vec<Translation> {
                 Ok(body) => {
                     bodies.insert(id, body);
                 }
-                Err(_) => unknown[id] = true,
+                Err(_) => {
+                    unknown[id] = true;
+                    unanalyzed.push(id);
+                }
             }
         }
         // A worklist over the component: a member is analyzed again only when the summary of
@@ -192,7 +234,14 @@ fn translations(program: &Program, graph: &CallGraph) -> Vec<Translation> {
         // does, every member's translation was computed from its callees' final summaries.
         // (A member not analyzed yet has no summary, which means the same as an empty one.)
         let mut pending: BTreeSet<NodeId> = bodies.keys().copied().collect();
+        let mut budget = ANALYSES_PER_MEMBER * bodies.len();
         while let Some(id) = pending.pop_first() {
+            if budget == 0 {
+                give_up(&component, &mut unknown, &mut summaries, &mut translations);
+                unanalyzed.extend(bodies.keys());
+                break;
+            }
+            budget -= 1;
             let context = Context {
                 methods: &graph.methods,
                 edges: &adjacency[id],
@@ -210,7 +259,29 @@ fn translations(program: &Program, graph: &CallGraph) -> Vec<Translation> {
             }
         }
     }
-    translations
+    unanalyzed.sort();
+    unanalyzed.dedup();
+    let unanalyzed = unanalyzed
+        .into_iter()
+        .filter(|&id| graph.methods[id].kind == NodeKind::Code)
+        .map(|id| graph.methods[id].method.clone())
+        .collect();
+    (translations, unanalyzed)
+}
+
+/// Treats the members of a component as code we cannot see: calls to them make their
+/// arguments global, and the objects created under them escape (no translation entries).
+fn give_up(
+    component: &[NodeId],
+    unknown: &mut [bool],
+    summaries: &mut [Option<Summary>],
+    translations: &mut [Translation],
+) {
+    for &id in component {
+        unknown[id] = true;
+        summaries[id] = None;
+        translations[id] = Translation::default();
+    }
 }
 
 /// The strongly connected components of the call graph, callees before callers.

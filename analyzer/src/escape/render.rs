@@ -90,6 +90,18 @@ pub fn to_text(sites: &Sites, regions: &Regions) -> String {
     for site in &tree.escaping {
         let _ = writeln!(out, "  {}", site_text(site, 0));
     }
+    if !regions.unanalyzed.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} method{} with code treated as unknown (recursion too large to analyze, or no body)",
+            regions.unanalyzed.len(),
+            if regions.unanalyzed.len() == 1 {
+                ""
+            } else {
+                "s"
+            }
+        );
+    }
     out
 }
 

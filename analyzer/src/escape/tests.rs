@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use super::method::{self, Context, Summary, SummaryNode};
-use super::{MethodSets, Regions, SiteRegion, analyze, render};
+use super::{MethodSets, Regions, SiteRegion, analyze_within, render};
 use crate::callgraph::{self, CallGraph, Dispatch, Edge, EdgeKind};
 use crate::classpath::{Classpath, Jdk};
 use crate::hierarchy::Hierarchy;
@@ -72,6 +72,10 @@ struct Analyzed {
 }
 
 fn analyzed(fixture: &'static str, method: &str) -> Analyzed {
+    analyzed_within(fixture, method, super::MAX_COMPONENT)
+}
+
+fn analyzed_within(fixture: &'static str, method: &str, max_component: usize) -> Analyzed {
     let mut classpath = Classpath::new();
     classpath
         .add_entry(&classes(fixture))
@@ -83,7 +87,7 @@ fn analyzed(fixture: &'static str, method: &str) -> Analyzed {
     let entry = select_method(&program, method).expect("entry method");
     let graph = callgraph::build(&Hierarchy::new(&program), &entry).expect("call graph");
     let sites = sites::enumerate(&program, &graph, sites::DEFAULT_MAX_CHAINS).expect("sites");
-    let regions = analyze(&program, &graph, &sites).expect("regions");
+    let regions = analyze_within(&program, &graph, &sites, max_component).expect("regions");
     Analyzed {
         graph,
         sites,
@@ -161,7 +165,11 @@ fn fig14_escape_and_capture_are_those_of_example_1_6() {
 /// chain, the allocated type without package) with its region: the capturing method's name or
 /// `escapes`.
 fn routes(method: &str) -> Vec<String> {
-    let result = analyzed("escape", &format!("escape.Routes.{method}"));
+    routes_within(method, super::MAX_COMPONENT)
+}
+
+fn routes_within(method: &str, max_component: usize) -> Vec<String> {
+    let result = analyzed_within("escape", &format!("escape.Routes.{method}"), max_component);
     assert_eq!(result.graph.entry().name.as_ref(), method);
     let mut found: Vec<String> = result
         .sites
@@ -324,6 +332,30 @@ fn recursion_is_analyzed_to_a_fixpoint() {
     );
     assert_eq!(routes("leakAll"), lines(&["leakAll:Node -> escapes"]));
     assert_eq!(routes("pingPong"), lines(&["pingPong:Node -> escapes"]));
+}
+
+#[test]
+fn a_component_too_large_to_analyze_is_unknown_code() {
+    assert_eq!(
+        routes("usesEvenOdd"),
+        lines(&[
+            "usesEvenOdd>even:Node -> usesEvenOdd",
+            "usesEvenOdd>even>odd:Node -> usesEvenOdd",
+        ])
+    );
+    // `even` and `odd` form a component of two methods; allowing one, what they create
+    // escapes.
+    assert_eq!(
+        routes_within("usesEvenOdd", 1),
+        lines(&[
+            "usesEvenOdd>even:Node -> escapes",
+            "usesEvenOdd>even>odd:Node -> escapes",
+        ])
+    );
+    let result = analyzed_within("escape", "escape.Routes.usesEvenOdd", 1);
+    let mut names: Vec<&str> = result.regions.unanalyzed.iter().map(|m| &*m.name).collect();
+    names.sort();
+    assert_eq!(names, ["even", "odd"]);
 }
 
 #[test]
