@@ -4,7 +4,7 @@
 //!
 //! The analysis is interprocedural and bottom-up over the strongly connected components of the
 //! call graph, callees first; a recursive component is analyzed to a fixpoint of its members'
-//! summaries. Each method with code gets one points-to graph of its own ([`method`]) and one
+//! summaries. Each method with code gets one points-to graph of its own (`method.rs`) and one
 //! summary, computed once whatever the chains through it: which objects visible to callers
 //! (reachable from its parameters, from static fields, or returned) it links, and which objects
 //! created under it outlive it. A creation site's region is then found by walking its chain
@@ -19,6 +19,13 @@
 //! `invokedynamic`: what they receive becomes global). Single-threaded, as the thesis assumes:
 //! objects another thread could reach only through static fields are global anyway. It does not
 //! compute sizes.
+//!
+//! Where it is coarse: the heap is field-insensitive and one graph per method (locals are
+//! tracked per program point); fresh objects of a callee reached from the same roots are one
+//! node; native helpers such as `System.arraycopy` and `Object.clone` are unknown code, so what
+//! they touch escapes; non-`String` operands of a string concatenation are made global (their
+//! `toString` is code the call graph does not follow); and recursive components larger than
+//! [`MAX_COMPONENT`] are treated as unknown code.
 
 mod method;
 pub mod render;
