@@ -95,10 +95,10 @@ fn analyzed_within(fixture: &'static str, method: &str, max_component: usize) ->
     }
 }
 
-/// The source line of each numbered statement label (`// 4`) of Fig14.java.
-fn fig14_labels() -> Vec<(u32, String)> {
-    let path = fixture_source("thesis").join("thesis/Fig14.java");
-    let source = std::fs::read_to_string(path).expect("Fig14.java");
+/// The source line of each numbered statement label (`// 4`) of a fixture's source file.
+fn labels(fixture: &str, file: &str) -> Vec<(u32, String)> {
+    let path = fixture_source(fixture).join(file);
+    let source = std::fs::read_to_string(path).expect("fixture source");
     source
         .lines()
         .enumerate()
@@ -144,7 +144,7 @@ fn named(
 fn fig14_escape_and_capture_are_those_of_example_1_6() {
     let result = analyzed("thesis", "thesis.Fig14.m0");
     let sets = result.regions.method_sets(&result.sites);
-    let labels = fig14_labels();
+    let labels = labels("thesis", "thesis/Fig14.java");
     let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     assert_eq!(
         named(&sets, "m0", &labels),
@@ -157,6 +157,44 @@ fn fig14_escape_and_capture_are_those_of_example_1_6() {
     assert_eq!(
         named(&sets, "m2", &labels),
         (strings(&["m2.6", "m2.8"]), strings(&["m2.9"]))
+    );
+}
+
+/// The ch. 3 example: per-chain capture of an object stored into a parameter's field, with the
+/// printed sets' errata corrected (`m0.1` and `m1.2` are captured by their own methods).
+#[test]
+fn fig31_capture_depends_on_the_chain() {
+    let result = analyzed("escape", "escape.Fig31.m0");
+    let sets = result.regions.method_sets(&result.sites);
+    let labels = labels("escape", "escape/Fig31.java");
+    let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        named(&sets, "m0", &labels),
+        (
+            strings(&[]),
+            strings(&[
+                "m0.1",
+                "m0.2.m1.3",
+                "m0.2.m1.5.m2.3",
+                "m0.2.m1.5.m2.6",
+                "m0.2.m1.5.m2.7",
+                "m0.3.m2.3",
+                "m0.3.m2.6",
+                "m0.3.m2.7",
+                "m0.3.m2.8",
+            ])
+        )
+    );
+    assert_eq!(
+        named(&sets, "m1", &labels),
+        (
+            strings(&["m1.3", "m1.5.m2.3", "m1.5.m2.6", "m1.5.m2.7"]),
+            strings(&["m1.2", "m1.5.m2.8", "m1.6"])
+        )
+    );
+    assert_eq!(
+        named(&sets, "m2", &labels),
+        (strings(&["m2.3", "m2.6", "m2.7", "m2.8"]), strings(&[]))
     );
 }
 
