@@ -21,7 +21,7 @@ use crate::jvm::MethodRef;
 use crate::program::Program;
 use crate::select::select_method;
 use crate::sites::Sites;
-use crate::{callgraph, ir, measure, sites};
+use crate::{callgraph, escape, ir, measure, sites};
 
 /// Parametric heap-memory bounds for Java bytecode.
 #[derive(Debug, Parser)]
@@ -66,6 +66,17 @@ enum Command {
         target: MethodInput,
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
+        /// Stop enumerating after this many chains.
+        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
+        max_chains: usize,
+    },
+    /// Print the region tree of a method: each activation with the creation sites its region
+    /// captures, and the sites that escape the method.
+    Regions {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
+        format: TreeFormat,
         /// Stop enumerating after this many chains.
         #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
         max_chains: usize,
@@ -148,6 +159,12 @@ enum GraphFormat {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+enum TreeFormat {
+    Text,
+    Dot,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 enum ListFormat {
     Text,
     Json,
@@ -212,6 +229,19 @@ fn run(command: Command) -> Result<(String, bool)> {
             format,
             max_chains,
         } => invariants::invariants(&target, max_chains, format),
+        Command::Regions {
+            target,
+            format,
+            max_chains,
+        } => {
+            let (program, graph) = target.call_graph()?;
+            let found = sites::enumerate(&program, &graph, max_chains)?;
+            let regions = escape::analyze(&program, &graph, &found)?;
+            Ok(match format {
+                TreeFormat::Text => escape::render::to_text(&found, &regions),
+                TreeFormat::Dot => escape::render::to_dot(&found, &regions),
+            })
+        }
         Command::Count {
             set,
             file,
