@@ -116,6 +116,15 @@ struct MeasureArgs {
     /// The watched method: `pkg.Class.method`, or with a descriptor to watch one overload.
     #[arg(long)]
     method: String,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
+    #[command(flatten)]
+    run: ProgramRun,
+}
+
+/// How to run the program under the agent (shared by `measure` and `validate`).
+#[derive(Debug, Args)]
+struct ProgramRun {
     /// The main class (default: the jar manifest's Main-Class).
     #[arg(long)]
     main: Option<String>,
@@ -128,11 +137,23 @@ struct MeasureArgs {
     /// An extra JVM option, such as -Xmx2g (repeatable).
     #[arg(long = "jvm-arg", allow_hyphen_values = true)]
     jvm_args: Vec<String>,
-    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
-    format: ListFormat,
     /// The program's arguments, after `--`.
     #[arg(last = true)]
     program_args: Vec<String>,
+}
+
+impl ProgramRun {
+    fn options(&self, input: PathBuf, method: String) -> measure::MeasureOptions {
+        measure::MeasureOptions {
+            input,
+            method,
+            main: self.main.clone(),
+            java: self.java.clone(),
+            agent: self.agent.clone(),
+            jvm_args: self.jvm_args.clone(),
+            program_args: self.program_args.clone(),
+        }
+    }
 }
 
 /// The program to load and the method to look at.
@@ -250,7 +271,8 @@ fn run(command: Command) -> Result<(String, bool)> {
         } => math::count(set.as_deref(), file.as_deref(), at.as_deref(), format),
         Command::Bound { polynomial, at } => math::bound(&polynomial, at.as_deref()),
         Command::Measure(args) => {
-            let measurement = measure::measure(&args.options())?;
+            let measurement =
+                measure::measure(&args.run.options(args.input.clone(), args.method.clone()))?;
             // The program's own output goes to stderr, so stdout stays the report.
             eprint!("{}", measurement.program_stdout);
             Ok(match args.format {
@@ -260,20 +282,6 @@ fn run(command: Command) -> Result<(String, bool)> {
         }
     }?;
     Ok((output, false))
-}
-
-impl MeasureArgs {
-    fn options(&self) -> measure::MeasureOptions {
-        measure::MeasureOptions {
-            input: self.input.clone(),
-            method: self.method.clone(),
-            main: self.main.clone(),
-            java: self.java.clone(),
-            agent: self.agent.clone(),
-            jvm_args: self.jvm_args.clone(),
-            program_args: self.program_args.clone(),
-        }
-    }
 }
 
 impl MethodInput {

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::analyze::parse_params;
-use super::{ListFormat, json_text};
+use super::{ListFormat, ProgramRun, json_text};
 use crate::certificate::Certificate;
 use crate::error::Result;
-use crate::measure::{self, MeasureOptions};
+use crate::measure;
 
 #[derive(Debug, Args)]
 pub(super) struct ValidateArgs {
@@ -20,23 +20,13 @@ pub(super) struct ValidateArgs {
     /// The program (default: the certificate's input path).
     #[arg(long)]
     input: Option<PathBuf>,
-    /// The main class (default: the jar manifest's Main-Class).
-    #[arg(long)]
-    main: Option<String>,
     /// A parameter value to use instead of the recorded one, `n=7` (repeatable).
     #[arg(long = "param")]
     params: Vec<String>,
-    /// The java launcher (default: $JAVA_HOME/bin/java, then java on PATH).
-    #[arg(long)]
-    java: Option<PathBuf>,
-    /// An extra JVM option (repeatable).
-    #[arg(long = "jvm-arg", allow_hyphen_values = true)]
-    jvm_args: Vec<String>,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     format: ListFormat,
-    /// The program's arguments, after `--`.
-    #[arg(last = true)]
-    program_args: Vec<String>,
+    #[command(flatten)]
+    run: ProgramRun,
 }
 
 /// The report, and whether the certificate failed (some prediction below the run).
@@ -48,18 +38,11 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
         .clone()
         .unwrap_or_else(|| certificate.entry.method.clone());
     let entry = certificate.method(&method)?;
-    let measurement = measure::measure(&MeasureOptions {
-        input: args
-            .input
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(&certificate.input.path)),
-        method: entry.method.clone(),
-        main: args.main.clone(),
-        java: args.java.clone(),
-        agent: None,
-        jvm_args: args.jvm_args.clone(),
-        program_args: args.program_args.clone(),
-    })?;
+    let input = args
+        .input
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&certificate.input.path));
+    let measurement = measure::measure(&args.run.options(input, entry.method.clone()))?;
     eprint!("{}", measurement.program_stdout);
     let validation = crate::validate::validate(&certificate, &method, &measurement, &given)?;
     let failed = validation.broken().next().is_some();
