@@ -60,8 +60,7 @@ impl ModelArg {
 }
 
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
-    let (program, graph) = args.target.call_graph()?;
-    let sites = crate::sites::enumerate(&program, &graph, args.max_chains)?;
+    let (program, graph, sites) = args.target.sites(args.max_chains)?;
     if let Some(limit) = sites.truncated_at {
         return Err(Error::Input(format!(
             "{} reaches more than {limit} creation sites; raise --max-chains to analyze them all",

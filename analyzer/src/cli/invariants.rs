@@ -17,7 +17,7 @@ pub(super) fn invariants(
     max_chains: usize,
     format: ListFormat,
 ) -> Result<String> {
-    let (program, found) = target.sites(max_chains)?;
+    let (program, _, found) = target.sites(max_chains)?;
     let lowered = lowering::lower(&program, &found)?;
     let invariants: Vec<Result<String>> = found
         .sites

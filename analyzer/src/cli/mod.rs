@@ -239,7 +239,7 @@ fn run(command: Command) -> Result<(String, bool)> {
             format,
             max_chains,
         } => {
-            let (_, found) = target.sites(max_chains)?;
+            let (_, _, found) = target.sites(max_chains)?;
             Ok(match format {
                 ListFormat::Text => sites::to_text(&found),
                 ListFormat::Json => json_text(&sites::to_json(&found)),
@@ -255,8 +255,7 @@ fn run(command: Command) -> Result<(String, bool)> {
             format,
             max_chains,
         } => {
-            let (program, graph) = target.call_graph()?;
-            let found = sites::enumerate(&program, &graph, max_chains)?;
+            let (program, graph, found) = target.sites(max_chains)?;
             let regions = escape::analyze(&program, &graph, &found)?;
             Ok(match format {
                 TreeFormat::Text => escape::render::to_text(&found, &regions),
@@ -292,11 +291,12 @@ impl MethodInput {
         Ok((program, graph))
     }
 
-    /// Loads the program and enumerates the creation sites of the method.
-    fn sites(&self, max_chains: usize) -> Result<(Program, Sites)> {
+    /// Loads the program and enumerates the creation sites of the method, with the call graph
+    /// they were found in.
+    fn sites(&self, max_chains: usize) -> Result<(Program, CallGraph, Sites)> {
         let (program, graph) = self.call_graph()?;
         let found = sites::enumerate(&program, &graph, max_chains)?;
-        Ok((program, found))
+        Ok((program, graph, found))
     }
 
     /// Opens the classpath (input, extra entries, JDK) and selects the method.
