@@ -65,7 +65,7 @@ pub fn validate(
     let points = entry_points(entry, measurement, given)?;
     let bytes_compared = certificate.tool.object_model != "count";
     let mut comparisons = Vec::new();
-    let total_objects = predict(entry, &points, |_| Some(&entry.mem_alloc.objects))?;
+    let total_objects = predict(entry, &points, &entry.mem_alloc.objects)?;
     comparisons.push(Comparison {
         what: "total".to_string(),
         quantity: "objects",
@@ -77,7 +77,7 @@ pub fn validate(
             what: "total".to_string(),
             quantity: "bytes",
             observed: measurement.total.bytes,
-            predicted: predict(entry, &points, |_| Some(&entry.mem_alloc.bytes))?,
+            predicted: predict(entry, &points, &entry.mem_alloc.bytes)?,
         });
     }
     for site in &measurement.sites {
@@ -85,7 +85,7 @@ pub fn validate(
         let sum = |pick: fn(&crate::certificate::SiteEntry) -> &String| -> Result<Value> {
             let mut total = Value::Finite(Rat::from(0));
             for predicted in &matching {
-                total = add(&total, &predict(entry, &points, |_| Some(pick(predicted)))?);
+                total = add(&total, &predict(entry, &points, pick(predicted))?);
             }
             Ok(total)
         };
@@ -152,15 +152,8 @@ fn entry_points(
         .collect()
 }
 
-/// The sum over the entries of an expression of `entry`.
-fn predict<'e>(
-    entry: &'e MethodEntry,
-    points: &[BTreeMap<String, Rat>],
-    expression: impl Fn(&MethodEntry) -> Option<&'e String>,
-) -> Result<Value> {
-    let Some(text) = expression(entry) else {
-        return Ok(Value::Infinite);
-    };
+/// The sum over the entries of the expression `text` of `entry`.
+fn predict(entry: &MethodEntry, points: &[BTreeMap<String, Rat>], text: &str) -> Result<Value> {
     let mut total = Value::Finite(Rat::from(0));
     for point in points {
         total = add(&total, &value_of(&entry.method, text, point)?);

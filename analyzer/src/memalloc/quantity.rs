@@ -164,8 +164,12 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
         if item.is_zero() {
             continue;
         }
-        if let Some(existing) = merged.iter_mut().find(|e| same_shape(e, &item)) {
-            *existing = add_leaves(existing, &item);
+        if let Some((index, sum)) = merged
+            .iter()
+            .enumerate()
+            .find_map(|(index, existing)| Some((index, leafwise_sum(existing, &item)?)))
+        {
+            merged[index] = sum;
         } else {
             merged.push(item);
         }
@@ -177,10 +181,11 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
     }
 }
 
-/// Both polynomials, or both cases with the same guards and polynomial leaves.
-fn same_shape(a: &Quantity, b: &Quantity) -> bool {
+/// `a + b` as one expression of their common shape: two polynomials added, or two cases with
+/// the same guards whose arms (and defaults) add up. `None` when the shapes differ.
+fn leafwise_sum(a: &Quantity, b: &Quantity) -> Option<Quantity> {
     match (a, b) {
-        (BoundExpr::Pol(_), BoundExpr::Pol(_)) => true,
+        (BoundExpr::Pol(x), BoundExpr::Pol(y)) => Some(BoundExpr::Pol(x.add(y))),
         (
             BoundExpr::Cases {
                 arms: a,
@@ -190,44 +195,24 @@ fn same_shape(a: &Quantity, b: &Quantity) -> bool {
                 arms: b,
                 default: db,
             },
-        ) => {
-            a.len() == b.len()
-                && a.iter().zip(b).all(|(x, y)| {
-                    x.guard == y.guard
-                        && matches!(x.expr, BoundExpr::Pol(_))
-                        && matches!(y.expr, BoundExpr::Pol(_))
-                })
-                && matches!(**da, BoundExpr::Pol(_))
-                && matches!(**db, BoundExpr::Pol(_))
-        }
-        _ => false,
-    }
-}
-
-fn add_leaves(a: &Quantity, b: &Quantity) -> Quantity {
-    match (a, b) {
-        (BoundExpr::Pol(x), BoundExpr::Pol(y)) => BoundExpr::Pol(x.add(y)),
-        (
-            BoundExpr::Cases {
-                arms: a,
-                default: da,
-            },
-            BoundExpr::Cases {
-                arms: b,
-                default: db,
-            },
-        ) => BoundExpr::Cases {
-            arms: a
+        ) if a.len() == b.len() => {
+            let arms = a
                 .iter()
                 .zip(b)
-                .map(|(x, y)| Arm {
-                    guard: x.guard.clone(),
-                    expr: add_leaves(&x.expr, &y.expr),
+                .map(|(x, y)| {
+                    (x.guard == y.guard).then_some(())?;
+                    Some(Arm {
+                        guard: x.guard.clone(),
+                        expr: leafwise_sum(&x.expr, &y.expr)?,
+                    })
                 })
-                .collect(),
-            default: Box::new(add_leaves(da, db)),
-        },
-        _ => BoundExpr::Sum(vec![a.clone(), b.clone()]),
+                .collect::<Option<Vec<_>>>()?;
+            Some(BoundExpr::Cases {
+                arms,
+                default: Box::new(leafwise_sum(da, db)?),
+            })
+        }
+        _ => None,
     }
 }
 
