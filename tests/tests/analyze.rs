@@ -274,3 +274,27 @@ fn eval_rejects_bad_input_with_exit_2() {
     ]);
     assert_eq!(bad_param.code, 2);
 }
+
+#[test]
+fn a_two_dimensional_array_counts_every_level_in_objects_and_bytes() {
+    let cert = certificate("loops", "loops.Shapes.run", "hotspot-coops");
+    for (n, m) in [(0, 0), (1, 3), (4, 0), (5, 2), (3, 7)] {
+        let point = format!("n={n},m={m},a_length=2,counts_length=12");
+        let run = eval(&cert, "loops.Shapes.run", &point);
+        let grid = run["sites"]
+            .as_array()
+            .expect("sites")
+            .iter()
+            .find(|s| s["type"] == "int[][]")
+            .expect("the int[n][m] site");
+        // One outer array of n references and n rows of m ints, each 16 bytes of header plus
+        // its cells, rounded up to 8.
+        assert_eq!(number(&grid["count"]), 1, "{point}");
+        assert_eq!(number(&grid["objects"]), 1 + n, "{point}");
+        assert_eq!(
+            number(&grid["bytes"]),
+            int_array_bytes(n) + n * int_array_bytes(m),
+            "{point}"
+        );
+    }
+}

@@ -326,7 +326,13 @@ fn site_bound(
         AllocationKind::Object | AllocationKind::ConstructorReference => {
             object_amount(program, model, &site.allocation.ty, &executions)
         }
-        AllocationKind::Array => array_amount(model, &site.allocation.ty, &invariant, &mut count),
+        AllocationKind::Array => array_amount(
+            model,
+            &site.allocation.ty,
+            &invariant,
+            &executions,
+            &mut count,
+        ),
         AllocationKind::StringConcat => Ok(Amount {
             objects: scaled_sum([(Rat::from(2), executions.clone())]),
             bytes: Quantity::Inf,
@@ -364,11 +370,12 @@ fn object_amount(
 }
 
 /// Objects and bytes of an array allocation (see the module documentation): level `j` has one
-/// array per cell of the levels above it.
+/// array per cell of the levels above it, so level 0 is one array per execution.
 fn array_amount(
     model: ObjectModel,
     ty: &Type,
     invariant: &SiteInvariant,
+    executions: &Quantity,
     count: &mut dyn FnMut(&Set) -> Quantity,
 ) -> Result<Amount> {
     let set = invariant.set.to_set();
@@ -387,23 +394,23 @@ fn array_amount(
             .collect();
         (names, constraints)
     };
+    let mut objects = vec![(Rat::from(1), executions.clone())];
+    for level in 1..levels {
+        let (names, constraints) = cells(level);
+        objects.push((
+            Rat::from(1),
+            count(&quantity::extend_set(&set, &names, &constraints)),
+        ));
+    }
+    let objects = scaled_sum(objects);
     if model == ObjectModel::Count {
         let (names, constraints) = cells(levels);
         let units = count(&quantity::extend_set(&set, &names, &constraints));
-        let mut objects = Vec::new();
-        for level in 0..levels {
-            let (names, constraints) = cells(level);
-            objects.push((
-                Rat::from(1),
-                count(&quantity::extend_set(&set, &names, &constraints)),
-            ));
-        }
         return Ok(Amount {
-            objects: scaled_sum(objects),
+            objects,
             bytes: units,
         });
     }
-    let mut objects = Vec::new();
     let mut bytes = Vec::new();
     let mut level_type = ty.clone();
     for level in 0..levels {
@@ -411,10 +418,6 @@ fn array_amount(
             crate::error::Error::Input(format!("{ty} has fewer than {} dimensions", level + 1))
         })?;
         let (mut names, mut constraints) = cells(level);
-        objects.push((
-            Rat::from(1),
-            count(&quantity::extend_set(&set, &names, &constraints)),
-        ));
         // Units of `align` bytes: `1 <= w` and `align * w <= base + size * length + align - 1`.
         let layout = model.array_layout(&element);
         let unit = set.space.params.len() + set.space.dims.len() + level;
@@ -436,7 +439,7 @@ fn array_amount(
         level_type = element;
     }
     Ok(Amount {
-        objects: scaled_sum(objects),
+        objects,
         bytes: scaled_sum(bytes),
     })
 }
