@@ -298,3 +298,21 @@ fn a_two_dimensional_array_counts_every_level_in_objects_and_bytes() {
         );
     }
 }
+
+#[test]
+fn a_string_concatenation_is_unbounded_with_its_reason() {
+    let cert = certificate("thesis", "thesis.Concat.join", "hotspot-coops");
+    let run = eval(&cert, "thesis.Concat.join", "n=5");
+    let concat = run["sites"]
+        .as_array()
+        .expect("sites")
+        .iter()
+        .find(|s| s["type"] == "java.lang.String")
+        .expect("the concatenation site");
+    // It runs n times; what it allocates depends on lengths (and, for objects, on toString).
+    assert_eq!(number(&concat["count"]), 5);
+    assert_eq!(concat["objects"], "inf");
+    assert_eq!(concat["bytes"], "inf");
+    let text = std::fs::read_to_string(&cert).expect("certificate");
+    assert!(text.contains("toString are not analyzed"), "{text}");
+}

@@ -13,7 +13,8 @@
 //! counts the cells of its given dimensions, as the thesis does.
 //!
 //! What cannot be bounded is ∞ with a reason, never 0: a chain through recursion, a set the
-//! counter cannot count exactly, a string concatenation's unknown length, and for a method's
+//! counter cannot count exactly, a string concatenation (its length and its arguments' `toString`
+//! are not analyzed), and for a method's
 //! total, any reachable method whose code is unknown (native, missing, unresolved).
 //! This module does not decide regions (that is [`crate::escape`]) and does not print.
 
@@ -333,15 +334,15 @@ fn site_bound(
             &executions,
             &mut count,
         ),
-        AllocationKind::StringConcat => Ok(Amount {
-            objects: scaled_sum([(Rat::from(2), executions.clone())]),
-            bytes: Quantity::Inf,
-        }),
+        // Besides its String and bytes, a concatenation runs the arguments' `toString`, which
+        // the call graph does not follow: neither quantity is bounded.
+        AllocationKind::StringConcat => Ok(Amount::unbounded()),
     };
     if site.allocation.kind == AllocationKind::StringConcat {
-        bound
-            .reasons
-            .push("string concatenation: the length of the result is not known".to_string());
+        bound.reasons.push(
+            "string concatenation: the result's length and the arguments' toString are not analyzed"
+                .to_string(),
+        );
     }
     bound.amount = amount.unwrap_or_else(|error| {
         bound.reasons.push(error.to_string());
