@@ -21,6 +21,7 @@ pub mod jvm;
 pub mod lowering;
 pub mod measure;
 pub mod memalloc;
+pub mod memrq;
 pub mod program;
 pub mod select;
 pub mod sites;

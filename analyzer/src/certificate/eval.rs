@@ -8,7 +8,7 @@ use membound_bernstein::parse_bound;
 use membound_polyhedra::{Rat, Value};
 use serde_json::{Value as Json, json};
 
-use super::{Certificate, ChainEntry, MethodEntry};
+use super::{AmountEntry, Certificate, ChainEntry, MethodEntry};
 use crate::error::{Error, Result};
 
 /// A certificate's quantities at one parameter point.
@@ -23,6 +23,10 @@ pub struct Evaluation {
 pub struct MethodValues {
     pub method: String,
     pub mem_alloc: Pair,
+    /// Absent when the certificate has no regions.
+    pub mem_captured: Option<Pair>,
+    pub mem_escapes: Option<Pair>,
+    pub mem_rq: Option<Pair>,
     pub sites: Vec<SiteValues>,
 }
 
@@ -97,12 +101,19 @@ fn method_values(entry: &MethodEntry, point: &BTreeMap<String, Rat>) -> Result<M
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    let pair = |amount: &AmountEntry| -> Result<Pair> {
+        Ok(Pair {
+            objects: at(&amount.objects)?,
+            bytes: at(&amount.bytes)?,
+        })
+    };
+    let optional = |amount: &Option<AmountEntry>| amount.as_ref().map(pair).transpose();
     Ok(MethodValues {
         method: entry.method.clone(),
-        mem_alloc: Pair {
-            objects: at(&entry.mem_alloc.objects)?,
-            bytes: at(&entry.mem_alloc.bytes)?,
-        },
+        mem_alloc: pair(&entry.mem_alloc)?,
+        mem_captured: optional(&entry.mem_captured)?,
+        mem_escapes: optional(&entry.mem_escapes)?,
+        mem_rq: optional(&entry.mem_rq)?,
         sites,
     })
 }
@@ -141,7 +152,8 @@ impl Pair {
 }
 
 impl Evaluation {
-    /// `{"methods": [{"method", "mem_alloc", "sites"}], "skipped": [...]}`.
+    /// `{"methods": [{"method", "mem_alloc", "mem_captured", "mem_escapes", "mem_rq",
+    /// "sites"}], "skipped": [...]}` (the region quantities when the certificate has them).
     pub fn to_json(&self) -> Json {
         let methods: Vec<Json> = self
             .methods
@@ -160,7 +172,19 @@ impl Evaluation {
                         })
                     })
                     .collect();
-                json!({"method": m.method, "mem_alloc": m.mem_alloc.to_json(), "sites": sites})
+                let mut method = json!({"method": m.method, "mem_alloc": m.mem_alloc.to_json()});
+                let regions = [
+                    ("mem_captured", &m.mem_captured),
+                    ("mem_escapes", &m.mem_escapes),
+                    ("mem_rq", &m.mem_rq),
+                ];
+                for (key, pair) in regions {
+                    if let Some(pair) = pair {
+                        method[key] = pair.to_json();
+                    }
+                }
+                method["sites"] = json!(sites);
+                method
             })
             .collect();
         let skipped: Vec<Json> = self
@@ -171,7 +195,7 @@ impl Evaluation {
         json!({"methods": methods, "skipped": skipped})
     }
 
-    /// One line per method (memAlloc), then one indented line per site.
+    /// One line per method (memAlloc), its region quantities, then one indented line per site.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         for m in &self.methods {
@@ -182,6 +206,21 @@ impl Evaluation {
                 value_text(&m.mem_alloc.objects),
                 value_text(&m.mem_alloc.bytes)
             );
+            let regions = [
+                ("memCaptured", &m.mem_captured),
+                ("memEscapes", &m.mem_escapes),
+                ("memRq", &m.mem_rq),
+            ];
+            for (name, pair) in regions {
+                if let Some(pair) = pair {
+                    let _ = writeln!(
+                        out,
+                        "  {name} {} objects, {} bytes",
+                        value_text(&pair.objects),
+                        value_text(&pair.bytes)
+                    );
+                }
+            }
             for s in &m.sites {
                 let chain: Vec<String> = s
                     .chain

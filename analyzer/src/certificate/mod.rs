@@ -14,10 +14,14 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::escape::SiteRegion;
 use crate::memalloc::{Amount, Bounds, MethodBound, SiteBound};
 use crate::sites::ChainElement;
 
 pub use eval::{Evaluation, evaluate, value_json, value_of};
+
+/// A site's `region` when its objects may outlive the chain's first method.
+pub const ESCAPES: &str = "escapes";
 
 /// The format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -58,6 +62,17 @@ pub struct MethodEntry {
     pub method: String,
     pub params: Vec<ParamEntry>,
     pub mem_alloc: AmountEntry,
+    /// The size of the method's region: what a call allocates, callees included, that dies
+    /// when it returns (absent when escape analysis did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_captured: Option<AmountEntry>,
+    /// What a call allocates that may outlive it (absent when escape analysis did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_escapes: Option<AmountEntry>,
+    /// The memory a call needs under method regions: `mem_escapes` plus the largest stack of
+    /// regions active at once (absent when escape analysis did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_rq: Option<AmountEntry>,
     /// Why `mem_alloc` is ∞ beyond its sites (code the analysis cannot see).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unbounded: Vec<String>,
@@ -87,6 +102,10 @@ pub struct SiteEntry {
     pub count: String,
     pub objects: String,
     pub bytes: String,
+    /// The method whose region holds the objects (it dies when that method returns), or
+    /// `escapes` when they may outlive the chain's first method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
     /// Why something here is ∞.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
@@ -204,6 +223,12 @@ fn method_entry(bound: &MethodBound) -> MethodEntry {
             })
             .collect(),
         mem_alloc: amount_entry(&bound.mem_alloc),
+        mem_captured: bound
+            .regions
+            .as_ref()
+            .map(|r| amount_entry(&r.mem_captured)),
+        mem_escapes: bound.regions.as_ref().map(|r| amount_entry(&r.mem_escapes)),
+        mem_rq: bound.regions.as_ref().map(|r| amount_entry(&r.mem_rq)),
         unbounded: bound.unbounded.clone(),
         sites: bound.sites.iter().map(site_entry).collect(),
     }
@@ -223,6 +248,10 @@ fn site_entry(site: &SiteBound) -> SiteEntry {
         count: site.count.to_text(),
         objects: site.amount.objects.to_text(),
         bytes: site.amount.bytes.to_text(),
+        region: site.region.map(|region| match region {
+            SiteRegion::CapturedBy(index) => site.chain[index].method.to_string(),
+            SiteRegion::EscapesEntry => ESCAPES.to_string(),
+        }),
         reasons: site.reasons.clone(),
     }
 }

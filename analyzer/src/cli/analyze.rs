@@ -11,8 +11,8 @@ use membound_polyhedra::Rat;
 use super::{ListFormat, MethodInput, json_text};
 use crate::certificate::{self, Certificate};
 use crate::error::{Error, Result};
-use crate::memalloc;
 use crate::sizes::ObjectModel;
+use crate::{memalloc, memrq};
 
 #[derive(Debug, Args)]
 pub(super) struct AnalyzeArgs {
@@ -68,7 +68,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         )));
     }
     let bar = progress_bar();
-    let bounds = memalloc::analyze(&program, &graph, &sites, args.object_model.model(), &|| {
+    let bounds = memrq::analyze(&program, &graph, &sites, args.object_model.model(), &|| {
         bar.inc(1)
     })?;
     bar.finish_and_clear();

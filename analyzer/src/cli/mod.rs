@@ -9,6 +9,9 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod analyze;
+mod check;
+mod codegen;
+mod diff;
 mod invariants;
 mod math;
 mod validate;
@@ -41,6 +44,12 @@ enum Command {
     /// Run the program under the allocation agent and check the certificate against the run:
     /// exit 1 if any prediction is below what was observed.
     Validate(validate::ValidateArgs),
+    /// Check a certificate's bounds against budgets: exit 1 if one is broken.
+    Check(check::CheckArgs),
+    /// Compare two certificates method by method: exit 1 on a regression.
+    Diff(diff::DiffArgs),
+    /// Write code that evaluates a certificate's bounds at run time.
+    Codegen(codegen::CodegenArgs),
     /// Print a method's IR (typed three-address code with its control-flow graph).
     Ir(MethodInput),
     /// Print the call graph reachable from a method.
@@ -219,6 +228,9 @@ pub fn main() -> ExitCode {
 fn run(command: Command) -> Result<(String, bool)> {
     let output = match command {
         Command::Validate(args) => return validate::validate(&args),
+        Command::Check(args) => return check::check(&args),
+        Command::Diff(args) => return diff::diff(&args),
+        Command::Codegen(args) => return codegen::codegen(&args),
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Eval(args) => analyze::eval(&args),
         Command::Ir(target) => {

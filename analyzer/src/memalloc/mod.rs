@@ -29,8 +29,10 @@ use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
 
 use crate::callgraph::{CallGraph, NodeKind};
 use crate::error::Result;
+use crate::escape::SiteRegion;
 use crate::jvm::{MethodRef, Type};
 use crate::lowering::{self, FormalKind, Lowered, SiteInvariant, formal_kinds};
+use crate::memrq::RegionAmounts;
 use crate::program::Program;
 use crate::sites::{AllocationKind, ChainElement, CreationSite, Sites};
 use crate::sizes::ObjectModel;
@@ -63,6 +65,8 @@ pub struct SiteBound {
     /// How often the allocation runs per call of the chain's first method.
     pub count: Quantity,
     pub amount: Amount,
+    /// Where the objects live, relative to [`Self::chain`] (set by [`crate::memrq`]).
+    pub region: Option<SiteRegion>,
     /// Why something here is ∞.
     pub reasons: Vec<String>,
 }
@@ -84,6 +88,8 @@ pub struct MethodBound {
     pub sites: Vec<SiteBound>,
     /// Why the total is ∞ beyond its sites (unknown code reached), if it is.
     pub unbounded: Vec<String>,
+    /// memCaptured, memEscapes and memRq (set by [`crate::memrq`]).
+    pub regions: Option<RegionAmounts>,
 }
 
 /// memAlloc of a method and of every method on its creation sites' chains, entry first.
@@ -202,6 +208,7 @@ fn method_bound(
         mem_alloc,
         sites,
         unbounded,
+        regions: None,
     })
 }
 
@@ -300,6 +307,7 @@ fn site_bound(
         kind: site.allocation.kind,
         count: Quantity::Inf,
         amount: Amount::unbounded(),
+        region: None,
         reasons: Vec::new(),
     };
     if let Some(element) = bound.chain.iter().find(|e| recursive.contains(&e.method)) {
