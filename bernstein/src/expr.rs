@@ -56,6 +56,28 @@ impl BoundExpr {
         matches!(self, BoundExpr::Pol(qp) if qp.is_zero())
     }
 
+    /// The same expression over renamed parameters (in leaves and guards); `rename` must be
+    /// injective.
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> BoundExpr {
+        let all = |items: &[BoundExpr]| items.iter().map(|e| e.renamed(rename)).collect();
+        match self {
+            BoundExpr::Sum(items) => BoundExpr::Sum(all(items)),
+            BoundExpr::Max(items) => BoundExpr::Max(all(items)),
+            BoundExpr::Cases { arms, default } => BoundExpr::Cases {
+                arms: arms
+                    .iter()
+                    .map(|arm| Arm {
+                        guard: arm.guard.renamed(rename),
+                        expr: arm.expr.renamed(rename),
+                    })
+                    .collect(),
+                default: Box::new(default.renamed(rename)),
+            },
+            BoundExpr::Pol(qp) => BoundExpr::Pol(qp.renamed(rename)),
+            BoundExpr::Inf => BoundExpr::Inf,
+        }
+    }
+
     /// Every parameter the expression mentions (in leaves and guards), sorted.
     pub fn params(&self) -> Vec<String> {
         let mut names = Vec::new();

@@ -83,6 +83,18 @@ impl Guard {
     pub fn holds(&self, value: &dyn Fn(&String) -> Rat) -> bool {
         self.atoms.iter().all(|a| a.holds(value))
     }
+    /// The same conjunction over renamed parameters.
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Guard {
+        let atoms = self
+            .atoms
+            .iter()
+            .map(|atom| Atom {
+                expr: atom.expr.map_vars(|v| rename(v)),
+                rel: atom.rel,
+            })
+            .collect();
+        Guard { atoms }
+    }
     pub fn variables(&self) -> Vec<String> {
         let mut names: Vec<String> = self.atoms.iter().flat_map(|a| a.expr.variables()).collect();
         names.sort();

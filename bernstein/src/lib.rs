@@ -21,7 +21,8 @@
 //!   the generators of a polytope (total degree, one weight per generator).
 //! - [`compare`]: sign tests used to prune candidates (constant, linear, Taylor, Sturm,
 //!   Bernstein on the difference); [`univariate`]: Sturm sequences and Taylor shifts.
-//! - [`maximize`]: [`upper_bound`] of a polynomial over a parametric polytope;
+//! - [`maximize`]: [`upper_bound`] of a polynomial over a parametric polytope,
+//!   [`bound_expr_over`] of a bound expression;
 //!   [`small_values`]: exact maxima at the smallest parameter values.
 //!
 //! # Soundness
@@ -74,7 +75,7 @@ pub use api::{Error, bound_command, bound_piecewise, bound_text, parse_point, re
 pub use expr::{Arm, BoundExpr, EvalError};
 pub use guard::{Atom, Guard, ParamDomain};
 pub use java::to_java;
-pub use maximize::{expand, upper_bound};
+pub use maximize::{bound_expr_over, expand, upper_bound};
 pub use simplify::simplify;
 pub use text::parse_bound;
 pub use vertices::{Chamber, ParametricPolytope};

@@ -11,13 +11,13 @@
 
 use std::collections::BTreeMap;
 
-use membound_polyhedra::{Polynomial, Rat};
+use membound_polyhedra::{Constraint, Polynomial, Rat};
 
 use crate::compare::value_at;
 use crate::expansion::{Coefficient, bernstein_coefficients, degree_in};
 use crate::expr::{Arm, BoundExpr};
-use crate::guard::ParamDomain;
-use crate::simplify::{cases, resolve_max};
+use crate::guard::{Guard, ParamDomain, linear_to_affine};
+use crate::simplify::{cases, resolve_max, simplify};
 use crate::small_values::with_exact_small_values;
 use crate::vertices::{Chamber, ParametricPolytope, VertexError};
 
@@ -102,6 +102,71 @@ pub fn upper_bound(
         .collect();
     let symbolic = cases(arms, BoundExpr::zero());
     Ok(with_exact_small_values(&poly, &reduced, symbolic))
+}
+
+/// An upper bound of `max { expr(x) : x ∈ polytope(p) }` where `expr` is a bound expression in
+/// the polytope's variables and parameters, as an expression in the parameters (0 where the
+/// polytope is empty). Each `Pol` leaf is bounded by [`upper_bound`] (every residue class of a
+/// periodic one: together they cover it); a `Max` by the maximum of its items' bounds; a `Cases`
+/// by the maximum of its arms' bounds, each over the polytope cut by the arm's guard, and of
+/// its default's over the whole polytope (a superset of where it applies); a `Sum` by the sum
+/// of its items' bounds, which is loose when they peak at different points. Guard atoms that
+/// are not linear in the polytope's names are dropped, which only enlarges the polytope.
+pub fn bound_expr_over(
+    expr: &BoundExpr,
+    polytope: &ParametricPolytope,
+) -> Result<BoundExpr, VertexError> {
+    let over_each = |items: &[BoundExpr]| -> Result<Vec<BoundExpr>, VertexError> {
+        items.iter().map(|e| bound_expr_over(e, polytope)).collect()
+    };
+    let bound = match expr {
+        BoundExpr::Pol(qp) => BoundExpr::Max(
+            qp.classes()
+                .iter()
+                .map(|class| upper_bound(class, polytope))
+                .collect::<Result<_, _>>()?,
+        ),
+        BoundExpr::Sum(items) => BoundExpr::Sum(over_each(items)?),
+        BoundExpr::Max(items) => BoundExpr::Max(over_each(items)?),
+        BoundExpr::Cases { arms, default } => {
+            let mut bounds = vec![bound_expr_over(default, polytope)?];
+            for arm in arms {
+                bounds.push(bound_expr_over(&arm.expr, &cut_by(polytope, &arm.guard))?);
+            }
+            BoundExpr::Max(bounds)
+        }
+        BoundExpr::Inf => {
+            let context = polytope.context();
+            if context.is_empty() {
+                return Ok(BoundExpr::zero());
+            }
+            let arm = Arm {
+                guard: context.to_guard(),
+                expr: BoundExpr::Inf,
+            };
+            return Ok(cases(vec![arm], BoundExpr::zero()));
+        }
+    };
+    Ok(simplify(&bound, &Guard::always()))
+}
+
+/// The polytope with the guard's linear atoms added as constraints.
+fn cut_by(polytope: &ParametricPolytope, guard: &Guard) -> ParametricPolytope {
+    let names: Vec<String> = polytope
+        .params
+        .iter()
+        .chain(&polytope.vars)
+        .cloned()
+        .collect();
+    let mut cut = polytope.clone();
+    cut.constraints
+        .extend(guard.atoms.iter().filter_map(|atom| {
+            linear_to_affine(&atom.expr, &names).map(|expr| Constraint {
+                expr,
+                rel: atom.rel,
+            })
+        }));
+    cut
 }
 
 /// True when the maximum is attained at a vertex: the polytope is bounded, or it is pointed

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use membound_bernstein::{
-    BoundExpr, Guard, ParametricPolytope, bound_text, expand, parse_point, simplify, upper_bound,
+    BoundExpr, Guard, ParametricPolytope, bound_expr_over, bound_text, expand, parse_bound,
+    parse_point, simplify, upper_bound,
 };
 use membound_polyhedra::{Polynomial, Rat, Value, parse_piecewise, parse_set};
 
@@ -229,4 +230,28 @@ fn fig_7_10_sum_of_region_maxima_is_10_plus_2n() {
             finite(&(10 + 2 * n).to_string())
         );
     }
+}
+
+/// rSize of `m0.1.m1.5.m3` when memCaptured(m3) comes as the analyzer writes it, a `cases` of
+/// the count's chamber, plus a sum with a term that does not depend on the variable.
+#[test]
+fn bound_of_a_cases_expression_over_a_binding_polytope() {
+    let captured = parse_bound("cases(n >= 0 -> (n + 1); otherwise -> (0))").unwrap();
+    let binding = polytope("[mc] -> { [n] : 1 <= n <= mc }");
+    let bound = bound_expr_over(&captured, &binding).unwrap();
+    for mc in -2..9 {
+        let expected = if mc >= 1 { mc + 1 } else { 0 };
+        assert_eq!(
+            value_at(&bound, &format!("mc={mc}")),
+            finite(&expected.to_string())
+        );
+    }
+    // A sum is bounded item by item; here both items peak at n = mc, so nothing is lost.
+    let sum = BoundExpr::Sum(vec![captured, parse_bound("(2*n)").unwrap()]);
+    let bound = bound_expr_over(&sum, &binding).unwrap();
+    assert_eq!(value_at(&bound, "mc=7"), finite("22"));
+    // ∞ stays ∞ where the binding holds, and is 0 where the chain cannot run.
+    let bound = bound_expr_over(&BoundExpr::Inf, &binding).unwrap();
+    assert_eq!(value_at(&bound, "mc=3"), Value::Infinite);
+    assert_eq!(value_at(&bound, "mc=0"), finite("0"));
 }

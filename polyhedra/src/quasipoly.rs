@@ -160,6 +160,35 @@ impl QuasiPolynomial {
         self.scale(&Rat::from(-1))
     }
 
+    /// The same quasi-polynomial over renamed variables; `rename` must be injective. The
+    /// classes are reordered when renaming changes the order of the periodic variables.
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Self {
+        let classes: Vec<Polynomial> = self
+            .classes
+            .iter()
+            .map(|p| p.map_vars(|v| rename(v)))
+            .collect();
+        let renamed: Vec<(String, u32)> =
+            self.periods.iter().map(|(v, p)| (rename(v), *p)).collect();
+        let mut periods = renamed.clone();
+        periods.sort();
+        // The residues of each old class index, read in the new order of the variables.
+        let reordered = (0..classes.len())
+            .map(|new_index| {
+                let residues = residues_of(new_index, &periods);
+                let old_index = Self::class_index(&renamed, &|v, _| {
+                    let position = periods.iter().position(|(w, _)| w == v).unwrap_or(0);
+                    residues[position]
+                });
+                classes[old_index].clone()
+            })
+            .collect();
+        QuasiPolynomial {
+            periods,
+            classes: reordered,
+        }
+    }
+
     /// `floor(self)` when `self` has degree at most 1 and only integer variables; the result is
     /// exact (its periods grow to make the fractional part periodic). `None` for higher degree.
     pub fn floor_of_linear(&self) -> Option<Self> {
@@ -454,6 +483,16 @@ impl fmt::Display for QuasiPolynomial {
     }
 }
 
+/// The residue of each periodic variable in class `index` (row-major over `periods`).
+fn residues_of(mut index: usize, periods: &[(String, u32)]) -> Vec<u32> {
+    let mut residues = vec![0; periods.len()];
+    for (slot, (_, period)) in residues.iter_mut().zip(periods).rev() {
+        *slot = (index % *period as usize) as u32;
+        index /= *period as usize;
+    }
+    residues
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -479,6 +518,32 @@ mod tests {
         assert_eq!(qp.periods(), &[("n".to_string(), 2)]);
         let constant = QuasiPolynomial::periodic("n", vec![Rat::from(4), Rat::from(4)]);
         assert_eq!(constant.as_polynomial(), Some(&Polynomial::constant(4)));
+    }
+
+    #[test]
+    fn renaming_reorders_the_classes_of_periodic_variables() {
+        // [1, 2]_a + [10, 20, 30]_b, then a -> z: the periods are now (b, z).
+        let qp = QuasiPolynomial::periodic("a", vec![rat(1, 1), rat(2, 1)]).add(
+            &QuasiPolynomial::periodic("b", vec![rat(10, 1), rat(20, 1), rat(30, 1)]),
+        );
+        let renamed = qp.renamed(&|v| {
+            if v == "a" {
+                "z".to_string()
+            } else {
+                v.to_string()
+            }
+        });
+        assert_eq!(
+            renamed.periods(),
+            &[("b".to_string(), 3), ("z".to_string(), 2)]
+        );
+        for a in 0..4 {
+            for b in 0..5 {
+                let old = qp.eval(&|v| rat(if v == "a" { a } else { b }, 1));
+                let new = renamed.eval(&|v| rat(if v == "z" { a } else { b }, 1));
+                assert_eq!(old, new, "a={a} b={b}");
+            }
+        }
     }
 
     #[test]
