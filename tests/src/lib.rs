@@ -80,12 +80,64 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
+    membound_in(&workspace_root(), args)
+}
+
+/// Runs `membound` with the given arguments from `dir` (for the files it looks for in the
+/// current directory, such as `membound.toml`).
+pub fn membound_in<I, S>(dir: &Path, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
     Command::new(membound_bin())
         .args(args)
-        .current_dir(workspace_root())
+        .current_dir(dir)
         .output()
         .expect("the membound binary starts")
         .into()
+}
+
+/// A fresh, empty directory for one test's files, under the system's temporary directory.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("membound-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+/// Runs `membound analyze <classes> --method <method> --object-model <model> -o <certificate>`
+/// and checks that it succeeded.
+pub fn analyze_into(classes: &Path, method: &str, model: &str, certificate: &Path) {
+    let run = membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        method.as_ref(),
+        "--object-model".as_ref(),
+        model.as_ref(),
+        "-o".as_ref(),
+        certificate.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "membound analyze failed: {}", run.stderr);
+}
+
+/// `membound eval <certificate> --method <method> --param <params> --format json`: the JSON of
+/// that one method.
+pub fn eval_method(certificate: &Path, method: &str, params: &str) -> serde_json::Value {
+    let run = membound([
+        "eval".as_ref(),
+        certificate.as_os_str(),
+        "--method".as_ref(),
+        method.as_ref(),
+        "--param".as_ref(),
+        params.as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "membound eval failed: {}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("eval prints JSON");
+    json["methods"][0].clone()
 }
 
 /// Runs `membound <command> <fixture classes> --method <method> [extra…]`, checks that it

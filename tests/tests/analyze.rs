@@ -3,9 +3,9 @@
 //! oracles are brute-force simulations of the thesis's programs written here (the printed
 //! thesis totals have errors, see the notes), and sizes worked out from the object model.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use membound_tests::{compile_fixture, membound};
+use membound_tests::{analyze_into, compile_fixture, eval_method, membound};
 use serde_json::Value;
 
 /// Analyzes `method` of fixture `fixture` in `model` and returns the certificate's path.
@@ -18,35 +18,8 @@ fn certificate(fixture: &str, method: &str, model: &str) -> PathBuf {
     ));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(format!("{model}.yaml"));
-    let run = membound([
-        "analyze".as_ref(),
-        classes.as_os_str(),
-        "--method".as_ref(),
-        method.as_ref(),
-        "--object-model".as_ref(),
-        model.as_ref(),
-        "-o".as_ref(),
-        path.as_os_str(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    analyze_into(&classes, method, model, &path);
     path
-}
-
-/// `membound eval --format json` of one method at `params` (`mc=3`).
-fn eval(cert: &Path, method: &str, params: &str) -> Value {
-    let run = membound([
-        "eval".as_ref(),
-        cert.as_os_str(),
-        "--method".as_ref(),
-        method.as_ref(),
-        "--param".as_ref(),
-        params.as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
-    json["methods"][0].clone()
 }
 
 fn number(value: &Value) -> i64 {
@@ -88,19 +61,19 @@ fn site_counts(method: &Value) -> Vec<(String, i64)> {
 fn fig14_memalloc_in_the_count_model_is_the_thesis_value() {
     let cert = certificate("thesis", "thesis.Fig14.m0", "count");
     for mc in 0..=7_i64 {
-        let m0 = eval(&cert, "thesis.Fig14.m0", &format!("mc={mc}"));
+        let m0 = eval_method(&cert, "thesis.Fig14.m0", &format!("mc={mc}"));
         // Example 1.4: (size(B[]) + size(B) + size(C)) · (½mc² + 5/2 mc) + size(A) · mc.
         let units = 3 * (mc * mc + 5 * mc) / 2 + mc;
         assert_eq!(number(&m0["mem_alloc"]["bytes"]), units, "mc = {mc}");
         // Objects: A mc; B[] mc + 1 arrays; B and C ½(mc² + mc) + 2mc each.
         let objects = mc + (mc + 1) + (mc * mc + mc) + 4 * mc;
         assert_eq!(number(&m0["mem_alloc"]["objects"]), objects, "mc = {mc}");
-        let m1 = eval(&cert, "thesis.Fig14.m1", &format!("k={mc}"));
+        let m1 = eval_method(&cert, "thesis.Fig14.m1", &format!("k={mc}"));
         assert_eq!(
             number(&m1["mem_alloc"]["bytes"]),
             mc + 3 * (mc * mc + mc) / 2
         );
-        let m2 = eval(&cert, "thesis.Fig14.m2", &format!("n={mc}"));
+        let m2 = eval_method(&cert, "thesis.Fig14.m2", &format!("n={mc}"));
         assert_eq!(number(&m2["mem_alloc"]["bytes"]), 3 * mc);
     }
 }
@@ -108,7 +81,7 @@ fn fig14_memalloc_in_the_count_model_is_the_thesis_value() {
 #[test]
 fn fig14_site_counts_are_executions() {
     let cert = certificate("thesis", "thesis.Fig14.m0", "count");
-    let m0 = eval(&cert, "thesis.Fig14.m0", "mc=4");
+    let m0 = eval_method(&cert, "thesis.Fig14.m0", "mc=4");
     let triangle = 4 * 5 / 2;
     let expected: Vec<(String, i64)> = vec![
         ("m0.2.m1.7 thesis.A".to_string(), 4),
@@ -155,19 +128,19 @@ fn fig21_memalloc_equals_brute_force() {
     for mc in 0..=8_i64 {
         let (a, b, c) = fig21_m2(2 * mc);
         let m0_units = 1 + fig21_m1_units(mc) + a + b + c;
-        let m0 = eval(&cert, "thesis.Fig21.m0", &format!("mc={mc}"));
+        let m0 = eval_method(&cert, "thesis.Fig21.m0", &format!("mc={mc}"));
         assert_eq!(
             number(&m0["mem_alloc"]["bytes"]),
             m0_units,
             "m0 at mc = {mc}"
         );
-        let m1 = eval(&cert, "thesis.Fig21.m1", &format!("k={mc}"));
+        let m1 = eval_method(&cert, "thesis.Fig21.m1", &format!("k={mc}"));
         assert_eq!(
             number(&m1["mem_alloc"]["bytes"]),
             fig21_m1_units(mc),
             "m1 at k = {mc}"
         );
-        let m2 = eval(&cert, "thesis.Fig21.m2", &format!("n={mc}"));
+        let m2 = eval_method(&cert, "thesis.Fig21.m2", &format!("n={mc}"));
         let (a, b, c) = fig21_m2(mc);
         assert_eq!(
             number(&m2["mem_alloc"]["bytes"]),
@@ -187,14 +160,14 @@ fn int_array_bytes(length: i64) -> i64 {
 fn fig14_bytes_in_the_default_model() {
     let cert = certificate("thesis", "thesis.Fig14.m0", "hotspot-coops");
     for n in 0..=9_i64 {
-        let m2 = eval(&cert, "thesis.Fig14.m2", &format!("n={n}"));
+        let m2 = eval_method(&cert, "thesis.Fig14.m2", &format!("n={n}"));
         // B[n], then n objects B (a 12-byte header: 16) and n objects C (one reference: 16).
         let bytes = int_array_bytes(n) + 16 * n + 16 * n;
         assert_eq!(number(&m2["mem_alloc"]["bytes"]), bytes, "n = {n}");
         assert_eq!(number(&m2["mem_alloc"]["objects"]), 1 + 2 * n, "n = {n}");
     }
     for mc in 0..=6_i64 {
-        let m0 = eval(&cert, "thesis.Fig14.m0", &format!("mc={mc}"));
+        let m0 = eval_method(&cert, "thesis.Fig14.m0", &format!("mc={mc}"));
         let m2 = |n: i64| int_array_bytes(n) + 32 * n;
         let bytes = 16 * mc + (1..=mc).map(m2).sum::<i64>() + m2(2 * mc);
         assert_eq!(number(&m0["mem_alloc"]["bytes"]), bytes, "mc = {mc}");
@@ -280,7 +253,7 @@ fn a_two_dimensional_array_counts_every_level_in_objects_and_bytes() {
     let cert = certificate("loops", "loops.Shapes.run", "hotspot-coops");
     for (n, m) in [(0, 0), (1, 3), (4, 0), (5, 2), (3, 7)] {
         let point = format!("n={n},m={m},a_length=2,counts_length=12");
-        let run = eval(&cert, "loops.Shapes.run", &point);
+        let run = eval_method(&cert, "loops.Shapes.run", &point);
         let grid = run["sites"]
             .as_array()
             .expect("sites")
@@ -302,7 +275,7 @@ fn a_two_dimensional_array_counts_every_level_in_objects_and_bytes() {
 #[test]
 fn a_string_concatenation_is_unbounded_with_its_reason() {
     let cert = certificate("thesis", "thesis.Concat.join", "hotspot-coops");
-    let run = eval(&cert, "thesis.Concat.join", "n=5");
+    let run = eval_method(&cert, "thesis.Concat.join", "n=5");
     let concat = run["sites"]
         .as_array()
         .expect("sites")

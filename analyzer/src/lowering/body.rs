@@ -68,6 +68,8 @@ pub enum PointKey {
     At(u32),
     /// Before the call at this offset, on the way into this callee.
     Call(u32, ProcId),
+    /// The procedure's entry: its formals as the call bound them.
+    Entry,
 }
 
 /// A requested point of the lowered procedure.

@@ -110,7 +110,13 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
                 .collect()
         };
         let name = &names[index];
-        let lowered = lower_body(name, body, &targets);
+        let mut lowered = lower_body(name, body, &targets);
+        lowered.points.push(LocalPoint {
+            key: PointKey::Entry,
+            node: lowered.procedure.entry,
+            inductive: Vec::new(),
+            lengths: Vec::new(),
+        });
         for point in &lowered.points {
             let id = PointId(program.points.len());
             // Two statements at one offset cannot be told apart by a chain: neither is used.
@@ -212,6 +218,7 @@ fn point_name(procedure: &str, key: PointKey, names: &[String], program: &Progra
     let base = match key {
         PointKey::At(pc) => format!("{procedure}_at{pc}"),
         PointKey::Call(pc, callee) => format!("{procedure}_at{pc}_{}", names[callee.0]),
+        PointKey::Entry => format!("{procedure}_entry"),
     };
     unique(base, |name| program.point_by_name(name).is_some())
 }
@@ -269,6 +276,61 @@ impl Lowered {
             executions,
             lengths,
         })
+    }
+
+    /// The binding invariant of the part of `site`'s chain from element `from` to the entry of
+    /// element `from + depth`'s method (`depth >= 1`): the values that method's formals can
+    /// have when the chain enters it, with the first method's formals as parameters. Its dims
+    /// are the entered method's formals under [`Self::formal_names`].
+    pub fn binding_invariant(
+        &self,
+        site: &CreationSite,
+        from: usize,
+        depth: usize,
+    ) -> Result<Invariant> {
+        let frames = self.frame_points(site)?;
+        let calls = frames.get(from..from + depth).unwrap_or_default();
+        let entered = site
+            .chain
+            .get(from + depth)
+            .filter(|_| depth >= 1 && calls.len() == depth)
+            .ok_or_else(|| Error::Input(format!("no call chain of depth {depth} in {site:?}")))?;
+        let callee = self.procedures[&entered.method];
+        let entry = self
+            .points
+            .get(&(callee, PointKey::Entry))
+            .copied()
+            .flatten()
+            .ok_or_else(|| Error::Input(format!("{} has no entry point", entered.method)))?;
+        let chain = chain_invariant(&self.program, &self.analysis, calls, entry)
+            .map_err(|e| Error::Input(format!("binding invariant: {e}")))?;
+        let procedure = self.program.procedure(callee);
+        let prefix = format!("{}__", self.program.point(calls[depth - 1]).name);
+        let snapshots: Vec<String> = (0..procedure.formals.len())
+            .map(|index| {
+                let snapshot = procedure
+                    .var_ids()
+                    .find(|v| procedure.vars[v.0].kind == VarKind::Snapshot(index));
+                snapshot.map_or_else(String::new, |v| {
+                    format!("{prefix}{}", procedure.var_name(v))
+                })
+            })
+            .collect();
+        let kept: Vec<&str> = snapshots.iter().map(String::as_str).collect();
+        let mut set = chain.project_onto(&kept);
+        if set.dims.len() != snapshots.len() {
+            return Err(Error::Input(format!(
+                "binding invariant: not every formal of {} is bound",
+                entered.method
+            )));
+        }
+        set.params = self.parameter_names(&calls[0], &set);
+        set.dims = procedure
+            .formals
+            .iter()
+            .map(|&f| procedure.var_name(f).to_string())
+            .collect();
+        Ok(set)
     }
 
     /// The point of each chain element: the call into the next method, then the allocation.

@@ -31,13 +31,13 @@ use crate::callgraph::{CallGraph, NodeKind};
 use crate::error::Result;
 use crate::escape::SiteRegion;
 use crate::jvm::{MethodRef, Type};
-use crate::lowering::{self, FormalKind, Lowered, SiteInvariant, formal_kinds};
+use crate::lowering::{FormalKind, Lowered, SiteInvariant, formal_kinds};
 use crate::memrq::RegionAmounts;
 use crate::program::Program;
-use crate::sites::{AllocationKind, ChainElement, CreationSite, Sites};
+use crate::sites::{AllocationKind, ChainElement, Sites};
 use crate::sizes::ObjectModel;
 
-pub use quantity::{Quantity, count_quantity, scaled_sum};
+pub use quantity::{Quantity, count_quantity, maximum, scaled_sum, tidy};
 pub use render::to_text;
 
 /// Objects and bytes (in the `count` model: the thesis's units) of something allocated.
@@ -59,6 +59,8 @@ impl Amount {
 /// One creation site as seen from one method: the chain from that method to the allocation.
 #[derive(Clone, Debug)]
 pub struct SiteBound {
+    /// The index in [`Sites::sites`] of a site whose chain ends with [`Self::chain`].
+    pub site: usize,
     pub chain: Vec<ChainElement>,
     pub ty: Type,
     pub kind: AllocationKind,
@@ -101,16 +103,17 @@ pub struct Bounds {
     pub assumptions: Vec<String>,
 }
 
-/// Computes memAlloc for the entry of `graph` and every method on `sites`' chains.
-/// `progress` is called once per counted chain suffix (from several threads).
+/// Computes memAlloc for the entry of `graph` and every method on `sites`' chains, whose
+/// methods `lowered` holds. `progress` is called once per counted chain suffix (from several
+/// threads).
 pub fn analyze(
     program: &Program,
+    lowered: &Lowered,
     graph: &CallGraph,
     sites: &Sites,
     model: ObjectModel,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Bounds> {
-    let lowered = lowering::lower(program, sites)?;
     let recursive = recursive_methods(graph);
     let unknown = unknown_reached(graph);
     let mut methods: Vec<MethodRef> = vec![sites.entry.clone()];
@@ -119,7 +122,7 @@ pub fn analyze(
             methods.push(element.method.clone());
         }
     }
-    let suffixes: Vec<(usize, &CreationSite, usize)> = methods
+    let suffixes: Vec<(usize, usize, usize)> = methods
         .iter()
         .enumerate()
         .flat_map(|(index, method)| {
@@ -131,7 +134,7 @@ pub fn analyze(
     let counted: Vec<(usize, SiteBound)> = suffixes
         .par_iter()
         .map(|&(index, site, from)| {
-            let bound = site_bound(program, &lowered, &recursive, model, site, from);
+            let bound = site_bound(program, lowered, &recursive, model, sites, site, from);
             progress();
             (index, bound)
         })
@@ -148,7 +151,7 @@ pub fn analyze(
                 .node(method)
                 .and_then(|node| unknown.get(&node).cloned())
                 .unwrap_or_default();
-            method_bound(program, &lowered, method, sites, unbounded)
+            method_bound(program, lowered, method, sites, unbounded)
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(Bounds {
@@ -166,18 +169,19 @@ fn assumptions(model: ObjectModel) -> Vec<String> {
     ]
 }
 
-/// The chains of `sites` from `method` down, each once: (site, index of `method` in its chain).
-fn distinct_suffixes<'s>(sites: &'s Sites, method: &MethodRef) -> Vec<(&'s CreationSite, usize)> {
+/// The chains of `sites` from `method` down, each once: (index of a site with that suffix,
+/// index of `method` in its chain).
+fn distinct_suffixes(sites: &Sites, method: &MethodRef) -> Vec<(usize, usize)> {
     let mut seen: Vec<(&[ChainElement], &crate::sites::Allocation)> = Vec::new();
     let mut found = Vec::new();
-    for site in &sites.sites {
+    for (index, site) in sites.sites.iter().enumerate() {
         let Some(from) = site.chain.iter().position(|e| &e.method == method) else {
             continue;
         };
         let key = (&site.chain[from..], &site.allocation);
         if !seen.contains(&key) {
             seen.push(key);
-            found.push((site, from));
+            found.push((index, from));
         }
     }
     found
@@ -297,11 +301,14 @@ fn site_bound(
     lowered: &Lowered,
     recursive: &BTreeSet<MethodRef>,
     model: ObjectModel,
-    site: &CreationSite,
+    sites: &Sites,
+    index: usize,
     from: usize,
 ) -> SiteBound {
+    let site = &sites.sites[index];
     let chain = site.chain[from..].to_vec();
     let mut bound = SiteBound {
+        site: index,
         chain,
         ty: site.allocation.ty.clone(),
         kind: site.allocation.kind,

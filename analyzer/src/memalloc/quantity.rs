@@ -2,9 +2,11 @@
 //! of scaled counts, and the sets whose integer points are an allocation's array cells or
 //! aligned size units.
 
-use membound_bernstein::{Arm, Atom, BoundExpr, Guard, guard::affine_to_linear};
+use membound_bernstein::simplify::simplify_in;
+use membound_bernstein::{Arm, Atom, BoundExpr, Guard, ParamDomain, guard::affine_to_linear};
 use membound_polyhedra::{
-    Affine, BasicSet, Constraint, Count, CountError, Int, Rat, Relation, Set, count,
+    Affine, BasicSet, Constraint, Count, CountError, Int, QuasiPolynomial, Rat, Relation, Set,
+    count,
 };
 
 /// A number of objects, bytes or executions: exact where counting is, ∞ where the set is
@@ -184,8 +186,83 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
 /// `a + b` as one expression of their common shape: two polynomials added, or two cases with
 /// the same guards whose arms (and defaults) add up. `None` when the shapes differ.
 fn leafwise_sum(a: &Quantity, b: &Quantity) -> Option<Quantity> {
+    let params = parameters_of(&[a, b]);
+    leafwise(a, b, &ParamDomain::universe(params), &|x, y, _| {
+        Some(BoundExpr::Pol(x.add(y)))
+    })
+}
+
+/// The maximum of quantities that are never negative (counts, sizes, and upper bounds of
+/// them), 0 for none. Zeros are dropped, and cases with the same guards merge into one whose
+/// arms are the maxima of theirs, each resolved on its arm's guard where one polynomial
+/// dominates: `max(cases(g -> a; 0), cases(g -> b; 0)) = cases(g -> max(a, b); 0)`.
+pub fn maximum(items: Vec<Quantity>) -> Quantity {
+    let params = parameters_of(&items.iter().collect::<Vec<_>>());
+    let universe = ParamDomain::universe(params);
+    let larger = |x: &QuasiPolynomial, y: &QuasiPolynomial, domain: &ParamDomain| {
+        let max = BoundExpr::Max(vec![BoundExpr::Pol(x.clone()), BoundExpr::Pol(y.clone())]);
+        Some(simplify_in(&max, domain))
+    };
+    let mut merged: Vec<Quantity> = Vec::new();
+    for item in items {
+        if item.is_zero() {
+            continue;
+        }
+        if let Some((index, max)) = merged.iter().enumerate().find_map(|(index, existing)| {
+            Some((index, leafwise(existing, &item, &universe, &larger)?))
+        }) {
+            merged[index] = max;
+        } else {
+            merged.push(item);
+        }
+    }
+    match merged.len() {
+        0 => BoundExpr::zero(),
+        1 => merged.remove(0),
+        _ => simplify_in(&BoundExpr::Max(merged), &universe),
+    }
+}
+
+/// A quantity that is never negative rebuilt bottom-up with [`maximum`] and [`scaled_sum`]:
+/// `max(0, x)` is `x` and cases of the same guards merge, which keeps bounds readable.
+pub fn tidy(quantity: &Quantity) -> Quantity {
+    let all = |items: &[Quantity]| items.iter().map(tidy).collect::<Vec<_>>();
+    match quantity {
+        BoundExpr::Max(items) => maximum(all(items)),
+        BoundExpr::Sum(items) => scaled_sum(all(items).into_iter().map(|q| (Rat::from(1), q))),
+        BoundExpr::Cases { arms, default } => BoundExpr::Cases {
+            arms: arms
+                .iter()
+                .map(|arm| Arm {
+                    guard: arm.guard.clone(),
+                    expr: tidy(&arm.expr),
+                })
+                .collect(),
+            default: Box::new(tidy(default)),
+        },
+        BoundExpr::Pol(_) | BoundExpr::Inf => quantity.clone(),
+    }
+}
+
+/// Every parameter some of `items` mention.
+fn parameters_of(items: &[&Quantity]) -> Vec<String> {
+    let mut params: Vec<String> = items.iter().flat_map(|q| q.params()).collect();
+    params.sort();
+    params.dedup();
+    params
+}
+
+/// `a` and `b` combined leaf by leaf where they have the same shape: `leaf` on two
+/// polynomials (given the domain where they apply), arm by arm on two cases with the same
+/// guards. `None` when the shapes differ.
+fn leafwise(
+    a: &Quantity,
+    b: &Quantity,
+    domain: &ParamDomain,
+    leaf: &dyn Fn(&QuasiPolynomial, &QuasiPolynomial, &ParamDomain) -> Option<Quantity>,
+) -> Option<Quantity> {
     match (a, b) {
-        (BoundExpr::Pol(x), BoundExpr::Pol(y)) => Some(BoundExpr::Pol(x.add(y))),
+        (BoundExpr::Pol(x), BoundExpr::Pol(y)) => leaf(x, y, domain),
         (
             BoundExpr::Cases {
                 arms: a,
@@ -203,13 +280,13 @@ fn leafwise_sum(a: &Quantity, b: &Quantity) -> Option<Quantity> {
                     (x.guard == y.guard).then_some(())?;
                     Some(Arm {
                         guard: x.guard.clone(),
-                        expr: leafwise_sum(&x.expr, &y.expr)?,
+                        expr: leafwise(&x.expr, &y.expr, &domain.with_guard(&x.guard), leaf)?,
                     })
                 })
                 .collect::<Option<Vec<_>>>()?;
             Some(BoundExpr::Cases {
                 arms,
-                default: Box::new(leafwise_sum(da, db)?),
+                default: Box::new(leafwise(da, db, domain, leaf)?),
             })
         }
         _ => None,

@@ -1,0 +1,129 @@
+//! Regions and memRq: `membound analyze` writes each site's region and each method's
+//! memCaptured, memEscapes and memRq, and `membound eval` evaluates them. Oracles: the thesis's
+//! Examples 1.6 and 1.7 and its memRq of Fig 1.4 (`mc^2 + 7mc`) and of Fig 7.1
+//! (`1 + 3mc + max(mc^2, 6mc)`), in the `count` model (each object 1, an array its cells).
+
+use std::path::{Path, PathBuf};
+
+use membound_tests::{analyze_into, compile_fixture, eval_method};
+use serde_json::Value;
+
+/// Analyzes `method` of the classes in `classes` in the `count` model; the certificate's path.
+fn certificate(classes: &Path, method: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("membound-memrq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{}.json", method.replace('.', "_")));
+    analyze_into(classes, method, "count", &path);
+    path
+}
+
+/// The thesis's unit of a region quantity (the `count` model's "bytes").
+fn units(method: &Value, quantity: &str) -> i64 {
+    method[quantity]["bytes"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{quantity} is not an integer: {method}"))
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("certificate")).expect("JSON")
+}
+
+/// Per site of `method` in the certificate: its type, its chain as the short names of its
+/// methods (`m0/m1/m2`), and its region's short method name (or `escapes`).
+fn site_regions(cert: &Value, method: &str) -> Vec<(String, String, String)> {
+    let entry = cert["methods"]
+        .as_array()
+        .expect("methods")
+        .iter()
+        .find(|m| m["method"].as_str().is_some_and(|n| n.starts_with(method)))
+        .unwrap_or_else(|| panic!("no {method} in the certificate"));
+    let short = |name: &str| {
+        let name = name.split('(').next().unwrap_or(name);
+        name.rsplit('.').next().unwrap_or(name).to_string()
+    };
+    let mut found: Vec<(String, String, String)> = entry["sites"]
+        .as_array()
+        .expect("sites")
+        .iter()
+        .map(|site| {
+            let chain: Vec<String> = site["chain"]
+                .as_array()
+                .expect("chain")
+                .iter()
+                .map(|e| short(e["method"].as_str().expect("method")))
+                .collect();
+            let region = site["region"].as_str().expect("every site has a region");
+            let region = if region == "escapes" {
+                region.to_string()
+            } else {
+                short(region)
+            };
+            let ty = site["type"].as_str().expect("type").to_string();
+            (ty, chain.join("/"), region)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn fig14_regions_are_example_1_6() {
+    let cert = read_json(&certificate(&compile_fixture("thesis"), "thesis.Fig14.m0"));
+    let m0 = site_regions(&cert, "thesis.Fig14.m0");
+    let region_of = |ty: &str, chain: &str| -> Vec<&str> {
+        m0.iter()
+            .filter(|(t, c, _)| t == ty && c == chain)
+            .map(|(_, _, region)| region.as_str())
+            .collect()
+    };
+    // Example 1.6: capture(m0) = {m0.2.m2.6, m0.2.m2.8}, capture(m1) = {m1.4, m1.5.m2.6,
+    // m1.5.m2.8}, capture(m2) = {m2.9}.
+    assert_eq!(region_of("thesis.A", "m0/m1"), ["m1"]);
+    assert_eq!(region_of("thesis.B[]", "m0/m1/m2"), ["m1"]);
+    assert_eq!(region_of("thesis.B", "m0/m1/m2"), ["m1"]);
+    assert_eq!(region_of("thesis.C", "m0/m1/m2"), ["m2"]);
+    assert_eq!(region_of("thesis.B[]", "m0/m2"), ["m0"]);
+    assert_eq!(region_of("thesis.B", "m0/m2"), ["m0"]);
+    assert_eq!(region_of("thesis.C", "m0/m2"), ["m2"]);
+    // Seen from m2, its arrays and their B escape it (escape(m2) = {m2.6, m2.8}).
+    let m2 = site_regions(&cert, "thesis.Fig14.m2");
+    let escaping: Vec<&str> = m2
+        .iter()
+        .filter(|(_, _, region)| region == "escapes")
+        .map(|(ty, _, _)| ty.as_str())
+        .collect();
+    assert_eq!(escaping, ["thesis.B", "thesis.B[]"]);
+}
+
+#[test]
+fn fig14_region_sizes_are_example_1_7_and_mem_rq_is_mc2_plus_7mc() {
+    let cert = certificate(&compile_fixture("thesis"), "thesis.Fig14.m0");
+    for mc in 0..=9 {
+        let m0 = eval_method(&cert, "thesis.Fig14.m0", &format!("mc={mc}"));
+        assert_eq!(
+            units(&m0, "mem_captured"),
+            4 * mc,
+            "memCaptured(m0) at mc={mc}"
+        );
+        assert_eq!(units(&m0, "mem_escapes"), 0);
+        assert_eq!(
+            units(&m0, "mem_rq"),
+            mc * mc + 7 * mc,
+            "memRq(m0) at mc={mc}"
+        );
+        let k = mc;
+        let m1 = eval_method(&cert, "thesis.Fig14.m1", &format!("k={k}"));
+        // size(A)·k + (size(B[]) + size(B))·(k²/2 + k/2), arrays counted by cells.
+        assert_eq!(
+            units(&m1, "mem_captured"),
+            k + k * k + k,
+            "memCaptured(m1) at k={k}"
+        );
+        assert_eq!(units(&m1, "mem_escapes"), 0);
+        let n = mc;
+        let m2 = eval_method(&cert, "thesis.Fig14.m2", &format!("n={n}"));
+        assert_eq!(units(&m2, "mem_captured"), n, "memCaptured(m2) at n={n}");
+        assert_eq!(units(&m2, "mem_escapes"), 2 * n, "memEscapes(m2) at n={n}");
+        assert_eq!(units(&m2, "mem_rq"), 3 * n, "memRq(m2) at n={n}");
+    }
+}
