@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use membound_tests::{analyze_into, compile_fixture, eval_method};
+use membound_tests::{
+    analyze_into, compile_fixture, compile_java_tree, eval_method, workspace_root,
+};
 use serde_json::Value;
 
 /// Analyzes `method` of the classes in `classes` in the `count` model; the certificate's path.
@@ -126,4 +128,19 @@ fn fig14_region_sizes_are_example_1_7_and_mem_rq_is_mc2_plus_7mc() {
         assert_eq!(units(&m2, "mem_escapes"), 2 * n, "memEscapes(m2) at n={n}");
         assert_eq!(units(&m2, "mem_rq"), 3 * n, "memRq(m2) at n={n}");
     }
+}
+#[test]
+fn fig71_mem_rq_is_the_thesis_certificate() {
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let cert = certificate(&classes, "fig71.Fig71.m0");
+    for mc in 0..=10 {
+        let m0 = eval_method(&cert, "fig71.Fig71.m0", &format!("mc={mc}"));
+        // m3's `new N()` runs even for an empty array: 1 at mc = 0 too.
+        let expected = 1 + 3 * mc + (mc * mc).max(6 * mc);
+        assert_eq!(units(&m0, "mem_rq"), expected, "memRq(m0) at mc={mc}");
+    }
+    let m0 = eval_method(&cert, "fig71.Fig71.m0", "mc=3");
+    assert_eq!(units(&m0, "mem_rq"), 28);
+    let m0 = eval_method(&cert, "fig71.Fig71.m0", "mc=7");
+    assert_eq!(units(&m0, "mem_rq"), 71);
 }

@@ -1,17 +1,23 @@
 //! The analysis of one method body against the summaries of its callees: a flow-insensitive,
-//! field-insensitive points-to graph over the objects the method can see, its projection onto
+//! field-sensitive points-to graph over the objects the method can see, its projection onto
 //! what callers can see (the method's [`Summary`]), and where each object the method or its
 //! callees create ends up ([`Translation`]).
 //!
-//! Graph nodes stand for sets of objects: the objects reachable from each parameter at entry,
-//! the global node (whatever static fields reach or code we cannot see holds), one node per
+//! Graph nodes stand for sets of objects: each parameter's object, the objects inside it (reachable
+//! from it through fields: the parameter's node has an edge of unknown field to this node, which
+//! has one to itself), the global node (whatever static fields reach or code we cannot see holds), one node per
 //! allocating instruction, and one per fresh node of a callee's summary at each call. An edge
-//! `a → b` says a field or element of an object of `a` may refer to an object of `b`. A node
+//! `a -f-> b` says field `f` (by name; [`Label::Element`] for array elements, [`Label::Any`]
+//! where the field is not known) of an object of `a` may refer to an object of `b`. Fields are
+//! told apart so that what a method returns from one field of an object does not drag along
+//! what another field holds (the thesis's `c.value` returned while `c.next` points into the
+//! caller's list). A node
 //! outlives the method exactly when a root reaches it: a parameter, the global node, or the
 //! returned value; thrown objects and whatever unknown code receives are made reachable from
 //! the global node. This module does not know call chains: [`super`] composes translations.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -25,12 +31,28 @@ use crate::jvm::{ClassName, Type};
 /// the global node, or objects created under the callee that outlive it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SummaryNode {
-    /// The `i`-th parameter (`this` first) at entry and everything reachable from it.
+    /// The object of the `i`-th parameter (`this` first).
     Param(u16),
+    /// The objects reachable through fields from the `i`-th parameter's object (at entry, and
+    /// whatever is stored into them).
+    Inside(u16),
     /// Objects reachable from static fields, thrown, or handed to code we cannot see.
     Global,
     /// Objects created under the method that outlive it, grouped by which roots reach them.
     Fresh(Roots),
+}
+
+/// Which field of an object an edge stands for.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Label {
+    /// An instance field, by name (fields of different classes with one name share it, which
+    /// only adds edges).
+    Field(Arc<str>),
+    /// Any element of an array.
+    Element,
+    /// Some field we do not know: code we cannot see, a lambda's captured values. A load of any
+    /// field follows it.
+    Any,
 }
 
 /// The roots (parameters, the returned value) that reach a fresh object; never empty, since
@@ -47,7 +69,7 @@ pub struct Roots {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     pub fresh: BTreeSet<Roots>,
-    pub edges: BTreeSet<(SummaryNode, SummaryNode)>,
+    pub edges: BTreeSet<(SummaryNode, Label, SummaryNode)>,
     pub returns: BTreeSet<SummaryNode>,
 }
 
@@ -93,6 +115,7 @@ pub struct Context<'a> {
 enum Key {
     Global,
     Param(u16),
+    Inside(u16),
     /// An allocation (or the object of a constructor reference) at this pc.
     Alloc(u32),
     /// The object an `invokedynamic` lambda factory makes at this pc: it holds the captured
@@ -112,7 +135,7 @@ const GLOBAL: usize = 0;
 struct Graph {
     keys: Vec<Key>,
     index: HashMap<Key, usize>,
-    succ: Vec<BTreeSet<usize>>,
+    succ: Vec<BTreeSet<(Label, usize)>>,
     returns: BTreeSet<usize>,
     changed: bool,
     /// Nodes the global node reaches, as of the start of the current round.
@@ -138,7 +161,19 @@ pub fn analyze(body: &Body, context: &Context<'_>) -> (Summary, Translation) {
     let mut entries: Vec<Option<State>> = vec![None; body.blocks.len()];
     let mut initial: State = vec![BTreeSet::new(); body.vars.len()];
     for (index, &param) in body.params.iter().enumerate() {
-        initial[param.0 as usize].insert(graph.intern(Key::Param(index as u16)));
+        let object = graph.intern(Key::Param(index as u16));
+        let inside = graph.intern(Key::Inside(index as u16));
+        graph.add_edges(
+            &BTreeSet::from([object]),
+            &Label::Any,
+            &BTreeSet::from([inside]),
+        );
+        graph.add_edges(
+            &BTreeSet::from([inside]),
+            &Label::Any,
+            &BTreeSet::from([inside]),
+        );
+        initial[param.0 as usize].insert(object);
     }
     entries[0] = Some(initial);
     loop {
@@ -171,7 +206,7 @@ pub fn analyze(body: &Body, context: &Context<'_>) -> (Summary, Translation) {
                 }
                 Terminator::Throw(value) => {
                     let nodes = graph.operand(&state, value);
-                    graph.add_edges(&BTreeSet::from([GLOBAL]), &nodes);
+                    graph.add_edges(&BTreeSet::from([GLOBAL]), &Label::Any, &nodes);
                 }
                 _ => {}
             }
@@ -229,10 +264,10 @@ impl Graph {
         }
     }
 
-    fn add_edges(&mut self, from: &BTreeSet<usize>, to: &BTreeSet<usize>) {
+    fn add_edges(&mut self, from: &BTreeSet<usize>, label: &Label, to: &BTreeSet<usize>) {
         for &a in from {
             for &b in to {
-                self.changed |= self.succ[a].insert(b);
+                self.changed |= self.succ[a].insert((label.clone(), b));
             }
         }
     }
@@ -256,7 +291,7 @@ impl Graph {
         let mut seen = from.clone();
         let mut stack: Vec<usize> = from.iter().copied().collect();
         while let Some(node) = stack.pop() {
-            for &next in &self.succ[node] {
+            for &(_, next) in &self.succ[node] {
                 if seen.insert(next) {
                     stack.push(next);
                 }
@@ -265,14 +300,21 @@ impl Graph {
         seen
     }
 
-    /// What a field or element read from `objects` may yield. A parameter's node and the
-    /// global node stand for whole structures, so reading them yields themselves; reading an
-    /// object the global node reaches may also yield whatever other code stored there.
-    fn load(&self, objects: &BTreeSet<usize>) -> BTreeSet<usize> {
+    /// What reading field `label` of `objects` may yield: the targets of its edges and of
+    /// edges of unknown field (so a parameter's object yields the objects inside it, which
+    /// yield themselves). The global node stands for a whole structure, so reading it yields
+    /// itself; reading an object the global node reaches may also yield whatever other code
+    /// stored there.
+    fn load(&self, objects: &BTreeSet<usize>, label: &Label) -> BTreeSet<usize> {
         let mut out = BTreeSet::new();
         for &node in objects {
-            out.extend(self.succ[node].iter().copied());
-            if matches!(self.keys[node], Key::Param(_) | Key::Global) {
+            out.extend(
+                self.succ[node]
+                    .iter()
+                    .filter(|(l, _)| l == label || *l == Label::Any)
+                    .map(|&(_, target)| target),
+            );
+            if node == GLOBAL {
                 out.insert(node);
             }
             if self.global_reach.contains(&node) {
@@ -292,9 +334,12 @@ impl Graph {
                     Expr::Load(Place::Static(_)) | Expr::CaughtException => {
                         BTreeSet::from([GLOBAL])
                     }
-                    Expr::Load(Place::Field { object, .. })
-                    | Expr::Load(Place::ArrayElement { array: object, .. }) => {
-                        self.load(&self.operand(state, object))
+                    Expr::Load(Place::Field { object, field }) => self.load(
+                        &self.operand(state, object),
+                        &Label::Field(field.name.clone()),
+                    ),
+                    Expr::Load(Place::ArrayElement { array, .. }) => {
+                        self.load(&self.operand(state, array), &Label::Element)
                     }
                     Expr::New(_) | Expr::NewArray { .. } => {
                         BTreeSet::from([self.intern(Key::Alloc(stmt.pc))])
@@ -309,13 +354,17 @@ impl Graph {
             }
             StmtKind::Store { place, value } => {
                 let value = self.operand(state, value);
-                let holders = match place {
-                    Place::Static(_) => BTreeSet::from([GLOBAL]),
-                    Place::Field { object, .. } | Place::ArrayElement { array: object, .. } => {
-                        self.operand(state, object)
+                let (holders, label) = match place {
+                    Place::Static(_) => (BTreeSet::from([GLOBAL]), Label::Any),
+                    Place::Field { object, field } => (
+                        self.operand(state, object),
+                        Label::Field(field.name.clone()),
+                    ),
+                    Place::ArrayElement { array, .. } => {
+                        (self.operand(state, array), Label::Element)
                     }
                 };
-                self.add_edges(&holders, &value);
+                self.add_edges(&holders, &label, &value);
             }
             StmtKind::Invoke { dst, call } => {
                 let actuals: Vec<BTreeSet<usize>> = call
@@ -346,7 +395,7 @@ impl Graph {
             CallKind::Dynamic(DynamicCall::Lambda { .. }) => {
                 let lambda = BTreeSet::from([self.intern(Key::Lambda(pc))]);
                 for captured in actuals {
-                    self.add_edges(&lambda, captured);
+                    self.add_edges(&lambda, &Label::Any, captured);
                 }
                 return lambda;
             }
@@ -355,7 +404,7 @@ impl Graph {
                 // graph does not follow: only strings are known to be read and nothing more.
                 for (operand, nodes) in call.args.iter().zip(actuals) {
                     if !is_string(body, operand) {
-                        self.add_edges(&BTreeSet::from([GLOBAL]), nodes);
+                        self.add_edges(&BTreeSet::from([GLOBAL]), &Label::Any, nodes);
                     }
                 }
                 return BTreeSet::from([self.intern(Key::Alloc(pc))]);
@@ -380,8 +429,13 @@ impl Graph {
             } else {
                 let closures: Vec<BTreeSet<usize>> =
                     actuals.iter().map(|a| self.reach(a)).collect();
-                result.extend(self.instantiate(pc, edge.callee, context, &|index| {
-                    closures.get(index).cloned().unwrap_or_default()
+                let image = |node: &SummaryNode| match node {
+                    SummaryNode::Param(index) => actuals.get(*index as usize),
+                    SummaryNode::Inside(index) => closures.get(*index as usize),
+                    SummaryNode::Global | SummaryNode::Fresh(_) => None,
+                };
+                result.extend(self.instantiate(pc, edge.callee, context, &|node| {
+                    image(node).cloned().unwrap_or_default()
                 }));
             }
         }
@@ -414,20 +468,21 @@ impl Graph {
     /// Code we cannot see may keep anything it receives and may return anything.
     fn unknown_call(&mut self, actuals: &[BTreeSet<usize>]) -> BTreeSet<usize> {
         for nodes in actuals {
-            self.add_edges(&BTreeSet::from([GLOBAL]), nodes);
+            self.add_edges(&BTreeSet::from([GLOBAL]), &Label::Any, nodes);
         }
         BTreeSet::from([GLOBAL])
     }
 
-    /// Applies the callee's summary at a call: its parameters stand for everything reachable
-    /// from the actual arguments (`param(i)`), its fresh nodes become nodes of ours. Returns
-    /// what the call may return.
+    /// Applies the callee's summary at a call: its parameters' nodes stand for the actual
+    /// arguments' objects and the objects inside them for everything reachable from those
+    /// (`param` gives both), its fresh nodes become nodes of ours. Returns what the call may
+    /// return.
     fn instantiate(
         &mut self,
         pc: u32,
         callee: NodeId,
         context: &Context<'_>,
-        param: &dyn Fn(usize) -> BTreeSet<usize>,
+        param: &dyn Fn(&SummaryNode) -> BTreeSet<usize>,
     ) -> BTreeSet<usize> {
         // Unknown callees are handled by the caller of this function; what remains without a
         // summary is a member of the current recursive component not analyzed yet.
@@ -436,7 +491,7 @@ impl Graph {
         };
         let image = |graph: &mut Graph, node: &SummaryNode| -> BTreeSet<usize> {
             match node {
-                SummaryNode::Param(index) => param(*index as usize),
+                SummaryNode::Param(_) | SummaryNode::Inside(_) => param(node),
                 SummaryNode::Global => BTreeSet::from([GLOBAL]),
                 SummaryNode::Fresh(roots) => BTreeSet::from([graph.intern(Key::Callee {
                     pc,
@@ -448,9 +503,9 @@ impl Graph {
         for roots in &summary.fresh {
             image(self, &SummaryNode::Fresh(roots.clone()));
         }
-        for (from, to) in &summary.edges {
+        for (from, label, to) in &summary.edges {
             let (from, to) = (image(self, from), image(self, to));
-            self.add_edges(&from, &to);
+            self.add_edges(&from, label, &to);
         }
         let mut result = BTreeSet::new();
         for node in &summary.returns {
@@ -479,6 +534,7 @@ impl Graph {
             .map(|(node, key)| match key {
                 Key::Global => Some(SummaryNode::Global),
                 Key::Param(index) => Some(SummaryNode::Param(*index)),
+                Key::Inside(index) => Some(SummaryNode::Inside(*index)),
                 _ if global.contains(&node) => Some(SummaryNode::Global),
                 _ => {
                     let roots = Roots {
@@ -502,11 +558,13 @@ impl Graph {
         }
         for (from, targets) in self.succ.iter().enumerate() {
             let Some(from) = &class[from] else { continue };
-            for &to in targets {
-                if let Some(to) = &class[to]
-                    && !(*from == SummaryNode::Global && *to == SummaryNode::Global)
+            for (label, to) in targets {
+                if let Some(to) = &class[*to]
+                    && !implied(from, label, to)
                 {
-                    summary.edges.insert((from.clone(), to.clone()));
+                    summary
+                        .edges
+                        .insert((from.clone(), label.clone(), to.clone()));
                 }
             }
         }
@@ -526,10 +584,22 @@ impl Graph {
                         .callees
                         .insert((*pc, *callee, roots.clone()), class[node].clone());
                 }
-                Key::Global | Key::Param(_) | Key::Lambda(_) => {}
+                Key::Global | Key::Param(_) | Key::Inside(_) | Key::Lambda(_) => {}
             }
         }
         (summary, translation)
+    }
+}
+
+/// Whether an edge holds in every summary, so callers need not see it: the global node's
+/// edges to itself, and a parameter's edges to the objects inside it.
+fn implied(from: &SummaryNode, label: &Label, to: &SummaryNode) -> bool {
+    match (from, to) {
+        (SummaryNode::Global, SummaryNode::Global) => true,
+        (SummaryNode::Param(a) | SummaryNode::Inside(a), SummaryNode::Inside(b)) => {
+            a == b && *label == Label::Any
+        }
+        _ => false,
     }
 }
 

@@ -178,7 +178,9 @@ fn region(graph: &CallGraph, translations: &[Translation], site: &CreationSite) 
                 })
                 .unwrap_or(Some(SummaryNode::Global)),
             // Created objects are never a parameter's; anything else is global everywhere.
-            SummaryNode::Param(_) | SummaryNode::Global => Some(SummaryNode::Global),
+            SummaryNode::Param(_) | SummaryNode::Inside(_) | SummaryNode::Global => {
+                Some(SummaryNode::Global)
+            }
         };
     }
     SiteRegion::EscapesEntry

@@ -304,6 +304,31 @@ fn a_returned_object_is_captured_by_the_caller_that_drops_it() {
 }
 
 #[test]
+fn fields_are_told_apart() {
+    assert_eq!(
+        routes("listOwner"),
+        lines(&[
+            "listOwner:Cell -> listOwner",
+            "listOwner:Object[] -> escapes",
+            "listOwner>pushValue:Cell -> listOwner",
+            "listOwner>pushValue:Object -> escapes",
+        ])
+    );
+}
+
+#[test]
+fn what_is_stored_through_one_parameter_is_read_through_an_alias() {
+    assert_eq!(
+        routes("aliasEntry"),
+        lines(&[
+            "aliasEntry:Cell -> escapes",
+            "aliasEntry:Cell -> escapes",
+            "aliasEntry>storeOneReadOther:Object -> escapes",
+        ])
+    );
+}
+
+#[test]
 fn what_an_identity_method_returns_is_its_argument() {
     assert_eq!(
         routes("throughIdentity"),
