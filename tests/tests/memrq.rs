@@ -139,6 +139,12 @@ fn fig71_mem_rq_is_the_thesis_certificate() {
         let expected = 1 + 3 * mc + (mc * mc).max(6 * mc);
         assert_eq!(units(&m0, "mem_rq"), expected, "memRq(m0) at mc={mc}");
     }
+    // The certificate reads as the thesis's: 1 + 3mc + (6mc if mc <= 6, else mc^2).
+    let text = read_json(&cert)["methods"][0]["mem_rq"]["bytes"].clone();
+    assert_eq!(
+        text,
+        "cases(mc >= 1 -> (3*mc + 1) + cases(mc <= 6 -> (6*mc); otherwise -> (mc^2)); otherwise -> (1))"
+    );
     let m0 = eval_method(&cert, "fig71.Fig71.m0", "mc=3");
     assert_eq!(units(&m0, "mem_rq"), 28);
     let m0 = eval_method(&cert, "fig71.Fig71.m0", "mc=7");

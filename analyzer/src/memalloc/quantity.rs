@@ -187,16 +187,17 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
 /// the same guards whose arms (and defaults) add up. `None` when the shapes differ.
 fn leafwise_sum(a: &Quantity, b: &Quantity) -> Option<Quantity> {
     let params = parameters_of(&[a, b]);
-    leafwise(a, b, &ParamDomain::universe(params), &|x, y, _| {
-        Some(BoundExpr::Pol(x.add(y)))
-    })
+    let add =
+        |x: &QuasiPolynomial, y: &QuasiPolynomial, _: &ParamDomain| Some(BoundExpr::Pol(x.add(y)));
+    leafwise(a, b, &ParamDomain::universe(params), &add, false)
 }
 
 /// The maximum of quantities that are never negative (counts, sizes, and upper bounds of
 /// them), 0 for none. Zeros are dropped, and cases with the same guards merge into one whose
 /// arms are the maxima of theirs, each resolved on its arm's guard where one polynomial
-/// dominates: `max(cases(g -> a; 0), cases(g -> b; 0)) = cases(g -> max(a, b); 0)`.
+/// dominates: `max(cases(g -> a; 0), c + cases(g -> b; 0)) = cases(g -> max(a, b + c); c)`.
 pub fn maximum(items: Vec<Quantity>) -> Quantity {
+    let items: Vec<Quantity> = items.iter().map(polynomials_into_cases).collect();
     let params = parameters_of(&items.iter().collect::<Vec<_>>());
     let universe = ParamDomain::universe(params);
     let larger = |x: &QuasiPolynomial, y: &QuasiPolynomial, domain: &ParamDomain| {
@@ -209,7 +210,7 @@ pub fn maximum(items: Vec<Quantity>) -> Quantity {
             continue;
         }
         if let Some((index, max)) = merged.iter().enumerate().find_map(|(index, existing)| {
-            Some((index, leafwise(existing, &item, &universe, &larger)?))
+            Some((index, leafwise(existing, &item, &universe, &larger, true)?))
         }) {
             merged[index] = max;
         } else {
@@ -252,17 +253,62 @@ fn parameters_of(items: &[&Quantity]) -> Vec<String> {
     params
 }
 
+/// `p1 + … + cases(g -> a; d)` as `cases(g -> a + p1 + …; d + p1 + …)`: one shape that
+/// [`leafwise`] can merge with other cases.
+fn polynomials_into_cases(quantity: &Quantity) -> Quantity {
+    let BoundExpr::Sum(items) = quantity else {
+        return quantity.clone();
+    };
+    let (cases, polynomials): (Vec<&Quantity>, Vec<&Quantity>) = items
+        .iter()
+        .partition(|item| matches!(item, BoundExpr::Cases { .. }));
+    let [single] = cases.as_slice() else {
+        return quantity.clone();
+    };
+    polynomials
+        .iter()
+        .try_fold((*single).clone(), |sum, p| {
+            let add = |x: &QuasiPolynomial, y: &QuasiPolynomial, _: &ParamDomain| {
+                Some(BoundExpr::Pol(x.add(y)))
+            };
+            leafwise(&sum, p, &ParamDomain::universe(Vec::new()), &add, true)
+        })
+        .unwrap_or_else(|| quantity.clone())
+}
+
 /// `a` and `b` combined leaf by leaf where they have the same shape: `leaf` on two
 /// polynomials (given the domain where they apply), arm by arm on two cases with the same
-/// guards. `None` when the shapes differ.
+/// guards, and, when `broadcast`, a polynomial with every arm of a cases. `None` when the
+/// shapes differ.
 fn leafwise(
     a: &Quantity,
     b: &Quantity,
     domain: &ParamDomain,
     leaf: &dyn Fn(&QuasiPolynomial, &QuasiPolynomial, &ParamDomain) -> Option<Quantity>,
+    broadcast: bool,
 ) -> Option<Quantity> {
     match (a, b) {
         (BoundExpr::Pol(x), BoundExpr::Pol(y)) => leaf(x, y, domain),
+        (BoundExpr::Pol(_), BoundExpr::Cases { arms, default })
+        | (BoundExpr::Cases { arms, default }, BoundExpr::Pol(_))
+            if broadcast =>
+        {
+            let polynomial = if matches!(a, BoundExpr::Pol(_)) { a } else { b };
+            let arms = arms
+                .iter()
+                .map(|arm| {
+                    let guarded = domain.with_guard(&arm.guard);
+                    Some(Arm {
+                        guard: arm.guard.clone(),
+                        expr: leafwise(&arm.expr, polynomial, &guarded, leaf, broadcast)?,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(BoundExpr::Cases {
+                arms,
+                default: Box::new(leafwise(default, polynomial, domain, leaf, broadcast)?),
+            })
+        }
         (
             BoundExpr::Cases {
                 arms: a,
@@ -280,13 +326,19 @@ fn leafwise(
                     (x.guard == y.guard).then_some(())?;
                     Some(Arm {
                         guard: x.guard.clone(),
-                        expr: leafwise(&x.expr, &y.expr, &domain.with_guard(&x.guard), leaf)?,
+                        expr: leafwise(
+                            &x.expr,
+                            &y.expr,
+                            &domain.with_guard(&x.guard),
+                            leaf,
+                            broadcast,
+                        )?,
                     })
                 })
                 .collect::<Option<Vec<_>>>()?;
             Some(BoundExpr::Cases {
                 arms,
-                default: Box::new(leafwise(da, db, domain, leaf)?),
+                default: Box::new(leafwise(da, db, domain, leaf, broadcast)?),
             })
         }
         _ => None,

@@ -1,9 +1,11 @@
 //! The readable summary `membound analyze` prints: the call tree with memAlloc per method, then
-//! per method its sites with chain, type and count.
+//! per method its region quantities (memCaptured, memEscapes, memRq) and its own sites with
+//! their count and region.
 
 use std::fmt::Write;
 
 use super::{Bounds, MethodBound, Quantity};
+use crate::escape::SiteRegion;
 use crate::jvm::MethodRef;
 
 /// The summary of `bounds` (see the module documentation).
@@ -19,6 +21,14 @@ pub fn to_text(bounds: &Bounds) -> String {
         other => other.name().to_string(),
     };
     let _ = writeln!(out, "memAlloc of {} (object model {model})", entry.method);
+    if let Some(regions) = &entry.regions {
+        let _ = writeln!(
+            out,
+            "memRq: {} objects, {} bytes",
+            readable(&regions.mem_rq.objects),
+            readable(&regions.mem_rq.bytes)
+        );
+    }
     let _ = writeln!(out, "\ncall tree:");
     let mut path = Vec::new();
     tree(&mut out, bounds, &entry.method, 1, &mut path);
@@ -91,6 +101,24 @@ fn method_details(out: &mut String, method: &MethodBound) {
     for reason in &method.unbounded {
         let _ = writeln!(out, "  ∞: {reason}");
     }
+    if let Some(regions) = &method.regions {
+        let quantities = [
+            ("memCaptured", &regions.mem_captured),
+            ("memEscapes", &regions.mem_escapes),
+            ("memRq", &regions.mem_rq),
+        ];
+        for (name, amount) in quantities {
+            let _ = writeln!(
+                out,
+                "  {name}: {} objects, {} bytes",
+                readable(&amount.objects),
+                readable(&amount.bytes)
+            );
+        }
+        for reason in &regions.reasons {
+            let _ = writeln!(out, "  ∞ (regions): {reason}");
+        }
+    }
     for site in method.sites.iter().filter(|s| s.chain.len() == 1) {
         let _ = writeln!(out, "  {}", site_line(site));
     }
@@ -113,6 +141,13 @@ fn site_line(site: &super::SiteBound) -> String {
         readable(&site.amount.objects),
         readable(&site.amount.bytes)
     );
+    match site.region {
+        Some(SiteRegion::CapturedBy(index)) => {
+            let _ = write!(line, "; region {}", site.chain[index].method);
+        }
+        Some(SiteRegion::EscapesEntry) => line.push_str("; escapes"),
+        None => {}
+    }
     for reason in &site.reasons {
         let _ = write!(line, " [∞: {reason}]");
     }
