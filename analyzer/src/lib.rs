@@ -8,6 +8,7 @@
 //! [`cli`] is a thin layer over the library. Nothing here panics on input: malformed class files,
 //! missing classes and unknown methods become [`error::Error`] values with a one-line message.
 
+pub mod budget;
 pub mod callgraph;
 pub mod certificate;
 pub mod classfile;

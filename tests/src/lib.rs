@@ -106,6 +106,16 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Checks that `run` exited with `code` and printed each of `expected` on stdout; a failure
+/// shows both streams.
+pub fn assert_run(run: &Run, code: i32, expected: &[&str]) {
+    let shown = format!("stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    assert_eq!(run.code, code, "{shown}");
+    for text in expected {
+        assert!(run.stdout.contains(text), "no `{text}` in {shown}");
+    }
+}
+
 /// Runs `membound analyze <classes> --method <method> --object-model <model> -o <certificate>`
 /// and checks that it succeeded.
 pub fn analyze_into(classes: &Path, method: &str, model: &str, certificate: &Path) {

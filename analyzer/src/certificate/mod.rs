@@ -6,6 +6,7 @@
 //!
 //! This module knows the file format and how to evaluate it; it does not analyze anything.
 
+pub mod diff;
 mod eval;
 
 use std::path::Path;
