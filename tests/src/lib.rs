@@ -246,3 +246,62 @@ fn compile_into(sources: &[PathBuf], out: &Path) {
         let _ = fs::remove_dir_all(&staging);
     }
 }
+
+/// The python of the test oracles' venv, made by `scripts/ensure-oracle-venv.sh` on first use
+/// (oracle tests run in CI and fail, never skip, without it).
+pub fn oracle_python() -> PathBuf {
+    let script = workspace_root().join("scripts/ensure-oracle-venv.sh");
+    let run: Run = Command::new("bash")
+        .arg(&script)
+        .output()
+        .expect("bash runs the venv script")
+        .into();
+    assert_eq!(
+        run.code, 0,
+        "the oracle venv could not be made: {}",
+        run.stderr
+    );
+    PathBuf::from(run.stdout.trim())
+}
+
+/// Runs the oracle venv's python on `script` with `args`, `stdin` as its input; returns its
+/// output, failing the test when it fails.
+pub fn oracle_run(script: &str, args: &[&std::ffi::OsStr], stdin: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(oracle_python())
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the venv's python starts");
+    child
+        .stdin
+        .take()
+        .expect("a piped stdin")
+        .write_all(stdin.as_bytes())
+        .expect("python reads its input");
+    let run: Run = child.wait_with_output().expect("python finishes").into();
+    assert_eq!(run.code, 0, "python failed: {}", run.stderr);
+    run.stdout
+}
+
+/// The violations of the JSON document `instance` against the JSON Schema in the file `schema`
+/// (the schema's own draft, checked first), by the venv's `jsonschema`: one line each, with the
+/// path of the offending value; empty when it is valid.
+pub fn schema_violations(schema: &Path, instance: &str) -> Vec<String> {
+    const VALIDATE: &str = "
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+validator = jsonschema.validators.validator_for(schema)
+validator.check_schema(schema)
+for error in validator(schema).iter_errors(json.load(sys.stdin)):
+    print('/'.join(map(str, error.absolute_path)) + ': ' + error.message)
+";
+    oracle_run(VALIDATE, &[schema.as_os_str()], instance)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}

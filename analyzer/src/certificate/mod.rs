@@ -7,7 +7,9 @@
 //! This module knows the file format and how to evaluate it; it does not analyze anything.
 
 pub mod diff;
+mod codegen;
 mod eval;
+mod sarif;
 
 use std::path::Path;
 
@@ -19,7 +21,9 @@ use crate::escape::SiteRegion;
 use crate::memalloc::{Amount, Bounds, MethodBound, SiteBound};
 use crate::sites::ChainElement;
 
+pub use codegen::{JavaFile, JavaOptions, to_java};
 pub use eval::{Evaluation, evaluate, value_json, value_of};
+pub use sarif::to_sarif;
 
 /// A site's `region` when its objects may outlive the chain's first method.
 pub const ESCAPES: &str = "escapes";

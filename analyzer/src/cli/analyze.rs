@@ -37,6 +37,8 @@ enum ReportFormat {
     Text,
     Yaml,
     Json,
+    /// SARIF 2.1.0: what keeps bounds from being finite, for code-scanning views.
+    Sarif,
 }
 
 /// `--object-model`, as clap spells the values.
@@ -80,6 +82,12 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         ReportFormat::Text => memalloc::to_text(&bounds),
         ReportFormat::Yaml => certificate.to_yaml(),
         ReportFormat::Json => certificate.to_json(),
+        ReportFormat::Sarif => json_text(&certificate::to_sarif(&certificate, &|class| {
+            let class = program
+                .class(&crate::jvm::ClassName::from_source(class))
+                .ok()?;
+            class.source_file.as_deref().map(str::to_string)
+        })),
     })
 }
 
