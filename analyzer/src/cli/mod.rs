@@ -24,7 +24,8 @@ use crate::jvm::MethodRef;
 use crate::program::Program;
 use crate::select::select_method;
 use crate::sites::Sites;
-use crate::{callgraph, escape, ir, measure, sites};
+use crate::sizes::ObjectModel;
+use crate::{callgraph, ir, measure, memrq, sites};
 
 /// Parametric heap-memory bounds for Java bytecode.
 #[derive(Debug, Parser)]
@@ -79,13 +80,16 @@ enum Command {
         #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
         max_chains: usize,
     },
-    /// Print the region tree of a method: each activation with the creation sites its region
-    /// captures, and the sites that escape the method.
+    /// Print the region tree of a method: each activation with its region's size, memRq and
+    /// the creation sites its region captures, and the sites that escape the method.
     Regions {
         #[command(flatten)]
         target: MethodInput,
         #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
         format: TreeFormat,
+        /// How object sizes are computed.
+        #[arg(long, value_enum, default_value_t = ObjectModel::HotspotCoops)]
+        object_model: ObjectModel,
         /// Stop enumerating after this many chains.
         #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
         max_chains: usize,
@@ -181,6 +185,16 @@ struct MethodInput {
     jdk: Option<PathBuf>,
 }
 
+/// `--object-model` takes the models' own names.
+impl ValueEnum for ObjectModel {
+    fn value_variants<'a>() -> &'a [Self] {
+        &ObjectModel::ALL
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum GraphFormat {
     Text,
@@ -265,13 +279,14 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Regions {
             target,
             format,
+            object_model,
             max_chains,
         } => {
             let (program, graph, found) = target.sites(max_chains)?;
-            let regions = escape::analyze(&program, &graph, &found)?;
+            let bounds = memrq::analyze(&program, &graph, &found, object_model, &|| {})?;
             Ok(match format {
-                TreeFormat::Text => escape::render::to_text(&found, &regions),
-                TreeFormat::Dot => escape::render::to_dot(&found, &regions),
+                TreeFormat::Text => memrq::to_text(&bounds),
+                TreeFormat::Dot => memrq::to_dot(&bounds),
             })
         }
         Command::Count {

@@ -28,7 +28,6 @@
 //! [`MAX_COMPONENT`] are treated as unknown code.
 
 mod method;
-pub mod render;
 #[cfg(test)]
 mod tests;
 

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use super::method::{self, Context, Summary, SummaryNode};
-use super::{MethodSets, Regions, SiteRegion, analyze_within, render};
+use super::{MethodSets, Regions, SiteRegion, analyze_within};
 use crate::callgraph::{self, CallGraph, Dispatch, Edge, EdgeKind};
 use crate::classpath::{Classpath, Jdk};
 use crate::hierarchy::Hierarchy;
@@ -448,33 +448,5 @@ fn constructors_see_this_as_a_parameter() {
             "ownsReturned:Owning -> escapes",
             "ownsReturned><init>:Object -> escapes",
         ])
-    );
-}
-
-#[test]
-fn fig14_region_tree() {
-    let result = analyzed("thesis", "thesis.Fig14.m0");
-    expect_test::expect![[r#"
-        regions from thesis.Fig14.m0(I)V
-        thesis.Fig14.m0(I)V
-          captures thesis.B[] at m0@9 (line 16) > m2@1 (line 27)
-          captures thesis.B at m0@9 (line 16) > m2@16 (line 29)
-          @2 (line 15) thesis.Fig14.m1(I)V
-            captures thesis.A at m1@7 (line 21)
-            captures thesis.B[] at m1@17 (line 22) > m2@1 (line 27)
-            captures thesis.B at m1@17 (line 22) > m2@16 (line 29)
-            @17 (line 22) thesis.Fig14.m2(I)[Lthesis/B;
-              captures thesis.C at m2@24 (line 30)
-          @9 (line 16) thesis.Fig14.m2(I)[Lthesis/B;
-            captures thesis.C at m2@24 (line 30)
-        escaping thesis.Fig14.m0(I)V (0 sites)
-    "#]]
-    .assert_eq(&render::to_text(&result.sites, &result.regions));
-    let dot = render::to_dot(&result.sites, &result.regions);
-    assert!(dot.starts_with("digraph regions {"), "{dot}");
-    assert_eq!(
-        dot.matches(" -> ").count(),
-        3,
-        "m0 to m1 to m2, and m0 to m2: {dot}"
     );
 }

@@ -129,11 +129,7 @@ fn method_details(out: &mut String, method: &MethodBound) {
 }
 
 fn site_line(site: &super::SiteBound) -> String {
-    let element = &site.chain[0];
-    let location = match element.line {
-        Some(line) => format!("@{} (line {line})", element.pc),
-        None => format!("@{}", element.pc),
-    };
+    let location = site.chain[0].position();
     let mut line = format!(
         "{location} new {}: runs {}, {} objects, {} bytes",
         site.ty,

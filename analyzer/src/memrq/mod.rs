@@ -28,6 +28,10 @@ use rayon::prelude::*;
 use membound_bernstein::{ParametricPolytope, bound_expr_over};
 use membound_polyhedra::Rat;
 
+mod render;
+
+pub use render::{to_dot, to_text};
+
 use crate::callgraph::CallGraph;
 use crate::error::Result;
 use crate::escape::{self, Regions, SiteRegion};
@@ -64,6 +68,8 @@ pub struct RegionNode {
     pub r_size: Amount,
     /// The region and the largest stack of regions below it active at once.
     pub mem_rq: Amount,
+    /// Indices of the nodes its method calls into (in the same tree).
+    pub children: Vec<usize>,
 }
 
 /// memAlloc of a method and its call tree ([`memalloc::analyze`]) with, where escape analysis
@@ -225,6 +231,7 @@ fn region_tree(
             method: node.method,
             r_size,
             mem_rq,
+            children: node.children,
         })
         .collect();
     (tree, reasons)

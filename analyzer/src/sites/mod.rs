@@ -31,6 +31,16 @@ pub struct ChainElement {
     pub line: Option<u32>,
 }
 
+impl ChainElement {
+    /// `@pc (line l)`, or `@pc` without line numbers.
+    pub fn position(&self) -> String {
+        match self.line {
+            Some(line) => format!("@{} (line {line})", self.pc),
+            None => format!("@{}", self.pc),
+        }
+    }
+}
+
 /// What an allocating instruction creates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Allocation {

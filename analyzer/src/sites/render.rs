@@ -26,14 +26,14 @@ pub fn to_text(sites: &Sites) -> String {
             .count();
         for (depth, element) in calls.iter().enumerate().skip(shared) {
             let callee = &site.chain[depth + 1].method;
-            let _ = writeln!(out, "{}{} {callee}", indent(depth), position(element));
+            let _ = writeln!(out, "{}{} {callee}", indent(depth), element.position());
         }
         let last = &site.chain[site.chain.len() - 1];
         let _ = writeln!(
             out,
             "{}{} {}",
             indent(calls.len()),
-            position(last),
+            last.position(),
             allocation_text(&site.allocation)
         );
         previous = calls;
@@ -127,13 +127,6 @@ fn array_text(ty: &Type, dims: &[String]) -> String {
     let given: String = dims.iter().map(|d| format!("[{d}]")).collect();
     let rest = "[]".repeat(ty.rank().saturating_sub(dims.len()));
     format!("{base}{given}{rest}")
-}
-
-fn position(element: &ChainElement) -> String {
-    match element.line {
-        Some(line) => format!("@{} (line {line})", element.pc),
-        None => format!("@{}", element.pc),
-    }
 }
 
 fn indent(depth: usize) -> String {
