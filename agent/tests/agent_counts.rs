@@ -472,7 +472,9 @@ fn fig14_region_replay_peaks_where_the_hand_count_says() {
     };
     for mc in [1u64, 2, 4, 7] {
         let run = run_in_classes("Fig14", "Fig14.m0(I)V", &[&mc.to_string()]);
-        let peak = measure::replay_regions(&run.stream, thesis_regions);
+        let peaks = measure::replay_regions(&run.stream, thesis_regions);
+        assert_eq!(peaks.len(), 1, "one call of m0");
+        let peak = peaks[0].peak;
         let in_m1 = 3 * mc + mc * (mc + 1) / 2;
         let in_m0 = 4 * mc + 1;
         assert_eq!(peak.objects, in_m1.max(in_m0), "mc = {mc}");

@@ -18,7 +18,7 @@ pub use events::{
     Allocation, Event, EventStream, Frame, Parameter, StreamInfo, parse_events, read_events,
 };
 pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
-pub use replay::{Placement, RegionPeak, replay_regions};
+pub use replay::{EntryPeak, Placement, RegionPeak, RegionReplay, replay_regions};
 pub use report::{ChainFrame, Measurement, SiteCount, SiteCounter, Totals, aggregate};
 
 use crate::error::{Error, Result};

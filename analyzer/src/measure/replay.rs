@@ -2,7 +2,9 @@
 //! method activation and is freed when that activation returns (thesis ch. 1, scoped memory).
 //! The caller decides which activation of an allocation's chain owns the object (the region the
 //! escape analysis assigns to its creation site); the replay walks the event stream in order
-//! and reports the peak of what is live.
+//! and reports, per entry of the watched method, the peak of what is live above what was live
+//! when it was entered (objects an earlier entry let escape are not its own): the thesis's
+//! `peakForRun`, which memRq bounds.
 
 use super::events::{Allocation, Event, EventStream};
 use std::collections::HashMap;
@@ -23,46 +25,93 @@ pub struct RegionPeak {
     pub bytes: u64,
 }
 
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Live {
     objects: u64,
     bytes: u64,
 }
 
-/// Replays the program allocations of `stream` into regions chosen by `place`. VM-internal
-/// allocations are not part of the model and are left out. An object placed in a frame the
-/// agent could not track (a native method, activation 0) goes to the nearest tracked caller,
-/// whose region ends no earlier.
-pub fn replay_regions(
-    stream: &EventStream,
-    place: impl Fn(&Allocation) -> Placement,
-) -> RegionPeak {
-    let mut regions: HashMap<u64, Live> = HashMap::new();
-    let mut live = Live::default();
-    let mut peak = RegionPeak::default();
-    for event in &stream.events {
+/// The peak of one entry of the watched method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryPeak {
+    /// The watched method's activation.
+    pub activation: u64,
+    pub peak: RegionPeak,
+}
+
+/// A replay fed one event at a time, so that a long run needs no stream in memory.
+pub struct RegionReplay<P> {
+    place: P,
+    regions: HashMap<u64, Live>,
+    live: Live,
+    /// Per entry seen so far: what was live when it began, and its peak above that.
+    entries: Vec<(u64, Live, RegionPeak)>,
+}
+
+impl<P: Fn(&Allocation) -> Placement> RegionReplay<P> {
+    /// A replay that puts objects where `place` says.
+    pub fn new(place: P) -> Self {
+        RegionReplay {
+            place,
+            regions: HashMap::new(),
+            live: Live::default(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// Replays one event. VM-internal allocations are not part of the model and are left out.
+    /// An object placed in a frame the agent could not track (a native method, activation 0)
+    /// goes to the nearest tracked caller, whose region ends no earlier.
+    pub fn add(&mut self, event: &Event) {
         match event {
             Event::Allocation(allocation) if allocation.by_program => {
-                if let Some(owner) = owner(allocation, place(allocation)) {
-                    let region = regions.entry(owner).or_default();
+                // Every chain starts at the watched method's activation.
+                let entry = allocation.chain.first().map_or(0, |f| f.activation);
+                if self.entries.last().is_none_or(|(a, _, _)| *a != entry) {
+                    self.entries.push((entry, self.live, RegionPeak::default()));
+                }
+                if let Some(owner) = owner(allocation, (self.place)(allocation)) {
+                    let region = self.regions.entry(owner).or_default();
                     region.objects += 1;
                     region.bytes += allocation.bytes;
                 }
-                live.objects += 1;
-                live.bytes += allocation.bytes;
-                peak.objects = peak.objects.max(live.objects);
-                peak.bytes = peak.bytes.max(live.bytes);
+                self.live.objects += 1;
+                self.live.bytes += allocation.bytes;
+                if let Some((_, base, peak)) = self.entries.last_mut() {
+                    peak.objects = peak.objects.max(self.live.objects - base.objects);
+                    peak.bytes = peak.bytes.max(self.live.bytes - base.bytes);
+                }
             }
             Event::Exit { activation, .. } => {
-                if let Some(freed) = regions.remove(activation) {
-                    live.objects -= freed.objects;
-                    live.bytes -= freed.bytes;
+                if let Some(freed) = self.regions.remove(activation) {
+                    self.live.objects -= freed.objects;
+                    self.live.bytes -= freed.bytes;
                 }
             }
             Event::Allocation(_) | Event::Enter { .. } => {}
         }
     }
-    peak
+
+    /// The peak of every entry that allocated, in order (an entry that allocated nothing
+    /// peaked at 0 and is not listed).
+    pub fn finish(self) -> Vec<EntryPeak> {
+        self.entries
+            .into_iter()
+            .map(|(activation, _, peak)| EntryPeak { activation, peak })
+            .collect()
+    }
+}
+
+/// Replays a whole stream (see [`RegionReplay`]).
+pub fn replay_regions(
+    stream: &EventStream,
+    place: impl Fn(&Allocation) -> Placement,
+) -> Vec<EntryPeak> {
+    let mut replay = RegionReplay::new(place);
+    for event in &stream.events {
+        replay.add(event);
+    }
+    replay.finish()
 }
 
 /// The activation owning an object, None when it escapes.
@@ -104,11 +153,14 @@ exit 1 1
 end 0
 ";
 
+    /// The peak of the one entry of `CALLS`.
     fn replay(place: impl Fn(&Allocation) -> Placement) -> RegionPeak {
-        replay_regions(
+        let peaks = replay_regions(
             &parse_events(CALLS.as_bytes()).expect("valid stream"),
             place,
-        )
+        );
+        assert_eq!(peaks.len(), 1, "{peaks:?}");
+        peaks[0].peak
     }
 
     #[test]
@@ -158,8 +210,28 @@ end 0
     fn untracked_frames_hand_their_objects_to_the_caller() {
         let native = CALLS.replace("2:2:0:-", "0:2:0:-");
         let stream = parse_events(native.as_bytes()).expect("valid stream");
-        let peak = replay_regions(&stream, |a| Placement::Frame(a.chain.len() - 1));
+        let peaks = replay_regions(&stream, |a| Placement::Frame(a.chain.len() - 1));
         // The first object lives in m's region until the end: 1 + 1 (f), then 1 + 2 (second f).
-        assert_eq!(peak.objects, 3);
+        assert_eq!(peaks[0].peak.objects, 3);
+    }
+
+    #[test]
+    fn each_entry_peaks_above_what_earlier_entries_left_live() {
+        // m runs twice; everything escapes, so the second entry starts with 5 objects live.
+        let twice = CALLS.replace("exit 1 1\nend 0\n", "exit 1 1\n")
+            + &CALLS
+                .lines()
+                .skip_while(|l| !l.starts_with("enter"))
+                .map(|l| l.replace(" 1 1 1", " 1 4 1").replace(" 1:1:", " 4:1:"))
+                .map(|l| l.replace("exit 1 1", "exit 1 4"))
+                .collect::<Vec<_>>()
+                .join("\n");
+        let stream = parse_events(twice.as_bytes()).expect("valid stream");
+        let peaks = replay_regions(&stream, |_| Placement::Escapes);
+        let objects: Vec<(u64, u64)> = peaks
+            .iter()
+            .map(|p| (p.activation, p.peak.objects))
+            .collect();
+        assert_eq!(objects, [(1, 5), (4, 5)]);
     }
 }
