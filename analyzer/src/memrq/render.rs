@@ -1,0 +1,180 @@
+//! The region tree `membound regions` prints: from the entry method, one region per method
+//! activation of the call tree with its size (rSize) and memRq, the creation sites it captures,
+//! then the sites that escape the entry; as indented text and as a Graphviz graph. Only
+//! activations that capture something, and those on the way to them, are shown.
+
+use std::fmt::Write;
+
+use super::{RegionAmounts, RegionNode};
+use crate::escape::SiteRegion;
+use crate::memalloc::{Amount, Bounds, MethodBound, SiteBound};
+
+/// The region tree as indented text: each activation as `@pc (line l) method` with its sizes,
+/// its captured sites below it, then the sites that escape the entry.
+pub fn to_text(bounds: &Bounds) -> String {
+    let Some((entry, regions)) = entry_regions(bounds) else {
+        return not_computed(bounds);
+    };
+    let mut out = format!(
+        "regions from {} (object model {})\n",
+        entry.method,
+        bounds.model.name()
+    );
+    write_node(&mut out, entry, &regions.tree, 0);
+    let escaping = captured_by(entry, None);
+    let _ = writeln!(
+        out,
+        "escaping {} ({} site{}): {}",
+        entry.method,
+        escaping.len(),
+        if escaping.len() == 1 { "" } else { "s" },
+        amount_text(&regions.mem_escapes)
+    );
+    for site in escaping {
+        let _ = writeln!(out, "  {}", site_text(site, 0));
+    }
+    let _ = writeln!(out, "memRq: {}", amount_text(&regions.mem_rq));
+    for reason in &regions.reasons {
+        let _ = writeln!(out, "∞: {reason}");
+    }
+    out
+}
+
+/// The region tree as a Graphviz digraph: one box per activation with its size and sites,
+/// edges labelled with the call, and a dashed box for the sites that escape the entry.
+pub fn to_dot(bounds: &Bounds) -> String {
+    let Some((entry, regions)) = entry_regions(bounds) else {
+        return not_computed(bounds);
+    };
+    let mut out =
+        String::from("digraph regions {\n  node [shape=box, fontname=monospace, labeljust=l];\n");
+    for (index, node) in regions.tree.iter().enumerate() {
+        if !shown(entry, &regions.tree, index) {
+            continue;
+        }
+        let depth = node.calls.len();
+        let mut label = format!(
+            "{}\\lregion {}\\l",
+            escape(&node.method.to_string()),
+            escape(&amount_text(&node.r_size))
+        );
+        for site in captured_by(entry, Some(node)) {
+            let _ = write!(label, "{}\\l", escape(&site_text(site, depth)));
+        }
+        let _ = writeln!(out, "  r{index} [label=\"{label}\"];");
+        for &child in node
+            .children
+            .iter()
+            .filter(|&&c| shown(entry, &regions.tree, c))
+        {
+            let call = regions.tree[child]
+                .calls
+                .last()
+                .map(|c| c.position())
+                .unwrap_or_default();
+            let _ = writeln!(out, "  r{index} -> r{child} [label=\"{}\"];", escape(&call));
+        }
+    }
+    let escaping = captured_by(entry, None);
+    if !escaping.is_empty() {
+        let mut label = format!(
+            "escapes the entry: {}\\l",
+            escape(&amount_text(&regions.mem_escapes))
+        );
+        for site in escaping {
+            let _ = write!(label, "{}\\l", escape(&site_text(site, 0)));
+        }
+        let _ = writeln!(out, "  escaping [style=dashed, label=\"{label}\"];");
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn entry_regions(bounds: &Bounds) -> Option<(&MethodBound, &RegionAmounts)> {
+    let entry = bounds.methods.first()?;
+    Some((entry, entry.regions.as_ref()?))
+}
+
+fn not_computed(bounds: &Bounds) -> String {
+    let why: Vec<&str> = bounds
+        .assumptions
+        .iter()
+        .filter(|a| a.starts_with("regions"))
+        .map(String::as_str)
+        .collect();
+    format!("no regions: {}\n", why.join("; "))
+}
+
+fn write_node(out: &mut String, entry: &MethodBound, tree: &[RegionNode], index: usize) {
+    let node = &tree[index];
+    let depth = node.calls.len();
+    let indent = "  ".repeat(depth);
+    let call = node
+        .calls
+        .last()
+        .map(|c| format!("{} ", c.position()))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{indent}{call}{}: region {}; memRq {}",
+        node.method,
+        amount_text(&node.r_size),
+        amount_text(&node.mem_rq)
+    );
+    for site in captured_by(entry, Some(node)) {
+        let _ = writeln!(out, "{indent}  captures {}", site_text(site, depth));
+    }
+    for &child in &node.children {
+        if shown(entry, tree, child) {
+            write_node(out, entry, tree, child);
+        }
+    }
+}
+
+/// The entry's sites whose region is `node`'s activation (the escaping ones for `None`).
+fn captured_by<'b>(entry: &'b MethodBound, node: Option<&RegionNode>) -> Vec<&'b SiteBound> {
+    entry
+        .sites
+        .iter()
+        .filter(|site| match (site.region, node) {
+            (Some(SiteRegion::CapturedBy(owner)), Some(node)) => {
+                owner == node.calls.len()
+                    && site.chain[..owner] == node.calls[..]
+                    && site.chain[owner].method == node.method
+            }
+            (Some(SiteRegion::EscapesEntry), None) => true,
+            _ => false,
+        })
+        .collect()
+}
+
+/// Whether an activation or one below it captures a site.
+fn shown(entry: &MethodBound, tree: &[RegionNode], index: usize) -> bool {
+    !captured_by(entry, Some(&tree[index])).is_empty()
+        || tree[index]
+            .children
+            .iter()
+            .any(|&child| shown(entry, tree, child))
+}
+
+/// A site seen from the activation at `depth` of its chain: the allocated type and the rest
+/// of the chain from there, `thesis.B[] at m0@4 (line 17) > m2@1 (line 27)`.
+fn site_text(site: &SiteBound, depth: usize) -> String {
+    let steps: Vec<String> = site.chain[depth..]
+        .iter()
+        .map(|element| format!("{}{}", element.method.name, element.position()))
+        .collect();
+    format!("{} at {}", site.ty, steps.join(" > "))
+}
+
+fn amount_text(amount: &Amount) -> String {
+    format!(
+        "{} objects, {} bytes",
+        amount.objects.to_readable(),
+        amount.bytes.to_readable()
+    )
+}
+
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
