@@ -13,11 +13,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
-use membound_bernstein::{BoundExpr, ParametricPolytope, bound_expr_over, parse_bound};
+use membound_bernstein::{BoundExpr, EvalError, ParametricPolytope, bound_expr_over, parse_bound};
 use membound_polyhedra::{Rat, Value, parse_set};
 use serde::Deserialize;
 
-use crate::certificate::diff::{Degree, above, degree, parse_expression};
+use crate::certificate::diff::{Degree, above, degree, parse_expression, point_text};
 use crate::certificate::{AmountEntry, Certificate, MethodEntry};
 use crate::error::{Error, Result};
 
@@ -208,10 +208,7 @@ pub enum Scope {
 impl Scope {
     fn describe(&self) -> String {
         match self {
-            Scope::At(point) => {
-                let values: Vec<String> = point.iter().map(|(n, v)| format!("{n}={v}")).collect();
-                format!("at {}", values.join(","))
-            }
+            Scope::At(point) => format!("at {}", point_text(point)),
             Scope::Over(range) => format!("for {}", range.text),
         }
     }
@@ -381,9 +378,9 @@ pub fn check(
 
 fn at_point(method: &str, expr: &BoundExpr, point: &BTreeMap<String, Rat>) -> Result<Value> {
     expr.eval(point).map_err(|e| {
+        let EvalError::Missing(name) = &e;
         Error::Input(format!(
-            "{method}: {e} (give it with --at, e.g. --at {}=1000)",
-            expr.params().first().map_or("n", String::as_str)
+            "{method}: {e} (give it with --at {name}=… or in the budget's `at`)"
         ))
     })
 }
@@ -399,6 +396,16 @@ fn over_range(
     range: &Range,
 ) -> Result<(Value, Option<String>)> {
     let params: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
+    // The text goes inside a set we write around it: braces or tuples of its own would make
+    // the parser's complaint point into our wrapping.
+    if range.text.contains(['{', '}', '[', ']', ';']) {
+        return Err(Error::Input(format!(
+            "bad range `{}`: give only constraints on the parameters ({}), e.g. `0 <= {} <= 10000`, without braces or tuples",
+            range.text,
+            params.join(", "),
+            params.first().unwrap_or(&"n")
+        )));
+    }
     let prefix = format!("{{ [{}] : ", params.join(", "));
     let set = parse_set(&format!("{prefix}{} }}", range.text)).map_err(|e| {
         Error::Input(format!(

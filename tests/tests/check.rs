@@ -172,7 +172,7 @@ fn a_quantity_the_certificate_does_not_give_is_an_input_error() {
 
 #[test]
 fn malformed_budgets_and_missing_scopes_exit_2() {
-    let cases: [(&str, &[&str], &str); 6] = [
+    let cases: [(&str, &[&str], &str); 7] = [
         (
             "decimal",
             &["--budget", "memRq <= 64 MB", "--at", "n=1"],
@@ -194,6 +194,11 @@ fn malformed_budgets_and_missing_scopes_exit_2() {
             "bad-range",
             &["--budget", "memRq <= 64MiB", "--for", "q <= 5"],
             "'q'",
+        ),
+        (
+            "braced-range",
+            &["--budget", "memRq <= 64MiB", "--for", "{ [n] : n <= 5 }"],
+            "without braces",
         ),
     ];
     for (name, args, message) in cases {

@@ -228,7 +228,6 @@ fn compare_method(
     points: &[BTreeMap<String, Rat>],
     out: &mut Diff,
 ) -> Result<()> {
-    let new_name = new.method.clone();
     let mut usable = Vec::new();
     for point in points {
         let mut missing: Vec<String> = new
@@ -252,12 +251,12 @@ fn compare_method(
             let what = format!("{} {}", quantity.name(), unit.name());
             let before = quantity.of(old).map(|a| unit.of(a));
             let after = quantity.of(new).map(|a| unit.of(a));
-            let presence = |kind: Kind, old: &str, new: &str| Change {
-                method: new_name.clone(),
+            let presence = |kind: Kind, was: &str, now: &str| Change {
+                method: new.method.clone(),
                 what: what.clone(),
                 kind,
-                old: old.to_string(),
-                new: new.to_string(),
+                old: was.to_string(),
+                new: now.to_string(),
                 expressions: None,
             };
             match (before, after) {
@@ -282,7 +281,7 @@ pub fn parse_expression(method: &str, text: &str) -> Result<BoundExpr> {
 }
 
 /// `k=1000,n=5`.
-fn point_text(point: &BTreeMap<String, Rat>) -> String {
+pub fn point_text(point: &BTreeMap<String, Rat>) -> String {
     let values: Vec<String> = point.iter().map(|(n, v)| format!("{n}={v}")).collect();
     values.join(",")
 }
