@@ -418,6 +418,7 @@ fn over_range(
     })?;
     let mut value = Value::Finite(Rat::zero());
     let mut unbounded = false;
+    let mut empty = true;
     for part in &set.parts {
         let vars = set
             .space
@@ -427,6 +428,10 @@ fn over_range(
             .chain(part.locals.iter().map(|l| l.name.clone()))
             .collect();
         let polytope = ParametricPolytope::new(Vec::new(), vars, part.all_constraints());
+        if polytope.context().is_empty() {
+            continue;
+        }
+        empty = false;
         let cone = polytope.recession_cone();
         unbounded |= !(cone.rays.is_empty() && cone.lines.is_empty());
         let bound = match bound_expr_over(expr, &polytope) {
@@ -443,6 +448,13 @@ fn over_range(
         if above(&part_value, &value) {
             value = part_value;
         }
+    }
+    if empty {
+        // A budget over no point holds vacuously; a range like that is a mistake.
+        return Err(Error::Input(format!(
+            "the range `{}` for {method} has no point (its constraints contradict each other)",
+            range.text
+        )));
     }
     let note = (value == Value::Infinite && unbounded).then(|| {
         format!(
@@ -498,7 +510,7 @@ impl Outcome {
         );
         if self.verdict.failed() {
             let _ = write!(out, ", limit {} {unit}", self.budget.limit);
-            if self.verdict == Verdict::NotProved {
+            if self.verdict == Verdict::NotProved && self.value != Value::Infinite {
                 out.push_str(" (the bound over-approximates: the budget may still hold)");
             }
             let _ = write!(

@@ -172,7 +172,7 @@ fn a_quantity_the_certificate_does_not_give_is_an_input_error() {
 
 #[test]
 fn malformed_budgets_and_missing_scopes_exit_2() {
-    let cases: [(&str, &[&str], &str); 7] = [
+    let cases: [(&str, &[&str], &str); 8] = [
         (
             "decimal",
             &["--budget", "memRq <= 64 MB", "--at", "n=1"],
@@ -199,6 +199,11 @@ fn malformed_budgets_and_missing_scopes_exit_2() {
             "braced-range",
             &["--budget", "memRq <= 64MiB", "--for", "{ [n] : n <= 5 }"],
             "without braces",
+        ),
+        (
+            "empty-range",
+            &["--budget", "memRq <= 64MiB", "--for", "5 <= n <= 3"],
+            "has no point",
         ),
     ];
     for (name, args, message) in cases {
