@@ -141,6 +141,14 @@ fn improvements_alone_exit_0() {
         "0 regression(s), 1 improvement(s)",
     ];
     assert_run(&run, 0, &expected);
+    let edit = |c: &mut Value| *m1_bytes(c) = linear.clone();
+    let markdown = diff_edited("improved-markdown", edit, &["--format", "markdown"]);
+    let expected = [
+        "### membound diff: no memory regression",
+        "<details><summary>1 improvement(s) and 0 other change(s)</summary>",
+        "| `Intro.m1(I)V` | memAlloc bytes | lower degree | `degree 2` | `degree 1` |",
+    ];
+    assert_run(&markdown, 0, &expected);
 }
 
 #[test]
