@@ -60,11 +60,34 @@ pub struct Run {
 /// Runs the program under the agent and aggregates the allocations per creation site. The
 /// events are counted as they are read, never held all at once.
 pub fn measure(options: &MeasureOptions) -> Result<Measurement> {
+    measure_with(options, None::<fn(&Allocation) -> Placement>)
+}
+
+/// [`measure`], also replaying the run into method regions: `place` says which activation's
+/// region holds each allocated object, and the measurement gets each entry's peak.
+pub fn measure_regions(
+    options: &MeasureOptions,
+    place: impl Fn(&Allocation) -> Placement,
+) -> Result<Measurement> {
+    measure_with(options, Some(place))
+}
+
+fn measure_with(
+    options: &MeasureOptions,
+    place: Option<impl Fn(&Allocation) -> Placement>,
+) -> Result<Measurement> {
     let mut counter = SiteCounter::default();
+    let mut replay = place.map(RegionReplay::new);
     let finished = run_java(options, |events| {
-        read_events(events, |event| counter.add(&event))
+        read_events(events, |event| {
+            counter.add(&event);
+            if let Some(replay) = &mut replay {
+                replay.add(&event);
+            }
+        })
     })?;
     let mut measurement = counter.finish(&finished.read)?;
+    measurement.region_peaks = replay.map(RegionReplay::finish).unwrap_or_default();
     if finished.exit_code != Some(0) {
         let status = finished
             .exit_code

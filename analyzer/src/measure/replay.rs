@@ -19,7 +19,7 @@ pub enum Placement {
 }
 
 /// The peaks of live objects and live bytes (they may be reached at different moments).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct RegionPeak {
     pub objects: u64,
     pub bytes: u64,
@@ -32,7 +32,7 @@ struct Live {
 }
 
 /// The peak of one entry of the watched method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct EntryPeak {
     /// The watched method's activation.
     pub activation: u64,

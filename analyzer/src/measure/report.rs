@@ -1,6 +1,7 @@
 //! Aggregating an event stream per creation site, and the measure report (JSON and text).
 
 use super::events::{Event, EventStream, Parameter, StreamInfo};
+use super::replay::EntryPeak;
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -61,6 +62,10 @@ pub struct Measurement {
     /// Parameter values at every entry of the watched method, in order (the first is `params`).
     #[serde(skip)]
     pub entries: Vec<BTreeMap<String, Option<i64>>>,
+    /// Given the regions of the creation sites, the method-region replay's peak of each entry
+    /// of the watched method, in order (empty without regions; see [`super::RegionReplay`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub region_peaks: Vec<EntryPeak>,
     /// Reasons the numbers may be incomplete; empty for a clean run.
     pub warnings: Vec<String>,
     #[serde(skip)]
@@ -235,6 +240,15 @@ impl Measurement {
             "vm-internal: {} objects, {} bytes (class loading and other allocations by the VM itself)",
             self.vm_internal.objects, self.vm_internal.bytes
         );
+        for (index, entry) in self.region_peaks.iter().enumerate() {
+            let _ = writeln!(
+                text,
+                "region peak of entry {}: {} objects, {} bytes",
+                index + 1,
+                entry.peak.objects,
+                entry.peak.bytes
+            );
+        }
         for warning in &self.warnings {
             let _ = writeln!(text, "warning: {warning}");
         }
