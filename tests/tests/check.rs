@@ -308,16 +308,25 @@ fn a_certificate_from_analyze_is_checked_exactly() {
     let cert = scratch_dir("check-intro").join("intro.yaml");
     let jar = Path::new("examples/intro/intro.jar");
     analyze_into(jar, "Intro.m1", "hotspot-coops", &cert);
-    let at = |limit: &str| {
-        let budget = [
-            "--budget".as_ref(),
-            limit.as_ref(),
-            "--at".as_ref(),
-            "k=7".as_ref(),
-        ];
-        membound([&["check".as_ref(), cert.as_os_str()], &budget[..]].concat())
+    let run = |limit: &str, scope: &str, value: &str| {
+        let budget = [limit, scope, value].map(std::ffi::OsStr::new);
+        membound(
+            [
+                &["check".as_ref(), cert.as_os_str(), "--budget".as_ref()],
+                &budget[..],
+            ]
+            .concat(),
+        )
     };
     // m1(7) allocates 7 A and 1 + 2 + … + 7 = 28 B: 35 objects.
-    assert_run(&at("memAlloc <= 35 objects"), 0, &["OK", "35 objects"]);
-    assert_run(&at("memAlloc <= 34 objects"), 1, &["BROKEN   Intro.m1(I)V"]);
+    let exact = run("memAlloc <= 35 objects", "--at", "k=7");
+    assert_run(&exact, 0, &["OK", "35 objects"]);
+    let one_less = run("memAlloc <= 34 objects", "--at", "k=7");
+    assert_run(&one_less, 1, &["BROKEN   Intro.m1(I)V"]);
+    // 8k² + 24k bytes grows with k: its Bernstein bound over [0, 100] is its value at 100.
+    let range = run("memAlloc <= 1MiB", "--for", "0 <= k <= 100");
+    assert_run(&range, 0, &["PROVED", "at most 82400 bytes"]);
+    // analyze writes memRq too: it is checked like memAlloc.
+    let regions = run("memRq <= 1MiB", "--for", "0 <= k <= 100");
+    assert_run(&regions, 0, &["PROVED   Intro.m1(I)V: memRq <= 1MiB"]);
 }
