@@ -9,7 +9,8 @@
 //!   without a specification of the recursion, at the allocating instruction;
 //! - `unknown-code`: a method's memAlloc is ∞ because it reaches code the analysis cannot see
 //!   (a native method, an unresolved call, a missing implementation), one result per such code,
-//!   at the deepest certificate method that reaches it.
+//!   at the certificate method reaching it that calls no other such method on the certificate's
+//!   chains (the closest to the code).
 //!
 //! Locations name the class's source file (its `SourceFile` attribute, looked up by the caller)
 //! under its package's directory, relative to the source root (`uriBaseId` `SRCROOT`), or the
@@ -174,9 +175,8 @@ fn unknown_code_result(
     affected: &[&str],
     reason: &str,
 ) -> Json {
-    // Callers are listed before callees, so the last method reaching the code is the closest.
-    let closest = affected[affected.len() - 1];
-    let others = match affected.len() - 1 {
+    let closest = deepest(certificate, affected);
+    let others = match affected.len().saturating_sub(1) {
         0 => String::new(),
         1 => " and of 1 caller".to_string(),
         n => format!(" and of {n} callers"),
@@ -190,6 +190,30 @@ fn unknown_code_result(
         )},
         "locations": [locate.method(certificate, closest)],
     })
+}
+
+/// The method of `affected` that calls none of the others on a chain of the certificate (the
+/// last one when recursion leaves none): the one closest to the code they all reach.
+fn deepest<'a>(certificate: &Certificate, affected: &[&'a str]) -> &'a str {
+    let calls_another = |method: &str| {
+        certificate
+            .methods
+            .iter()
+            .flat_map(|m| &m.sites)
+            .any(|site| {
+                site.chain
+                    .iter()
+                    .skip_while(|e| e.method != method)
+                    .skip(1)
+                    .any(|e| e.method != method && affected.contains(&e.method.as_str()))
+            })
+    };
+    affected
+        .iter()
+        .copied()
+        .find(|m| !calls_another(m))
+        .or_else(|| affected.last().copied())
+        .unwrap_or_default()
 }
 
 fn rule_index(rule: &str) -> usize {
@@ -330,6 +354,14 @@ methods:
             results[2]["message"]["text"],
             "memAlloc of a.Main.help(I)V and of 1 caller is unbounded: it reaches a.Main.nat()V \
              (native method)"
+        );
+        // The closest method is found from the chains, not from the order of the methods.
+        let mut reordered = certificate.clone();
+        reordered.methods.reverse();
+        let log = to_sarif(&reordered, &|_| None);
+        assert_eq!(
+            log["runs"][0]["results"][2]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            "a.Main.help(I)V"
         );
         // The chain through the recursion is a code flow from the entry's call.
         let flow = &results[0]["codeFlows"][0]["threadFlows"][0]["locations"];
