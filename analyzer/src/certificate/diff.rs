@@ -307,46 +307,20 @@ fn compare_expressions(
         new,
         expressions: Some((old_text.to_string(), new_text.to_string())),
     };
-    let mut changes = Vec::new();
     let (before, after) = (degree(&old), degree(&new));
+    let degrees = |kind: Kind| Some((kind, before.to_string(), after.to_string()));
     let growth = match (before, after) {
-        (Degree::Finite(_), Degree::Infinite) => Some(Kind::NewInfinity),
-        (Degree::Infinite, Degree::Finite(_)) => Some(Kind::InfinityRemoved),
+        (Degree::Finite(_), Degree::Infinite) => degrees(Kind::NewInfinity),
+        (Degree::Infinite, Degree::Finite(_)) => degrees(Kind::InfinityRemoved),
         (Degree::Infinite, Degree::Infinite) => None,
-        (Degree::Finite(a), Degree::Finite(b)) if b > a => Some(Kind::HigherDegree),
-        (Degree::Finite(a), Degree::Finite(b)) if b < a => Some(Kind::LowerDegree),
-        (Degree::Finite(d), Degree::Finite(_)) => {
-            let (lead_old, lead_new) = (leading(&old, d), leading(&new, d));
-            let coefficient = |lead: &BTreeMap<_, Rat>, m| lead.get(m).cloned().unwrap_or_default();
-            let monomials: Vec<&Monomial<String>> =
-                lead_old.keys().chain(lead_new.keys()).collect();
-            let larger = monomials
-                .iter()
-                .any(|m| coefficient(&lead_new, *m) > coefficient(&lead_old, *m));
-            let smaller = monomials
-                .iter()
-                .any(|m| coefficient(&lead_new, *m) < coefficient(&lead_old, *m));
-            let as_text =
-                |lead: BTreeMap<Monomial<String>, Rat>| Polynomial::from_terms(lead).to_string();
-            match (larger, smaller) {
-                (true, _) => changes.push(change(
-                    Kind::LargerLeading,
-                    as_text(lead_old),
-                    as_text(lead_new),
-                )),
-                (false, true) => changes.push(change(
-                    Kind::SmallerLeading,
-                    as_text(lead_old),
-                    as_text(lead_new),
-                )),
-                (false, false) => {}
-            }
-            None
-        }
+        (Degree::Finite(a), Degree::Finite(b)) if b > a => degrees(Kind::HigherDegree),
+        (Degree::Finite(a), Degree::Finite(b)) if b < a => degrees(Kind::LowerDegree),
+        (Degree::Finite(d), Degree::Finite(_)) => leading_change(&old, &new, d),
     };
-    if let Some(kind) = growth {
-        changes.push(change(kind, before.to_string(), after.to_string()));
-    }
+    let mut changes: Vec<Change> = growth
+        .into_iter()
+        .map(|(kind, was, now)| change(kind, was, now))
+        .collect();
     for point in points {
         let at = |expr: &BoundExpr| {
             expr.eval(point)
@@ -366,6 +340,30 @@ fn compare_expressions(
         changes.push(change(Kind::Changed, String::new(), String::new()));
     }
     Ok(changes)
+}
+
+/// How the leading coefficients (of degree `d`, both expressions' degree) moved, with the
+/// leading terms before and after; a regression when any coefficient grew.
+fn leading_change(old: &BoundExpr, new: &BoundExpr, d: u32) -> Option<(Kind, String, String)> {
+    let (before, after) = (leading(old, d), leading(new, d));
+    let coefficient = |lead: &BTreeMap<_, Rat>, m| lead.get(m).cloned().unwrap_or_default();
+    let monomials: Vec<&Monomial<String>> = before.keys().chain(after.keys()).collect();
+    let grew = |from: &BTreeMap<_, Rat>, to: &BTreeMap<_, Rat>| {
+        monomials
+            .iter()
+            .any(|m| coefficient(to, *m) > coefficient(from, *m))
+    };
+    let kind = if grew(&before, &after) {
+        Kind::LargerLeading
+    } else if grew(&after, &before) {
+        Kind::SmallerLeading
+    } else {
+        return None;
+    };
+    let text = |lead: &BTreeMap<Monomial<String>, Rat>| {
+        Polynomial::from_terms(lead.iter().map(|(m, c)| (m.clone(), c.clone()))).to_string()
+    };
+    Some((kind, text(&before), text(&after)))
 }
 
 /// `a > b`, ∞ being above every number.
