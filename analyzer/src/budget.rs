@@ -420,14 +420,7 @@ fn over_range(
     let mut unbounded = false;
     let mut empty = true;
     for part in &set.parts {
-        let vars = set
-            .space
-            .dims
-            .iter()
-            .cloned()
-            .chain(part.locals.iter().map(|l| l.name.clone()))
-            .collect();
-        let polytope = ParametricPolytope::new(Vec::new(), vars, part.all_constraints());
+        let polytope = ParametricPolytope::of_part(Vec::new(), set.space.dims.clone(), part);
         if polytope.context().is_empty() {
             continue;
         }

@@ -31,15 +31,8 @@ pub fn bound_piecewise(pw: &PiecewiseQuasiPolynomial) -> Result<BoundExpr, Verte
     let mut bounds = Vec::new();
     for piece in &pw.pieces {
         for part in &piece.domain.parts {
-            let vars = pw
-                .space
-                .dims
-                .iter()
-                .cloned()
-                .chain(part.locals.iter().map(|l| l.name.clone()))
-                .collect();
             let polytope =
-                ParametricPolytope::new(pw.space.params.clone(), vars, part.all_constraints());
+                ParametricPolytope::of_part(pw.space.params.clone(), pw.space.dims.clone(), part);
             for class in piece.qp.classes() {
                 bounds.push(upper_bound(class, &polytope)?);
             }

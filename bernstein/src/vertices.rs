@@ -10,7 +10,7 @@
 //! exactly the polytope's vertices there.
 
 use membound_polyhedra::generators::{Generators, subsets};
-use membound_polyhedra::{Affine, Constraint, Polyhedron, Polynomial, Rat, Relation};
+use membound_polyhedra::{Affine, BasicSet, Constraint, Polyhedron, Polynomial, Rat, Relation};
 
 use crate::guard::{ParamDomain, affine_to_linear};
 
@@ -68,6 +68,15 @@ impl ParametricPolytope {
             vars,
             constraints,
         }
+    }
+    /// The polytope of one part of a set: `dims` (the set's dims, named as the caller wants)
+    /// and then the part's local variables are its variables.
+    pub fn of_part(params: Vec<String>, dims: Vec<String>, part: &BasicSet) -> ParametricPolytope {
+        let vars = dims
+            .into_iter()
+            .chain(part.locals.iter().map(|l| l.name.clone()))
+            .collect();
+        ParametricPolytope::new(params, vars, part.all_constraints())
     }
     fn n_params(&self) -> usize {
         self.params.len()

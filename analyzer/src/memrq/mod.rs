@@ -303,18 +303,12 @@ fn r_size(
         .map_err(|e| format!("region of {method}: {e}"))?;
     let set = binding.to_set();
     let callee = |name: &str| format!("{name}'");
+    let callee_formals: Vec<String> = set.space.dims.iter().map(|d| callee(d)).collect();
     let polytopes: Vec<ParametricPolytope> = set
         .parts
         .iter()
         .map(|part| {
-            let vars = set
-                .space
-                .dims
-                .iter()
-                .map(|d| callee(d))
-                .chain(part.locals.iter().map(|l| l.name.clone()))
-                .collect();
-            ParametricPolytope::new(set.space.params.clone(), vars, part.all_constraints())
+            ParametricPolytope::of_part(set.space.params.clone(), callee_formals.clone(), part)
         })
         .collect();
     let over = |quantity: &Quantity| -> std::result::Result<Quantity, String> {
