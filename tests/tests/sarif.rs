@@ -74,3 +74,68 @@ fn a_log_with_a_broken_field_fails_the_schema() {
     let violations = schema_violations(&sarif_schema(), &log.to_string());
     assert!(!violations.is_empty(), "{violations:?}");
 }
+
+/// (rule, source file, line, message) of each result of `method`'s log in fixture `escape`.
+fn escape_results(method: &str) -> Vec<(String, String, u64, String)> {
+    let log = fixture_output("analyze", "escape", method, &["--format", "sarif"]);
+    assert_eq!(
+        schema_violations(&sarif_schema(), &log),
+        Vec::<String>::new()
+    );
+    let log: Value = serde_json::from_str(&log).expect("JSON");
+    log["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            let place = &r["locations"][0]["physicalLocation"];
+            (
+                r["ruleId"].as_str().expect("a rule").to_string(),
+                place["artifactLocation"]["uri"]
+                    .as_str()
+                    .expect("a uri")
+                    .to_string(),
+                place["region"]["startLine"].as_u64().expect("a line"),
+                r["message"]["text"]
+                    .as_str()
+                    .expect("a message")
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn recursion_and_native_code_are_their_own_rules() {
+    // Mutual recursion: each of the two allocations once, though odd's chain enters the
+    // recursion both through even and through odd itself.
+    let recursion = escape_results("escape.Routes.usesEvenOdd");
+    let places: Vec<(&str, &str, u64)> = recursion
+        .iter()
+        .map(|(rule, uri, line, _)| (rule.as_str(), uri.as_str(), *line))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            ("recursion-without-spec", "escape/Routes.java", 123),
+            ("recursion-without-spec", "escape/Routes.java", 132),
+        ]
+    );
+    assert!(
+        recursion[0]
+            .3
+            .contains("recursion through escape.Routes.even(I)Lescape/Node;"),
+        "{recursion:?}"
+    );
+    // A native callee: memAlloc is ∞, reported at the calling method.
+    let native = escape_results("escape.Routes.toNative");
+    assert_eq!(native.len(), 1, "{native:?}");
+    assert_eq!(native[0].0, "unknown-code");
+    assert_eq!(native[0].1, "escape/Routes.java");
+    assert!(
+        native[0]
+            .3
+            .ends_with("reaches escape.Routes.nativeSink(Ljava/lang/Object;)V (native method)"),
+        "{native:?}"
+    );
+}

@@ -4,13 +4,16 @@
 //! Rules (their ids are stable; docs/ci.md lists them):
 //! - `unbounded-allocation`: a creation site whose count, objects or bytes are ∞ (a string
 //!   concatenation, a set the counter could not count exactly, a length the analysis cannot
-//!   follow), one result per allocating instruction and reason, at the instruction's line;
+//!   follow), at the allocating instruction;
 //! - `recursion-without-spec`: a creation site reached through recursion, which has no bound
 //!   without a specification of the recursion, at the allocating instruction;
 //! - `unknown-code`: a method's memAlloc is ∞ because it reaches code the analysis cannot see
 //!   (a native method, an unresolved call, a missing implementation), one result per such code,
 //!   at the certificate method reaching it that calls no other such method on the certificate's
 //!   chains (the closest to the code).
+//!
+//! A site gives one result per allocating instruction and rule (its reasons joined), however
+//! many methods' chains reach the instruction.
 //!
 //! Locations name the class's source file (its `SourceFile` attribute, looked up by the caller)
 //! under its package's directory, relative to the source root (`uriBaseId` `SRCROOT`), or the
@@ -59,31 +62,29 @@ const RECURSION_REASON: &str = "recursion through ";
 pub fn to_sarif(certificate: &Certificate, source_file: &dyn Fn(&str) -> Option<String>) -> Json {
     let locate = Locator { source_file };
     let mut results = Vec::new();
-    let mut reported: BTreeSet<(String, u32, String)> = BTreeSet::new();
+    let mut reported: BTreeSet<(String, u32, &str)> = BTreeSet::new();
     for method in &certificate.methods {
         for site in &method.sites {
             let Some(allocation) = site.chain.last() else {
                 continue;
             };
-            let reasons: Vec<&str> = if site.reasons.is_empty() {
-                if is_unbounded(site) {
-                    vec!["no reason recorded"]
-                } else {
-                    Vec::new()
+            let mut by_rule: Vec<(&str, Vec<&str>)> = Vec::new();
+            for reason in &site.reasons {
+                let rule = rule_of(reason);
+                match by_rule.iter_mut().find(|(r, _)| *r == rule) {
+                    Some((_, reasons)) => reasons.push(reason),
+                    None => by_rule.push((rule, vec![reason])),
                 }
-            } else {
-                site.reasons.iter().map(String::as_str).collect()
-            };
-            for reason in reasons {
-                // The same instruction is a site of every method on its chain; report it once
-                // per reason, with the longest chain (the first method listed is the entry).
-                let key = (
-                    allocation.method.clone(),
-                    allocation.offset,
-                    reason.to_string(),
-                );
-                if reported.insert(key) {
-                    results.push(site_result(&locate, site, reason));
+            }
+            if by_rule.is_empty() && is_unbounded(site) {
+                by_rule.push((UNBOUNDED_ALLOCATION, vec!["no reason recorded"]));
+            }
+            for (rule, reasons) in by_rule {
+                // The same instruction is a site of every method on its chain (and a recursion
+                // names the method its chain enters it by): report it once per rule, with the
+                // longest chain (the first method listed is the entry).
+                if reported.insert((allocation.method.clone(), allocation.offset, rule)) {
+                    results.push(site_result(&locate, site, rule, &reasons.join("; ")));
                 }
             }
         }
@@ -141,12 +142,16 @@ fn is_unbounded(site: &SiteEntry) -> bool {
         .any(|text| text.contains("infty"))
 }
 
-fn site_result(locate: &Locator, site: &SiteEntry, reason: &str) -> Json {
-    let rule = if reason.starts_with(RECURSION_REASON) {
+/// The rule of a site's reason.
+fn rule_of(reason: &str) -> &'static str {
+    if reason.starts_with(RECURSION_REASON) {
         RECURSION
     } else {
         UNBOUNDED_ALLOCATION
-    };
+    }
+}
+
+fn site_result(locate: &Locator, site: &SiteEntry, rule: &str, reason: &str) -> Json {
     let entry = &site.chain[0].method;
     let mut result = json!({
         "ruleId": rule,
