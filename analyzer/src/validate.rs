@@ -16,7 +16,7 @@ use serde_json::{Value as Json, json};
 
 use crate::certificate::{Certificate, MethodEntry, value_of};
 use crate::error::{Error, Result};
-use crate::measure::{Measurement, SiteCount};
+use crate::measure::{Allocation, ChainFrame, Measurement, Placement, SiteCount};
 
 /// Observed against predicted, for one site or one method total.
 #[derive(Clone, Debug)]
@@ -80,8 +80,12 @@ pub fn validate(
             predicted: predict(entry, &points, &entry.mem_alloc.bytes)?,
         });
     }
-    for site in &measurement.sites {
-        let matching: Vec<_> = entry.sites.iter().filter(|s| same_chain(s, site)).collect();
+    for (chain, observed) in by_chain(&measurement.sites) {
+        let matching: Vec<_> = entry
+            .sites
+            .iter()
+            .filter(|s| same_chain(s, &chain))
+            .collect();
         let sum = |pick: fn(&crate::certificate::SiteEntry) -> &String| -> Result<Value> {
             let mut total = Value::Finite(Rat::from(0));
             for predicted in &matching {
@@ -89,20 +93,41 @@ pub fn validate(
             }
             Ok(total)
         };
-        let what = format!("{} {}", chain_text(site), site.type_name);
+        let types: Vec<&str> = observed.iter().map(|s| s.type_name.as_str()).collect();
+        let what = format!("{} {}", chain_text(observed[0]), types.join(" + "));
         comparisons.push(Comparison {
             what: what.clone(),
             quantity: "objects",
-            observed: site.count,
+            observed: observed.iter().map(|s| s.count).sum(),
             predicted: sum(|s| &s.objects)?,
         });
         if bytes_compared {
             comparisons.push(Comparison {
                 what,
                 quantity: "bytes",
-                observed: site.bytes,
+                observed: observed.iter().map(|s| s.bytes).sum(),
                 predicted: sum(|s| &s.bytes)?,
             });
+        }
+    }
+    if let Some(mem_rq) = &entry.mem_rq {
+        for (index, (point, entry_peak)) in points.iter().zip(&measurement.region_peaks).enumerate()
+        {
+            let what = format!("memRq (entry {})", index + 1);
+            comparisons.push(Comparison {
+                what: what.clone(),
+                quantity: "objects",
+                observed: entry_peak.peak.objects,
+                predicted: value_of(&entry.method, &mem_rq.objects, point)?,
+            });
+            if bytes_compared {
+                comparisons.push(Comparison {
+                    what,
+                    quantity: "bytes",
+                    observed: entry_peak.peak.bytes,
+                    predicted: value_of(&entry.method, &mem_rq.bytes, point)?,
+                });
+            }
         }
     }
     Ok(Validation {
@@ -168,13 +193,68 @@ fn add(a: &Value, b: &Value) -> Value {
     }
 }
 
-fn same_chain(predicted: &crate::certificate::SiteEntry, observed: &SiteCount) -> bool {
-    predicted.chain.len() == observed.chain.len()
+/// Where the certificate's regions put each object of a run of `entry`'s method, for the
+/// method-region replay: the frame of the method its site's `region` names, or escaping.
+/// An allocation whose chain matches no site (or repeats a method, which the site
+/// enumeration cuts) is taken to escape, the placement that frees it last.
+pub fn placement(entry: &MethodEntry) -> impl Fn(&Allocation) -> Placement + '_ {
+    move |allocation| {
+        let chain = &allocation.chain;
+        let site = entry.sites.iter().find(|site| {
+            site.chain.len() == chain.len()
+                && site
+                    .chain
+                    .iter()
+                    .zip(chain)
+                    .all(|(p, o)| *p.method == *o.method && i64::from(p.offset) == o.offset)
+        });
+        site.and_then(|site| site.region.as_deref())
+            .and_then(|region| chain.iter().position(|frame| *frame.method == *region))
+            .map_or(Placement::Escapes, Placement::Frame)
+    }
+}
+
+/// The observed sites grouped by their chain with recursion folded (one allocating
+/// instruction: a multi-dimensional array's levels are observed as one site per type, but the
+/// certificate predicts them together), in the order of the measurement.
+fn by_chain(sites: &[SiteCount]) -> Vec<(Vec<&ChainFrame>, Vec<&SiteCount>)> {
+    let mut groups: Vec<(Vec<&ChainFrame>, Vec<&SiteCount>)> = Vec::new();
+    for site in sites {
+        let chain = fold_recursion(&site.chain);
+        let key = |c: &[&ChainFrame]| -> Vec<(String, i64)> {
+            c.iter().map(|f| (f.method.clone(), f.offset)).collect()
+        };
+        match groups.iter_mut().find(|(c, _)| key(c) == key(&chain)) {
+            Some((_, members)) => members.push(site),
+            None => groups.push((chain, vec![site])),
+        }
+    }
+    groups
+}
+
+fn same_chain(predicted: &crate::certificate::SiteEntry, observed: &[&ChainFrame]) -> bool {
+    predicted.chain.len() == observed.len()
         && predicted
             .chain
             .iter()
-            .zip(&observed.chain)
+            .zip(observed)
             .all(|(p, o)| p.method == o.method && i64::from(p.offset) == o.offset)
+}
+
+/// The chain with its call cycles folded away: where a method appears again, the frames from
+/// its first appearance up to the repeat are dropped. Creation sites are enumerated with
+/// recursion cut where a chain re-enters a method already on it (and such a site's bound is ∞),
+/// so a run's deeper chains belong to the site of the folded chain; unfolded, they would match
+/// no site and be compared with a prediction of 0.
+fn fold_recursion(chain: &[ChainFrame]) -> Vec<&ChainFrame> {
+    let mut folded: Vec<&ChainFrame> = Vec::new();
+    for frame in chain {
+        if let Some(first) = folded.iter().position(|f| f.method == frame.method) {
+            folded.truncate(first);
+        }
+        folded.push(frame);
+    }
+    folded
 }
 
 fn chain_text(site: &SiteCount) -> String {
@@ -269,5 +349,43 @@ impl Validation {
             "broken": self.broken().count(),
             "warnings": self.warnings,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(method: &str, offset: i64) -> ChainFrame {
+        ChainFrame {
+            method: method.to_string(),
+            offset,
+            line: None,
+        }
+    }
+
+    #[test]
+    fn recursive_chains_fold_to_the_chain_enumeration_cuts() {
+        let frames = |chain: &[ChainFrame]| -> Vec<(String, i64)> {
+            fold_recursion(chain)
+                .into_iter()
+                .map(|f| (f.method.clone(), f.offset))
+                .collect()
+        };
+        // simulate -> step -> step -> new: the site simulate@11 -> step@113.
+        let direct = [frame("simulate", 11), frame("step", 31), frame("step", 113)];
+        assert_eq!(
+            frames(&direct),
+            [("simulate".to_string(), 11), ("step".to_string(), 113)]
+        );
+        // a -> b -> a -> c (mutual recursion) folds to a@3 -> c@9.
+        let mutual = [frame("a", 1), frame("b", 2), frame("a", 3), frame("c", 9)];
+        assert_eq!(
+            frames(&mutual),
+            [("a".to_string(), 3), ("c".to_string(), 9)]
+        );
+        // A chain without repeats is left alone.
+        let plain = [frame("a", 1), frame("b", 2)];
+        assert_eq!(frames(&plain).len(), 2);
     }
 }

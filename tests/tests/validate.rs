@@ -38,8 +38,13 @@ fn a_certificate_from_analyze_holds_on_a_real_run() {
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(json["broken"], 0);
     let comparisons = json["comparisons"].as_array().expect("comparisons");
-    // The bounds are exact here: every prediction equals the observation.
-    assert_eq!(comparisons.len(), 6, "{json:#}");
+    // The bounds are exact here: every prediction equals the observation, memRq (against the
+    // run replayed into the certificate's regions) included.
+    assert_eq!(comparisons.len(), 8, "{json:#}");
+    assert!(
+        comparisons.iter().any(|c| c["what"] == "memRq (entry 1)"),
+        "{json:#}"
+    );
     for comparison in comparisons {
         assert_eq!(
             comparison["observed"], comparison["predicted"],
@@ -70,6 +75,52 @@ fn an_under_counting_certificate_fails_with_exit_1() {
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("BROKEN"), "{}", run.stdout);
     assert!(run.stdout.contains("Intro$B"), "{}", run.stdout);
+}
+
+#[test]
+fn measure_replays_a_run_into_the_certificates_regions() {
+    // m1's A objects live in its region (k of them), each m2's B objects in m2's (at most k at
+    // once): the replay peaks at 2k objects, which is memRq.
+    let cert = intro_certificate("regions");
+    for k in [3, 7] {
+        let run = membound([
+            "measure".as_ref(),
+            "examples/intro/intro.jar".as_ref(),
+            "--method".as_ref(),
+            "Intro.m1".as_ref(),
+            "--cert".as_ref(),
+            cert.as_os_str(),
+            "--format".as_ref(),
+            "json".as_ref(),
+            "--".as_ref(),
+            k.to_string().as_ref(),
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+        assert_eq!(json["region_peak"]["objects"], 2 * k, "{json:#}");
+    }
+    let stale = std::env::temp_dir().join(format!(
+        "membound-validate-{}-stale.yaml",
+        std::process::id()
+    ));
+    let text = std::fs::read_to_string(&cert).expect("certificate");
+    let without_regions: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("region:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&stale, without_regions.replace("mem_rq:", "old_mem_rq:")).expect("write");
+    let run = membound([
+        "measure".as_ref(),
+        "examples/intro/intro.jar".as_ref(),
+        "--method".as_ref(),
+        "Intro.m1".as_ref(),
+        "--cert".as_ref(),
+        stale.as_os_str(),
+        "--".as_ref(),
+        "3".as_ref(),
+    ]);
+    assert_eq!(run.code, 2, "a certificate without regions: {}", run.stderr);
 }
 
 #[test]

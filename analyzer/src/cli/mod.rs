@@ -17,8 +17,9 @@ mod math;
 mod validate;
 
 use crate::callgraph::CallGraph;
+use crate::certificate::Certificate;
 use crate::classpath::{Classpath, Jdk};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::hierarchy::Hierarchy;
 use crate::jvm::MethodRef;
 use crate::program::Program;
@@ -129,6 +130,10 @@ struct MeasureArgs {
     /// The watched method: `pkg.Class.method`, or with a descriptor to watch one overload.
     #[arg(long)]
     method: String,
+    /// A certificate with regions: also report the peak of the run replayed into them (each
+    /// object freed when the method whose region holds it returns).
+    #[arg(long)]
+    cert: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     format: ListFormat,
     #[command(flatten)]
@@ -297,8 +302,22 @@ fn run(command: Command) -> Result<(String, bool)> {
         } => math::count(set.as_deref(), file.as_deref(), at.as_deref(), format),
         Command::Bound { polynomial, at } => math::bound(&polynomial, at.as_deref()),
         Command::Measure(args) => {
-            let measurement =
-                measure::measure(&args.run.options(args.input.clone(), args.method.clone()))?;
+            let options = args.run.options(args.input.clone(), args.method.clone());
+            let measurement = match &args.cert {
+                Some(path) => {
+                    let certificate = Certificate::read(path)?;
+                    let entry = certificate.method(&args.method)?;
+                    if entry.mem_rq.is_none() {
+                        return Err(Error::Input(format!(
+                            "{} has no regions for {} (analyze it again with this membound)",
+                            path.display(),
+                            entry.method
+                        )));
+                    }
+                    measure::measure_regions(&options, crate::validate::placement(entry))?
+                }
+                None => measure::measure(&options)?,
+            };
             // The program's own output goes to stderr, so stdout stays the report.
             eprint!("{}", measurement.program_stdout);
             Ok(match args.format {

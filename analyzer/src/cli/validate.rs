@@ -42,7 +42,13 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
         .input
         .clone()
         .unwrap_or_else(|| PathBuf::from(&certificate.input.path));
-    let measurement = measure::measure(&args.run.options(input, entry.method.clone()))?;
+    let options = args.run.options(input, entry.method.clone());
+    // With regions in the certificate, the run is also replayed into them, for memRq.
+    let measurement = if entry.mem_rq.is_some() {
+        measure::measure_regions(&options, crate::validate::placement(entry))?
+    } else {
+        measure::measure(&options)?
+    };
     eprint!("{}", measurement.program_stdout);
     let validation = crate::validate::validate(&certificate, &method, &measurement, &given)?;
     let failed = validation.broken().next().is_some();

@@ -87,7 +87,9 @@ fn measure_with(
         })
     })?;
     let mut measurement = counter.finish(&finished.read)?;
-    measurement.region_peaks = replay.map(RegionReplay::finish).unwrap_or_default();
+    if let Some(replay) = replay {
+        measurement.region_peaks = per_entry(replay.finish(), &finished.read);
+    }
     if finished.exit_code != Some(0) {
         let status = finished
             .exit_code
@@ -99,6 +101,24 @@ fn measure_with(
     measurement.program_exit_code = finished.exit_code;
     measurement.program_stdout = finished.stdout;
     Ok(measurement)
+}
+
+/// The peaks aligned with the watched method's entries (an entry that allocated nothing
+/// peaked at 0).
+fn per_entry(peaks: Vec<EntryPeak>, info: &StreamInfo) -> Vec<EntryPeak> {
+    info.entries
+        .iter()
+        .map(|&(activation, _)| {
+            peaks
+                .iter()
+                .find(|p| p.activation == activation)
+                .copied()
+                .unwrap_or(EntryPeak {
+                    activation,
+                    peak: RegionPeak::default(),
+                })
+        })
+        .collect()
 }
 
 /// Runs the program under the agent and reads back the whole event stream.

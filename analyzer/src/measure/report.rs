@@ -1,7 +1,7 @@
 //! Aggregating an event stream per creation site, and the measure report (JSON and text).
 
 use super::events::{Event, EventStream, Parameter, StreamInfo};
-use super::replay::EntryPeak;
+use super::replay::{EntryPeak, RegionPeak};
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -63,7 +63,8 @@ pub struct Measurement {
     #[serde(skip)]
     pub entries: Vec<BTreeMap<String, Option<i64>>>,
     /// Given the regions of the creation sites, the method-region replay's peak of each entry
-    /// of the watched method, in order (empty without regions; see [`super::RegionReplay`]).
+    /// of the watched method, in entry order (empty without regions; see
+    /// [`super::RegionReplay`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub region_peaks: Vec<EntryPeak>,
     /// Reasons the numbers may be incomplete; empty for a clean run.
@@ -201,7 +202,22 @@ impl Measurement {
     /// The JSON form (the `--format json` contract).
     pub fn to_json(&self) -> serde_json::Value {
         // Serialising plain structs of strings and integers cannot fail.
-        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+        let mut json = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        if let Some(peak) = self.region_peak() {
+            json["region_peak"] = serde_json::json!({"objects": peak.objects, "bytes": peak.bytes});
+        }
+        json
+    }
+
+    /// The largest region peak over the entries (objects and bytes each at their largest).
+    pub fn region_peak(&self) -> Option<RegionPeak> {
+        self.region_peaks
+            .iter()
+            .map(|e| e.peak)
+            .reduce(|a, b| RegionPeak {
+                objects: a.objects.max(b.objects),
+                bytes: a.bytes.max(b.bytes),
+            })
     }
 
     /// The human-readable form.
