@@ -1,0 +1,188 @@
+//! The JOlden harness: for every analyzed method of the suite ([`suite`]), analyzes it with the
+//! library (timed, under a time limit), runs its program under the JVMTI agent at each setting,
+//! validates the certificate against each run, and writes `RESULTS.md` ([`report`]).
+//!
+//! `cargo run --release -p benchmarks-jolden [-- --small] [--out FILE]`. Progress goes to stderr.
+//! Exit 1 when a prediction is below a run (unsound), 2 when an analysis or a run failed (a
+//! timeout is reported in the table, not a failure). The harness decides nothing about bounds:
+//! analysis, measurement and validation are the `membound` library's.
+
+mod analysis;
+mod check;
+mod report;
+mod setup;
+mod suite;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use analysis::Analysis;
+use report::{Context, MethodResult};
+
+/// Analyzes, runs and validates the JOlden-style programs and writes RESULTS.md.
+#[derive(Debug, Parser)]
+#[command(name = "benchmarks-jolden")]
+struct Cli {
+    /// Small parameter settings (for CI: a few minutes in all).
+    #[arg(long)]
+    small: bool,
+    /// Where to write the table (default: RESULTS.md beside this crate's README).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Seconds an analysis may take before it is stopped and reported as a timeout
+    /// (default: 60, or 20 with --small).
+    #[arg(long)]
+    time_limit: Option<u64>,
+    /// The agent library (default: $MEMBOUND_AGENT, else the workspace's, built by cargo).
+    #[arg(long)]
+    agent: Option<PathBuf>,
+    /// Only the methods whose name contains this text (repeatable).
+    #[arg(long)]
+    only: Vec<String>,
+    #[command(subcommand)]
+    child: Option<Child>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Child {
+    /// Analyze one method and write its certificate (the harness runs this in a child process
+    /// so that it can stop a slow analysis).
+    #[command(hide = true)]
+    AnalyzeOne {
+        classes: PathBuf,
+        method: String,
+        out: PathBuf,
+    },
+}
+
+/// A failure of the harness itself (it cannot compile, build or write), as one line.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    if let Some(Child::AnalyzeOne {
+        classes,
+        method,
+        out,
+    }) = &cli.child
+    {
+        return match analysis::analyze_one(classes, method, out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("{error}");
+                ExitCode::from(error.exit_code())
+            }
+        };
+    }
+    match harness(&cli) {
+        Ok(code) => code,
+        Err(Failure(message)) => {
+            eprintln!("benchmarks-jolden: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = cli
+        .out
+        .clone()
+        .unwrap_or_else(|| crate_dir.join("RESULTS.md"));
+    let limit = cli.time_limit.unwrap_or(if cli.small { 20 } else { 60 });
+    eprintln!("compiling the programs and building the agent");
+    let work = setup::compile(&crate_dir.join("java"))?;
+    let agent = setup::agent(cli.agent.as_deref())?;
+    let selected: Vec<&'static suite::Benchmark> = suite::SUITE
+        .iter()
+        .filter(|b| cli.only.is_empty() || cli.only.iter().any(|o| b.method.contains(o.as_str())))
+        .collect();
+    let mut results = Vec::new();
+    for (index, benchmark) in selected.iter().enumerate() {
+        eprint!("[{}/{}] {}: ", index + 1, selected.len(), benchmark.method);
+        let analysis = analysis::analyze(&work, benchmark.method, Duration::from_secs(limit));
+        let mut runs = Vec::new();
+        match &analysis {
+            Analysis::Done {
+                certificate,
+                seconds,
+            } => {
+                eprintln!("analyzed in {seconds:.2} s");
+                for setting in benchmark.settings(cli.small) {
+                    let run = check::check(
+                        certificate,
+                        &work.classes(),
+                        &agent,
+                        benchmark.main,
+                        benchmark.args(setting),
+                    );
+                    eprintln!("    {}: {}", setting.join(" "), progress(&run));
+                    runs.push((setting.iter().map(|s| (*s).to_string()).collect(), run));
+                }
+            }
+            Analysis::Timeout(limit) => eprintln!("timeout after {} s", limit.as_secs()),
+            Analysis::Failed(message) => eprintln!("analysis failed: {message}"),
+        }
+        results.push(MethodResult {
+            benchmark,
+            analysis,
+            runs,
+        });
+    }
+    let command = if cli.small {
+        "cargo run --release -p benchmarks-jolden -- --small"
+    } else {
+        "cargo run --release -p benchmarks-jolden"
+    };
+    let text = report::render(
+        &results,
+        &Context {
+            small: cli.small,
+            time_limit_seconds: limit,
+            command,
+        },
+    );
+    std::fs::write(&out, text)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", out.display())))?;
+    let unsound: usize = results.iter().map(MethodResult::unsound).sum();
+    let errors: usize = results.iter().map(MethodResult::errors).sum();
+    eprintln!(
+        "wrote {}: unsound {unsound}, errors {errors}",
+        out.display()
+    );
+    Ok(if unsound > 0 {
+        ExitCode::from(1)
+    } else if errors > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One line of progress for a run.
+fn progress(run: &Result<check::Checked, String>) -> String {
+    match run {
+        Err(message) => format!("error: {message}"),
+        Ok(checked) => {
+            let broken = checked.validation.broken().count();
+            let objects = checked.total("objects").map_or_else(String::new, |c| {
+                format!("objects observed {}, estimate {}", c.observed, c.predicted)
+            });
+            if broken == 0 {
+                format!("{objects}: ok")
+            } else {
+                format!("{objects}: {broken} prediction(s) below the run")
+            }
+        }
+    }
+}
