@@ -10,6 +10,10 @@
 //! iteration counter, which is what makes visits countable (see [`super::loops`]). Integer
 //! overflow is not modelled: Java arithmetic is taken as arithmetic over the integers.
 //!
+//! Integer fields the caller's [`FieldPlan`] makes views of are read as variables instead of
+//! havocked: a view that is a formal follows the declared parameters' formals, a local view is
+//! assigned by the body's stores (see [`super::fields`]).
+//!
 //! It does not resolve calls: the caller says, per call site, which procedures it may reach.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -19,6 +23,7 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::Int;
 
+use super::fields::{FieldPlan, StoreEffect, View, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use crate::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
@@ -90,6 +95,8 @@ pub struct CallTarget<'a> {
     pub procedure: ProcId,
     pub method: &'a MethodRef,
     pub formals: &'a [Option<FormalKind>],
+    /// The callee's field views; those that are formals follow `formals`' in this order.
+    pub views: &'a [View],
 }
 
 /// A method lowered to a procedure, with its requested points.
@@ -99,17 +106,19 @@ pub struct LoweredBody {
     pub points: Vec<LocalPoint>,
 }
 
-/// Lowers `body`; `targets(pc)` lists the procedures the call at `pc` may enter that the
-/// caller wants invariants for (other callees only havoc the call's result).
+/// Lowers `body` with the field views of `fields`; `targets(pc)` lists the procedures the call
+/// at `pc` may enter that the caller wants invariants for (other callees only havoc the call's
+/// result).
 pub fn lower_body<'t>(
     name: &str,
     body: &ir::Body,
+    fields: &FieldPlan,
     targets: &dyn Fn(u32) -> Vec<CallTarget<'t>>,
 ) -> LoweredBody {
     let successors = block_successors(body);
     let loops = find_loops(&successors);
     let live = liveness(body, &successors);
-    let mut lowerer = Lowerer::new(name, body, loops, targets, live, &successors);
+    let mut lowerer = Lowerer::new(name, body, fields, loops, targets, live, &successors);
     lowerer.lower_blocks();
     LoweredBody {
         procedure: lowerer.procedure,
@@ -129,6 +138,11 @@ enum Fact {
 
 struct Lowerer<'b, 't> {
     body: &'b ir::Body,
+    fields: &'b FieldPlan,
+    /// Field view → the variable holding its current value.
+    field_vars: HashMap<ViewKey, VarId>,
+    /// Offset of a store that fixes a view → the formal it stores.
+    fixed_formals: HashMap<u32, VarId>,
     loops: Loops,
     targets: &'b dyn Fn(u32) -> Vec<CallTarget<'t>>,
     procedure: Procedure,
@@ -151,6 +165,7 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn new(
         name: &str,
         body: &'b ir::Body,
+        fields: &'b FieldPlan,
         loops: Loops,
         targets: &'b dyn Fn(u32) -> Vec<CallTarget<'t>>,
         live: Liveness,
@@ -176,6 +191,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         };
         let mut lowerer = Lowerer {
             body,
+            fields,
+            field_vars: HashMap::new(),
+            fixed_formals: HashMap::new(),
             loops,
             targets,
             procedure,
@@ -190,6 +208,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             predecessors,
         };
         lowerer.declare_formals();
+        lowerer.declare_views();
         lowerer.declare_locals();
         lowerer.declare_counters();
         lowerer
@@ -207,12 +226,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 FormalKind::Value => var.name.to_string(),
                 FormalKind::ArrayLength => format!("{}_length", var.name),
             };
-            let formal = self.new_var(&name, VarKind::Formal);
-            let index = self.procedure.formals.len();
-            self.procedure.formals.push(formal);
-            let snapshot_name = format!("{}_init", self.procedure.var_name(formal));
-            let snapshot = self.new_var(&snapshot_name, VarKind::Snapshot(index));
-            self.procedure.snapshots.push(snapshot);
+            let formal = self.new_formal(&name);
             match kind {
                 FormalKind::Value => self.value_of.insert(param, formal),
                 FormalKind::ArrayLength => {
@@ -223,6 +237,39 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
         if !preconditions.is_empty() {
             self.procedure.precondition = Cond::And(preconditions);
+        }
+    }
+
+    /// A formal with its entry snapshot.
+    fn new_formal(&mut self, name: &str) -> VarId {
+        let formal = self.new_var(name, VarKind::Formal);
+        let index = self.procedure.formals.len();
+        self.procedure.formals.push(formal);
+        let snapshot_name = format!("{}_init", self.procedure.var_name(formal));
+        let snapshot = self.new_var(&snapshot_name, VarKind::Snapshot(index));
+        self.procedure.snapshots.push(snapshot);
+        formal
+    }
+
+    /// The field views' variables, their formals after the declared parameters' in plan order.
+    fn declare_views(&mut self) {
+        let fields = self.fields;
+        for view in &fields.views {
+            let var = match view.mode {
+                ViewMode::Formal => self.new_formal(&view.name),
+                ViewMode::Local { fixed_at } => {
+                    let local = match fixed_at {
+                        Some(pc) => {
+                            let formal = self.new_formal(&view.name);
+                            self.fixed_formals.insert(pc, formal);
+                            format!("{}_now", view.name)
+                        }
+                        None => view.name.clone(),
+                    };
+                    self.new_var(&local, VarKind::Local)
+                }
+            };
+            self.field_vars.insert(view.key.clone(), var);
         }
     }
 
@@ -537,8 +584,34 @@ impl<'b, 't> Lowerer<'b, 't> {
                     None => node,
                 }
             }
-            StmtKind::Store { .. } | StmtKind::Monitor { .. } => node,
+            StmtKind::Store { value, .. } => self.store(node, stmt.pc, value),
+            StmtKind::Monitor { .. } => node,
         }
+    }
+
+    /// What the store at `pc` does to the field views it may write.
+    fn store(&mut self, node: NodeId, pc: u32, value: &Operand) -> NodeId {
+        let fields = self.fields;
+        let Some(effects) = fields.stores.get(&pc) else {
+            return node;
+        };
+        let mut node = node;
+        for (key, effect) in effects {
+            let Some(&var) = self.field_vars.get(key) else {
+                continue;
+            };
+            let expr = match effect {
+                StoreEffect::Fixed => self.fixed_formals.get(&pc).map(|&f| Expr::var(f)),
+                StoreEffect::Assign => self.affine(value),
+                StoreEffect::Havoc => None,
+            };
+            let action = match expr {
+                Some(expr) => Action::Assign { var, expr },
+                None => Action::Havoc(var),
+            };
+            node = self.step(node, action);
+        }
+        node
     }
 
     /// Records the point `key` at a fresh node after `node`.
@@ -663,7 +736,38 @@ impl<'b, 't> Lowerer<'b, 't> {
             };
             args.push(expr);
         }
+        let declared = target.formals.len();
+        for (index, view) in target.views.iter().filter(|v| v.is_formal()).enumerate() {
+            let expr = match (&view.mode, &view.key) {
+                // A static field has one value, the caller's as much as the callee's.
+                (ViewMode::Formal, ViewKey::Static(_)) => self.field_value(&view.key),
+                (ViewMode::Formal, ViewKey::This(_))
+                    if direct && call.receiver.as_ref().is_some_and(|r| self.is_this(r)) =>
+                {
+                    self.field_value(&view.key)
+                }
+                _ => None,
+            };
+            let expr = match expr {
+                Some(expr) => expr,
+                None => {
+                    let (after, unknown) = self.unknown(node, declared + index);
+                    node = after;
+                    unknown
+                }
+            };
+            args.push(expr);
+        }
         (node, args)
+    }
+
+    fn field_value(&self, key: &ViewKey) -> Option<Expr> {
+        self.field_vars.get(key).map(|&v| Expr::var(v))
+    }
+
+    /// Whether the operand is this method's own `this` (never reassigned).
+    fn is_this(&self, operand: &Operand) -> bool {
+        matches!(operand, Operand::Var(v) if self.fields.this == Some(*v))
     }
 
     fn forget_facts(&self, assigned: ir::VarId, facts: &mut HashMap<ir::VarId, Fact>) {
@@ -742,6 +846,15 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             ir::Expr::ArrayLength(Operand::Var(array)) => {
                 self.length_of.get(array).map(|&len| Expr::var(len))
+            }
+            ir::Expr::Load(place) => {
+                let read = match place {
+                    ir::Place::Static(field) => (true, field),
+                    ir::Place::Field { object, field } if self.is_this(object) => (false, field),
+                    _ => return None,
+                };
+                let key = self.fields.reads.get(&(read.0, read.1.clone()))?;
+                self.field_value(key)
             }
             _ => None,
         }

@@ -12,10 +12,16 @@
 //! when the lowering lost precision. For an array allocation the invariant also has one column
 //! per given dimension, holding that dimension's value at the execution.
 //!
+//! Integer fields that nothing reachable writes are read through views ([`fields`]): they
+//! become formals of the methods that need them, hence parameters of the counts, listed with
+//! their origin by [`Lowered::view_params`].
+//!
 //! It does not count (the polyhedra crate does), pick call targets (the call graph and
-//! [`crate::sites`] do), or model fields, array contents or integer overflow.
+//! [`crate::sites`] do), or model object fields other than integer views, array contents or
+//! integer overflow.
 
 mod body;
+mod fields;
 mod liveness;
 mod loops;
 #[cfg(test)]
@@ -29,6 +35,7 @@ use membound_invariants::{
 };
 
 use crate::error::{Error, Result};
+use crate::hierarchy::Hierarchy;
 use crate::jvm::MethodRef;
 use crate::program::Program as JavaProgram;
 use crate::sites::{CreationSite, Sites};
@@ -36,6 +43,7 @@ use crate::sites::{CreationSite, Sites};
 pub use body::{
     CallTarget, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds, identifier, lower_body,
 };
+pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
 
 /// The methods of a set of chains lowered to one numeric program, and its analysis.
 #[derive(Debug)]
@@ -49,6 +57,10 @@ pub struct Lowered {
     inductive: Vec<Vec<String>>,
     /// Per program point, the names of the variables holding an array allocation's dimensions.
     lengths: Vec<Vec<String>>,
+    /// Per procedure, the origins of its field-view formals (the last of its formals).
+    view_origins: Vec<Vec<String>>,
+    /// What the field views take for granted.
+    pub assumptions: Vec<String>,
 }
 
 /// The counting invariant of a creation site (or of the suffix of its chain from some method).
@@ -72,8 +84,11 @@ impl SiteInvariant {
     }
 }
 
-/// Lowers every method on the chains of `sites` and analyses the result.
+/// Lowers every method on the chains of `sites` and analyses the result. The call graph from
+/// the sites' entry is built again (from the program's caches) to know what each method may
+/// write.
 pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
+    let graph = crate::callgraph::build(&Hierarchy::new(java), &sites.entry)?;
     let methods = chain_methods(sites);
     let procedures: HashMap<MethodRef, ProcId> = methods
         .iter()
@@ -86,6 +101,27 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
         .collect::<Result<Vec<_>>>()?;
     let formals: Vec<_> = bodies.iter().map(|body| formal_kinds(body)).collect();
     let callees = callees_by_call_site(sites, &procedures);
+    let by_index = callees
+        .iter()
+        .map(|(&(caller, pc), list)| ((caller.0, pc), list.iter().map(|c| c.0).collect()))
+        .collect();
+    let plans = fields::plan(java, &graph, &methods, &bodies, &by_index);
+    let assumptions = if plans.assumes_jdk_natives {
+        vec![JDK_NATIVES_KEEP_FIELDS.to_string()]
+    } else {
+        Vec::new()
+    };
+    let plans = plans.plans;
+    let view_origins = plans
+        .iter()
+        .map(|plan| {
+            plan.views
+                .iter()
+                .filter(|v| v.is_formal())
+                .map(|v| v.origin.clone())
+                .collect()
+        })
+        .collect();
     let mut names: Vec<String> = Vec::new();
     for method in &methods {
         let base = identifier(&method.name);
@@ -106,11 +142,12 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
                     procedure: callee,
                     method: &methods[callee.0],
                     formals: &formals[callee.0],
+                    views: &plans[callee.0].views,
                 })
                 .collect()
         };
         let name = &names[index];
-        let mut lowered = lower_body(name, body, &targets);
+        let mut lowered = lower_body(name, body, &plans[index], &targets);
         lowered.points.push(LocalPoint {
             key: PointKey::Entry,
             node: lowered.procedure.entry,
@@ -148,6 +185,8 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
         points,
         inductive,
         lengths,
+        view_origins,
+        assumptions,
     })
 }
 
@@ -245,6 +284,21 @@ impl Lowered {
                 .map(|&f| procedure.var_name(f).to_string())
                 .collect(),
         )
+    }
+
+    /// The field views that are formals of `method`, as (name, origin), in formal order.
+    pub fn view_params(&self, method: &MethodRef) -> Vec<(String, String)> {
+        let Some(&id) = self.procedures.get(method) else {
+            return Vec::new();
+        };
+        let procedure = self.program.procedure(id);
+        let origins = &self.view_origins[id.0];
+        let first = procedure.formals.len().saturating_sub(origins.len());
+        procedure.formals[first..]
+            .iter()
+            .zip(origins)
+            .map(|(&f, origin)| (procedure.var_name(f).to_string(), origin.clone()))
+            .collect()
     }
 
     /// The counting invariant of one creation site (see the module documentation), with the

@@ -77,7 +77,8 @@ pub struct SiteBound {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
     pub name: String,
-    /// Where its value comes from: `parameter 0 (int n)`, `length of parameter 1 (a)`.
+    /// Where its value comes from: `parameter 0 (int n)`, `length of parameter 1 (a)`,
+    /// `static field p.C.size`, `field n of this`.
     pub origin: String,
 }
 
@@ -157,7 +158,10 @@ pub fn analyze(
     Ok(Bounds {
         model,
         methods: bounds,
-        assumptions: assumptions(model),
+        assumptions: assumptions(model)
+            .into_iter()
+            .chain(lowered.assumptions.iter().cloned())
+            .collect(),
     })
 }
 
@@ -216,7 +220,8 @@ fn method_bound(
     })
 }
 
-/// The method's integer and array parameters under the names its bounds use.
+/// The method's integer and array parameters, then its integer field views, under the names
+/// its bounds use.
 fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result<Vec<Param>> {
     let body = program.body(method)?;
     let names = lowered.formal_names(method).unwrap_or_default();
@@ -240,6 +245,12 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
             origin,
         });
     }
+    params.extend(
+        lowered
+            .view_params(method)
+            .into_iter()
+            .map(|(name, origin)| Param { name, origin }),
+    );
     Ok(params)
 }
 

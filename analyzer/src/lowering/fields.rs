@@ -1,0 +1,646 @@
+//! Integer field views: which integer fields the lowering may read as variables instead of
+//! havocking them, decided once for every method on the chains before any body is lowered.
+//!
+//! A view is an integer field that is a static field or an instance field of the method's own
+//! `this`. It is sound to read it as one variable only while nothing else writes it, so the
+//! writes of every method reachable in the call graph are collected (`putfield`/`putstatic` by
+//! name and type, and by declaring class when both sides resolve); code whose body cannot be
+//! seen may write anything, except that a JDK native method is taken not to write the
+//! application's fields (an assumption the certificate lists). A write to `C.f` inside `C`'s own
+//! class initializer is not counted for other methods: the JVM runs it before any other code
+//! can read `C.f`, so no activation outside it sees `C.f` change.
+//!
+//! Per method and field the view is
+//! - a **formal** (a parameter of the method's bounds) when neither the method nor anything it
+//!   reaches writes the field: callers bind a static field's view to theirs, and a view of
+//!   `this.f` to theirs when the receiver is their own `this`;
+//! - a **local** when only the method's own body writes it: stores assign it, the value at entry
+//!   is unknown; a static field stored once, outside every loop, with a value the lowering cannot
+//!   express (a call's result, a field read) becomes a fresh formal at that store, one unknown
+//!   value per call (callers cannot bind it).
+//!
+//! It does not lower anything ([`super::body`] does) and does not look at array or object
+//! fields: only integer ones.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::callgraph::{CallGraph, NodeKind};
+use crate::classpath::Origin;
+use crate::ir::{self, CallKind, DynamicCall, Operand, Place, StmtKind};
+use crate::jvm::{ClassName, FieldRef, MethodRef, Type};
+use crate::program::Program;
+
+use super::loops::{block_successors, find_loops};
+
+/// The assumption views of application fields rely on when a JDK native method is reachable.
+pub const JDK_NATIVES_KEEP_FIELDS: &str = "JDK native methods do not write the application's integer fields (no reflection or JNI writes them)";
+
+/// A field a view reads: a static field, or an instance field of the method's `this`, named by
+/// its declaring class when it resolves.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ViewKey {
+    Static(FieldRef),
+    This(FieldRef),
+}
+
+impl ViewKey {
+    fn field(&self) -> &FieldRef {
+        match self {
+            ViewKey::Static(field) | ViewKey::This(field) => field,
+        }
+    }
+
+    fn is_static(&self) -> bool {
+        matches!(self, ViewKey::Static(_))
+    }
+}
+
+/// How a view enters its procedure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewMode {
+    /// A formal holding the field's value during the whole activation.
+    Formal,
+    /// A local written by the method's own stores; with `Some(pc)`, the store at `pc` gives it
+    /// a fresh formal's value.
+    Local { fixed_at: Option<u32> },
+}
+
+/// One integer field view of a procedure.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub key: ViewKey,
+    pub mode: ViewMode,
+    /// The name its variable (and, when it has one, its formal) wants.
+    pub name: String,
+    /// Where the formal's value comes from, for the certificate.
+    pub origin: String,
+}
+
+impl View {
+    /// Whether the view adds a formal to its procedure (after the declared parameters).
+    pub fn is_formal(&self) -> bool {
+        matches!(
+            self.mode,
+            ViewMode::Formal | ViewMode::Local { fixed_at: Some(_) }
+        )
+    }
+}
+
+/// What a store does to a view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreEffect {
+    /// The store writes exactly this field: the view takes the stored value.
+    Assign,
+    /// The store writes this field with the fresh formal's value.
+    Fixed,
+    /// The store may write this field (aliasing, an unresolved class): the view is forgotten.
+    Havoc,
+}
+
+/// The views of one procedure and what its field instructions do to them.
+#[derive(Clone, Debug, Default)]
+pub struct FieldPlan {
+    /// In the order their formals follow the declared parameters.
+    pub views: Vec<View>,
+    /// The variable holding `this`, when it is never reassigned.
+    pub this: Option<ir::VarId>,
+    /// A field read (`true` for static) → the view it reads.
+    pub reads: HashMap<(bool, FieldRef), ViewKey>,
+    /// Per store offset, the views it changes.
+    pub stores: HashMap<u32, Vec<(ViewKey, StoreEffect)>>,
+}
+
+/// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
+pub struct Plans {
+    pub plans: Vec<FieldPlan>,
+    pub assumes_jdk_natives: bool,
+}
+
+/// What the code reachable from a method may write.
+#[derive(Clone, Debug, Default)]
+struct Writes {
+    /// (static, field as resolved) of every store.
+    fields: BTreeSet<(bool, Resolved)>,
+    /// Code that cannot be seen was reached.
+    anything: bool,
+    /// A JDK native method was reached.
+    jdk_native: bool,
+}
+
+/// A field reference with its declaring class when resolution found it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Resolved {
+    field: FieldRef,
+    resolved: bool,
+}
+
+impl Resolved {
+    /// Whether a store to `self` may change `other` (same kind checked by the caller).
+    fn may_alias(&self, other: &Resolved) -> bool {
+        self.field.name == other.field.name
+            && self.field.ty == other.field.ty
+            && (!(self.resolved && other.resolved) || self.field.class == other.field.class)
+    }
+}
+
+/// One method's own field instructions.
+struct Own {
+    this: Option<ir::VarId>,
+    /// Integer views read by the body.
+    reads: BTreeMap<(bool, FieldRef), ViewKey>,
+    /// (offset, static, on `this`, field, stored value, outside every loop).
+    stores: Vec<Store>,
+    /// Calls on `this` (their offsets), for views of `this.f` a callee needs.
+    this_calls: BTreeSet<u32>,
+}
+
+struct Store {
+    pc: u32,
+    is_static: bool,
+    on_this: bool,
+    field: Resolved,
+    opaque: bool,
+    outside_loops: bool,
+}
+
+/// Decides every chain method's views. `methods[i]` has `bodies[i]`; `callees` maps (method
+/// index, call offset) to the method indices the chains enter there.
+pub fn plan(
+    java: &Program,
+    graph: &CallGraph,
+    methods: &[MethodRef],
+    bodies: &[std::sync::Arc<ir::Body>],
+    callees: &HashMap<(usize, u32), Vec<usize>>,
+) -> Plans {
+    let mut resolver = Resolver {
+        java,
+        cache: HashMap::new(),
+    };
+    let node_writes = node_writes(java, graph, &mut resolver);
+    let own: Vec<Own> = bodies
+        .iter()
+        .map(|b| own_fields(b, &mut resolver))
+        .collect();
+    let mut successors: Vec<Vec<usize>> = vec![Vec::new(); graph.methods.len()];
+    for edge in &graph.edges {
+        successors[edge.caller].push(edge.callee);
+    }
+    let reachable: Vec<Writes> = methods
+        .iter()
+        .map(|method| reachable_writes(graph, &successors, &node_writes, method))
+        .collect();
+    let mut assumes_jdk_natives = false;
+    let available = |index: usize, key: &ViewKey, assumes: &mut bool| -> bool {
+        let writes = &reachable[index];
+        let target = Resolved {
+            field: key.field().clone(),
+            resolved: true,
+        };
+        if writes.anything
+            || writes
+                .fields
+                .iter()
+                .any(|(s, w)| *s == key.is_static() && w.may_alias(&target))
+        {
+            return false;
+        }
+        if writes.jdk_native {
+            if java.origin(&key.field().class) != Some(Origin::User) {
+                return false;
+            }
+            *assumes = true;
+        }
+        true
+    };
+    // Which views each method needs: its reads, then what its chain callees need through it.
+    let mut needed: Vec<BTreeSet<ViewKey>> = own
+        .iter()
+        .map(|o| o.reads.values().cloned().collect())
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for ((caller, pc), targets) in callees {
+            for &callee in targets {
+                let through_this = own[*caller].this_calls.contains(pc);
+                let wanted: Vec<ViewKey> = needed[callee]
+                    .iter()
+                    .filter(|k| k.is_static() || through_this)
+                    .cloned()
+                    .collect();
+                for key in wanted {
+                    if needed[*caller].insert(key) {
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    let mut plans = Vec::new();
+    for (index, keys) in needed.iter().enumerate() {
+        let mut views = Vec::new();
+        for key in keys {
+            if matches!(key, ViewKey::This(_)) && own[index].this.is_none() {
+                continue;
+            }
+            if !available(index, key, &mut assumes_jdk_natives) {
+                continue;
+            }
+            let stores: Vec<&Store> = own[index]
+                .stores
+                .iter()
+                .filter(|s| store_may_write(s, key))
+                .collect();
+            let mode = if stores.is_empty() {
+                ViewMode::Formal
+            } else {
+                let fixed = match stores.as_slice() {
+                    [only]
+                        if key.is_static()
+                            && only.field.resolved
+                            && only.field.field == *key.field()
+                            && only.opaque
+                            && only.outside_loops =>
+                    {
+                        Some(only.pc)
+                    }
+                    _ => None,
+                };
+                ViewMode::Local { fixed_at: fixed }
+            };
+            views.push((key.clone(), mode));
+        }
+        plans.push(finish_plan(&methods[index], &own[index], views));
+    }
+    Plans {
+        plans,
+        assumes_jdk_natives,
+    }
+}
+
+fn store_may_write(store: &Store, key: &ViewKey) -> bool {
+    let target = Resolved {
+        field: key.field().clone(),
+        resolved: true,
+    };
+    store.is_static == key.is_static() && store.field.may_alias(&target)
+}
+
+/// Names, origins and store effects of a method's chosen views.
+fn finish_plan(method: &MethodRef, own: &Own, views: Vec<(ViewKey, ViewMode)>) -> FieldPlan {
+    let ambiguous: Vec<bool> = views
+        .iter()
+        .map(|(key, _)| {
+            views
+                .iter()
+                .filter(|(other, _)| other.field().name == key.field().name)
+                .count()
+                > 1
+        })
+        .collect();
+    let views: Vec<View> = views
+        .into_iter()
+        .zip(ambiguous)
+        .map(|((key, mode), ambiguous)| {
+            let field = key.field();
+            let name = if ambiguous {
+                format!("{}_{}", field.class.simple(), field.name)
+            } else {
+                field.name.to_string()
+            };
+            let origin = match (&key, &mode) {
+                (ViewKey::This(_), _) => format!("field {} of this", field.name),
+                (ViewKey::Static(_), ViewMode::Local { fixed_at: Some(pc) }) => format!(
+                    "static field {}.{}, written at {}@{pc}",
+                    field.class.source(),
+                    field.name,
+                    method.name
+                ),
+                (ViewKey::Static(_), _) => {
+                    format!("static field {}.{}", field.class.source(), field.name)
+                }
+            };
+            View {
+                key,
+                mode,
+                name,
+                origin,
+            }
+        })
+        .collect();
+    let reads = own
+        .reads
+        .iter()
+        .filter(|(_, key)| views.iter().any(|v| &v.key == *key))
+        .map(|(read, key)| (read.clone(), key.clone()))
+        .collect();
+    let mut stores: HashMap<u32, Vec<(ViewKey, StoreEffect)>> = HashMap::new();
+    for store in &own.stores {
+        for view in &views {
+            if !store_may_write(store, &view.key) {
+                continue;
+            }
+            let exact = store.field.resolved
+                && store.field.field == *view.key.field()
+                && (store.is_static || store.on_this);
+            let effect = match view.mode {
+                ViewMode::Local { fixed_at: Some(pc) } if pc == store.pc => StoreEffect::Fixed,
+                _ if exact => StoreEffect::Assign,
+                _ => StoreEffect::Havoc,
+            };
+            stores
+                .entry(store.pc)
+                .or_default()
+                .push((view.key.clone(), effect));
+        }
+    }
+    FieldPlan {
+        views,
+        this: own.this,
+        reads,
+        stores,
+    }
+}
+
+/// Field resolution (JVMS §5.4.3.2) by class name, cached.
+struct Resolver<'p> {
+    java: &'p Program,
+    cache: HashMap<FieldRef, Resolved>,
+}
+
+impl Resolver<'_> {
+    fn resolve(&mut self, field: &FieldRef) -> Resolved {
+        if let Some(known) = self.cache.get(field) {
+            return known.clone();
+        }
+        let declaring = self.declaring(&field.class, field, 0);
+        let resolved = match declaring {
+            Some(class) => Resolved {
+                field: FieldRef {
+                    class,
+                    ..field.clone()
+                },
+                resolved: true,
+            },
+            None => Resolved {
+                field: field.clone(),
+                resolved: false,
+            },
+        };
+        self.cache.insert(field.clone(), resolved.clone());
+        resolved
+    }
+
+    /// The class declaring `field` as seen from `class`: itself, its superinterfaces, then its
+    /// superclass (depth-limited against malformed cyclic hierarchies).
+    fn declaring(&self, class: &ClassName, field: &FieldRef, depth: usize) -> Option<ClassName> {
+        const MAX_DEPTH: usize = 64;
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let loaded = self.java.class(class).ok()?;
+        if loaded
+            .fields
+            .iter()
+            .any(|f| f.name == field.name && f.ty == field.ty)
+        {
+            return Some(class.clone());
+        }
+        loaded
+            .interfaces
+            .iter()
+            .chain(&loaded.super_class)
+            .find_map(|next| self.declaring(next, field, depth + 1))
+    }
+}
+
+fn is_integer(ty: &Type) -> bool {
+    ty.is_int_like() || *ty == Type::Long
+}
+
+/// The integer reads, stores and calls on `this` of one body.
+fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
+    let this = body
+        .params
+        .iter()
+        .copied()
+        .find(|&v| body.var(v).origin == ir::VarOrigin::This)
+        .filter(|&this| !body.statements().any(|(_, s)| assigns(s, this)));
+    let successors = block_successors(body);
+    let loops = find_loops(&successors);
+    let is_this = |operand: &Operand| matches!(operand, Operand::Var(v) if Some(*v) == this);
+    let mut own = Own {
+        this,
+        reads: BTreeMap::new(),
+        stores: Vec::new(),
+        this_calls: BTreeSet::new(),
+    };
+    for (block, stmt) in body.statements() {
+        match &stmt.kind {
+            StmtKind::Assign {
+                value: ir::Expr::Load(place),
+                ..
+            } => {
+                let read = match place {
+                    Place::Static(field) => Some((true, field)),
+                    Place::Field { object, field } if is_this(object) => Some((false, field)),
+                    _ => None,
+                };
+                if let Some((is_static, field)) = read.filter(|(_, f)| is_integer(&f.ty)) {
+                    let resolved = resolver.resolve(field);
+                    // Only a resolved field can be told apart from others of its name.
+                    if resolved.resolved {
+                        let key = if is_static {
+                            ViewKey::Static(resolved.field)
+                        } else {
+                            ViewKey::This(resolved.field)
+                        };
+                        own.reads.insert((is_static, field.clone()), key);
+                    }
+                }
+            }
+            StmtKind::Store { place, value } => {
+                let (is_static, on_this, field) = match place {
+                    Place::Static(field) => (true, false, field),
+                    Place::Field { object, field } => (false, is_this(object), field),
+                    Place::ArrayElement { .. } => continue,
+                };
+                if !is_integer(&field.ty) {
+                    continue;
+                }
+                own.stores.push(Store {
+                    pc: stmt.pc,
+                    is_static,
+                    on_this,
+                    field: resolver.resolve(field),
+                    opaque: opaque(body, value),
+                    outside_loops: loops.reducible && loops.enclosing[block.0 as usize].is_empty(),
+                });
+            }
+            StmtKind::Invoke { call, .. }
+                if call.receiver.as_ref().is_some_and(is_this)
+                    && !matches!(call.kind, CallKind::Dynamic(_)) =>
+            {
+                own.this_calls.insert(stmt.pc);
+            }
+            _ => {}
+        }
+    }
+    own
+}
+
+fn assigns(stmt: &ir::Stmt, var: ir::VarId) -> bool {
+    match &stmt.kind {
+        StmtKind::Assign { dst, .. } => *dst == var,
+        StmtKind::Invoke { dst, .. } => *dst == Some(var),
+        _ => false,
+    }
+}
+
+/// Whether every value `operand` can hold comes from a call's result or a field read (through
+/// copies): values the lowering havocs, which a fixed view may name instead.
+fn opaque(body: &ir::Body, operand: &Operand) -> bool {
+    let Operand::Var(start) = operand else {
+        return false;
+    };
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![*start];
+    while let Some(var) = stack.pop() {
+        if !seen.insert(var) {
+            continue;
+        }
+        // A parameter holds the caller's value on entry, which no statement defines.
+        if matches!(
+            body.var(var).origin,
+            ir::VarOrigin::Param(_) | ir::VarOrigin::This
+        ) {
+            return false;
+        }
+        let mut defined = false;
+        for (_, stmt) in body.statements() {
+            match &stmt.kind {
+                StmtKind::Assign { dst, value } if *dst == var => {
+                    defined = true;
+                    match value {
+                        ir::Expr::Load(_) => {}
+                        ir::Expr::Use(Operand::Var(source)) => stack.push(*source),
+                        _ => return false,
+                    }
+                }
+                StmtKind::Invoke { dst, .. } if *dst == Some(var) => defined = true,
+                _ => {}
+            }
+        }
+        if !defined {
+            return false;
+        }
+    }
+    true
+}
+
+/// What each call-graph node's own code may write.
+fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -> Vec<Writes> {
+    let mut writes: Vec<Writes> = graph
+        .methods
+        .iter()
+        .map(|node| match &node.kind {
+            NodeKind::Code => code_writes(java, &node.method, resolver),
+            NodeKind::Native if java.origin(&node.method.class) == Some(Origin::Jdk) => Writes {
+                jdk_native: true,
+                ..Writes::default()
+            },
+            NodeKind::Native | NodeKind::Abstract | NodeKind::Broken(_) => Writes {
+                anything: true,
+                ..Writes::default()
+            },
+        })
+        .collect();
+    for call in &graph.unresolved {
+        writes[call.caller].anything = true;
+    }
+    writes
+}
+
+fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) -> Writes {
+    let Ok(body) = java.body(method) else {
+        return Writes {
+            anything: true,
+            ..Writes::default()
+        };
+    };
+    let mut writes = Writes::default();
+    for (_, stmt) in body.statements() {
+        match &stmt.kind {
+            StmtKind::Store { place, .. } => {
+                let (is_static, field) = match place {
+                    Place::Static(field) => (true, field),
+                    Place::Field { field, .. } => (false, field),
+                    Place::ArrayElement { .. } => continue,
+                };
+                if !is_integer(&field.ty) {
+                    continue;
+                }
+                let resolved = resolver.resolve(field);
+                // A class initializer's writes to its own static fields happen before anything
+                // else can read them (see the module documentation).
+                let own_initializer = is_static
+                    && method.name.as_ref() == "<clinit>"
+                    && resolved.resolved
+                    && resolved.field.class == method.class;
+                if !own_initializer {
+                    writes.fields.insert((is_static, resolved));
+                }
+            }
+            StmtKind::Invoke { call, .. } => {
+                // A concatenation runs its object arguments' `toString`, which the call graph
+                // does not follow.
+                if let CallKind::Dynamic(DynamicCall::StringConcat { .. }) = &call.kind
+                    && call.method.parsed_descriptor().map_or(true, |d| {
+                        d.params.iter().any(|p| {
+                            matches!(p, Type::Ref(c) if c.internal() != "java/lang/String")
+                                || matches!(p, Type::Array(_))
+                        })
+                    })
+                {
+                    writes.anything = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    writes
+}
+
+/// The union of the writes of every node reachable from `method` through at least one call
+/// (its own body counts only when a call leads back to it).
+fn reachable_writes(
+    graph: &CallGraph,
+    successors: &[Vec<usize>],
+    nodes: &[Writes],
+    method: &MethodRef,
+) -> Writes {
+    let Some(start) = graph.node(method) else {
+        return Writes {
+            anything: true,
+            ..Writes::default()
+        };
+    };
+    let mut total = Writes {
+        // Unresolved calls in the method itself lead to unseen code.
+        anything: nodes[start].anything,
+        ..Writes::default()
+    };
+    let mut seen = vec![false; graph.methods.len()];
+    let mut stack: Vec<usize> = successors[start].clone();
+    while let Some(node) = stack.pop() {
+        if std::mem::replace(&mut seen[node], true) {
+            continue;
+        }
+        let writes = &nodes[node];
+        total.anything |= writes.anything;
+        total.jdk_native |= writes.jdk_native;
+        total.fields.extend(writes.fields.iter().cloned());
+        stack.extend(&successors[node]);
+    }
+    total
+}

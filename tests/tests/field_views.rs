@@ -1,0 +1,197 @@
+//! Integer field views: loops bounded by `this.n`, by a static field, and by a static field set
+//! once in `main` from its input count exactly in those fields, listed as parameters with their
+//! origin; a field written under the loop, directly or by a callee, never yields a count below
+//! a run. Oracles: hand counts of the fixture `fields` and a brute-force simulation.
+
+use std::path::{Path, PathBuf};
+
+use membound_tests::{analyze_into, compile_fixture, eval_method, membound};
+use serde_json::Value;
+
+/// The certificate of `method` of the `fields` fixture in the `count` model.
+fn certificate(method: &str) -> PathBuf {
+    let classes = compile_fixture("fields");
+    let dir = std::env::temp_dir().join(format!("membound-fields-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{}.json", method.replace('.', "_")));
+    analyze_into(&classes, method, "count", &path);
+    path
+}
+
+/// The certificate's parameters of `method` as (name, origin).
+fn params(certificate: &Path, method: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(certificate).expect("certificate");
+    let json: Value = serde_json::from_str(&text).expect("JSON");
+    let entry = json["methods"]
+        .as_array()
+        .expect("methods")
+        .iter()
+        .find(|m| m["method"].as_str().is_some_and(|n| n.starts_with(method)))
+        .unwrap_or_else(|| panic!("{method} in {text}"));
+    entry["params"]
+        .as_array()
+        .expect("params")
+        .iter()
+        .map(|p| {
+            let field = |key: &str| p[key].as_str().expect("a string").to_string();
+            (field("name"), field("origin"))
+        })
+        .collect()
+}
+
+fn pair(name: &str, origin: &str) -> (String, String) {
+    (name.to_string(), origin.to_string())
+}
+
+/// The evaluated count of the site whose chain ends in `method` at an allocation of `ty`.
+fn site_count(evaluated: &Value, method: &str, ty: &str) -> Value {
+    evaluated["sites"]
+        .as_array()
+        .expect("sites")
+        .iter()
+        .find(|site| {
+            let chain = site["chain"].as_array().expect("chain");
+            let last = chain.last().expect("a chain element");
+            last["method"].as_str().is_some_and(|m| m.contains(method)) && site["type"] == ty
+        })
+        .unwrap_or_else(|| panic!("no {ty} site in {method}: {evaluated:#}"))["count"]
+        .clone()
+}
+
+#[test]
+fn a_loop_bounded_by_this_n_counts_n() {
+    let cert = certificate("fields.Views.byThis");
+    assert_eq!(
+        params(&cert, "fields.Views.byThis"),
+        [pair("n", "field n of this")]
+    );
+    for n in [0, 1, 5, 12] {
+        let evaluated = eval_method(&cert, "fields.Views.byThis", &format!("n={n}"));
+        assert_eq!(evaluated["mem_alloc"]["objects"], n, "{evaluated:#}");
+    }
+}
+
+#[test]
+fn a_call_on_this_binds_the_callee_view_to_the_caller_one() {
+    let cert = certificate("fields.Views.nested");
+    assert_eq!(
+        params(&cert, "fields.Views.nested"),
+        [pair("n", "field n of this")]
+    );
+    let evaluated = eval_method(&cert, "fields.Views.nested", "n=4");
+    // Four `int[4]`: 4 arrays, 16 cells.
+    assert_eq!(evaluated["mem_alloc"]["objects"], 4, "{evaluated:#}");
+    assert_eq!(evaluated["mem_alloc"]["bytes"], 16, "{evaluated:#}");
+}
+
+#[test]
+fn a_loop_bounded_by_a_static_field_counts_the_triangle() {
+    let cert = certificate("fields.Views.fill");
+    assert_eq!(
+        params(&cert, "fields.Views.fill"),
+        [pair("size", "static field fields.Views.size")]
+    );
+    for size in [0, 1, 6, 10] {
+        let evaluated = eval_method(&cert, "fields.Views.fill", &format!("size={size}"));
+        let triangle: i64 = (0..size).map(|i| i + 1).sum();
+        assert_eq!(evaluated["mem_alloc"]["objects"], triangle, "{evaluated:#}");
+    }
+}
+
+#[test]
+fn a_static_set_once_in_main_is_a_parameter_of_main() {
+    let cert = certificate("fields.Views.main");
+    assert_eq!(
+        params(&cert, "fields.Views.main"),
+        [
+            pair("args_length", "length of parameter 0 (args)"),
+            pair("size", "static field fields.Views.size, written at main@4"),
+        ]
+    );
+    let evaluated = eval_method(&cert, "fields.Views.main", "args_length=2,size=6");
+    assert_eq!(site_count(&evaluated, "fill", "java.lang.Object"), 21);
+    // `views.byThis()` is not a call on main's `this`: its view of `n` is unbound there.
+    assert_eq!(site_count(&evaluated, "byThis", "java.lang.Object"), "inf");
+    assert_eq!(evaluated["mem_alloc"]["objects"], "inf");
+}
+
+/// `membound eval` of a method without parameters.
+fn eval_without_params(certificate: &Path, method: &str) -> Value {
+    let run = membound([
+        "eval",
+        certificate.to_str().expect("a UTF-8 path"),
+        "--method",
+        method,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("eval prints JSON");
+    json["methods"][0].clone()
+}
+
+/// `moving`'s loop run from `count = start` (its body as Java runs it).
+fn moving_iterations(start: i64) -> i64 {
+    let mut count = start;
+    let mut runs = 0;
+    let mut i = 0;
+    while i < count {
+        count += 1;
+        runs += 1;
+        if count > 100 {
+            break;
+        }
+        i += 1;
+    }
+    runs
+}
+
+#[test]
+fn a_field_written_in_the_loop_is_not_a_parameter_and_stays_sound() {
+    let cert = certificate("fields.Views.moving");
+    assert_eq!(params(&cert, "fields.Views.moving"), []);
+    let evaluated = eval_without_params(&cert, "fields.Views.moving");
+    let worst = (-5..=200).map(moving_iterations).max().expect("starts");
+    assert_eq!(worst, 100);
+    // The entry value is unknown: the bound is the worst start, never below any run.
+    assert_eq!(evaluated["mem_alloc"]["objects"], worst, "{evaluated:#}");
+}
+
+#[test]
+fn a_field_a_callee_writes_is_not_a_parameter() {
+    let cert = certificate("fields.Views.grows");
+    assert_eq!(params(&cert, "fields.Views.grows"), []);
+    let evaluated = eval_without_params(&cert, "fields.Views.grows");
+    assert_eq!(evaluated["mem_alloc"]["objects"], "inf", "{evaluated:#}");
+}
+
+#[test]
+fn validate_takes_a_field_view_as_a_given_parameter() {
+    let cert = certificate("fields.Views.fill");
+    // Three arguments: `number` gives 9, so `fill` allocates 9 * 10 / 2 objects.
+    let run = membound([
+        "validate",
+        cert.to_str().expect("a UTF-8 path"),
+        "--main",
+        "fields.Views",
+        "--param",
+        "size=9",
+        "--format",
+        "json",
+        "--",
+        "a",
+        "b",
+        "c",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["broken"], 0, "{json:#}");
+    let total = json["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
+        .expect("total objects");
+    assert_eq!(total["observed"], 45, "{json:#}");
+    assert_eq!(total["predicted"], 45, "{json:#}");
+}
