@@ -6,8 +6,8 @@
 //!
 //! This module knows the file format and how to evaluate it; it does not analyze anything.
 
-pub mod diff;
 mod codegen;
+pub mod diff;
 mod eval;
 mod sarif;
 
