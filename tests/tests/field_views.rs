@@ -1,7 +1,8 @@
 //! Integer field views: loops bounded by `this.n`, by a static field, and by a static field set
 //! once in `main` from its input count exactly in those fields, listed as parameters with their
 //! origin; a field written under the loop, directly or by a callee, never yields a count below
-//! a run. Oracles: hand counts of the fixture `fields` and a brute-force simulation.
+//! a run. `analyze --param NEW=OLD` renames a parameter everywhere; bad names exit 2. Oracles:
+//! hand counts of the fixture `fields`, a brute-force simulation and a run under the agent.
 
 use std::path::{Path, PathBuf};
 
@@ -194,4 +195,65 @@ fn validate_takes_a_field_view_as_a_given_parameter() {
         .expect("total objects");
     assert_eq!(total["observed"], 45, "{json:#}");
     assert_eq!(total["predicted"], 45, "{json:#}");
+}
+
+#[test]
+fn param_renames_a_parameter_in_the_whole_certificate() {
+    let classes = compile_fixture("fields");
+    let cert = std::env::temp_dir().join(format!(
+        "membound-fields-{}-renamed.json",
+        std::process::id()
+    ));
+    let run = membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "fields.Views.fill".as_ref(),
+        "--object-model".as_ref(),
+        "count".as_ref(),
+        "--param".as_ref(),
+        "rows=size".as_ref(),
+        "-o".as_ref(),
+        cert.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("size >="), "{}", run.stdout);
+    assert_eq!(
+        params(&cert, "fields.Views.fill"),
+        [pair(
+            "rows",
+            "static field fields.Views.size; named rows by --param"
+        )]
+    );
+    let evaluated = eval_method(&cert, "fields.Views.fill", "rows=6");
+    assert_eq!(evaluated["mem_alloc"]["objects"], 21, "{evaluated:#}");
+    assert_eq!(evaluated["mem_rq"]["objects"], 21, "{evaluated:#}");
+}
+
+#[test]
+fn param_with_a_bad_name_exits_2_listing_the_parameters() {
+    let classes = compile_fixture("fields");
+    let analyze = |param: &str| {
+        membound([
+            "analyze".as_ref(),
+            classes.as_os_str(),
+            "--method".as_ref(),
+            "fields.Views.main".as_ref(),
+            "--param".as_ref(),
+            param.as_ref(),
+        ])
+    };
+    for (param, message) in [
+        (
+            "rows=nope",
+            "has no parameter `nope`; its parameters: args_length, size",
+        ),
+        ("size=args_length", "already has a parameter `size`"),
+        ("rows", "expected NEW=OLD"),
+        ("size=5", "pinning a parameter to a value is not supported"),
+    ] {
+        let run = analyze(param);
+        assert_eq!(run.code, 2, "{param}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{param}: {}", run.stderr);
+    }
 }

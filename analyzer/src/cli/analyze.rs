@@ -30,6 +30,10 @@ pub(super) struct AnalyzeArgs {
     /// Stop enumerating creation sites after this many chains.
     #[arg(long, default_value_t = crate::sites::DEFAULT_MAX_CHAINS)]
     max_chains: usize,
+    /// Name a parameter of the analyzed method, `NEW=OLD` (`--param levels=p0`; repeatable,
+    /// `a=b,c=d` also works).
+    #[arg(long = "param", value_name = "NEW=OLD")]
+    params: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -70,10 +74,15 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         )));
     }
     let bar = progress_bar();
-    let bounds = memrq::analyze(&program, &graph, &sites, args.object_model.model(), &|| {
+    let mut bounds = memrq::analyze(&program, &graph, &sites, args.object_model.model(), &|| {
         bar.inc(1)
     })?;
     bar.finish_and_clear();
+    if let Some(entry) = bounds.methods.first_mut() {
+        for (new, old) in parse_renames(&args.params)? {
+            rename_param(entry, &old, &new)?;
+        }
+    }
     let certificate = Certificate::new(&args.target.input, &bounds)?;
     if let Some(path) = &args.output {
         write_certificate(&certificate, path)?;
@@ -134,6 +143,88 @@ pub(super) fn eval(args: &EvalArgs) -> Result<String> {
         ListFormat::Text => evaluation.to_text(),
         ListFormat::Json => json_text(&evaluation.to_json()),
     })
+}
+
+/// `["levels=p0", "a=b,c=d"]` as (new name, old name) pairs, in order.
+fn parse_renames(params: &[String]) -> Result<Vec<(String, String)>> {
+    params
+        .iter()
+        .flat_map(|p| p.split(','))
+        .map(|text| {
+            let (new, old) = text
+                .split_once('=')
+                .map(|(new, old)| (new.trim(), old.trim()))
+                .filter(|(new, old)| !new.is_empty() && !old.is_empty())
+                .ok_or_else(|| Error::Input(format!("bad --param `{text}`: expected NEW=OLD")))?;
+            if old.parse::<i64>().is_ok() {
+                return Err(Error::Input(format!(
+                    "--param {text}: pinning a parameter to a value is not supported; \
+                     give the value to `membound eval --param {text}` instead"
+                )));
+            }
+            if crate::lowering::identifier(new) != new {
+                return Err(Error::Input(format!(
+                    "--param {text}: `{new}` is not a name (letters, digits and _, starting \
+                     with a letter)"
+                )));
+            }
+            Ok((new.to_string(), old.to_string()))
+        })
+        .collect()
+}
+
+/// Renames parameter `old` of `method` to `new` in its parameter list and in every quantity
+/// of its bounds; an unknown `old` or a `new` already taken is an input error listing the
+/// parameters.
+fn rename_param(method: &mut memalloc::MethodBound, old: &str, new: &str) -> Result<()> {
+    let names: Vec<&str> = method.params.iter().map(|p| p.name.as_str()).collect();
+    let list = if names.is_empty() {
+        "it has none".to_string()
+    } else {
+        format!("its parameters: {}", names.join(", "))
+    };
+    if !names.contains(&old) {
+        return Err(Error::Input(format!(
+            "--param {new}={old}: {} has no parameter `{old}`; {list}",
+            method.method
+        )));
+    }
+    if new != old && names.contains(&new) {
+        return Err(Error::Input(format!(
+            "--param {new}={old}: {} already has a parameter `{new}`; {list}",
+            method.method
+        )));
+    }
+    let rename = |name: &str| {
+        if name == old {
+            new.to_string()
+        } else {
+            name.to_string()
+        }
+    };
+    let amount = |amount: &mut memalloc::Amount| {
+        amount.objects = amount.objects.renamed(&rename);
+        amount.bytes = amount.bytes.renamed(&rename);
+    };
+    for param in method.params.iter_mut().filter(|p| p.name == old) {
+        param.name = new.to_string();
+        param.origin = format!("{}; named {new} by --param", param.origin);
+    }
+    amount(&mut method.mem_alloc);
+    for site in &mut method.sites {
+        site.count = site.count.renamed(&rename);
+        amount(&mut site.amount);
+    }
+    if let Some(regions) = &mut method.regions {
+        amount(&mut regions.mem_captured);
+        amount(&mut regions.mem_escapes);
+        amount(&mut regions.mem_rq);
+        for node in &mut regions.tree {
+            amount(&mut node.r_size);
+            amount(&mut node.mem_rq);
+        }
+    }
+    Ok(())
 }
 
 /// `["n=7", "m=5,k=1"]` as values by name; malformed text is an input error.

@@ -340,9 +340,11 @@ fn finish_plan(method: &MethodRef, own: &Own, views: Vec<(ViewKey, ViewMode)>) -
             if !store_may_write(store, &view.key) {
                 continue;
             }
+            // A store to a narrower field keeps only the low bits of an unnarrowed value.
             let exact = store.field.resolved
                 && store.field.field == *view.key.field()
-                && (store.is_static || store.on_this);
+                && (store.is_static || store.on_this)
+                && matches!(view.key.field().ty, Type::Int | Type::Long);
             let effect = match view.mode {
                 ViewMode::Local { fixed_at: Some(pc) } if pc == store.pc => StoreEffect::Fixed,
                 _ if exact => StoreEffect::Assign,
