@@ -100,6 +100,40 @@ fn a_loop_bounded_by_a_static_field_counts_the_triangle() {
 }
 
 #[test]
+fn a_static_written_only_by_its_class_initializer_is_a_view() {
+    let cert = certificate("fields.Views.repeat");
+    assert_eq!(
+        params(&cert, "fields.Views.repeat"),
+        [pair("rounds", "static field fields.Views.rounds")]
+    );
+    let evaluated = eval_method(&cert, "fields.Views.repeat", "rounds=3");
+    assert_eq!(evaluated["mem_alloc"]["objects"], 3, "{evaluated:#}");
+}
+
+#[test]
+fn a_view_past_a_jdk_native_method_names_its_assumption() {
+    let cert = certificate("fields.Views.copied");
+    assert_eq!(
+        params(&cert, "fields.Views.copied"),
+        [
+            pair("from_length", "length of parameter 0 (from)"),
+            pair("size", "static field fields.Views.size"),
+        ]
+    );
+    let text = std::fs::read_to_string(&cert).expect("certificate");
+    assert!(
+        text.contains("JDK native methods do not write the application's integer fields"),
+        "{text}"
+    );
+    let evaluated = eval_method(&cert, "fields.Views.copied", "from_length=2,size=7");
+    // `System.arraycopy` is native: the total is unknown, the site's array is not.
+    assert_eq!(evaluated["mem_alloc"]["objects"], "inf", "{evaluated:#}");
+    let sites = evaluated["sites"].as_array().expect("sites");
+    assert_eq!(sites[0]["count"], 1, "{evaluated:#}");
+    assert_eq!(sites[0]["bytes"], 7, "{evaluated:#}");
+}
+
+#[test]
 fn a_static_set_once_in_main_is_a_parameter_of_main() {
     let cert = certificate("fields.Views.main");
     assert_eq!(
