@@ -75,7 +75,12 @@ const HEALTH_SMALL: Settings = &[
     &["-l", "2", "-t", "20"],
     &["-l", "3", "-t", "30"],
 ];
-const MST_FULL: Settings = &[&["-v", "10"], &["-v", "20"], &["-v", "100"], &["-v", "300"]];
+const MST_FULL: Settings = &[
+    &["-v", "10"],
+    &["-v", "20"],
+    &["-v", "100"],
+    &["-v", "1000"],
+];
 const MST_SMALL: Settings = &[&["-v", "10"], &["-v", "21"], &["-v", "34"]];
 const PERIMETER_FULL: Settings = &[&["-l", "2"], &["-l", "4"], &["-l", "6"], &["-l", "10"]];
 const PERIMETER_SMALL: Settings = &[&["-l", "1"], &["-l", "2"], &["-l", "3"]];
@@ -89,9 +94,7 @@ const POWER_SMALL: Settings = &[
     &["-f", "2", "-l", "2", "-b", "2", "-n", "2", "-i", "2"],
     &["-f", "2", "-l", "3", "-b", "4", "-n", "5", "-i", "2"],
 ];
-/// Not the default 16 levels: the agent records every activation of the recursion, and the run
-/// at 16 levels takes minutes under it.
-const TREEADD_FULL: Settings = &[&["-l", "4"], &["-l", "8"], &["-l", "10"], &["-l", "12"]];
+const TREEADD_FULL: Settings = &[&["-l", "4"], &["-l", "8"], &["-l", "12"], &["-l", "16"]];
 const TREEADD_SMALL: Settings = &[&["-l", "2"], &["-l", "4"], &["-l", "6"]];
 const TSP_FULL: Settings = &[&["-c", "10"], &["-c", "100"], &["-c", "1024"]];
 const TSP_SMALL: Settings = &[&["-c", "1"], &["-c", "10"], &["-c", "50"]];
