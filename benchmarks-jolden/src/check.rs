@@ -88,3 +88,33 @@ pub fn error_percent(comparison: &Comparison) -> Option<Rat> {
     let observed = Rat::from(Int::from(comparison.observed));
     Some((predicted - observed) / predicted * 100)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comparison(observed: u64, predicted: Value) -> Comparison {
+        Comparison {
+            what: "total".to_string(),
+            quantity: "objects",
+            observed,
+            predicted,
+        }
+    }
+
+    #[test]
+    fn the_error_is_exact_and_relative_to_the_estimate() {
+        // The thesis's mst row at nv = 10: 240 observed, 245 estimated, 100/49 % exactly.
+        let row = comparison(240, Value::Finite(Rat::from(245)));
+        assert_eq!(error_percent(&row), Some(Rat::from(100) / Rat::from(49)));
+        assert_eq!(
+            error_percent(&comparison(0, Value::Finite(Rat::from(0)))),
+            Some(Rat::from(0))
+        );
+        assert_eq!(error_percent(&comparison(7, Value::Infinite)), None);
+        // Below the observation: no error figure, the comparison is broken instead.
+        let broken = comparison(5, Value::Finite(Rat::from(0)));
+        assert_eq!(error_percent(&broken), None);
+        assert!(broken.is_broken());
+    }
+}

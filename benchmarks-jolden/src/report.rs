@@ -429,3 +429,85 @@ fn expression(text: &str) -> String {
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::SUITE;
+    use membound::validate::Validation;
+
+    /// A certificate of one method `m(n)` allocating `n` objects at one site, and a run of it.
+    fn result(observed: u64) -> MethodResult {
+        let certificate = Certificate::parse(
+            r#"
+membound: 1
+tool: { version: "0", object_model: hotspot-coops }
+input: { path: p, sha256: "0" }
+entry: { method: "A.m(I)V" }
+assumptions: []
+methods:
+- method: "A.m(I)V"
+  params: [ { name: n, origin: parameter 0 (int n) } ]
+  mem_alloc: { objects: "n", bytes: "infty" }
+  sites:
+  - chain: [ { method: "A.m(I)V", offset: 3 } ]
+    type: A
+    count: "n"
+    objects: "n"
+    bytes: "infty"
+"#,
+        )
+        .expect("a valid certificate");
+        let validation = Validation {
+            method: "A.m(I)V".to_string(),
+            points: vec![[("n".to_string(), Rat::from(4))].into_iter().collect()],
+            comparisons: vec![Comparison {
+                what: "total".to_string(),
+                quantity: "objects",
+                observed,
+                predicted: Value::Finite(Rat::from(4)),
+            }],
+            warnings: Vec::new(),
+        };
+        MethodResult {
+            benchmark: &SUITE[0],
+            analysis: Analysis::Done {
+                certificate: Box::new(certificate),
+                seconds: 0.5,
+            },
+            runs: vec![(
+                vec!["-n".to_string(), "4".to_string()],
+                Ok(Checked { validation }),
+            )],
+        }
+    }
+
+    fn render_one(observed: u64) -> String {
+        let context = Context {
+            small: true,
+            time_limit_seconds: 1,
+            command: "test",
+        };
+        render(&[result(observed)], &context)
+    }
+
+    #[test]
+    fn a_prediction_below_the_run_is_counted_and_named() {
+        let table = render_one(5);
+        assert!(table.contains("\nunsound: 1\n"), "{table}");
+        assert!(table.contains("| `-n 4` | 5 | 4 | UNSOUND |"), "{table}");
+        assert!(table.contains("- UNSOUND `-n 4`: total objects: observed 5, estimate 4"));
+    }
+
+    #[test]
+    fn a_sound_row_shows_its_error_and_an_unexplained_infinity_is_said() {
+        let table = render_one(3);
+        assert!(table.contains("\nunsound: 0\n"), "{table}");
+        assert!(table.contains("| `-n 4` | 3 | 4 | 25.00 |"), "{table}");
+        assert!(
+            table
+                .contains("no reason given in the certificate for ∞ bytes of `new A` at A.m(I)V@3"),
+            "{table}"
+        );
+    }
+}
