@@ -110,6 +110,7 @@ pub fn render(results: &[MethodResult], context: &Context<'_>) -> String {
     );
     summary_table(&mut out, results);
     mem_rq_table(&mut out, results);
+    time_per_program(&mut out, results);
     let _ = writeln!(out, "\n## Methods\n");
     for result in results {
         details(&mut out, result);
@@ -163,6 +164,36 @@ fn mem_rq_table(out: &mut String, results: &[MethodResult]) {
             expression(&rq.objects),
         ];
         rows(out, head, &result.runs, Checked::mem_rq);
+    }
+}
+
+/// The analysis time of each program, summed over its methods (the thesis prints one time per
+/// benchmark); a timeout counts as its limit and is marked.
+fn time_per_program(out: &mut String, results: &[MethodResult]) {
+    let _ = writeln!(
+        out,
+        "\n## Analysis time per program\n\n| Program | methods | time |\n|---|---|---|"
+    );
+    let mut programs: Vec<(&str, usize, f64, bool)> = Vec::new();
+    for result in results {
+        let (seconds, timed_out) = match &result.analysis {
+            Analysis::Done { seconds, .. } => (*seconds, false),
+            Analysis::Timeout(limit) => (limit.as_secs_f64(), true),
+            Analysis::Failed(_) => (0.0, false),
+        };
+        let main = result.benchmark.main;
+        match programs.iter_mut().find(|(m, ..)| *m == main) {
+            Some((_, methods, total, timeout)) => {
+                *methods += 1;
+                *total += seconds;
+                *timeout |= timed_out;
+            }
+            None => programs.push((main, 1, seconds, timed_out)),
+        }
+    }
+    for (main, methods, total, timed_out) in programs {
+        let over = if timed_out { " (timeout)" } else { "" };
+        let _ = writeln!(out, "| `{main}` | {methods} | {total:.2} s{over} |");
     }
 }
 
