@@ -78,6 +78,20 @@ impl BoundExpr {
         }
     }
 
+    /// Whether some parameter values make the expression ∞ (it has an `Inf` leaf).
+    pub fn may_be_infinite(&self) -> bool {
+        match self {
+            BoundExpr::Inf => true,
+            BoundExpr::Pol(_) => false,
+            BoundExpr::Sum(items) | BoundExpr::Max(items) => {
+                items.iter().any(BoundExpr::may_be_infinite)
+            }
+            BoundExpr::Cases { arms, default } => {
+                default.may_be_infinite() || arms.iter().any(|arm| arm.expr.may_be_infinite())
+            }
+        }
+    }
+
     /// Every parameter the expression mentions (in leaves and guards), sorted.
     pub fn params(&self) -> Vec<String> {
         let mut names = Vec::new();

@@ -289,3 +289,14 @@ fn a_string_concatenation_is_unbounded_with_its_reason() {
     let text = std::fs::read_to_string(&cert).expect("certificate");
     assert!(text.contains("toString are not analyzed"), "{text}");
 }
+
+#[test]
+fn an_unbounded_site_says_why() {
+    let cert = certificate("thesis", "thesis.Halving.halve", "count");
+    let text = std::fs::read_to_string(&cert).expect("certificate");
+    assert!(text.contains("count: infty"), "{text}");
+    assert!(
+        text.contains("its executions are not bounded by the parameters"),
+        "{text}"
+    );
+}

@@ -374,6 +374,19 @@ fn site_bound(
         bound.reasons.push(error.to_string());
         Amount::unbounded()
     });
+    // An unbounded set counts as ∞ without an error: say which set it was.
+    if bound.reasons.is_empty() {
+        if executions.may_be_infinite() {
+            bound.reasons.push(
+                "its executions are not bounded by the parameters (a data-dependent loop, or a loop bound the lowering cannot express)"
+                    .to_string(),
+            );
+        } else if bound.amount.objects.may_be_infinite() || bound.amount.bytes.may_be_infinite() {
+            bound
+                .reasons
+                .push("the array's lengths are not bounded by the parameters".to_string());
+        }
+    }
     bound.count = executions;
     bound
 }
