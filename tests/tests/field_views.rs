@@ -1,8 +1,9 @@
 //! Integer field views: loops bounded by `this.n`, by a static field, and by a static field set
-//! once in `main` from its input count exactly in those fields, listed as parameters with their
-//! origin; a field written under the loop, directly or by a callee, never yields a count below
-//! a run. `analyze --param NEW=OLD` renames a parameter everywhere; bad names exit 2. Oracles:
-//! hand counts of the fixture `fields`, a brute-force simulation and a run under the agent.
+//! once in `main` from its input (or a local set once from a call) count exactly in those
+//! values, listed as parameters with their origin; a field written under the loop, directly or
+//! by a callee, never yields a count below a run. `analyze --param NEW=OLD` renames a parameter
+//! everywhere; bad names exit 2. Oracles: hand counts of the fixture `fields`, a brute-force
+//! simulation and a run under the agent.
 
 use std::path::{Path, PathBuf};
 
@@ -148,6 +149,29 @@ fn a_static_set_once_in_main_is_a_parameter_of_main() {
     // `views.byThis()` is not a call on main's `this`: its view of `n` is unbound there.
     assert_eq!(site_count(&evaluated, "byThis", "java.lang.Object"), "inf");
     assert_eq!(evaluated["mem_alloc"]["objects"], "inf");
+}
+
+#[test]
+fn a_local_set_once_from_a_call_is_a_parameter() {
+    let cert = certificate("fields.Views.fromInput");
+    assert_eq!(
+        params(&cert, "fields.Views.fromInput"),
+        [
+            pair("args_length", "length of parameter 0 (args)"),
+            pair(
+                "count",
+                "local count set from a call's result at fromInput@1"
+            ),
+        ]
+    );
+    for count in [0, 4, 9] {
+        let evaluated = eval_method(
+            &cert,
+            "fields.Views.fromInput",
+            &format!("args_length=3,count={count}"),
+        );
+        assert_eq!(evaluated["mem_alloc"]["objects"], count, "{evaluated:#}");
+    }
 }
 
 /// `membound eval` of a method without parameters.

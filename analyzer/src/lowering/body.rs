@@ -23,7 +23,7 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::Int;
 
-use super::fields::{FieldPlan, StoreEffect, View, ViewKey, ViewMode};
+use super::fields::{FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use crate::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
@@ -95,8 +95,8 @@ pub struct CallTarget<'a> {
     pub procedure: ProcId,
     pub method: &'a MethodRef,
     pub formals: &'a [Option<FormalKind>],
-    /// The callee's field views; those that are formals follow `formals`' in this order.
-    pub views: &'a [View],
+    /// The callee's field views and fixed locals, whose formals follow `formals`'.
+    pub fields: &'a FieldPlan,
 }
 
 /// A method lowered to a procedure, with its requested points.
@@ -143,6 +143,8 @@ struct Lowerer<'b, 't> {
     field_vars: HashMap<ViewKey, VarId>,
     /// Offset of a store that fixes a view → the formal it stores.
     fixed_formals: HashMap<u32, VarId>,
+    /// Offset of a fixed local's definition → the local and its formal.
+    fixed_locals: HashMap<u32, (ir::VarId, VarId)>,
     loops: Loops,
     targets: &'b dyn Fn(u32) -> Vec<CallTarget<'t>>,
     procedure: Procedure,
@@ -194,6 +196,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             fields,
             field_vars: HashMap::new(),
             fixed_formals: HashMap::new(),
+            fixed_locals: HashMap::new(),
             loops,
             targets,
             procedure,
@@ -270,6 +273,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
             };
             self.field_vars.insert(view.key.clone(), var);
+        }
+        for local in &fields.locals {
+            let formal = self.new_formal(&self.body.var(local.var).name);
+            self.fixed_locals.insert(local.pc, (local.var, formal));
         }
     }
 
@@ -571,7 +578,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 if let Some(fact) = self.fact_of(value) {
                     facts.insert(*dst, fact);
                 }
-                self.assign(node, *dst, value)
+                match self.fixed_local(stmt.pc, *dst) {
+                    Some(action) => self.step(node, action),
+                    None => self.assign(node, *dst, value),
+                }
             }
             StmtKind::Invoke { dst, call } => {
                 let node = self.point(block, node, PointKey::At(stmt.pc));
@@ -579,7 +589,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);
-                        self.havoc(node, *dst)
+                        match self.fixed_local(stmt.pc, *dst) {
+                            Some(action) => self.step(node, action),
+                            None => self.havoc(node, *dst),
+                        }
                     }
                     None => node,
                 }
@@ -587,6 +600,16 @@ impl<'b, 't> Lowerer<'b, 't> {
             StmtKind::Store { value, .. } => self.store(node, stmt.pc, value),
             StmtKind::Monitor { .. } => node,
         }
+    }
+
+    /// `dst := formal` when the statement at `pc` is the one definition of a fixed local.
+    fn fixed_local(&self, pc: u32, dst: ir::VarId) -> Option<Action> {
+        let &(local, formal) = self.fixed_locals.get(&pc)?;
+        let &var = self.value_of.get(&dst).filter(|_| local == dst)?;
+        Some(Action::Assign {
+            var,
+            expr: Expr::var(formal),
+        })
     }
 
     /// What the store at `pc` does to the field views it may write.
@@ -737,7 +760,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             args.push(expr);
         }
         let declared = target.formals.len();
-        for (index, view) in target.views.iter().filter(|v| v.is_formal()).enumerate() {
+        let views = target.fields.views.iter().filter(|v| v.is_formal());
+        for (index, view) in views.enumerate() {
             let expr = match (&view.mode, &view.key) {
                 // A static field has one value, the caller's as much as the callee's.
                 (ViewMode::Formal, ViewKey::Static(_)) => self.field_value(&view.key),
@@ -757,6 +781,12 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
             };
             args.push(expr);
+        }
+        // A fixed local is a value of the callee's own: no caller can bind it.
+        for _ in &target.fields.locals {
+            let (after, unknown) = self.unknown(node, declared + args.len());
+            node = after;
+            args.push(unknown);
         }
         (node, args)
     }

@@ -19,6 +19,10 @@
 //!   express (a call's result, a field read) becomes a fresh formal at that store, one unknown
 //!   value per call (callers cannot bind it).
 //!
+//! The same holds for an integer local with one definition, outside every loop, from a call's
+//! result (`int n = Integer.parseInt(args[0])`, directly or through the stack slot the call
+//! left it in): it becomes a fresh formal named after the local ([`FixedLocal`]).
+//!
 //! It does not lower anything ([`super::body`] does) and does not look at array or object
 //! fields: only integer ones.
 
@@ -33,7 +37,7 @@ use crate::program::Program;
 use super::loops::{block_successors, find_loops};
 
 /// The assumption views of application fields rely on when a JDK native method is reachable.
-pub const JDK_NATIVES_KEEP_FIELDS: &str = "JDK native methods do not write the application's integer fields (no reflection or JNI writes them)";
+pub const JDK_NATIVES_KEEP_FIELDS: &str = "JDK native methods do not write the application's integer fields (no reflection, JNI or other thread writes them while a method reads them)";
 
 /// A field a view reads: a static field, or an instance field of the method's `this`, named by
 /// its declaring class when it resolves.
@@ -76,6 +80,18 @@ pub struct View {
     pub origin: String,
 }
 
+impl FieldPlan {
+    /// The origins of the formals the plan adds, in formal order.
+    pub fn formal_origins(&self) -> Vec<String> {
+        self.views
+            .iter()
+            .filter(|v| v.is_formal())
+            .map(|v| v.origin.clone())
+            .chain(self.locals.iter().map(|l| l.origin.clone()))
+            .collect()
+    }
+}
+
 impl View {
     /// Whether the view adds a formal to its procedure (after the declared parameters).
     pub fn is_formal(&self) -> bool {
@@ -97,11 +113,22 @@ pub enum StoreEffect {
     Havoc,
 }
 
+/// An integer local set once per call from a call's result: a fresh formal from its definition.
+#[derive(Clone, Debug)]
+pub struct FixedLocal {
+    pub var: ir::VarId,
+    /// The offset of its one definition.
+    pub pc: u32,
+    pub origin: String,
+}
+
 /// The views of one procedure and what its field instructions do to them.
 #[derive(Clone, Debug, Default)]
 pub struct FieldPlan {
     /// In the order their formals follow the declared parameters.
     pub views: Vec<View>,
+    /// Their formals follow those of the views.
+    pub locals: Vec<FixedLocal>,
     /// The variable holding `this`, when it is never reassigned.
     pub this: Option<ir::VarId>,
     /// A field read (`true` for static) → the view it reads.
@@ -270,7 +297,12 @@ pub fn plan(
             };
             views.push((key.clone(), mode));
         }
-        plans.push(finish_plan(&methods[index], &own[index], views));
+        plans.push(finish_plan(
+            &methods[index],
+            &bodies[index],
+            &own[index],
+            views,
+        ));
     }
     Plans {
         plans,
@@ -286,8 +318,13 @@ fn store_may_write(store: &Store, key: &ViewKey) -> bool {
     store.is_static == key.is_static() && store.field.may_alias(&target)
 }
 
-/// Names, origins and store effects of a method's chosen views.
-fn finish_plan(method: &MethodRef, own: &Own, views: Vec<(ViewKey, ViewMode)>) -> FieldPlan {
+/// Names, origins and store effects of a method's chosen views, and its fixed locals.
+fn finish_plan(
+    method: &MethodRef,
+    body: &ir::Body,
+    own: &Own,
+    views: Vec<(ViewKey, ViewMode)>,
+) -> FieldPlan {
     let ambiguous: Vec<bool> = views
         .iter()
         .map(|(key, _)| {
@@ -358,6 +395,7 @@ fn finish_plan(method: &MethodRef, own: &Own, views: Vec<(ViewKey, ViewMode)>) -
     }
     FieldPlan {
         views,
+        locals: fixed_locals(method, body),
         this: own.this,
         reads,
         stores,
@@ -489,6 +527,63 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
         }
     }
     own
+}
+
+/// The integer locals of `body` defined once, outside every loop, by a call's result: either
+/// directly or copied from the stack slot the call just before left it in.
+fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
+    let successors = block_successors(body);
+    let loops = find_loops(&successors);
+    let mut definitions: BTreeMap<ir::VarId, Vec<(usize, usize)>> = BTreeMap::new();
+    for (block, stmts) in body.blocks.iter().enumerate() {
+        for (index, stmt) in stmts.stmts.iter().enumerate() {
+            let defined = match &stmt.kind {
+                StmtKind::Assign { dst, .. } => Some(*dst),
+                StmtKind::Invoke { dst, .. } => *dst,
+                _ => None,
+            };
+            if let Some(var) = defined {
+                definitions.entry(var).or_default().push((block, index));
+            }
+        }
+    }
+    let mut fixed = Vec::new();
+    for (var, places) in definitions {
+        let declared = body.var(var);
+        let &[(block, index)] = places.as_slice() else {
+            continue;
+        };
+        if !matches!(declared.origin, ir::VarOrigin::Local(_))
+            || !is_integer(&declared.ty)
+            || !loops.reducible
+            || !loops.enclosing[block].is_empty()
+        {
+            continue;
+        }
+        let stmts = &body.blocks[block].stmts;
+        let from_call = match &stmts[index].kind {
+            StmtKind::Invoke { .. } => true,
+            StmtKind::Assign {
+                value: ir::Expr::Use(Operand::Var(slot)),
+                ..
+            } => index.checked_sub(1).is_some_and(|previous| {
+                matches!(&stmts[previous].kind, StmtKind::Invoke { dst: Some(d), .. } if d == slot)
+            }),
+            _ => false,
+        };
+        if from_call {
+            let pc = stmts[index].pc;
+            fixed.push(FixedLocal {
+                var,
+                pc,
+                origin: format!(
+                    "local {} set from a call's result at {}@{pc}",
+                    declared.name, method.name
+                ),
+            });
+        }
+    }
+    fixed
 }
 
 fn assigns(stmt: &ir::Stmt, var: ir::VarId) -> bool {

@@ -57,7 +57,8 @@ pub struct Lowered {
     inductive: Vec<Vec<String>>,
     /// Per program point, the names of the variables holding an array allocation's dimensions.
     lengths: Vec<Vec<String>>,
-    /// Per procedure, the origins of its field-view formals (the last of its formals).
+    /// Per procedure, the origins of its field-view and fixed-local formals (the last of its
+    /// formals).
     view_origins: Vec<Vec<String>>,
     /// What the field views take for granted.
     pub assumptions: Vec<String>,
@@ -112,16 +113,7 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
         Vec::new()
     };
     let plans = plans.plans;
-    let view_origins = plans
-        .iter()
-        .map(|plan| {
-            plan.views
-                .iter()
-                .filter(|v| v.is_formal())
-                .map(|v| v.origin.clone())
-                .collect()
-        })
-        .collect();
+    let view_origins = plans.iter().map(FieldPlan::formal_origins).collect();
     let mut names: Vec<String> = Vec::new();
     for method in &methods {
         let base = identifier(&method.name);
@@ -142,7 +134,7 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
                     procedure: callee,
                     method: &methods[callee.0],
                     formals: &formals[callee.0],
-                    views: &plans[callee.0].views,
+                    fields: &plans[callee.0],
                 })
                 .collect()
         };
@@ -286,7 +278,8 @@ impl Lowered {
         )
     }
 
-    /// The field views that are formals of `method`, as (name, origin), in formal order.
+    /// The field views and fixed locals that are formals of `method`, as (name, origin), in
+    /// formal order.
     pub fn view_params(&self, method: &MethodRef) -> Vec<(String, String)> {
         let Some(&id) = self.procedures.get(method) else {
             return Vec::new();
