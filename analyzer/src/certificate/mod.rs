@@ -81,6 +81,9 @@ pub struct MethodEntry {
     /// Why `mem_alloc` is ∞ beyond its sites (code the analysis cannot see).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unbounded: Vec<String>,
+    /// Why a region's size (hence `mem_rq`) is ∞ beyond its sites' reasons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub region_reasons: Vec<String>,
     pub sites: Vec<SiteEntry>,
 }
 
@@ -235,6 +238,11 @@ fn method_entry(bound: &MethodBound) -> MethodEntry {
         mem_escapes: bound.regions.as_ref().map(|r| amount_entry(&r.mem_escapes)),
         mem_rq: bound.regions.as_ref().map(|r| amount_entry(&r.mem_rq)),
         unbounded: bound.unbounded.clone(),
+        region_reasons: bound
+            .regions
+            .as_ref()
+            .map(|r| r.reasons.clone())
+            .unwrap_or_default(),
         sites: bound.sites.iter().map(site_entry).collect(),
     }
 }
