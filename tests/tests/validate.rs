@@ -77,24 +77,29 @@ fn an_under_counting_certificate_fails_with_exit_1() {
     assert!(run.stdout.contains("Intro$B"), "{}", run.stdout);
 }
 
+/// `membound measure` of the intro example's m1 with a certificate, as JSON, at `k`.
+fn measure_intro(cert: &std::path::Path, k: u32) -> membound_tests::Run {
+    membound([
+        "measure".as_ref(),
+        "examples/intro/intro.jar".as_ref(),
+        "--method".as_ref(),
+        "Intro.m1".as_ref(),
+        "--cert".as_ref(),
+        cert.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--".as_ref(),
+        k.to_string().as_ref(),
+    ])
+}
+
 #[test]
 fn measure_replays_a_run_into_the_certificates_regions() {
     // m1's A objects live in its region (k of them), each m2's B objects in m2's (at most k at
     // once): the replay peaks at 2k objects, which is memRq.
     let cert = intro_certificate("regions");
     for k in [3, 7] {
-        let run = membound([
-            "measure".as_ref(),
-            "examples/intro/intro.jar".as_ref(),
-            "--method".as_ref(),
-            "Intro.m1".as_ref(),
-            "--cert".as_ref(),
-            cert.as_os_str(),
-            "--format".as_ref(),
-            "json".as_ref(),
-            "--".as_ref(),
-            k.to_string().as_ref(),
-        ]);
+        let run = measure_intro(&cert, k);
         assert_eq!(run.code, 0, "{}", run.stderr);
         let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
         assert_eq!(json["region_peak"]["objects"], 2 * k, "{json:#}");
@@ -110,16 +115,7 @@ fn measure_replays_a_run_into_the_certificates_regions() {
         .collect::<Vec<_>>()
         .join("\n");
     std::fs::write(&stale, without_regions.replace("mem_rq:", "old_mem_rq:")).expect("write");
-    let run = membound([
-        "measure".as_ref(),
-        "examples/intro/intro.jar".as_ref(),
-        "--method".as_ref(),
-        "Intro.m1".as_ref(),
-        "--cert".as_ref(),
-        stale.as_os_str(),
-        "--".as_ref(),
-        "3".as_ref(),
-    ]);
+    let run = measure_intro(&stale, 3);
     assert_eq!(run.code, 2, "a certificate without regions: {}", run.stderr);
 }
 
