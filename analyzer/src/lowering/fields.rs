@@ -175,18 +175,22 @@ struct Own {
     this: Option<ir::VarId>,
     /// Integer views read by the body.
     reads: BTreeMap<(bool, FieldRef), ViewKey>,
-    /// (offset, static, on `this`, field, stored value, outside every loop).
+    /// Its stores to integer fields.
     stores: Vec<Store>,
     /// Calls on `this` (their offsets), for views of `this.f` a callee needs.
     this_calls: BTreeSet<u32>,
 }
 
+/// A `putfield` or `putstatic` of an integer field.
 struct Store {
     pc: u32,
     is_static: bool,
+    /// A `putfield` on the method's own `this`.
     on_this: bool,
     field: Resolved,
+    /// The stored value is one the lowering havocs (see [`opaque`]).
     opaque: bool,
+    /// It runs at most once per call: no loop (natural or not) contains it.
     outside_loops: bool,
 }
 
