@@ -17,8 +17,8 @@ pub(super) fn invariants(
     max_chains: usize,
     format: ListFormat,
 ) -> Result<String> {
-    let (program, _, found) = target.sites(max_chains)?;
-    let lowered = lowering::lower(&program, &found)?;
+    let (program, graph, found) = target.sites(max_chains)?;
+    let lowered = lowering::lower(&program, &graph, &found)?;
     let invariants: Vec<Result<String>> = found
         .sites
         .iter()

@@ -34,8 +34,8 @@ use membound_invariants::{
     chain_invariant,
 };
 
+use crate::callgraph::CallGraph;
 use crate::error::{Error, Result};
-use crate::hierarchy::Hierarchy;
 use crate::jvm::MethodRef;
 use crate::program::Program as JavaProgram;
 use crate::sites::{CreationSite, Sites};
@@ -85,11 +85,9 @@ impl SiteInvariant {
     }
 }
 
-/// Lowers every method on the chains of `sites` and analyses the result. The call graph from
-/// the sites' entry is built again (from the program's caches) to know what each method may
-/// write.
-pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
-    let graph = crate::callgraph::build(&Hierarchy::new(java), &sites.entry)?;
+/// Lowers every method on the chains of `sites` (which come from `graph`) and analyses the
+/// result; the call graph tells what each method may write.
+pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Lowered> {
     let methods = chain_methods(sites);
     let procedures: HashMap<MethodRef, ProcId> = methods
         .iter()
@@ -106,7 +104,7 @@ pub fn lower(java: &JavaProgram, sites: &Sites) -> Result<Lowered> {
         .iter()
         .map(|(&(caller, pc), list)| ((caller.0, pc), list.iter().map(|c| c.0).collect()))
         .collect();
-    let plans = fields::plan(java, &graph, &methods, &bodies, &by_index);
+    let plans = fields::plan(java, graph, &methods, &bodies, &by_index);
     let assumptions = if plans.assumes_jdk_natives {
         vec![JDK_NATIVES_KEEP_FIELDS.to_string()]
     } else {

@@ -82,7 +82,7 @@ pub fn analyze(
     model: ObjectModel,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Bounds> {
-    let lowered = lowering::lower(program, sites)?;
+    let lowered = lowering::lower(program, graph, sites)?;
     let mut bounds = memalloc::analyze(program, &lowered, graph, sites, model, progress)?;
     match escape::analyze(program, graph, sites) {
         Ok(regions) => add_regions(&mut bounds, &lowered, sites, &regions, progress),
