@@ -7,7 +7,7 @@
 //! It does not run the programs.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use membound::callgraph;
@@ -30,8 +30,12 @@ pub enum Analysis {
         /// Loading the program, the call graph, the creation sites and the bounds.
         seconds: f64,
     },
-    /// Still running at the limit, and killed.
-    Timeout(Duration),
+    /// Stopped at a resource limit (still running at the time limit, and killed; or more
+    /// creation sites than the enumeration takes): reported in the table, not a failure.
+    Stopped {
+        why: String,
+        seconds: f64,
+    },
     Failed(String),
 }
 
@@ -71,11 +75,20 @@ fn run_child(
             // Only our own child, by its handle.
             let _ = child.kill();
             let _ = child.wait();
-            return Ok(Analysis::Timeout(limit));
+            return Ok(Analysis::Stopped {
+                why: format!("timeout after {} s", limit.as_secs()),
+                seconds: start.elapsed().as_secs_f64(),
+            });
         }
         std::thread::sleep(Duration::from_millis(50));
     };
     let said = std::fs::read_to_string(&messages).unwrap_or_default();
+    if status.code() == Some(i32::from(TOO_MANY_SITES)) {
+        return Ok(Analysis::Stopped {
+            why: said.trim().to_string(),
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    }
     if !status.success() {
         return Err(said.trim().to_string());
     }
@@ -93,9 +106,30 @@ fn run_child(
 /// How the child reports the analysis time on stderr.
 const SECONDS_LINE: &str = "analysis seconds:";
 
+/// The child's exit status when the method reaches more creation sites than the enumeration
+/// takes (a limit of the analysis, like the time limit; not an error of the harness).
+const TOO_MANY_SITES: u8 = 3;
+
 /// The child's side: analyzes `method` of the classes at `input` with the HotSpot object model
-/// the agent's sizes follow, writes the certificate to `out` (JSON) and prints the time.
-pub fn analyze_one(input: &Path, method: &str, out: &Path) -> Result<()> {
+/// the agent's sizes follow, writes the certificate to `out` (JSON) and prints the time; the
+/// exit status says how it ended.
+pub fn analyze_one(input: &Path, method: &str, out: &Path) -> ExitCode {
+    match write_certificate(input, method, out) {
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(limit)) => {
+            eprintln!("more than {limit} creation sites, the enumeration's limit");
+            ExitCode::from(TOO_MANY_SITES)
+        }
+        Err(error) => {
+            eprintln!("{error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+/// The analysis of [`analyze_one`]; `Some(limit)` when the creation sites were more than
+/// `limit`, and nothing was written.
+fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<Option<usize>> {
     let start = Instant::now();
     let mut classpath = Classpath::new();
     classpath.add_entry(input)?;
@@ -105,9 +139,7 @@ pub fn analyze_one(input: &Path, method: &str, out: &Path) -> Result<()> {
     let graph = callgraph::build(&Hierarchy::new(&program), &entry)?;
     let found = sites::enumerate(&program, &graph, DEFAULT_MAX_CHAINS)?;
     if let Some(limit) = found.truncated_at {
-        return Err(Error::Input(format!(
-            "{entry} reaches more than {limit} creation sites"
-        )));
+        return Ok(Some(limit));
     }
     let bounds = memrq::analyze(&program, &graph, &found, ObjectModel::HotspotCoops, &|| {})?;
     let seconds = start.elapsed().as_secs_f64();
@@ -117,5 +149,5 @@ pub fn analyze_one(input: &Path, method: &str, out: &Path) -> Result<()> {
         source,
     })?;
     eprintln!("{SECONDS_LINE} {seconds:.3}");
-    Ok(())
+    Ok(None)
 }

@@ -31,7 +31,7 @@ impl MethodResult {
     fn entry(&self) -> Option<&MethodEntry> {
         match &self.analysis {
             Analysis::Done { certificate, .. } => method_entry(certificate),
-            Analysis::Timeout(_) | Analysis::Failed(_) => None,
+            Analysis::Stopped { .. } | Analysis::Failed(_) => None,
         }
     }
 
@@ -46,14 +46,18 @@ impl MethodResult {
             .count()
     }
 
-    /// Analyses and runs that ended in an error (timeouts are not errors).
+    /// Analyses and runs that ended in an error (an analysis stopped at a limit is not one).
     pub fn errors(&self) -> usize {
         usize::from(matches!(self.analysis, Analysis::Failed(_)))
             + self.runs.iter().filter(|(_, run)| run.is_err()).count()
     }
 
-    pub fn timed_out(&self) -> bool {
-        matches!(self.analysis, Analysis::Timeout(_))
+    /// Why the analysis was stopped at a limit, if it was.
+    pub fn stopped(&self) -> Option<&str> {
+        match &self.analysis {
+            Analysis::Stopped { why, .. } => Some(why),
+            Analysis::Done { .. } | Analysis::Failed(_) => None,
+        }
     }
 }
 
@@ -74,10 +78,9 @@ pub fn render(results: &[MethodResult], context: &Context<'_>) -> String {
     let unsound: usize = results.iter().map(MethodResult::unsound).sum();
     let errors: usize = results.iter().map(MethodResult::errors).sum();
     let runs: usize = results.iter().map(|r| r.runs.len()).sum();
-    let timeouts: Vec<&str> = results
+    let stopped: Vec<String> = results
         .iter()
-        .filter(|r| r.timed_out())
-        .map(|r| r.benchmark.method)
+        .filter_map(|r| Some(format!("{} ({})", r.benchmark.method, r.stopped()?)))
         .collect();
     let _ = writeln!(out, "# JOlden results\n");
     let _ = writeln!(
@@ -101,11 +104,11 @@ pub fn render(results: &[MethodResult], context: &Context<'_>) -> String {
     let _ = writeln!(out, "errors: {errors}\n");
     let _ = writeln!(
         out,
-        "timeouts: {}\n",
-        if timeouts.is_empty() {
+        "stopped at a limit: {}\n",
+        if stopped.is_empty() {
             "none".to_string()
         } else {
-            timeouts.join(", ")
+            stopped.join("; ")
         }
     );
     summary_table(&mut out, results);
@@ -168,7 +171,7 @@ fn mem_rq_table(out: &mut String, results: &[MethodResult]) {
 }
 
 /// The analysis time of each program, summed over its methods (the thesis prints one time per
-/// benchmark); a timeout counts as its limit and is marked.
+/// benchmark); an analysis stopped at a limit counts the time until it stopped, and is marked.
 fn time_per_program(out: &mut String, results: &[MethodResult]) {
     let _ = writeln!(
         out,
@@ -176,23 +179,27 @@ fn time_per_program(out: &mut String, results: &[MethodResult]) {
     );
     let mut programs: Vec<(&str, usize, f64, bool)> = Vec::new();
     for result in results {
-        let (seconds, timed_out) = match &result.analysis {
+        let (seconds, stopped_here) = match &result.analysis {
             Analysis::Done { seconds, .. } => (*seconds, false),
-            Analysis::Timeout(limit) => (limit.as_secs_f64(), true),
+            Analysis::Stopped { seconds, .. } => (*seconds, true),
             Analysis::Failed(_) => (0.0, false),
         };
         let main = result.benchmark.main;
         match programs.iter_mut().find(|(m, ..)| *m == main) {
-            Some((_, methods, total, timeout)) => {
+            Some((_, methods, total, stopped)) => {
                 *methods += 1;
                 *total += seconds;
-                *timeout |= timed_out;
+                *stopped |= stopped_here;
             }
-            None => programs.push((main, 1, seconds, timed_out)),
+            None => programs.push((main, 1, seconds, stopped_here)),
         }
     }
-    for (main, methods, total, timed_out) in programs {
-        let over = if timed_out { " (timeout)" } else { "" };
+    for (main, methods, total, stopped_here) in programs {
+        let over = if stopped_here {
+            " (stopped at a limit)"
+        } else {
+            ""
+        };
         let _ = writeln!(out, "| `{main}` | {methods} | {total:.2} s{over} |");
     }
 }
@@ -401,9 +408,7 @@ fn unexplained_infinity(site: &SiteEntry) -> Option<String> {
 fn analysis_outcome(analysis: &Analysis) -> String {
     match analysis {
         Analysis::Done { seconds, .. } => format!("analyzed in {seconds:.2} s"),
-        Analysis::Timeout(limit) => {
-            format!("timeout (analysis stopped after {} s)", limit.as_secs())
-        }
+        Analysis::Stopped { why, .. } => format!("stopped at a limit: {}", cell(why)),
         Analysis::Failed(message) => format!("analysis error: {}", cell(message)),
     }
 }
