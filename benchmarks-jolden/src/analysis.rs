@@ -90,7 +90,11 @@ fn run_child(
         });
     }
     if !status.success() {
-        return Err(said.trim().to_string());
+        // A panic or a signal may leave nothing said; the status then tells what happened.
+        return Err(match said.trim() {
+            "" => format!("the analysis ended with {status}"),
+            message => message.to_string(),
+        });
     }
     let seconds = said
         .lines()
