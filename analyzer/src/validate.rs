@@ -15,7 +15,7 @@ use membound_polyhedra::{Int, Rat, Value};
 use serde_json::{Value as Json, json};
 
 use crate::certificate::{Certificate, MethodEntry, value_of};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::measure::{Allocation, ChainFrame, Measurement, Placement, SiteCount};
 
 /// Observed against predicted, for one site or one method total.
@@ -46,6 +46,10 @@ pub struct Validation {
     pub points: Vec<BTreeMap<String, Rat>>,
     pub comparisons: Vec<Comparison>,
     pub warnings: Vec<String>,
+    /// Why nothing could be compared: a parameter whose value the run does not record (a field
+    /// view, a value fixed inside the method) and that was not given. There are then no
+    /// comparisons.
+    pub unchecked: Option<String>,
 }
 
 impl Validation {
@@ -62,7 +66,18 @@ pub fn validate(
     given: &BTreeMap<String, Rat>,
 ) -> Result<Validation> {
     let entry = certificate.method(method)?;
-    let points = entry_points(entry, measurement, given)?;
+    let points = match entry_points(entry, measurement, given) {
+        Ok(points) => points,
+        Err(missing) => {
+            return Ok(Validation {
+                method: entry.method.clone(),
+                points: Vec::new(),
+                comparisons: Vec::new(),
+                warnings: measurement.warnings.clone(),
+                unchecked: Some(missing),
+            });
+        }
+    };
     let bytes_compared = certificate.tool.object_model != "count";
     let mut comparisons = Vec::new();
     let total_objects = predict(entry, &points, &entry.mem_alloc.objects)?;
@@ -135,16 +150,17 @@ pub fn validate(
         points,
         comparisons,
         warnings: measurement.warnings.clone(),
+        unchecked: None,
     })
 }
 
 /// The parameter values of each recorded entry, named as in the certificate (`a.length` is
-/// `a_length`), with `given` values taking precedence.
+/// `a_length`), with `given` values taking precedence; the message naming a missing one.
 fn entry_points(
     entry: &MethodEntry,
     measurement: &Measurement,
     given: &BTreeMap<String, Rat>,
-) -> Result<Vec<BTreeMap<String, Rat>>> {
+) -> std::result::Result<Vec<BTreeMap<String, Rat>>, String> {
     let recorded = if measurement.entries.is_empty() {
         vec![measurement.params.clone()]
     } else {
@@ -162,13 +178,18 @@ fn entry_points(
                         .and_then(|(_, v)| v.map(Rat::from))
                 });
                 let value = value.ok_or_else(|| {
-                    Error::Input(format!(
-                        "no value for parameter {} of {} (recorded: {}); give --param {}=…",
+                    format!(
+                        "no value for parameter {} ({}) of {}: the run records {}; give --param {}=…",
                         param.name,
+                        param.origin,
                         entry.method,
-                        values.keys().cloned().collect::<Vec<_>>().join(", "),
+                        if values.is_empty() {
+                            "no parameter".to_string()
+                        } else {
+                            values.keys().cloned().collect::<Vec<_>>().join(", ")
+                        },
                         param.name
-                    ))
+                    )
                 })?;
                 point.insert(param.name.clone(), value);
             }
@@ -313,6 +334,10 @@ impl Validation {
         for warning in &self.warnings {
             let _ = writeln!(out, "warning: {warning}");
         }
+        if let Some(reason) = &self.unchecked {
+            let _ = writeln!(out, "not checked: {reason}");
+            return out;
+        }
         let broken = self.broken().count();
         let _ = writeln!(
             out,
@@ -348,6 +373,7 @@ impl Validation {
             "comparisons": comparisons,
             "broken": self.broken().count(),
             "warnings": self.warnings,
+            "unchecked": self.unchecked,
         })
     }
 }

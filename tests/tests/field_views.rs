@@ -253,6 +253,25 @@ fn validate_takes_a_field_view_as_a_given_parameter() {
         .expect("total objects");
     assert_eq!(total["observed"], 45, "{json:#}");
     assert_eq!(total["predicted"], 45, "{json:#}");
+    // Without it the run cannot be checked (the agent records only the method's own
+    // parameters): exit 2, naming the parameter and its origin.
+    let run = membound([
+        "validate",
+        cert.to_str().expect("a UTF-8 path"),
+        "--main",
+        "fields.Views",
+        "--",
+        "a",
+        "b",
+        "c",
+    ]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("no value for parameter size (static field"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use clap::Args;
 use super::analyze::parse_params;
 use super::{ListFormat, ProgramRun, json_text};
 use crate::certificate::Certificate;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::measure;
 
 #[derive(Debug, Args)]
@@ -51,6 +51,9 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
     };
     eprint!("{}", measurement.program_stdout);
     let validation = crate::validate::validate(&certificate, &method, &measurement, &given)?;
+    if let Some(reason) = validation.unchecked {
+        return Err(Error::Input(reason));
+    }
     let failed = validation.broken().next().is_some();
     let output = match args.format {
         ListFormat::Text => validation.to_text(),
