@@ -167,6 +167,12 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
 fn progress(run: &Result<check::Checked, String>) -> String {
     match run {
         Err(message) => format!("error: {message}"),
+        Ok(checked) if checked.validation.unchecked.is_some() => {
+            format!(
+                "not checked: {}",
+                checked.validation.unchecked.as_deref().unwrap_or_default()
+            )
+        }
         Ok(checked) => {
             let broken = checked.validation.broken().count();
             let objects = checked.total("objects").map_or_else(String::new, |c| {

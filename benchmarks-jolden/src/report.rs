@@ -46,6 +46,14 @@ impl MethodResult {
             .count()
     }
 
+    /// Runs that validate could not check: the bound takes a parameter the run does not record.
+    pub fn unchecked(&self) -> usize {
+        self.runs
+            .iter()
+            .filter(|(_, run)| run.as_ref().is_ok_and(|c| c.validation.unchecked.is_some()))
+            .count()
+    }
+
     /// Analyses and runs that ended in an error (an analysis stopped at a limit is not one).
     pub fn errors(&self) -> usize {
         usize::from(matches!(self.analysis, Analysis::Failed(_)))
@@ -77,6 +85,7 @@ pub fn render(results: &[MethodResult], context: &Context<'_>) -> String {
     let mut out = String::new();
     let unsound: usize = results.iter().map(MethodResult::unsound).sum();
     let errors: usize = results.iter().map(MethodResult::errors).sum();
+    let unchecked: usize = results.iter().map(MethodResult::unchecked).sum();
     let runs: usize = results.iter().map(|r| r.runs.len()).sum();
     let stopped: Vec<String> = results
         .iter()
@@ -102,6 +111,10 @@ pub fn render(results: &[MethodResult], context: &Context<'_>) -> String {
     );
     let _ = writeln!(out, "unsound: {unsound}\n");
     let _ = writeln!(out, "errors: {errors}\n");
+    let _ = writeln!(
+        out,
+        "not checked: {unchecked} (runs that do not record a parameter of the bound)\n"
+    );
     let _ = writeln!(
         out,
         "stopped at a limit: {}\n",
@@ -213,13 +226,14 @@ fn rows(
     pick: impl Fn(&Checked) -> Option<&Comparison>,
 ) {
     for (args, run) in runs {
-        let cells = match run.as_ref().map(&pick) {
-            Ok(Some(c)) => [
+        let cells = match run.as_ref().map(|c| (&c.validation.unchecked, pick(c))) {
+            Ok((Some(_), _)) => ["not checked".to_string(), String::new(), String::new()],
+            Ok((None, Some(c))) => [
                 c.observed.to_string(),
                 value_text(&c.predicted),
                 error_text(c),
             ],
-            Ok(None) => ["—".to_string(), String::new(), String::new()],
+            Ok((None, None)) => ["—".to_string(), String::new(), String::new()],
             Err(_) => ["error".to_string(), String::new(), String::new()],
         };
         let _ = writeln!(
@@ -305,7 +319,17 @@ fn details(out: &mut String, result: &MethodResult) {
     for (args, run) in &result.runs {
         let args = args.join(" ");
         let checked = match run {
-            Ok(checked) => checked,
+            Ok(checked) => match &checked.validation.unchecked {
+                Some(reason) => {
+                    let _ = writeln!(
+                        out,
+                        "| `{args}` | not checked: {} | | | | | | | |",
+                        cell(reason)
+                    );
+                    continue;
+                }
+                None => checked,
+            },
             Err(message) => {
                 let _ = writeln!(out, "| `{args}` | error: {} | | | | | | | |", cell(message));
                 continue;
@@ -504,6 +528,7 @@ methods:
                 predicted: Value::Finite(Rat::from(4)),
             }],
             warnings: Vec::new(),
+            unchecked: None,
         };
         MethodResult {
             benchmark: &SUITE[0],
