@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use membound_polyhedra::{Polynomial, QuasiPolynomial, Rat, Value};
+use membound_polyhedra::{Int, Polynomial, QuasiPolynomial, Rat, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::guard::Guard;
@@ -59,7 +59,29 @@ impl BoundExpr {
     /// The same expression over renamed parameters (in leaves and guards); `rename` must be
     /// injective.
     pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> BoundExpr {
-        let all = |items: &[BoundExpr]| items.iter().map(|e| e.renamed(rename)).collect();
+        self.map_parameters(&|qp| qp.renamed(rename), &|guard| guard.renamed(rename))
+    }
+
+    /// The expression with integer parameter `name` fixed to `value` (in leaves and guards);
+    /// [`crate::simplify()`] then folds the guards that became constant.
+    pub fn with_value(&self, name: &str, value: &Int) -> BoundExpr {
+        self.map_parameters(&|qp| qp.with_value(name, value), &|guard| {
+            guard.with_value(name, value)
+        })
+    }
+
+    /// The same tree with `leaf` applied to every polynomial and `guard` to every guard.
+    fn map_parameters(
+        &self,
+        leaf: &dyn Fn(&QuasiPolynomial) -> QuasiPolynomial,
+        guard: &dyn Fn(&Guard) -> Guard,
+    ) -> BoundExpr {
+        let all = |items: &[BoundExpr]| {
+            items
+                .iter()
+                .map(|e| e.map_parameters(leaf, guard))
+                .collect()
+        };
         match self {
             BoundExpr::Sum(items) => BoundExpr::Sum(all(items)),
             BoundExpr::Max(items) => BoundExpr::Max(all(items)),
@@ -67,13 +89,13 @@ impl BoundExpr {
                 arms: arms
                     .iter()
                     .map(|arm| Arm {
-                        guard: arm.guard.renamed(rename),
-                        expr: arm.expr.renamed(rename),
+                        guard: guard(&arm.guard),
+                        expr: arm.expr.map_parameters(leaf, guard),
                     })
                     .collect(),
-                default: Box::new(default.renamed(rename)),
+                default: Box::new(default.map_parameters(leaf, guard)),
             },
-            BoundExpr::Pol(qp) => BoundExpr::Pol(qp.renamed(rename)),
+            BoundExpr::Pol(qp) => BoundExpr::Pol(leaf(qp)),
             BoundExpr::Inf => BoundExpr::Inf,
         }
     }

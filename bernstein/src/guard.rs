@@ -83,6 +83,19 @@ impl Guard {
     pub fn holds(&self, value: &dyn Fn(&String) -> Rat) -> bool {
         self.atoms.iter().all(|a| a.holds(value))
     }
+    /// The conjunction with integer parameter `name` fixed to `value`.
+    pub fn with_value(&self, name: &str, value: &Int) -> Guard {
+        let constant = Polynomial::constant(Rat::from(value.clone()));
+        let atoms = self
+            .atoms
+            .iter()
+            .map(|atom| Atom {
+                expr: atom.expr.substitute(&name.to_string(), &constant),
+                rel: atom.rel,
+            })
+            .collect();
+        Guard { atoms }
+    }
     /// The same conjunction over renamed parameters.
     pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Guard {
         let atoms = self

@@ -160,6 +160,35 @@ impl QuasiPolynomial {
         self.scale(&Rat::from(-1))
     }
 
+    /// The quasi-polynomial with integer variable `var` fixed to `value`: its residue picks the
+    /// classes where `var` is periodic, and `value` replaces it in every class.
+    pub fn with_value(&self, var: &str, value: &Int) -> Self {
+        let constant = Polynomial::constant(Rat::from(value.clone()));
+        let periods: Vec<(String, u32)> = self
+            .periods
+            .iter()
+            .filter(|(v, _)| v != var)
+            .cloned()
+            .collect();
+        let classes = (0..periods.iter().map(|(_, p)| *p as usize).product::<usize>())
+            .map(|index| {
+                let residues = residues_of(index, &periods);
+                let old_index = Self::class_index(&self.periods, &|v, p| {
+                    if v == var {
+                        value.mod_floor(&Int::from(p)).try_into().unwrap_or(0)
+                    } else {
+                        let at = periods.iter().position(|(w, _)| w == v).unwrap_or(0);
+                        residues[at]
+                    }
+                });
+                self.classes[old_index].substitute(&var.to_string(), &constant)
+            })
+            .collect();
+        let mut result = QuasiPolynomial { periods, classes };
+        result.simplify();
+        result
+    }
+
     /// The same quasi-polynomial over renamed variables; `rename` must be injective. The
     /// classes are reordered when renaming changes the order of the periodic variables.
     pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Self {
@@ -518,6 +547,23 @@ mod tests {
         assert_eq!(qp.periods(), &[("n".to_string(), 2)]);
         let constant = QuasiPolynomial::periodic("n", vec![Rat::from(4), Rat::from(4)]);
         assert_eq!(constant.as_polynomial(), Some(&Polynomial::constant(4)));
+    }
+
+    #[test]
+    fn fixing_a_periodic_variable_picks_its_class() {
+        // [1, 2]_a * b + [10, 20, 30]_b: fix b = 4 (class 1 of b, and b replaced).
+        let qp = QuasiPolynomial::periodic("a", vec![rat(1, 1), rat(2, 1)])
+            .mul(&QuasiPolynomial::var("b"))
+            .add(&QuasiPolynomial::periodic(
+                "b",
+                vec![rat(10, 1), rat(20, 1), rat(30, 1)],
+            ));
+        let fixed = qp.with_value("b", &Int::from(4));
+        assert_eq!(fixed.periods(), &[("a".to_string(), 2)]);
+        for a in 0..5 {
+            let expected = qp.eval(&|v| rat(if v == "a" { a } else { 4 }, 1));
+            assert_eq!(fixed.eval(&|_| rat(a, 1)), expected, "a={a}");
+        }
     }
 
     #[test]

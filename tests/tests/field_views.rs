@@ -7,7 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use membound_tests::{analyze_into, compile_fixture, eval_method, membound};
+use membound_tests::{
+    analyze_into, compile_fixture, compile_java_tree, eval_method, membound, workspace_root,
+};
 use serde_json::Value;
 
 /// The certificate of `method` of the `fields` fixture in the `count` model.
@@ -326,11 +328,46 @@ fn param_with_a_bad_name_exits_2_listing_the_parameters() {
             "has no parameter `nope`; its parameters: args_length, size",
         ),
         ("size=args_length", "already has a parameter `size`"),
-        ("rows", "expected NEW=OLD"),
-        ("size=5", "pinning a parameter to a value is not supported"),
+        ("rows", "expected NEW=OLD or NAME=INTEGER"),
+        (
+            "rows=5",
+            "has no parameter `rows`; its parameters: args_length, size",
+        ),
     ] {
         let run = analyze(param);
         assert_eq!(run.code, 2, "{param}: {}", run.stderr);
         assert!(run.stderr.contains(message), "{param}: {}", run.stderr);
     }
+}
+
+#[test]
+fn param_pins_a_parameter_to_a_value() {
+    // Fig 7.1 at mc = 3: memRq 28 (the thesis's value), with no parameter left to give.
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let cert = std::env::temp_dir().join(format!(
+        "membound-fields-{}-pinned.json",
+        std::process::id()
+    ));
+    let run = membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "fig71.Fig71.m0".as_ref(),
+        "--object-model".as_ref(),
+        "count".as_ref(),
+        "--param".as_ref(),
+        "mc=3".as_ref(),
+        "-o".as_ref(),
+        cert.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cert).expect("certificate")).expect("JSON");
+    let entry = &json["methods"][0];
+    assert_eq!(entry["params"], serde_json::json!([]), "{entry:#}");
+    assert_eq!(entry["mem_rq"]["bytes"], "(28)", "{entry:#}");
+    let assumptions = json["assumptions"].to_string();
+    assert!(assumptions.contains("runs with mc = 3"), "{assumptions}");
+    let evaluated = eval_without_params(&cert, "fig71.Fig71.m0");
+    assert_eq!(evaluated["mem_rq"]["bytes"], 28, "{evaluated:#}");
 }

@@ -30,10 +30,17 @@ pub(super) struct AnalyzeArgs {
     /// Stop enumerating creation sites after this many chains.
     #[arg(long, default_value_t = crate::sites::DEFAULT_MAX_CHAINS)]
     max_chains: usize,
-    /// Name a parameter of the analyzed method, `NEW=OLD` (`--param levels=p0`; repeatable,
-    /// `a=b,c=d` also works).
-    #[arg(long = "param", value_name = "NEW=OLD")]
+    /// Name a parameter of the analyzed method, `NEW=OLD` (`--param levels=p0`), or pin one to
+    /// a value, `NAME=INTEGER` (`--param n=100`: the certificate then holds only for runs with
+    /// that value, an assumption it lists); repeatable, `a=b,c=d` also works.
+    #[arg(long = "param", value_name = "NEW=OLD|NAME=INTEGER")]
     params: Vec<String>,
+}
+
+/// One `--param` of `analyze`.
+enum ParamEdit {
+    Rename { new: String, old: String },
+    Pin { name: String, value: i64 },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -79,8 +86,14 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     })?;
     bar.finish_and_clear();
     if let Some(entry) = bounds.methods.first_mut() {
-        for (new, old) in parse_renames(&args.params)? {
-            rename_param(entry, &old, &new)?;
+        for edit in parse_param_edits(&args.params)? {
+            match edit {
+                ParamEdit::Rename { new, old } => entry.rename_param(&old, &new)?,
+                ParamEdit::Pin { name, value } => {
+                    let pinned = entry.pin_param(&name, value)?;
+                    bounds.assumptions.push(pinned);
+                }
+            }
         }
     }
     let certificate = Certificate::new(&args.target.input, &bounds)?;
@@ -145,86 +158,40 @@ pub(super) fn eval(args: &EvalArgs) -> Result<String> {
     })
 }
 
-/// `["levels=p0", "a=b,c=d"]` as (new name, old name) pairs, in order.
-fn parse_renames(params: &[String]) -> Result<Vec<(String, String)>> {
+/// `["levels=p0", "n=100", "a=b,c=d"]` as parameter edits, in order: `NEW=OLD` renames,
+/// `NAME=INTEGER` pins.
+fn parse_param_edits(params: &[String]) -> Result<Vec<ParamEdit>> {
     params
         .iter()
         .flat_map(|p| p.split(','))
         .map(|text| {
-            let (new, old) = text
+            let (left, right) = text
                 .split_once('=')
-                .map(|(new, old)| (new.trim(), old.trim()))
-                .filter(|(new, old)| !new.is_empty() && !old.is_empty())
-                .ok_or_else(|| Error::Input(format!("bad --param `{text}`: expected NEW=OLD")))?;
-            if old.parse::<i64>().is_ok() {
-                return Err(Error::Input(format!(
-                    "--param {text}: pinning a parameter to a value is not supported; \
-                     give the value to `membound eval --param {text}` instead"
-                )));
+                .map(|(left, right)| (left.trim(), right.trim()))
+                .filter(|(left, right)| !left.is_empty() && !right.is_empty())
+                .ok_or_else(|| {
+                    Error::Input(format!(
+                        "bad --param `{text}`: expected NEW=OLD or NAME=INTEGER"
+                    ))
+                })?;
+            if let Ok(value) = right.parse::<i64>() {
+                return Ok(ParamEdit::Pin {
+                    name: left.to_string(),
+                    value,
+                });
             }
-            if crate::lowering::identifier(new) != new {
+            if crate::lowering::identifier(left) != left {
                 return Err(Error::Input(format!(
-                    "--param {text}: `{new}` is not a name (letters, digits and _, starting \
+                    "--param {text}: `{left}` is not a name (letters, digits and _, starting \
                      with a letter)"
                 )));
             }
-            Ok((new.to_string(), old.to_string()))
+            Ok(ParamEdit::Rename {
+                new: left.to_string(),
+                old: right.to_string(),
+            })
         })
         .collect()
-}
-
-/// Renames parameter `old` of `method` to `new` in its parameter list and in every quantity
-/// of its bounds; an unknown `old` or a `new` already taken is an input error listing the
-/// parameters.
-fn rename_param(method: &mut memalloc::MethodBound, old: &str, new: &str) -> Result<()> {
-    let names: Vec<&str> = method.params.iter().map(|p| p.name.as_str()).collect();
-    let list = if names.is_empty() {
-        "it has none".to_string()
-    } else {
-        format!("its parameters: {}", names.join(", "))
-    };
-    if !names.contains(&old) {
-        return Err(Error::Input(format!(
-            "--param {new}={old}: {} has no parameter `{old}`; {list}",
-            method.method
-        )));
-    }
-    if new != old && names.contains(&new) {
-        return Err(Error::Input(format!(
-            "--param {new}={old}: {} already has a parameter `{new}`; {list}",
-            method.method
-        )));
-    }
-    let rename = |name: &str| {
-        if name == old {
-            new.to_string()
-        } else {
-            name.to_string()
-        }
-    };
-    let amount = |amount: &mut memalloc::Amount| {
-        amount.objects = amount.objects.renamed(&rename);
-        amount.bytes = amount.bytes.renamed(&rename);
-    };
-    for param in method.params.iter_mut().filter(|p| p.name == old) {
-        param.name = new.to_string();
-        param.origin = format!("{}; named {new} by --param", param.origin);
-    }
-    amount(&mut method.mem_alloc);
-    for site in &mut method.sites {
-        site.count = site.count.renamed(&rename);
-        amount(&mut site.amount);
-    }
-    if let Some(regions) = &mut method.regions {
-        amount(&mut regions.mem_captured);
-        amount(&mut regions.mem_escapes);
-        amount(&mut regions.mem_rq);
-        for node in &mut regions.tree {
-            amount(&mut node.r_size);
-            amount(&mut node.mem_rq);
-        }
-    }
-    Ok(())
 }
 
 /// `["n=7", "m=5,k=1"]` as values by name; malformed text is an input error.

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
 
 use crate::callgraph::{CallGraph, NodeKind};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::escape::SiteRegion;
 use crate::jvm::{MethodRef, Type};
 use crate::lowering::{FormalKind, Lowered, SiteInvariant, formal_kinds};
@@ -38,6 +38,7 @@ use crate::sites::{AllocationKind, ChainElement, Sites};
 use crate::sizes::ObjectModel;
 
 pub use quantity::{Quantity, count_quantity, maximum, scaled_sum, tidy};
+
 pub use render::to_text;
 
 /// Objects and bytes (in the `count` model: the thesis's units) of something allocated.
@@ -93,6 +94,99 @@ pub struct MethodBound {
     pub unbounded: Vec<String>,
     /// memCaptured, memEscapes and memRq (set by [`crate::memrq`]).
     pub regions: Option<RegionAmounts>,
+}
+
+impl MethodBound {
+    /// Applies `edit` to every quantity of the method's bounds: memAlloc, its sites, and its
+    /// region quantities and region tree.
+    pub fn edit_quantities(&mut self, edit: &dyn Fn(&Quantity) -> Quantity) {
+        let amount = |amount: &mut Amount| {
+            amount.objects = edit(&amount.objects);
+            amount.bytes = edit(&amount.bytes);
+        };
+        amount(&mut self.mem_alloc);
+        for site in &mut self.sites {
+            site.count = edit(&site.count);
+            amount(&mut site.amount);
+        }
+        if let Some(regions) = &mut self.regions {
+            amount(&mut regions.mem_captured);
+            amount(&mut regions.mem_escapes);
+            amount(&mut regions.mem_rq);
+            for node in &mut regions.tree {
+                amount(&mut node.r_size);
+                amount(&mut node.mem_rq);
+            }
+        }
+    }
+
+    /// Renames parameter `old` to `new` in the parameter list and every quantity; an unknown
+    /// `old` or a `new` already taken is an input error listing the parameters.
+    pub fn rename_param(&mut self, old: &str, new: &str) -> Result<()> {
+        self.param_index(old, &format!("--param {new}={old}"))?;
+        if new != old && self.params.iter().any(|p| p.name == new) {
+            return Err(Error::Input(format!(
+                "--param {new}={old}: {} already has a parameter `{new}`; {}",
+                self.method,
+                self.param_list()
+            )));
+        }
+        let rename = |name: &str| {
+            if name == old {
+                new.to_string()
+            } else {
+                name.to_string()
+            }
+        };
+        self.edit_quantities(&|q| q.renamed(&rename));
+        for param in self.params.iter_mut().filter(|p| p.name == old) {
+            param.name = new.to_string();
+            param.origin = format!("{}; named {new} by --param", param.origin);
+        }
+        Ok(())
+    }
+
+    /// Fixes parameter `name` to `value` in every quantity and drops it from the parameter
+    /// list; returns the assumption the bounds now rest on.
+    pub fn pin_param(&mut self, name: &str, value: i64) -> Result<String> {
+        let index = self.param_index(name, &format!("--param {name}={value}"))?;
+        let value = Int::from(value);
+        let always = membound_bernstein::Guard::always();
+        self.edit_quantities(&|q| {
+            tidy(&membound_bernstein::simplify(
+                &q.with_value(name, &value),
+                &always,
+            ))
+        });
+        let param = self.params.remove(index);
+        Ok(format!(
+            "{} runs with {} = {value} ({}; pinned by --param)",
+            self.method, param.name, param.origin
+        ))
+    }
+
+    /// The position of parameter `name`, or an input error (prefixed `what`) listing them.
+    fn param_index(&self, name: &str, what: &str) -> Result<usize> {
+        self.params
+            .iter()
+            .position(|p| p.name == name)
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "{what}: {} has no parameter `{name}`; {}",
+                    self.method,
+                    self.param_list()
+                ))
+            })
+    }
+
+    fn param_list(&self) -> String {
+        if self.params.is_empty() {
+            "it has none".to_string()
+        } else {
+            let names: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+            format!("its parameters: {}", names.join(", "))
+        }
+    }
 }
 
 /// memAlloc of a method and of every method on its creation sites' chains, entry first.
