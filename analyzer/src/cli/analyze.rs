@@ -25,8 +25,8 @@ pub(super) struct AnalyzeArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     format: ReportFormat,
     /// How object sizes are computed.
-    #[arg(long, value_enum, default_value_t = ModelArg::HotspotCoops)]
-    object_model: ModelArg,
+    #[arg(long, value_enum, default_value_t = ObjectModel::HotspotCoops)]
+    object_model: ObjectModel,
     /// Stop enumerating creation sites after this many chains.
     #[arg(long, default_value_t = crate::sites::DEFAULT_MAX_CHAINS)]
     max_chains: usize,
@@ -52,26 +52,6 @@ enum ReportFormat {
     Sarif,
 }
 
-/// `--object-model`, as clap spells the values.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum ModelArg {
-    HotspotCoops,
-    HotspotCompact,
-    HotspotNocoops,
-    Count,
-}
-
-impl ModelArg {
-    fn model(self) -> ObjectModel {
-        match self {
-            ModelArg::HotspotCoops => ObjectModel::HotspotCoops,
-            ModelArg::HotspotCompact => ObjectModel::HotspotCompact,
-            ModelArg::HotspotNocoops => ObjectModel::HotspotNocoops,
-            ModelArg::Count => ObjectModel::Count,
-        }
-    }
-}
-
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     let (program, graph, sites) = args.target.sites(args.max_chains)?;
     if let Some(limit) = sites.truncated_at {
@@ -81,7 +61,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         )));
     }
     let bar = progress_bar();
-    let mut bounds = memrq::analyze(&program, &graph, &sites, args.object_model.model(), &|| {
+    let mut bounds = memrq::analyze(&program, &graph, &sites, args.object_model, &|| {
         bar.inc(1)
     })?;
     bar.finish_and_clear();
