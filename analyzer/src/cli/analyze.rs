@@ -61,9 +61,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         )));
     }
     let bar = progress_bar();
-    let mut bounds = memrq::analyze(&program, &graph, &sites, args.object_model, &|| {
-        bar.inc(1)
-    })?;
+    let mut bounds = memrq::analyze(&program, &graph, &sites, args.object_model, &|| bar.inc(1))?;
     bar.finish_and_clear();
     if let Some(entry) = bounds.methods.first_mut() {
         for edit in parse_param_edits(&args.params)? {
