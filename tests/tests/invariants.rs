@@ -178,22 +178,6 @@ fn loop_shape_invariants_count_what_the_program_executes() {
     }
 }
 
-/// The venv python with islpy-barvinok, made by `scripts/ensure-oracle-venv.sh` (oracle tests
-/// run in CI, never skip).
-fn oracle_python() -> std::path::PathBuf {
-    let script = membound_tests::workspace_root().join("scripts/ensure-oracle-venv.sh");
-    let output = std::process::Command::new("bash")
-        .arg(&script)
-        .output()
-        .expect("runs the venv script");
-    assert!(
-        output.status.success(),
-        "the barvinok oracle venv could not be made: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().into()
-}
-
 /// The parameter names of an isl set, `[n, m] -> { … }`.
 fn set_params(set: &str) -> Vec<String> {
     let inside = set
@@ -250,7 +234,7 @@ fn loop_shape_invariants_count_the_same_with_barvinok() {
         expected.push((label, set.to_string()));
     }
     let script = membound_tests::workspace_root().join("polyhedra/tests/oracle/card.py");
-    let mut child = std::process::Command::new(oracle_python())
+    let mut child = std::process::Command::new(membound_tests::oracle_python())
         .arg(script)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
