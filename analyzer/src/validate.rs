@@ -14,7 +14,7 @@ use std::fmt::Write;
 use membound_polyhedra::{Int, Rat, Value};
 use serde_json::{Value as Json, json};
 
-use crate::certificate::{Certificate, MethodEntry, value_of};
+use crate::certificate::{Certificate, MethodEntry, value_of, value_text};
 use crate::error::Result;
 use crate::measure::{Allocation, ChainFrame, Measurement, Placement, SiteCount};
 
@@ -104,7 +104,7 @@ pub fn validate(
         let sum = |pick: fn(&crate::certificate::SiteEntry) -> &String| -> Result<Value> {
             let mut total = Value::Finite(Rat::from(0));
             for predicted in &matching {
-                total = add(&total, &predict(entry, &points, pick(predicted))?);
+                total = total + predict(entry, &points, pick(predicted))?;
             }
             Ok(total)
         };
@@ -202,16 +202,9 @@ fn entry_points(
 fn predict(entry: &MethodEntry, points: &[BTreeMap<String, Rat>], text: &str) -> Result<Value> {
     let mut total = Value::Finite(Rat::from(0));
     for point in points {
-        total = add(&total, &value_of(&entry.method, text, point)?);
+        total = total + value_of(&entry.method, text, point)?;
     }
     Ok(total)
-}
-
-fn add(a: &Value, b: &Value) -> Value {
-    match (a, b) {
-        (Value::Finite(x), Value::Finite(y)) => Value::Finite(x.clone() + y.clone()),
-        _ => Value::Infinite,
-    }
 }
 
 /// Where the certificate's regions put each object of a run of `entry`'s method, for the
@@ -284,13 +277,6 @@ fn chain_text(site: &SiteCount) -> String {
         .map(|f| format!("{}@{}", f.method, f.offset))
         .collect::<Vec<_>>()
         .join(" -> ")
-}
-
-fn value_text(value: &Value) -> String {
-    match value {
-        Value::Infinite => "∞".to_string(),
-        Value::Finite(v) => v.to_string(),
-    }
 }
 
 /// Observed / predicted as a ratio, when both are finite and the prediction is not 0.

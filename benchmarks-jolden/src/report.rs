@@ -7,9 +7,9 @@
 
 use std::fmt::Write;
 
-use membound::certificate::{Certificate, MethodEntry, SiteEntry};
+use membound::certificate::{Certificate, MethodEntry, SiteEntry, value_text};
 use membound::validate::Comparison;
-use membound_polyhedra::{Rat, Value};
+use membound_polyhedra::Rat;
 
 use crate::analysis::Analysis;
 use crate::check::{Checked, error_percent};
@@ -458,13 +458,6 @@ fn points_text(points: &[std::collections::BTreeMap<String, Rat>]) -> String {
     }
 }
 
-fn value_text(value: &Value) -> String {
-    match value {
-        Value::Infinite => "∞".to_string(),
-        Value::Finite(v) => v.to_string(),
-    }
-}
-
 fn error_text(comparison: &Comparison) -> String {
     if comparison.is_broken() {
         return "UNSOUND".to_string();
@@ -495,6 +488,7 @@ mod tests {
     use super::*;
     use crate::suite::SUITE;
     use membound::validate::Validation;
+    use membound_polyhedra::Value;
 
     /// A certificate of one method `m(n)` allocating `n` objects at one site, and a run of it.
     fn result(observed: u64) -> MethodResult {

@@ -153,7 +153,7 @@ impl BoundExpr {
             BoundExpr::Inf => Value::Infinite,
             BoundExpr::Pol(qp) => Value::Finite(qp.eval(&|name: &str| value(&name.to_string()))),
             BoundExpr::Sum(items) => items.iter().fold(Value::Finite(Rat::zero()), |acc, e| {
-                add(acc, e.eval_with(value))
+                acc + e.eval_with(value)
             }),
             BoundExpr::Max(items) => {
                 let mut values = items.iter().map(|e| e.eval_with(value));
@@ -167,13 +167,6 @@ impl BoundExpr {
                 }
             }
         }
-    }
-}
-
-fn add(a: Value, b: Value) -> Value {
-    match (a, b) {
-        (Value::Finite(x), Value::Finite(y)) => Value::Finite(x + y),
-        _ => Value::Infinite,
     }
 }
 

@@ -138,7 +138,8 @@ pub fn value_json(value: &Value) -> Json {
     }
 }
 
-fn value_text(value: &Value) -> String {
+/// A value for people: the number, or `∞`.
+pub fn value_text(value: &Value) -> String {
     match value {
         Value::Infinite => "∞".to_string(),
         Value::Finite(v) => v.to_string(),

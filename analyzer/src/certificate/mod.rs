@@ -22,7 +22,7 @@ use crate::memalloc::{Amount, Bounds, MethodBound, SiteBound};
 use crate::sites::ChainElement;
 
 pub use codegen::{JavaFile, JavaOptions, to_java};
-pub use eval::{Evaluation, evaluate, value_json, value_of};
+pub use eval::{Evaluation, evaluate, value_json, value_of, value_text};
 pub use sarif::to_sarif;
 
 /// A site's `region` when its objects may outlive the chain's first method.

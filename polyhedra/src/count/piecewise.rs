@@ -49,6 +49,17 @@ pub enum Value {
     Infinite,
 }
 
+/// Sums of counts: ∞ absorbs.
+impl std::ops::Add for Value {
+    type Output = Value;
+    fn add(self, other: Value) -> Value {
+        match (self, other) {
+            (Value::Finite(x), Value::Finite(y)) => Value::Finite(x + y),
+            _ => Value::Infinite,
+        }
+    }
+}
+
 impl std::fmt::Display for Value {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
