@@ -8,13 +8,13 @@
 //! It does not analyze: the certificate is taken as written, which is how an edited or stale
 //! certificate is caught.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 use membound_polyhedra::{Int, Rat, Value};
 use serde_json::{Value as Json, json};
 
-use crate::certificate::{Certificate, MethodEntry, value_of, value_text};
+use crate::certificate::{Certificate, MethodEntry, SiteEntry, value_of, value_text};
 use crate::error::Result;
 use crate::measure::{Allocation, ChainFrame, Measurement, Placement, SiteCount};
 
@@ -99,9 +99,9 @@ pub fn validate(
         let matching: Vec<_> = entry
             .sites
             .iter()
-            .filter(|s| same_chain(s, &chain))
+            .filter(|s| has_chain(s, &chain))
             .collect();
-        let sum = |pick: fn(&crate::certificate::SiteEntry) -> &String| -> Result<Value> {
+        let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Value> {
             let mut total = Value::Finite(Rat::from(0));
             for predicted in &matching {
                 total = total + predict(entry, &points, pick(predicted))?;
@@ -214,14 +214,8 @@ fn predict(entry: &MethodEntry, points: &[BTreeMap<String, Rat>], text: &str) ->
 pub fn placement(entry: &MethodEntry) -> impl Fn(&Allocation) -> Placement + '_ {
     move |allocation| {
         let chain = &allocation.chain;
-        let site = entry.sites.iter().find(|site| {
-            site.chain.len() == chain.len()
-                && site
-                    .chain
-                    .iter()
-                    .zip(chain)
-                    .all(|(p, o)| *p.method == *o.method && i64::from(p.offset) == o.offset)
-        });
+        let frames: Frames<'_> = chain.iter().map(|f| (&*f.method, f.offset)).collect();
+        let site = entry.sites.iter().find(|site| has_chain(site, &frames));
         site.and_then(|site| site.region.as_deref())
             .and_then(|region| chain.iter().position(|frame| *frame.method == *region))
             .map_or(Placement::Escapes, Placement::Frame)
@@ -231,28 +225,36 @@ pub fn placement(entry: &MethodEntry) -> impl Fn(&Allocation) -> Placement + '_ 
 /// The observed sites grouped by their chain with recursion folded (one allocating
 /// instruction: a multi-dimensional array's levels are observed as one site per type, but the
 /// certificate predicts them together), in the order of the measurement.
-fn by_chain(sites: &[SiteCount]) -> Vec<(Vec<&ChainFrame>, Vec<&SiteCount>)> {
-    let mut groups: Vec<(Vec<&ChainFrame>, Vec<&SiteCount>)> = Vec::new();
+fn by_chain(sites: &[SiteCount]) -> Vec<(Frames<'_>, Vec<&SiteCount>)> {
+    let mut groups: Vec<(Frames<'_>, Vec<&SiteCount>)> = Vec::new();
+    let mut index: HashMap<Frames<'_>, usize> = HashMap::new();
     for site in sites {
-        let chain = fold_recursion(&site.chain);
-        let key = |c: &[&ChainFrame]| -> Vec<(String, i64)> {
-            c.iter().map(|f| (f.method.clone(), f.offset)).collect()
-        };
-        match groups.iter_mut().find(|(c, _)| key(c) == key(&chain)) {
-            Some((_, members)) => members.push(site),
-            None => groups.push((chain, vec![site])),
+        let chain: Frames<'_> = fold_recursion(&site.chain)
+            .into_iter()
+            .map(|f| (f.method.as_str(), f.offset))
+            .collect();
+        match index.get(&chain) {
+            Some(&group) => groups[group].1.push(site),
+            None => {
+                index.insert(chain.clone(), groups.len());
+                groups.push((chain, vec![site]));
+            }
         }
     }
     groups
 }
 
-fn same_chain(predicted: &crate::certificate::SiteEntry, observed: &[&ChainFrame]) -> bool {
-    predicted.chain.len() == observed.len()
-        && predicted
+/// A chain as the method and offset of each frame, outermost first.
+type Frames<'a> = Vec<(&'a str, i64)>;
+
+/// Whether `site`'s chain is `frames`.
+fn has_chain(site: &SiteEntry, frames: &[(&str, i64)]) -> bool {
+    site.chain.len() == frames.len()
+        && site
             .chain
             .iter()
-            .zip(observed)
-            .all(|(p, o)| p.method == o.method && i64::from(p.offset) == o.offset)
+            .zip(frames)
+            .all(|(p, &(method, offset))| p.method == method && i64::from(p.offset) == offset)
 }
 
 /// The chain with its call cycles folded away: where a method appears again, the frames from
