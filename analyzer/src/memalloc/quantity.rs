@@ -187,9 +187,12 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
 /// the same guards whose arms (and defaults) add up. `None` when the shapes differ.
 fn leafwise_sum(a: &Quantity, b: &Quantity) -> Option<Quantity> {
     let params = parameters_of(&[a, b]);
-    let add =
-        |x: &QuasiPolynomial, y: &QuasiPolynomial, _: &ParamDomain| Some(BoundExpr::Pol(x.add(y)));
-    leafwise(a, b, &ParamDomain::universe(params), &add, false)
+    leafwise(a, b, &ParamDomain::universe(params), &add_leaves, false)
+}
+
+/// The sum of two leaves (where they apply does not matter to a sum).
+fn add_leaves(x: &QuasiPolynomial, y: &QuasiPolynomial, _: &ParamDomain) -> Option<Quantity> {
+    Some(BoundExpr::Pol(x.add(y)))
 }
 
 /// The maximum of quantities that are never negative (counts, sizes, and upper bounds of
@@ -268,10 +271,13 @@ fn polynomials_into_cases(quantity: &Quantity) -> Quantity {
     polynomials
         .iter()
         .try_fold((*single).clone(), |sum, p| {
-            let add = |x: &QuasiPolynomial, y: &QuasiPolynomial, _: &ParamDomain| {
-                Some(BoundExpr::Pol(x.add(y)))
-            };
-            leafwise(&sum, p, &ParamDomain::universe(Vec::new()), &add, true)
+            leafwise(
+                &sum,
+                p,
+                &ParamDomain::universe(Vec::new()),
+                &add_leaves,
+                true,
+            )
         })
         .unwrap_or_else(|| quantity.clone())
 }
