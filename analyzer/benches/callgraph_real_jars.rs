@@ -49,7 +49,11 @@ fn measure(jar: &str, method: &str) -> membound::error::Result<String> {
     classpath.add_jdk(&Jdk::locate(None)?)?;
     let program = Program::new(classpath);
     let entry = select_method(&program, method)?;
-    let graph = callgraph::build(&Hierarchy::new(&program), &entry)?;
+    let graph = callgraph::build(
+        &Hierarchy::new(&program),
+        &entry,
+        &membound::specs::Specs::bundled(),
+    )?;
     let found = sites::enumerate(&program, &graph, sites::DEFAULT_MAX_CHAINS)?;
     let cha = graph
         .edges

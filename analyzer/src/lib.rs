@@ -27,4 +27,5 @@ pub mod program;
 pub mod select;
 pub mod sites;
 pub mod sizes;
+pub mod specs;
 pub mod validate;

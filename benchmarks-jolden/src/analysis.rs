@@ -140,7 +140,11 @@ fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<Option<us
     classpath.add_jdk(&Jdk::locate(None)?)?;
     let program = Program::new(classpath);
     let entry = select_method(&program, method)?;
-    let graph = callgraph::build(&Hierarchy::new(&program), &entry)?;
+    let graph = callgraph::build(
+        &Hierarchy::new(&program),
+        &entry,
+        &membound::specs::Specs::bundled(),
+    )?;
     let found = sites::enumerate(&program, &graph, DEFAULT_MAX_CHAINS)?;
     if let Some(limit) = found.truncated_at {
         return Ok(Some(limit));

@@ -258,6 +258,22 @@ pub struct Procedure {
 }
 
 impl Procedure {
+    /// A procedure without variables or edges, with its entry (node 0) and exit (node 1).
+    pub fn with_entry_and_exit(name: &str) -> Procedure {
+        Procedure {
+            name: name.to_string(),
+            vars: Vec::new(),
+            formals: Vec::new(),
+            snapshots: Vec::new(),
+            returns: Vec::new(),
+            precondition: Cond::True,
+            node_count: 2,
+            entry: NodeId(0),
+            exit: NodeId(1),
+            edges: Vec::new(),
+        }
+    }
+
     pub fn var_name(&self, var: VarId) -> &str {
         &self.vars[var.0].name
     }

@@ -123,13 +123,40 @@ fn a_view_past_a_jdk_native_method_names_its_assumption() {
             pair("size", "static field fields.Views.size"),
         ]
     );
+    // The bundled spec of `System.arraycopy` says it allocates nothing and writes no field.
     let text = std::fs::read_to_string(&cert).expect("certificate");
+    assert!(
+        text.contains("java.lang.System.arraycopy(Ljava/lang/Object;ILjava/lang/Object;II)V: allocates nothing per call (bundled spec)"),
+        "{text}"
+    );
+    let evaluated = eval_method(&cert, "fields.Views.copied", "from_length=2,size=7");
+    assert_eq!(evaluated["mem_alloc"]["objects"], 1, "{evaluated:#}");
+    let sites = evaluated["sites"].as_array().expect("sites");
+    assert_eq!(sites[0]["count"], 1, "{evaluated:#}");
+    assert_eq!(sites[0]["bytes"], 7, "{evaluated:#}");
+
+    // Without specs the native is unknown code: the total is unknown, the site's array is not,
+    // and the view rests on the JDK natives not writing the application's fields.
+    let classes = compile_fixture("fields");
+    let bare = cert.with_file_name("copied-bare.json");
+    let run = membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "fields.Views.copied".as_ref(),
+        "--object-model".as_ref(),
+        "count".as_ref(),
+        "--no-bundled-specs".as_ref(),
+        "-o".as_ref(),
+        bare.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(&bare).expect("certificate");
     assert!(
         text.contains("JDK native methods do not write the application's integer fields"),
         "{text}"
     );
-    let evaluated = eval_method(&cert, "fields.Views.copied", "from_length=2,size=7");
-    // `System.arraycopy` is native: the total is unknown, the site's array is not.
+    let evaluated = eval_method(&bare, "fields.Views.copied", "from_length=2,size=7");
     assert_eq!(evaluated["mem_alloc"]["objects"], "inf", "{evaluated:#}");
     let sites = evaluated["sites"].as_array().expect("sites");
     assert_eq!(sites[0]["count"], 1, "{evaluated:#}");

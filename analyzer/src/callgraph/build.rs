@@ -11,15 +11,18 @@ use crate::error::Result;
 use crate::hierarchy::Hierarchy;
 use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Place, StmtKind};
 use crate::jvm::{ClassName, MethodRef, Type};
+use crate::specs::{MethodSpec, Specs};
 
-/// Builds the call graph of everything reachable from `entry`.
+/// Builds the call graph of everything reachable from `entry`, with `specs` standing for the
+/// methods they cover (the entry itself is always analyzed from its code).
 ///
 /// Fails only when the entry itself cannot be loaded; every later problem is recorded in the
 /// graph (a broken body, an unresolved call) and the rest of the graph is still built.
-pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef) -> Result<CallGraph> {
+pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Result<CallGraph> {
     let entry_body = hierarchy.program().body(entry)?;
     let mut builder = Builder {
         hierarchy,
+        specs,
         graph: CallGraph::new(entry.clone()),
         worklist: VecDeque::from([0]),
         instantiated: BTreeSet::new(),
@@ -69,6 +72,7 @@ struct Site {
 
 struct Builder<'h, 'p> {
     hierarchy: &'h Hierarchy<'p>,
+    specs: &'h Specs,
     graph: CallGraph,
     worklist: VecDeque<NodeId>,
     instantiated: BTreeSet<ClassName>,
@@ -101,6 +105,10 @@ impl Builder<'_, '_> {
     }
 
     fn visit(&mut self, node: NodeId) {
+        if let Some(spec) = self.graph.methods[node].kind.spec().cloned() {
+            self.visit_spec(node, &spec);
+            return;
+        }
         let method = self.graph.methods[node].method.clone();
         let body = match self.hierarchy.program().lift(&method) {
             Ok(body) => body,
@@ -126,6 +134,24 @@ impl Builder<'_, '_> {
                 } => self.initialize(site, &field.class),
                 StmtKind::Store { .. } | StmtKind::Monitor { .. } => {}
             }
+        }
+    }
+
+    /// A spec'd method: what it allocates is instantiated, what it calls is dispatched like a
+    /// virtual call from the spec's own call offsets ([`spec_call_pc`]).
+    fn visit_spec(&mut self, node: NodeId, spec: &MethodSpec) {
+        for allocation in &spec.allocations {
+            if let Type::Ref(class) = &allocation.ty {
+                self.instantiate(class.clone());
+            }
+        }
+        for (index, call) in spec.calls.iter().enumerate() {
+            let site = Site {
+                caller: node,
+                pc: spec_call_pc(spec, index),
+                line: None,
+            };
+            self.virtual_call(site, &call.method, EdgeKind::Virtual);
         }
     }
 
@@ -341,7 +367,7 @@ impl Builder<'_, '_> {
 
     fn add_edge(&mut self, site: Site, target: MethodRef, kind: EdgeKind, dispatch: Dispatch) {
         let node_kind = self.node_kind(&target);
-        let follow = node_kind == NodeKind::Code;
+        let follow = matches!(node_kind, NodeKind::Code | NodeKind::Spec(_));
         let (callee, new) = self.graph.add_node(target, node_kind);
         if self.edge_keys.insert((site.caller, site.pc, callee, kind)) {
             self.graph.edges.push(Edge {
@@ -359,6 +385,9 @@ impl Builder<'_, '_> {
     }
 
     fn node_kind(&self, method: &MethodRef) -> NodeKind {
+        if let Some(spec) = self.specs.find(method) {
+            return NodeKind::Spec(spec.clone());
+        }
         match self.hierarchy.access(method) {
             Some(access) if access.is_native() => NodeKind::Native,
             Some(access) if access.is_abstract() => NodeKind::Abstract,
@@ -376,4 +405,10 @@ impl Builder<'_, '_> {
             reason,
         });
     }
+}
+
+/// The offset the `index`-th call of a spec is made from: its allocations take offsets
+/// `0..allocations`, its calls the ones after (spec'd methods have no bytecode to clash with).
+pub fn spec_call_pc(spec: &MethodSpec, index: usize) -> u32 {
+    u32::try_from(spec.allocations.len() + index).unwrap_or(u32::MAX)
 }

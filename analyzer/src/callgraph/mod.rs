@@ -1,6 +1,10 @@
 //! The call graph from the method under analysis: which methods it may reach, through which
 //! call sites, with recursion (strongly connected components) reported.
 //!
+//! A method with a library spec ([`crate::specs`]) is a leaf: its code is not followed, and
+//! the only edges out of it are the calls its spec names, dispatched like virtual calls; the
+//! types it allocates count as instantiated.
+//!
 //! Virtual and interface calls are dispatched by rapid type analysis (RTA): only classes
 //! instantiated in reachable code (plus the declared types of the entry's parameters, whose
 //! objects come from outside) are receivers. A virtual call that RTA leaves without a target
@@ -19,14 +23,17 @@
 mod build;
 mod render;
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
 use crate::jvm::MethodRef;
+use crate::specs::MethodSpec;
 
-pub use build::build;
+pub use build::{build, spec_call_pc};
 pub use render::{to_dot, to_json, to_text};
 
 /// The assumption the call graph makes about the JDK's class initializers.
@@ -47,12 +54,24 @@ pub struct Node {
 pub enum NodeKind {
     /// Its bytecode was lifted and its calls followed.
     Code,
+    /// A library spec stands for it: its code is not followed, the spec's calls are its edges.
+    Spec(Arc<MethodSpec>),
     /// A native method: what it does is unknown.
     Native,
     /// An abstract method with no implementation found (only possible through CHA gaps).
     Abstract,
     /// Its bytecode could not be lifted; the message says why.
     Broken(String),
+}
+
+impl NodeKind {
+    /// The spec standing for the method, if one does.
+    pub fn spec(&self) -> Option<&Arc<MethodSpec>> {
+        match self {
+            NodeKind::Spec(spec) => Some(spec),
+            _ => None,
+        }
+    }
 }
 
 /// How a call edge was found.

@@ -4,6 +4,8 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
+use crate::specs::SpecSource;
+
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeKind};
 
 /// One line per reached method with its calls indented below it, then recursion and
@@ -157,6 +159,10 @@ fn line_note(line: Option<u32>) -> String {
 fn kind_note(kind: &NodeKind) -> String {
     match kind {
         NodeKind::Code => String::new(),
+        NodeKind::Spec(spec) => match &spec.source {
+            SpecSource::Bundled => "  [spec: bundled]".to_string(),
+            SpecSource::File(path) => format!("  [spec: {path}]"),
+        },
         NodeKind::Native => "  [native]".to_string(),
         NodeKind::Abstract => "  [abstract]".to_string(),
         NodeKind::Broken(why) => format!("  [not analyzed: {why}]"),
@@ -166,6 +172,7 @@ fn kind_note(kind: &NodeKind) -> String {
 fn kind_label(kind: &NodeKind) -> &'static str {
     match kind {
         NodeKind::Code => "code",
+        NodeKind::Spec(_) => "spec",
         NodeKind::Native => "native",
         NodeKind::Abstract => "abstract",
         NodeKind::Broken(_) => "broken",

@@ -26,6 +26,7 @@ use crate::program::Program;
 use crate::select::select_method;
 use crate::sites::Sites;
 use crate::sizes::ObjectModel;
+use crate::specs::Specs;
 use crate::{callgraph, ir, measure, memrq, sites};
 
 /// Parametric heap-memory bounds for Java bytecode.
@@ -188,6 +189,13 @@ struct MethodInput {
     /// The JDK whose classes to use (default: $JAVA_HOME, then the java on PATH).
     #[arg(long)]
     jdk: Option<PathBuf>,
+    /// A library spec file (YAML, docs/specs.md): what the methods it names allocate, stated
+    /// instead of analyzed; its entries override the bundled ones. Repeatable.
+    #[arg(long = "spec", value_name = "FILE")]
+    specs: Vec<PathBuf>,
+    /// Analyze the JDK from its bytecode only, without the bundled specs of JDK methods.
+    #[arg(long)]
+    no_bundled_specs: bool,
 }
 
 /// `--object-model` takes the models' own names.
@@ -333,8 +341,21 @@ impl MethodInput {
     /// Loads the program and builds the call graph from the method.
     fn call_graph(&self) -> Result<(Program, CallGraph)> {
         let (program, method) = self.load()?;
-        let graph = callgraph::build(&Hierarchy::new(&program), &method)?;
+        let graph = callgraph::build(&Hierarchy::new(&program), &method, &self.specs()?)?;
         Ok((program, graph))
+    }
+
+    /// The bundled specs (unless turned off), then the `--spec` files in order.
+    fn specs(&self) -> Result<Specs> {
+        let mut specs = if self.no_bundled_specs {
+            Specs::none()
+        } else {
+            Specs::bundled()
+        };
+        for path in &self.specs {
+            specs.add_file(path)?;
+        }
+        Ok(specs)
     }
 
     /// Loads the program and enumerates the creation sites of the method, with the call graph

@@ -22,12 +22,13 @@
 //!
 //! Where it is coarse: the heap is field-insensitive and one graph per method (locals are
 //! tracked per program point); fresh objects of a callee reached from the same roots are one
-//! node; native helpers such as `System.arraycopy` and `Object.clone` are unknown code, so what
-//! they touch escapes; non-`String` operands of a string concatenation are made global (their
+//! node; natives without a spec (`Object.clone`) are unknown code, so what they touch escapes
+//! (a method a library spec stands for gets its summary from the spec, `spec.rs`); non-`String` operands of a string concatenation are made global (their
 //! `toString` is code the call graph does not follow); and recursive components larger than
 //! [`MAX_COMPONENT`] are treated as unknown code.
 
 mod method;
+mod spec;
 #[cfg(test)]
 mod tests;
 
@@ -208,6 +209,18 @@ fn translations(
         .collect();
     let mut summaries: Vec<Option<Summary>> = vec![None; count];
     let mut translations: Vec<Translation> = vec![Translation::default(); count];
+    // A spec'd method's summary is its spec's; one whose argument numbering cannot be told
+    // stays unknown code.
+    for (id, node) in graph.methods.iter().enumerate() {
+        if let NodeKind::Spec(method_spec) = &node.kind
+            && let Some(is_static) = spec::is_static(program, &node.method)
+        {
+            let (summary, translation) = spec::spec_summary(&node.method, method_spec, is_static);
+            summaries[id] = Some(summary);
+            translations[id] = translation;
+            unknown[id] = false;
+        }
+    }
     let mut callers: Vec<Vec<NodeId>> = vec![Vec::new(); count];
     for edge in &graph.edges {
         callers[edge.callee].push(edge.caller);
@@ -223,7 +236,7 @@ fn translations(
         // bodies at once would cost gigabytes.
         let mut bodies: BTreeMap<NodeId, Body> = BTreeMap::new();
         for &id in &component {
-            if unknown[id] {
+            if unknown[id] || graph.methods[id].kind.spec().is_some() {
                 continue;
             }
             match program.lift(&graph.methods[id].method) {

@@ -85,7 +85,12 @@ fn analyzed_within(fixture: &'static str, method: &str, max_component: usize) ->
         .expect("the JDK");
     let program = Program::new(classpath);
     let entry = select_method(&program, method).expect("entry method");
-    let graph = callgraph::build(&Hierarchy::new(&program), &entry).expect("call graph");
+    let graph = callgraph::build(
+        &Hierarchy::new(&program),
+        &entry,
+        &crate::specs::Specs::bundled(),
+    )
+    .expect("call graph");
     let sites = sites::enumerate(&program, &graph, sites::DEFAULT_MAX_CHAINS).expect("sites");
     let regions = analyze_within(&program, &graph, &sites, max_component).expect("regions");
     Analyzed {

@@ -646,6 +646,11 @@ fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -
         .iter()
         .map(|node| match &node.kind {
             NodeKind::Code => code_writes(java, &node.method, resolver),
+            // A spec states whether its method writes fields of the program.
+            NodeKind::Spec(spec) => Writes {
+                anything: spec.writes_fields,
+                ..Writes::default()
+            },
             NodeKind::Native if java.origin(&node.method.class) == Some(Origin::Jdk) => Writes {
                 jdk_native: true,
                 ..Writes::default()

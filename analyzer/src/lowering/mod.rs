@@ -24,10 +24,12 @@ mod body;
 mod fields;
 mod liveness;
 mod loops;
+mod specs;
 #[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use membound_invariants::{
     Action, Analysis, Invariant, Options, Point, PointId, ProcId, Program, VarKind, analyze,
@@ -39,11 +41,15 @@ use crate::error::{Error, Result};
 use crate::jvm::MethodRef;
 use crate::program::Program as JavaProgram;
 use crate::sites::{CreationSite, Sites};
+use crate::specs::MethodSpec;
 
 pub use body::{
     CallTarget, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds, identifier, lower_body,
 };
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
+pub use specs::{spec_formal_kinds, spec_formal_names};
+
+use specs::{SpecCallee, lower_spec};
 
 /// The methods of a set of chains lowered to one numeric program, and its analysis.
 #[derive(Debug)]
@@ -88,30 +94,58 @@ impl SiteInvariant {
 /// Lowers every method on the chains of `sites` (which come from `graph`) and analyses the
 /// result; the call graph tells what each method may write.
 pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Lowered> {
-    let methods = chain_methods(sites);
+    let methods = chain_methods(sites, graph);
+    let specs: Vec<Option<Arc<MethodSpec>>> = methods
+        .iter()
+        .map(|m| {
+            graph
+                .node(m)
+                .and_then(|id| graph.methods[id].kind.spec().cloned())
+        })
+        .collect();
+    // Methods with code come first (the field plans cover those), spec'd ones after.
+    let code_count = specs.iter().take_while(|s| s.is_none()).count();
     let procedures: HashMap<MethodRef, ProcId> = methods
         .iter()
         .enumerate()
         .map(|(index, method)| (method.clone(), ProcId(index)))
         .collect();
-    let bodies = methods
+    let bodies = methods[..code_count]
         .iter()
         .map(|method| java.body(method))
         .collect::<Result<Vec<_>>>()?;
-    let formals: Vec<_> = bodies.iter().map(|body| formal_kinds(body)).collect();
+    let formals: Vec<_> = bodies
+        .iter()
+        .map(|body| formal_kinds(body))
+        .chain(methods[code_count..].iter().map(spec_formal_kinds))
+        .collect();
     let callees = callees_by_call_site(sites, &procedures);
     let by_index = callees
         .iter()
-        .map(|(&(caller, pc), list)| ((caller.0, pc), list.iter().map(|c| c.0).collect()))
+        .filter(|&(&(caller, _), _)| caller.0 < code_count)
+        .map(|(&(caller, pc), list)| {
+            let code: Vec<usize> = list
+                .iter()
+                .map(|c| c.0)
+                .filter(|&c| c < code_count)
+                .collect();
+            ((caller.0, pc), code)
+        })
         .collect();
-    let plans = fields::plan(java, graph, &methods, &bodies, &by_index);
+    let plans = fields::plan(java, graph, &methods[..code_count], &bodies, &by_index);
     let assumptions = if plans.assumes_jdk_natives {
         vec![JDK_NATIVES_KEEP_FIELDS.to_string()]
     } else {
         Vec::new()
     };
-    let plans = plans.plans;
-    let view_origins = plans.iter().map(FieldPlan::formal_origins).collect();
+    let mut plans = plans.plans;
+    plans.resize(methods.len(), FieldPlan::default());
+    let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();
+    let formal_counts: Vec<usize> = formals
+        .iter()
+        .zip(&view_origins)
+        .map(|(declared, views)| declared.iter().flatten().count() + views.len())
+        .collect();
     let mut names: Vec<String> = Vec::new();
     for method in &methods {
         let base = identifier(&method.name);
@@ -121,23 +155,42 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
     let mut points = HashMap::new();
     let mut inductive = Vec::new();
     let mut lengths = Vec::new();
-    for (index, body) in bodies.iter().enumerate() {
+    for (index, method) in methods.iter().enumerate() {
         let caller = ProcId(index);
-        let targets = |pc: u32| -> Vec<CallTarget<'_>> {
-            callees
-                .get(&(caller, pc))
-                .into_iter()
-                .flatten()
-                .map(|&callee| CallTarget {
-                    procedure: callee,
-                    method: &methods[callee.0],
-                    formals: &formals[callee.0],
-                    fields: &plans[callee.0],
-                })
-                .collect()
-        };
         let name = &names[index];
-        let mut lowered = lower_body(name, body, &plans[index], &targets);
+        let mut lowered = match &specs[index] {
+            None => {
+                let targets = |pc: u32| -> Vec<CallTarget<'_>> {
+                    callees
+                        .get(&(caller, pc))
+                        .into_iter()
+                        .flatten()
+                        .map(|&callee| CallTarget {
+                            procedure: callee,
+                            method: &methods[callee.0],
+                            formals: &formals[callee.0],
+                            fields: &plans[callee.0],
+                        })
+                        .collect()
+                };
+                lower_body(name, &bodies[index], &plans[index], &targets)
+            }
+            Some(spec) => {
+                let formal_counts = &formal_counts;
+                let entered: Vec<SpecCallee> = callees
+                    .iter()
+                    .filter(|&(&(from, _), _)| from == caller)
+                    .flat_map(|(&(_, pc), list)| {
+                        list.iter().map(move |&callee| SpecCallee {
+                            pc,
+                            procedure: callee,
+                            formals: formal_counts[callee.0],
+                        })
+                    })
+                    .collect();
+                lower_spec(name, method, spec, &entered)
+            }
+        };
         lowered.points.push(LocalPoint {
             key: PointKey::Entry,
             node: lowered.procedure.entry,
@@ -212,14 +265,21 @@ fn keep_only_needed_columns(
     }
 }
 
-/// Every method on some chain, each once, in order of first appearance.
-fn chain_methods(sites: &Sites) -> Vec<MethodRef> {
+/// Every method on some chain, each once, in order of first appearance, those a spec stands
+/// for last.
+fn chain_methods(sites: &Sites, graph: &CallGraph) -> Vec<MethodRef> {
     let mut methods: Vec<MethodRef> = Vec::new();
     for element in sites.sites.iter().flat_map(|site| &site.chain) {
         if !methods.contains(&element.method) {
             methods.push(element.method.clone());
         }
     }
+    let is_spec = |m: &MethodRef| {
+        graph
+            .node(m)
+            .is_some_and(|id| graph.methods[id].kind.spec().is_some())
+    };
+    methods.sort_by_key(is_spec);
     methods
 }
 

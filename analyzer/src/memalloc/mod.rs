@@ -15,7 +15,8 @@
 //! What cannot be bounded is ∞ with a reason, never 0: a chain through recursion, a set the
 //! counter cannot count exactly, a string concatenation (its length and its arguments' `toString`
 //! are not analyzed), and for a method's
-//! total, any reachable method whose code is unknown (native, missing, unresolved).
+//! total, any reachable method whose code is unknown (native, missing, unresolved) and that no
+//! library spec covers.
 //! This module does not decide regions (that is [`crate::escape`]) and does not print.
 
 mod quantity;
@@ -31,11 +32,14 @@ use crate::callgraph::{CallGraph, NodeKind};
 use crate::error::{Error, Result};
 use crate::escape::SiteRegion;
 use crate::jvm::{MethodRef, Type};
-use crate::lowering::{FormalKind, Lowered, SiteInvariant, formal_kinds};
+use crate::lowering::{
+    FormalKind, Lowered, SiteInvariant, formal_kinds, spec_formal_kinds, spec_formal_names,
+};
 use crate::memrq::RegionAmounts;
 use crate::program::Program;
 use crate::sites::{AllocationKind, ChainElement, Sites};
 use crate::sizes::ObjectModel;
+use crate::specs::MethodSpec;
 
 pub use quantity::{Quantity, count_quantity, maximum, scaled_sum, tidy};
 
@@ -242,11 +246,12 @@ pub fn analyze(
         .iter()
         .zip(per_method)
         .map(|(method, sites)| {
-            let unbounded = graph
-                .node(method)
+            let node = graph.node(method);
+            let unbounded = node
                 .and_then(|node| unknown.get(&node).cloned())
                 .unwrap_or_default();
-            method_bound(program, lowered, method, sites, unbounded)
+            let spec = node.and_then(|node| graph.methods[node].kind.spec());
+            method_bound(program, lowered, method, spec, sites, unbounded)
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(Bounds {
@@ -255,6 +260,7 @@ pub fn analyze(
         assumptions: assumptions(model)
             .into_iter()
             .chain(lowered.assumptions.iter().cloned())
+            .chain(spec_assumptions(graph))
             .collect(),
     })
 }
@@ -265,6 +271,16 @@ fn assumptions(model: ObjectModel) -> Vec<String> {
         crate::callgraph::JDK_INITIALIZED.to_string(),
         format!("object sizes follow the {} object model", model.name()),
     ]
+}
+
+/// One assumption per spec standing for a reached method, sorted.
+fn spec_assumptions(graph: &CallGraph) -> Vec<String> {
+    let texts: BTreeSet<String> = graph
+        .methods
+        .iter()
+        .filter_map(|node| Some(node.kind.spec()?.assumption_text()))
+        .collect();
+    texts.into_iter().collect()
 }
 
 /// The chains of `sites` from `method` down, each once: (index of a site with that suffix,
@@ -289,10 +305,14 @@ fn method_bound(
     program: &Program,
     lowered: &Lowered,
     method: &MethodRef,
+    spec: Option<&std::sync::Arc<MethodSpec>>,
     sites: Vec<SiteBound>,
     unbounded: Vec<String>,
 ) -> Result<MethodBound> {
-    let params = params_of(program, lowered, method)?;
+    let params = match spec {
+        Some(spec) => spec_params(method, spec),
+        None => params_of(program, lowered, method)?,
+    };
     let total = |pick: fn(&SiteBound) -> &Quantity| {
         if unbounded.is_empty() {
             scaled_sum(sites.iter().map(|s| (Rat::from(1), pick(s).clone())))
@@ -348,6 +368,21 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
     Ok(params)
 }
 
+/// The parameters of a method a spec stands for, named as its spec names them.
+fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
+    let kinds = spec_formal_kinds(method);
+    spec_formal_names(method, spec)
+        .into_iter()
+        .map(|(index, name)| {
+            let origin = match kinds[index] {
+                Some(FormalKind::ArrayLength) => format!("length of parameter {index}"),
+                _ => format!("parameter {index}"),
+            };
+            Param { name, origin }
+        })
+        .collect()
+}
+
 /// Methods in a recursive component of the call graph.
 fn recursive_methods(graph: &CallGraph) -> BTreeSet<MethodRef> {
     graph
@@ -368,7 +403,7 @@ fn unknown_reached(graph: &CallGraph) -> HashMap<usize, Vec<String>> {
     let mut roots: Vec<(usize, String)> = Vec::new();
     for (node, method) in graph.methods.iter().enumerate() {
         let why = match &method.kind {
-            NodeKind::Code => continue,
+            NodeKind::Code | NodeKind::Spec(_) => continue,
             NodeKind::Native => "native method",
             NodeKind::Abstract => "no implementation found",
             NodeKind::Broken(reason) => reason.as_str(),

@@ -6,7 +6,8 @@
 //! `multianewarray`, the string built by a string-concatenation `invokedynamic`, and the object
 //! a constructor reference (`Foo::new`) creates when its functional method runs. Recursion is
 //! cut where a chain would enter a method already on it, and the cycle is reported; chains past
-//! a limit are not enumerated, and the result says so. This module knows the call graph and the
+//! a limit are not enumerated, and the result says so. A method a library spec stands for
+//! allocates what its spec states, at offsets `0, 1, …` in the spec's order. This module knows the call graph and the
 //! IR, not how often anything runs.
 
 mod operand_text;
@@ -17,6 +18,7 @@ use crate::error::Result;
 use crate::ir::{CallKind, DynamicCall, Expr, StmtKind};
 use crate::jvm::{ClassName, MethodRef, Type};
 use crate::program::Program;
+use crate::specs::MethodSpec;
 
 pub use render::{to_json, to_text};
 
@@ -135,8 +137,10 @@ fn local_events<'g>(program: &Program, graph: &'g CallGraph) -> Result<Vec<Vec<E
     let mut all = Vec::with_capacity(graph.methods.len());
     for (id, node) in graph.methods.iter().enumerate() {
         let mut events: Vec<Event<'g>> = Vec::new();
-        if node.kind == NodeKind::Code {
-            events.extend(allocations(program, &node.method)?);
+        match &node.kind {
+            NodeKind::Code => events.extend(allocations(program, &node.method)?),
+            NodeKind::Spec(spec) => events.extend(spec_allocations(spec)),
+            _ => {}
         }
         for edge in &adjacency[id] {
             if let Some(allocation) = constructor_reference(graph, edge) {
@@ -204,6 +208,34 @@ fn allocations(program: &Program, method: &MethodRef) -> Result<Vec<Event<'stati
     Ok(found)
 }
 
+/// The allocations a spec states, at offsets `0..` in its order (see
+/// [`crate::callgraph::spec_call_pc`]).
+fn spec_allocations(spec: &MethodSpec) -> Vec<Event<'static>> {
+    spec.allocations
+        .iter()
+        .enumerate()
+        .map(|(index, allocation)| Event::Allocate {
+            pc: u32::try_from(index).unwrap_or(u32::MAX),
+            line: None,
+            allocation: Allocation {
+                kind: if matches!(allocation.ty, Type::Array(_)) {
+                    AllocationKind::Array
+                } else {
+                    AllocationKind::Object
+                },
+                ty: allocation.ty.clone(),
+                dims: match &allocation.length {
+                    Some(length) => vec![length.text.clone()],
+                    None if matches!(allocation.ty, Type::Array(_)) => {
+                        vec!["unbounded".to_string()]
+                    }
+                    None => Vec::new(),
+                },
+            },
+        })
+        .collect()
+}
+
 /// A lambda edge into a constructor is a constructor reference: running the functional method
 /// creates an object of the constructor's class.
 fn constructor_reference(graph: &CallGraph, edge: &Edge) -> Option<Allocation> {
@@ -245,7 +277,7 @@ fn unknown_methods(graph: &CallGraph) -> Vec<(MethodRef, String)> {
         .iter()
         .filter_map(|node| {
             let why = match &node.kind {
-                NodeKind::Code => return None,
+                NodeKind::Code | NodeKind::Spec(_) => return None,
                 NodeKind::Native => "native method".to_string(),
                 NodeKind::Abstract => "abstract method without implementation".to_string(),
                 NodeKind::Broken(why) => why.clone(),

@@ -1,0 +1,142 @@
+use membound_polyhedra::Int;
+
+use super::*;
+
+fn parse(text: &str) -> Result<Specs> {
+    let mut specs = Specs::none();
+    specs.add_yaml(text, SpecSource::File("test.yaml".to_string()))?;
+    Ok(specs)
+}
+
+fn error(text: &str) -> String {
+    parse(text).expect_err("the spec is rejected").to_string()
+}
+
+fn method(text: &str) -> MethodRef {
+    let (class, rest) = text.split_once('#').expect("class#name(desc)");
+    let open = rest.find('(').expect("a descriptor");
+    MethodRef::new(ClassName::from_source(class), &rest[..open], &rest[open..])
+}
+
+#[test]
+fn the_bundled_specs_parse_and_cover_natives() {
+    let specs = Specs::bundled();
+    assert!(specs.len() > 30, "{} specs", specs.len());
+    let arraycopy = method("java.lang.System#arraycopy(Ljava/lang/Object;ILjava/lang/Object;II)V");
+    let spec = specs.find(&arraycopy).expect("arraycopy is spec'd");
+    assert!(spec.allocations.is_empty());
+    assert_eq!(
+        spec.stores,
+        Some(vec![Store {
+            value: Arg::Param(0),
+            into: Arg::Param(2)
+        }])
+    );
+    // A spec without a descriptor covers every overload.
+    assert!(
+        specs
+            .find(&method("java.lang.StrictMath#sqrt(D)D"))
+            .is_some()
+    );
+    assert!(
+        specs
+            .find(&method("java.lang.StrictMath#nothing(D)D"))
+            .is_none()
+    );
+}
+
+#[test]
+fn counts_and_lengths_are_affine_expressions_of_named_parameters() {
+    let specs = parse(
+        "membound_specs: 1\nspecs:\n  - method: p.C.m([III)V\n    params: [a, n, m]\n    allocates:\n      - { type: \"long[]\", length: \"2*n + a/2\", count: \"m - 1\" }\n      - { type: p.Node }\n",
+    )
+    .expect("valid");
+    let spec = specs.find(&method("p.C#m([III)V")).expect("found");
+    let array = &spec.allocations[0];
+    assert_eq!(array.ty, Type::Long.array_of());
+    let (terms, constant, factor) = array.length.as_ref().expect("a length").integer_form(3);
+    assert_eq!(terms, vec![Int::from(1), Int::from(4), Int::from(0)]);
+    assert_eq!((constant, factor), (Int::from(0), Int::from(2)));
+    let (terms, constant, factor) = array.count.integer_form(3);
+    assert_eq!(terms, vec![Int::from(0), Int::from(0), Int::from(1)]);
+    assert_eq!((constant, factor), (Int::from(-1), Int::from(1)));
+    // The default count is one per call, and objects escape unless the spec says otherwise.
+    let node = &spec.allocations[1];
+    assert_eq!(node.count.integer_form(3).1, Int::from(1));
+    assert_eq!(node.escapes, Holder::Global);
+    assert!(spec.stores.is_none());
+    assert_eq!(
+        spec.assumption_text(),
+        "p.C.m([III)V: allocates at most m - 1 × long[] of length 2*n + a/2, 1 × p.Node per call (spec from test.yaml)"
+    );
+}
+
+#[test]
+fn a_later_spec_of_the_same_method_replaces_the_earlier() {
+    let mut specs = Specs::bundled();
+    let before = specs.len();
+    specs
+        .add_yaml(
+            "membound_specs: 1\nspecs:\n  - method: java.lang.System.nanoTime()J\n    allocates: [{ type: java.lang.Object, count: 2 }]\n",
+            SpecSource::File("mine.yaml".to_string()),
+        )
+        .expect("valid");
+    assert_eq!(specs.len(), before);
+    let spec = specs
+        .find(&method("java.lang.System#nanoTime()J"))
+        .expect("found");
+    assert_eq!(spec.source, SpecSource::File("mine.yaml".to_string()));
+    assert_eq!(spec.allocations.len(), 1);
+}
+
+#[test]
+fn bad_specs_are_input_errors_naming_the_entry() {
+    let cases = [
+        ("membound_specs: 2\n", "format 2 is not supported"),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m()V, alocates: [] }]\n",
+            "unknown field `alocates`",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, allocates: [{ type: p.N, count: \"n\" }] }]\n",
+            "spec of p.C.m(I)V: bad expression `n`",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, allocates: [{ type: p.N, count: \"p0*p0\" }] }]\n",
+            "p0*p0",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, allocates: [{ type: \"int[]\" }] }]\n",
+            "needs a `length`",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, allocates: [{ type: p.N, length: 3 }] }]\n",
+            "is not an array",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, params: [a, b] }]\n",
+            "names 2 parameters",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(Ljava/lang/String;)V, allocates: [{ type: p.N, count: p0 }] }]\n",
+            "has no integer value",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, stores: [{ value: p0, into: this }] }]\n",
+            "not a reference",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, allocates: [{ type: \"9x\" }] }]\n",
+            "is not a type",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.C.m(X)V }]\n",
+            "bad descriptor",
+        ),
+    ];
+    for (text, expected) in cases {
+        let message = error(text);
+        assert!(message.contains(expected), "{message:?} lacks {expected:?}");
+        assert!(message.starts_with("test.yaml: "), "{message}");
+    }
+}
