@@ -3,11 +3,12 @@
 //! line): the agent must never take the JVM down.
 
 use crate::activations::{Activation, ShadowStack};
-use crate::bytecode::{self, ConstantPool, ParameterKind};
-use crate::ffi::{self, FrameInfo, Jclass, JmethodId, Jobject};
+use crate::bytecode::{self, ConstantPool};
+use crate::entry::{self, FieldSlot, SizeMethods, StaticField};
+use crate::ffi::{self, FrameInfo, Jclass, JmethodId};
 use crate::jvmti::{Jni, Jvmti, JvmtiFailure};
 use crate::log::{EventLog, FrameToken};
-use crate::options::{AgentOptions, TargetMethod};
+use crate::options::{AgentOptions, StaticFieldName, TargetMethod};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -74,6 +75,8 @@ struct WatchedMethod {
     method: usize,
     /// Local-variable slot → source name of its parameters (empty without `javac -g`).
     parameter_names: HashMap<i32, String>,
+    /// The integer instance fields of `this`, in resolution order (empty for static methods).
+    this_fields: Arc<Vec<FieldSlot>>,
 }
 
 /// Everything the handlers share.
@@ -86,6 +89,12 @@ pub struct Agent {
     methods: Mutex<HashMap<usize, Arc<MethodInfo>>>,
     /// The loaded methods matching the watched one (one per overload and class loader).
     targets: RwLock<Vec<WatchedMethod>>,
+    /// The static fields the options name, recorded at each entry.
+    statics: Vec<StaticFieldName>,
+    /// Those of them found in prepared classes (one per class loader that loaded the class).
+    static_fields: Mutex<Vec<StaticField>>,
+    /// `Collection.size()` and `Map.size()`, found at VM start.
+    sizes: OnceLock<SizeMethods>,
     next_activation: AtomicU64,
     next_thread: AtomicU32,
     errors: AtomicU64,
@@ -132,6 +141,9 @@ pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<(), String> {
         log: Mutex::new(Some(log)),
         methods: Mutex::new(HashMap::new()),
         targets: RwLock::new(Vec::new()),
+        statics: options.statics,
+        static_fields: Mutex::new(Vec::new()),
+        sizes: OnceLock::new(),
         next_activation: AtomicU64::new(1),
         next_thread: AtomicU32::new(1),
         errors: AtomicU64::new(0),
@@ -220,11 +232,13 @@ impl Agent {
         })
     }
 
-    /// Starts watching the target's methods in a newly prepared (or already loaded) class.
-    pub fn watch_class(&self, class: Jclass) {
+    /// A newly prepared (or already loaded) class: starts watching the target's methods in it,
+    /// and finds the static fields the options name in it.
+    pub fn watch_class(&self, jni: Option<Jni>, class: Jclass) {
         let Ok(signature) = self.jvmti.class_signature(class) else {
             return;
         };
+        self.find_static_fields(jni, class, &signature);
         if !self.target.is_declared_by(&signature) {
             return;
         }
@@ -232,19 +246,60 @@ impl Agent {
             self.count_error();
             return;
         };
+        let this_fields = match jni.map(|jni| entry::instance_fields(&self.jvmti, jni, class)) {
+            Some(Ok(fields)) => fields,
+            Some(Err(_)) | None => {
+                self.write(|log| log.problem("cannot list the fields of the watched class"));
+                Vec::new()
+            }
+        };
+        let this_fields = Arc::new(this_fields);
         for method in methods {
-            self.watch_method(method);
+            self.watch_method(method, &this_fields);
         }
     }
 
-    /// Watches the target in the classes loaded before ClassPrepare events flowed.
-    pub fn watch_loaded_classes(&self, jni: Option<Jni>) {
+    /// Keeps the static fields of `class` that the options name.
+    fn find_static_fields(&self, jni: Option<Jni>, class: Jclass, signature: &str) {
+        let internal = signature
+            .strip_prefix('L')
+            .and_then(|s| s.strip_suffix(';'));
+        let wanted: Vec<&str> = self
+            .statics
+            .iter()
+            .filter(|s| Some(s.class.as_str()) == internal)
+            .map(|s| s.name.as_str())
+            .collect();
+        let Some(jni) = jni.filter(|_| !wanted.is_empty()) else {
+            return;
+        };
+        match entry::static_fields(&self.jvmti, jni, class, |name| wanted.contains(&name)) {
+            Ok(found) => lock(&self.static_fields).extend(found),
+            Err(_) => self.count_error(),
+        }
+    }
+
+    /// VM start: finds `size()` of collections and maps, and watches the target in the classes
+    /// loaded before ClassPrepare events flowed.
+    pub fn start_watching(&self, jni: Option<Jni>) {
+        match jni.and_then(SizeMethods::find) {
+            Some(sizes) => {
+                let _ = self.sizes.set(sizes);
+            }
+            None => self.write(|log| {
+                log.problem("java.util.Collection.size and Map.size not found: sizes not recorded")
+            }),
+        }
+        self.watch_loaded_classes(jni);
+    }
+
+    fn watch_loaded_classes(&self, jni: Option<Jni>) {
         let Ok(classes) = self.jvmti.loaded_classes() else {
             self.count_error();
             return;
         };
         for class in classes {
-            self.watch_class(class);
+            self.watch_class(jni, class);
             // VMInit runs long enough to make thousands of local references otherwise.
             if let Some(jni) = jni {
                 jni.delete_local_ref(class);
@@ -252,7 +307,7 @@ impl Agent {
         }
     }
 
-    fn watch_method(&self, method: JmethodId) {
+    fn watch_method(&self, method: JmethodId, this_fields: &Arc<Vec<FieldSlot>>) {
         let Ok((name, descriptor)) = self.jvmti.method_name(method) else {
             return;
         };
@@ -284,6 +339,11 @@ impl Agent {
         targets.push(WatchedMethod {
             method: method as usize,
             parameter_names,
+            this_fields: if info.is_static {
+                Arc::new(Vec::new())
+            } else {
+                Arc::clone(this_fields)
+            },
         });
         self.write(|log| log.target(info.id));
     }
@@ -312,7 +372,7 @@ impl Agent {
     /// Breakpoint at bytecode 0 of the watched method: a new activation, unless a loop jumped
     /// back to bytecode 0 of a running one.
     pub fn on_method_start(&self, jni: Option<Jni>, method: JmethodId, location: ffi::Jlocation) {
-        if location != 0 || !self.is_target(method) {
+        if location != 0 || entry::inside_agent_call() || !self.is_target(method) {
             return;
         }
         let (Ok(count), Ok(info)) = (
@@ -343,10 +403,13 @@ impl Agent {
             thread.stack.push(activation);
             self.write(|log| log.enter(thread.id, id, info.id));
             self.record_parameters(jni, method, &info, id);
+            if let Some(jni) = jni {
+                self.record_fields(jni, method, id);
+            }
         });
     }
 
-    /// Records the integer, long and array-length parameters of the activation on top.
+    /// Records the parameters of the activation on top (see [`entry::parameter_value`]).
     fn record_parameters(
         &self,
         jni: Option<Jni>,
@@ -369,38 +432,50 @@ impl Agent {
                 .get(&slot)
                 .cloned()
                 .unwrap_or_else(|| format!("p{index}"));
-            if let Some((kind_name, value)) = self.parameter_value(jni, kind, slot) {
+            let value = entry::parameter_value(&self.jvmti, jni, self.sizes.get(), kind, slot);
+            if let Some((kind_name, value)) = value {
                 self.write(|log| log.param(activation, index, &name, kind_name, value));
             }
             slot += kind.slots();
         }
     }
 
-    /// The value of the parameter in `slot` of the top frame; None when it is not recorded or
-    /// cannot be read.
-    fn parameter_value(
-        &self,
-        jni: Option<Jni>,
-        kind: ParameterKind,
-        slot: i32,
-    ) -> Option<(&'static str, Option<i64>)> {
-        match kind {
-            ParameterKind::Int => {
-                Some(("int", Some(i64::from(self.jvmti.local_int(0, slot).ok()?))))
-            }
-            ParameterKind::Long => Some(("long", Some(self.jvmti.local_long(0, slot).ok()?))),
-            ParameterKind::Array => {
-                let jni = jni?;
-                let array: Jobject = self.jvmti.local_object(0, slot).ok()?;
-                if array.is_null() {
-                    return Some(("array", None));
+    /// Records the integer fields of `this` and the static fields the options name, at the
+    /// entry of the activation on top.
+    fn record_fields(&self, jni: Jni, method: JmethodId, activation: u64) {
+        let this_fields = self
+            .targets()
+            .iter()
+            .find(|w| w.method == method as usize)
+            .map(|w| Arc::clone(&w.this_fields))
+            .unwrap_or_default();
+        match entry::this_field_values(&self.jvmti, jni, &this_fields) {
+            Ok(values) => self.write(|log| {
+                for (field, value) in this_fields.iter().zip(values) {
+                    let ty = field.ty.name();
+                    log.field_value("field", activation, &field.class, &field.name, ty, value);
                 }
-                // SAFETY: the descriptor says this parameter is an array and the reference is live.
-                let length = unsafe { jni.array_length(array) };
-                jni.delete_local_ref(array);
-                Some(("array", Some(i64::from(length))))
+            }),
+            Err(_) => self.count_error(),
+        }
+        let static_fields = lock(&self.static_fields);
+        for wanted in &self.statics {
+            let class = wanted.class.replace('/', ".");
+            let mut found = static_fields
+                .iter()
+                .filter(|f| f.slot.class == class && f.slot.name == wanted.name);
+            // Loaded by several class loaders, the name does not say which one a bound means.
+            let (Some(field), None) = (found.next(), found.next()) else {
+                continue;
+            };
+            match entry::static_field_value(&self.jvmti, jni, field) {
+                Ok(Some(value)) => self.write(|log| {
+                    let (slot, ty) = (&field.slot, field.slot.ty.name());
+                    log.field_value("static", activation, &slot.class, &slot.name, ty, value);
+                }),
+                Ok(None) => {}
+                Err(_) => self.count_error(),
             }
-            ParameterKind::Unrecorded { .. } => None,
         }
     }
 
@@ -422,6 +497,9 @@ impl Agent {
     /// which JVMTI defines as what `GetObjectSize` reports (the tests check it against
     /// `Instrumentation.getObjectSize`), so no second call is needed.
     pub fn on_allocation(&self, class: Jclass, size: ffi::Jlong) {
+        if entry::inside_agent_call() {
+            return;
+        }
         let inside = self.with_thread(|thread| thread.stack.inside_target());
         if inside != Some(true) {
             return;

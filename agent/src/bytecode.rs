@@ -262,7 +262,12 @@ pub enum ParameterKind {
     Long,
     /// An array: one slot; its length is what bounds depend on.
     Array,
-    /// `float`, `double` or a non-array reference: not recorded; `slots` says how many slots.
+    /// A `java.lang.String`: one slot; its `length()` is what bounds depend on.
+    String,
+    /// Any other reference: one slot; when the object is a `java.util.Collection` or
+    /// `java.util.Map`, its `size()` is what bounds depend on.
+    Object,
+    /// `float` or `double`: not recorded; `slots` says how many slots.
     Unrecorded { slots: i32 },
 }
 
@@ -271,7 +276,10 @@ impl ParameterKind {
         match self {
             ParameterKind::Long => 2,
             ParameterKind::Unrecorded { slots } => slots,
-            ParameterKind::Int | ParameterKind::Array => 1,
+            ParameterKind::Int
+            | ParameterKind::Array
+            | ParameterKind::String
+            | ParameterKind::Object => 1,
         }
     }
 }
@@ -294,13 +302,53 @@ pub fn parameter_kinds(descriptor: &str) -> Option<Vec<ParameterKind>> {
             (0, b'I' | b'S' | b'B' | b'C' | b'Z') => ParameterKind::Int,
             (0, b'J') => ParameterKind::Long,
             (0, b'D') => ParameterKind::Unrecorded { slots: 2 },
-            (0, b'F' | b'L') => ParameterKind::Unrecorded { slots: 1 },
+            (0, b'F') => ParameterKind::Unrecorded { slots: 1 },
+            (0, b'L') if &inside[at..end] == b"Ljava/lang/String;" => ParameterKind::String,
+            (0, b'L') => ParameterKind::Object,
             (0, _) => return None,
             _ => ParameterKind::Array,
         });
         at = end;
     }
     Some(kinds)
+}
+
+/// The integer types of a field, named by its descriptor; each is read with its own JNI getter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntegerType {
+    Boolean,
+    Byte,
+    Char,
+    Short,
+    Int,
+    Long,
+}
+
+impl IntegerType {
+    /// The type of a field descriptor (`I`, `J`, …); None for floating-point and reference types.
+    pub fn of_descriptor(descriptor: &str) -> Option<IntegerType> {
+        Some(match descriptor {
+            "Z" => IntegerType::Boolean,
+            "B" => IntegerType::Byte,
+            "C" => IntegerType::Char,
+            "S" => IntegerType::Short,
+            "I" => IntegerType::Int,
+            "J" => IntegerType::Long,
+            _ => return None,
+        })
+    }
+
+    /// The Java name, as the event stream writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntegerType::Boolean => "boolean",
+            IntegerType::Byte => "byte",
+            IntegerType::Char => "char",
+            IntegerType::Short => "short",
+            IntegerType::Int => "int",
+            IntegerType::Long => "long",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -430,19 +478,40 @@ mod tests {
     #[test]
     fn parameter_kinds_follow_the_descriptor() {
         use ParameterKind::*;
-        let kinds = parameter_kinds("(I[JLjava/lang/String;DZ[[LB;J)V").expect("valid");
+        let kinds =
+            parameter_kinds("(I[JLjava/lang/String;DZ[[LB;JLjava/util/List;F)V").expect("valid");
         let expected = vec![
             Int,
             Array,
-            Unrecorded { slots: 1 },
+            String,
             Unrecorded { slots: 2 },
             Int,
             Array,
             Long,
+            Object,
+            Unrecorded { slots: 1 },
         ];
         assert_eq!(kinds, expected);
+        let slots: i32 = expected.iter().map(|k| k.slots()).sum();
+        assert_eq!(slots, 11);
         assert_eq!(parameter_kinds("()V"), Some(Vec::new()));
         assert_eq!(parameter_kinds("(Ljava/lang/String"), None);
         assert_eq!(parameter_kinds("(Q)V"), None);
+    }
+
+    #[test]
+    fn integer_field_types_follow_their_descriptors() {
+        assert_eq!(IntegerType::of_descriptor("I"), Some(IntegerType::Int));
+        assert_eq!(
+            IntegerType::of_descriptor("Z").map(IntegerType::name),
+            Some("boolean")
+        );
+        assert_eq!(
+            IntegerType::of_descriptor("J").map(IntegerType::name),
+            Some("long")
+        );
+        assert_eq!(IntegerType::of_descriptor("D"), None);
+        assert_eq!(IntegerType::of_descriptor("Ljava/lang/String;"), None);
+        assert_eq!(IntegerType::of_descriptor("[I"), None);
     }
 }

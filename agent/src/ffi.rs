@@ -17,6 +17,7 @@ pub type Jobject = *mut c_void;
 pub type Jclass = Jobject;
 pub type Jthread = Jobject;
 pub type JmethodId = *mut c_void;
+pub type JfieldId = *mut c_void;
 pub type JvmtiError = c_int;
 
 pub const JNI_OK: Jint = 0;
@@ -25,6 +26,7 @@ pub const JVMTI_VERSION_11: Jint = 0x300B_0000;
 
 pub const JVMTI_ERROR_NONE: JvmtiError = 0;
 pub const JVMTI_ERROR_ABSENT_INFORMATION: JvmtiError = 101;
+pub const JVMTI_ERROR_OUT_OF_MEMORY: JvmtiError = 110;
 pub const JVMTI_ENABLE: c_int = 1;
 
 pub const EVENT_VM_INIT: c_int = 50;
@@ -35,6 +37,8 @@ pub const EVENT_BREAKPOINT: c_int = 62;
 pub const EVENT_SAMPLED_OBJECT_ALLOC: c_int = 86;
 
 pub const ACC_STATIC: Jint = 0x0008;
+/// The `JVMTI_CLASS_STATUS_INITIALIZED` bit of `GetClassStatus`.
+pub const CLASS_STATUS_INITIALIZED: Jint = 4;
 
 /// The VM, as handed to `Agent_OnLoad`: a pointer to the invocation function table.
 #[repr(C)]
@@ -58,8 +62,29 @@ pub struct JniEnv {
     pub functions: *const *const c_void,
 }
 
+pub const JNI_FIND_CLASS: usize = 6;
+pub const JNI_GET_SUPERCLASS: usize = 10;
+pub const JNI_EXCEPTION_CLEAR: usize = 17;
+pub const JNI_NEW_GLOBAL_REF: usize = 21;
 pub const JNI_DELETE_LOCAL_REF: usize = 23;
+pub const JNI_IS_INSTANCE_OF: usize = 32;
+pub const JNI_GET_METHOD_ID: usize = 33;
+pub const JNI_CALL_INT_METHOD_A: usize = 51;
+pub const JNI_GET_BOOLEAN_FIELD: usize = 96;
+pub const JNI_GET_BYTE_FIELD: usize = 97;
+pub const JNI_GET_CHAR_FIELD: usize = 98;
+pub const JNI_GET_SHORT_FIELD: usize = 99;
+pub const JNI_GET_INT_FIELD: usize = 100;
+pub const JNI_GET_LONG_FIELD: usize = 101;
+pub const JNI_GET_STATIC_BOOLEAN_FIELD: usize = 146;
+pub const JNI_GET_STATIC_BYTE_FIELD: usize = 147;
+pub const JNI_GET_STATIC_CHAR_FIELD: usize = 148;
+pub const JNI_GET_STATIC_SHORT_FIELD: usize = 149;
+pub const JNI_GET_STATIC_INT_FIELD: usize = 150;
+pub const JNI_GET_STATIC_LONG_FIELD: usize = 151;
+pub const JNI_GET_STRING_LENGTH: usize = 164;
 pub const JNI_GET_ARRAY_LENGTH: usize = 171;
+pub const JNI_EXCEPTION_CHECK: usize = 228;
 
 /// A JVMTI environment: a pointer to `jvmtiInterface_1`, read by slot.
 #[repr(C)]
@@ -76,7 +101,11 @@ pub const GET_LOCAL_LONG: usize = 22;
 pub const SET_BREAKPOINT: usize = 37;
 pub const DEALLOCATE: usize = 46;
 pub const GET_CLASS_SIGNATURE: usize = 47;
+pub const GET_CLASS_STATUS: usize = 48;
 pub const GET_CLASS_METHODS: usize = 51;
+pub const GET_CLASS_FIELDS: usize = 52;
+pub const GET_FIELD_NAME: usize = 59;
+pub const GET_FIELD_MODIFIERS: usize = 61;
 pub const GET_METHOD_NAME: usize = 63;
 pub const GET_METHOD_DECLARING_CLASS: usize = 64;
 pub const GET_METHOD_MODIFIERS: usize = 65;

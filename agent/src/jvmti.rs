@@ -2,7 +2,10 @@
 //! its error code into a `Result`, copies JVM-allocated results into Rust values and releases the
 //! JVM's memory. All the agent's unsafe calls into the JVM are here.
 
-use crate::ffi::{self, FrameInfo, Jclass, JmethodId, JniEnv, Jobject, Jthread, JvmtiEnv};
+use crate::bytecode::IntegerType;
+use crate::ffi::{
+    self, FrameInfo, Jclass, JfieldId, JmethodId, JniEnv, Jobject, Jthread, JvmtiEnv,
+};
 use std::ffi::{CStr, c_char, c_int, c_uchar, c_void};
 
 /// A JVMTI error code other than `JVMTI_ERROR_NONE`.
@@ -258,6 +261,65 @@ impl Jvmti {
         Ok(self.take_string(signature))
     }
 
+    /// The `JVMTI_CLASS_STATUS_*` bits of a class.
+    pub fn class_status(&self, class: Jclass) -> Result<ffi::Jint> {
+        let mut status = 0;
+        check(call!(
+            self,
+            ffi::GET_CLASS_STATUS,
+            fn(Jclass, *mut ffi::Jint),
+            class,
+            &mut status
+        ))?;
+        Ok(status)
+    }
+
+    /// The fields a class declares (not the inherited ones).
+    pub fn class_fields(&self, class: Jclass) -> Result<Vec<JfieldId>> {
+        let mut count = 0;
+        let mut fields: *mut JfieldId = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_CLASS_FIELDS,
+            fn(Jclass, *mut ffi::Jint, *mut *mut JfieldId),
+            class,
+            &mut count,
+            &mut fields
+        ))?;
+        Ok(self.take_array(fields, count))
+    }
+
+    /// A field's name and descriptor, e.g. `("size", "I")`.
+    pub fn field_name(&self, class: Jclass, field: JfieldId) -> Result<(String, String)> {
+        let mut name: *mut c_char = std::ptr::null_mut();
+        let mut descriptor: *mut c_char = std::ptr::null_mut();
+        let no_generic: *mut *mut c_char = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_FIELD_NAME,
+            fn(Jclass, JfieldId, *mut *mut c_char, *mut *mut c_char, *mut *mut c_char),
+            class,
+            field,
+            &mut name,
+            &mut descriptor,
+            no_generic
+        ))?;
+        Ok((self.take_string(name), self.take_string(descriptor)))
+    }
+
+    pub fn field_modifiers(&self, class: Jclass, field: JfieldId) -> Result<ffi::Jint> {
+        let mut modifiers = 0;
+        check(call!(
+            self,
+            ffi::GET_FIELD_MODIFIERS,
+            fn(Jclass, JfieldId, *mut ffi::Jint),
+            class,
+            field,
+            &mut modifiers
+        ))?;
+        Ok(modifiers)
+    }
+
     pub fn class_methods(&self, class: Jclass) -> Result<Vec<JmethodId>> {
         let mut count = 0;
         let mut methods: *mut JmethodId = std::ptr::null_mut();
@@ -435,6 +497,20 @@ pub struct Jni {
     env: *mut JniEnv,
 }
 
+/// Calls the JNI function at `$slot` with the environment as first argument.
+macro_rules! jni {
+    ($self:ident, $slot:expr, fn($($ty:ty),*) $(-> $ret:ty)?, $($arg:expr),*) => {{
+        // SAFETY: `env` is the current thread's live JNI environment, and the slot constants and
+        // argument types were transcribed from jni.h (see ffi.rs); the callers guarantee what
+        // each function requires of its arguments.
+        unsafe {
+            let f: unsafe extern "C" fn(*mut JniEnv, $($ty),*) $(-> $ret)? =
+                function_at((*$self.env).functions, $slot);
+            f($self.env, $($arg),*)
+        }
+    }};
+}
+
 impl Jni {
     /// Wraps the JNI environment an event callback received (None when the JVM passed null).
     pub fn new(env: *mut JniEnv) -> Option<Jni> {
@@ -446,12 +522,25 @@ impl Jni {
     /// # Safety
     /// `array` must be a live reference to a Java array.
     pub unsafe fn array_length(&self, array: Jobject) -> ffi::Jint {
-        // SAFETY: slot from jni.h; `env` is the current thread's live JNI environment.
-        unsafe {
-            let f: unsafe extern "C" fn(*mut JniEnv, Jobject) -> ffi::Jint =
-                function_at((*self.env).functions, ffi::JNI_GET_ARRAY_LENGTH);
-            f(self.env, array)
-        }
+        jni!(
+            self,
+            ffi::JNI_GET_ARRAY_LENGTH,
+            fn(Jobject) -> ffi::Jint,
+            array
+        )
+    }
+
+    /// `GetStringLength`: the number of UTF-16 units, which is `String.length()`.
+    ///
+    /// # Safety
+    /// `string` must be a live reference to a `java.lang.String`.
+    pub unsafe fn string_length(&self, string: Jobject) -> ffi::Jint {
+        jni!(
+            self,
+            ffi::JNI_GET_STRING_LENGTH,
+            fn(Jobject) -> ffi::Jint,
+            string
+        )
     }
 
     /// Frees a local reference early, so long callbacks do not pile them up.
@@ -459,11 +548,200 @@ impl Jni {
         if object.is_null() {
             return;
         }
-        // SAFETY: slot from jni.h; deleting a local reference we were given is always allowed.
-        unsafe {
-            let f: unsafe extern "C" fn(*mut JniEnv, Jobject) =
-                function_at((*self.env).functions, ffi::JNI_DELETE_LOCAL_REF);
-            f(self.env, object)
+        // Deleting a local reference we were given is always allowed.
+        jni!(self, ffi::JNI_DELETE_LOCAL_REF, fn(Jobject), object)
+    }
+
+    /// A global reference to `object` (null if the JVM is out of memory); it is never freed, so
+    /// the class it may name stays loaded.
+    pub fn new_global_ref(&self, object: Jobject) -> Jobject {
+        // A live local reference from a callback is a valid argument.
+        jni!(
+            self,
+            ffi::JNI_NEW_GLOBAL_REF,
+            fn(Jobject) -> Jobject,
+            object
+        )
+    }
+
+    /// The superclass of a class (null for `java.lang.Object` and interfaces), a local reference.
+    pub fn superclass(&self, class: Jclass) -> Jclass {
+        jni!(self, ffi::JNI_GET_SUPERCLASS, fn(Jclass) -> Jclass, class)
+    }
+
+    /// `FindClass` of a class the boot loader has already loaded and initialized (only such
+    /// classes are asked for: the lookup must not run any Java code of the program). Null and
+    /// no pending exception when it is missing.
+    pub fn find_loaded_class(&self, name: &CStr) -> Jclass {
+        let class = jni!(
+            self,
+            ffi::JNI_FIND_CLASS,
+            fn(*const c_char) -> Jclass,
+            name.as_ptr()
+        );
+        self.clear_exception();
+        class
+    }
+
+    /// The id of the instance method `name` with descriptor `descriptor` (null, with no
+    /// pending exception, when there is none).
+    pub fn method_id(&self, class: Jclass, name: &CStr, descriptor: &CStr) -> JmethodId {
+        let id = jni!(
+            self,
+            ffi::JNI_GET_METHOD_ID,
+            fn(Jclass, *const c_char, *const c_char) -> JmethodId,
+            class,
+            name.as_ptr(),
+            descriptor.as_ptr()
+        );
+        self.clear_exception();
+        id
+    }
+
+    /// Whether `object` (non-null) is an instance of `class`.
+    pub fn is_instance_of(&self, object: Jobject, class: Jclass) -> bool {
+        let is = jni!(
+            self,
+            ffi::JNI_IS_INSTANCE_OF,
+            fn(Jobject, Jclass) -> ffi::Jboolean,
+            object,
+            class
+        );
+        is != 0
+    }
+
+    /// Calls the `()I` instance method `method` on `object`; None (and the exception cleared)
+    /// when it threw.
+    ///
+    /// # Safety
+    /// `method` must be a `()I` method of a class or interface `object` is an instance of.
+    pub unsafe fn call_int_method(&self, object: Jobject, method: JmethodId) -> Option<ffi::Jint> {
+        // One unused argument slot: the method takes none, and the array must still be valid.
+        let no_arguments = [0u64; 1];
+        let value = jni!(
+            self,
+            ffi::JNI_CALL_INT_METHOD_A,
+            fn(Jobject, JmethodId, *const u64) -> ffi::Jint,
+            object,
+            method,
+            no_arguments.as_ptr()
+        );
+        (!self.clear_exception()).then_some(value)
+    }
+
+    /// Clears a pending exception; whether there was one.
+    fn clear_exception(&self) -> bool {
+        let pending = jni!(self, ffi::JNI_EXCEPTION_CHECK, fn() -> ffi::Jboolean,) != 0;
+        if pending {
+            jni!(self, ffi::JNI_EXCEPTION_CLEAR, fn(),);
+        }
+        pending
+    }
+
+    /// The value of the integer instance field `field` of `object`.
+    ///
+    /// # Safety
+    /// `field` must be a field of type `ty` of `object`'s class or of one of its superclasses.
+    pub unsafe fn field_value(&self, object: Jobject, field: JfieldId, ty: IntegerType) -> i64 {
+        match ty {
+            IntegerType::Boolean => i64::from(jni!(
+                self,
+                ffi::JNI_GET_BOOLEAN_FIELD,
+                fn(Jobject, JfieldId) -> u8,
+                object,
+                field
+            )),
+            IntegerType::Byte => i64::from(jni!(
+                self,
+                ffi::JNI_GET_BYTE_FIELD,
+                fn(Jobject, JfieldId) -> i8,
+                object,
+                field
+            )),
+            IntegerType::Char => i64::from(jni!(
+                self,
+                ffi::JNI_GET_CHAR_FIELD,
+                fn(Jobject, JfieldId) -> u16,
+                object,
+                field
+            )),
+            IntegerType::Short => i64::from(jni!(
+                self,
+                ffi::JNI_GET_SHORT_FIELD,
+                fn(Jobject, JfieldId) -> i16,
+                object,
+                field
+            )),
+            IntegerType::Int => i64::from(jni!(
+                self,
+                ffi::JNI_GET_INT_FIELD,
+                fn(Jobject, JfieldId) -> i32,
+                object,
+                field
+            )),
+            IntegerType::Long => jni!(
+                self,
+                ffi::JNI_GET_LONG_FIELD,
+                fn(Jobject, JfieldId) -> i64,
+                object,
+                field
+            ),
+        }
+    }
+
+    /// The value of the integer static field `field` of `class`.
+    ///
+    /// # Safety
+    /// `field` must be a static field of type `ty` declared by `class`.
+    pub unsafe fn static_field_value(
+        &self,
+        class: Jclass,
+        field: JfieldId,
+        ty: IntegerType,
+    ) -> i64 {
+        match ty {
+            IntegerType::Boolean => i64::from(jni!(
+                self,
+                ffi::JNI_GET_STATIC_BOOLEAN_FIELD,
+                fn(Jclass, JfieldId) -> u8,
+                class,
+                field
+            )),
+            IntegerType::Byte => i64::from(jni!(
+                self,
+                ffi::JNI_GET_STATIC_BYTE_FIELD,
+                fn(Jclass, JfieldId) -> i8,
+                class,
+                field
+            )),
+            IntegerType::Char => i64::from(jni!(
+                self,
+                ffi::JNI_GET_STATIC_CHAR_FIELD,
+                fn(Jclass, JfieldId) -> u16,
+                class,
+                field
+            )),
+            IntegerType::Short => i64::from(jni!(
+                self,
+                ffi::JNI_GET_STATIC_SHORT_FIELD,
+                fn(Jclass, JfieldId) -> i16,
+                class,
+                field
+            )),
+            IntegerType::Int => i64::from(jni!(
+                self,
+                ffi::JNI_GET_STATIC_INT_FIELD,
+                fn(Jclass, JfieldId) -> i32,
+                class,
+                field
+            )),
+            IntegerType::Long => jni!(
+                self,
+                ffi::JNI_GET_STATIC_LONG_FIELD,
+                fn(Jclass, JfieldId) -> i64,
+                class,
+                field
+            ),
         }
     }
 }

@@ -5,7 +5,8 @@
 //! aggregate — it writes an event stream that `membound measure` (in the `membound` crate) reads.
 //! It is not a profiler either: it is made to be exact, not fast, and runs the JVM interpreted.
 //!
-//! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`.
+//! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`; each
+//! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry.
 //!
 //! # Seeing every allocation
 //!
@@ -39,14 +40,28 @@
 //! events happened; a `method` line always comes before the first line using its number:
 //!
 //! ```text
-//! membound-agent 1                       header (format version)
+//! membound-agent 2                       header (format version)
 //! watch <M>                              the method named in the options
 //! method <id> <pkg.C.name(desc)>         a method number used by later lines
 //! target <id>                            this method is (an overload of) the watched method
 //! enter <thread> <act> <method-id>       a tracked activation started (or was first seen)
 //! param <act> <index> <name> <kind> <v>  parameter <index> (0 = first declared) of a watched
-//!                                        activation: kind int|long|array (v = array length,
-//!                                        or `null`); name `p<index>` without a variable table
+//!                                        activation: kind int|long (v = the value), array
+//!                                        (v = its length, or `null`), string (v = length(),
+//!                                        or `null`), collection|map (v = size() of a non-null
+//!                                        java.util.Collection or Map; other references are
+//!                                        not recorded); name `p<index>` without a variable
+//!                                        table
+//! field <act> <class> <name> <type> <v>  an integer instance field of `this` at a watched
+//!                                        activation: declaring class pkg.C, field name, Java
+//!                                        type (int, long, short, byte, char, boolean: 0|1);
+//!                                        those of the method's class first, then of each
+//!                                        superclass (a name's first line is what `this.name`
+//!                                        resolves to)
+//! static <act> <class> <name> <type> <v> a static integer field named by a `static=` option,
+//!                                        at a watched activation, when its class is
+//!                                        initialized (before, it holds no value the program
+//!                                        reads) and loaded once (by one class loader)
 //! alloc <thread> <type> <bytes> <frame>… a program allocation; frames outermost first, each
 //!                                        <act>:<method-id>:<bytecode offset>:<line or ->
 //! vm <thread> <type> <bytes> <frame>…    a VM-internal allocation under the watched method
@@ -55,6 +70,12 @@
 //! problem <text>                         something the agent could not do
 //! end <errors>                           the VM died; <errors> JVMTI calls or writes failed
 //! ```
+//!
+//! The parameters and fields are read in the breakpoint callback at the entry. A collection's
+//! or map's `size()` is a Java call the agent makes there: what it allocates or calls is not
+//! recorded (a per-thread flag, `entry::inside_agent_call`), and an exception it throws is
+//! cleared and leaves the value unrecorded. Version 2 of the stream added the `field` and
+//! `static` lines and the `string`, `collection` and `map` parameter kinds.
 //!
 //! Activations are tracked with a breakpoint at bytecode 0 of the watched method and
 //! `NotifyFramePop` for every frame on a recorded chain, instead of MethodEntry/MethodExit events
@@ -66,6 +87,7 @@
 mod activations;
 mod agent;
 mod bytecode;
+mod entry;
 mod ffi;
 mod jvmti;
 mod log;
@@ -168,7 +190,7 @@ fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
 
 /// VM start: the watched class may have been prepared before ClassPrepare events flowed.
 unsafe extern "C" fn on_vm_init(_jvmti: *mut JvmtiEnv, jni: *mut JniEnv, _thread: Jthread) {
-    guarded(|state| state.watch_loaded_classes(Jni::new(jni)));
+    guarded(|state| state.start_watching(Jni::new(jni)));
 }
 
 unsafe extern "C" fn on_vm_death(_jvmti: *mut JvmtiEnv, _jni: *mut JniEnv) {
@@ -177,11 +199,11 @@ unsafe extern "C" fn on_vm_death(_jvmti: *mut JvmtiEnv, _jni: *mut JniEnv) {
 
 unsafe extern "C" fn on_class_prepare(
     _jvmti: *mut JvmtiEnv,
-    _jni: *mut JniEnv,
+    jni: *mut JniEnv,
     _thread: Jthread,
     class: Jclass,
 ) {
-    guarded(|state| state.watch_class(class));
+    guarded(|state| state.watch_class(Jni::new(jni), class));
 }
 
 unsafe extern "C" fn on_breakpoint(

@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 /// First line of every stream; bumped when a line's meaning changes.
-pub const HEADER: &str = "membound-agent 1";
+pub const HEADER: &str = "membound-agent 2";
 
 /// One frame of a recorded chain.
 pub struct FrameToken {
@@ -63,7 +63,7 @@ impl EventLog {
         self.line(format_args!("exit {thread} {activation}"));
     }
 
-    /// A parameter value; `None` is a null array.
+    /// A parameter value; `None` is a null array or string.
     pub fn param(
         &mut self,
         activation: u64,
@@ -75,6 +75,22 @@ impl EventLog {
         let value = value.map_or_else(|| "null".to_owned(), |v| v.to_string());
         self.line(format_args!(
             "param {activation} {index} {name} {kind} {value}"
+        ));
+    }
+
+    /// An integer instance field of `this` (`tag` `field`) or a static integer field (`static`)
+    /// at an entry of the watched method.
+    pub fn field_value(
+        &mut self,
+        tag: &str,
+        activation: u64,
+        class: &str,
+        name: &str,
+        ty: &str,
+        value: i64,
+    ) {
+        self.line(format_args!(
+            "{tag} {activation} {class} {name} {ty} {value}"
         ));
     }
 

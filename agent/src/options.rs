@@ -1,7 +1,9 @@
-//! The agent's option string: `method=<M>,out=<FILE>`.
+//! The agent's option string: `method=<M>[,static=<pkg.C.f>]…,out=<FILE>`.
 //!
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
-//! `out` comes last and runs to the end of the string, so the path may contain commas.
+//! Each `static=` names a static integer field whose value is recorded at every entry of `M`
+//! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class). `out` comes last and runs to the end of
+//! the string, so the path may contain commas.
 
 use std::path::PathBuf;
 
@@ -21,13 +23,11 @@ impl TargetMethod {
             Some(open) => (&text[..open], Some(text[open..].to_owned())),
             None => (text, None),
         };
-        let (class, name) = qualified
-            .rsplit_once('.')
-            .filter(|(class, name)| !class.is_empty() && !name.is_empty())
+        let (class, name) = class_and_member(qualified)
             .ok_or_else(|| format!("method `{text}` is not of the form pkg.Class.method(desc)"))?;
         Ok(TargetMethod {
-            class: class.replace('.', "/"),
-            name: name.to_owned(),
+            class,
+            name,
             descriptor,
         })
     }
@@ -46,27 +46,60 @@ impl TargetMethod {
     }
 }
 
+/// A static field whose value is recorded at each entry of the watched method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaticFieldName {
+    /// Internal name of the declaring class, `pkg/C`.
+    pub class: String,
+    pub name: String,
+}
+
+impl StaticFieldName {
+    fn parse(text: &str) -> Result<StaticFieldName, String> {
+        let (class, name) = class_and_member(text)
+            .ok_or_else(|| format!("static field `{text}` is not of the form pkg.Class.field"))?;
+        Ok(StaticFieldName { class, name })
+    }
+}
+
+/// `pkg.C.m` or `pkg/C.m` as the internal class name `pkg/C` and the member name `m`.
+fn class_and_member(qualified: &str) -> Option<(String, String)> {
+    qualified
+        .rsplit_once('.')
+        .filter(|(class, name)| !class.is_empty() && !name.is_empty())
+        .map(|(class, name)| (class.replace('.', "/"), name.to_owned()))
+}
+
 /// Everything the option string says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentOptions {
     pub target: TargetMethod,
+    pub statics: Vec<StaticFieldName>,
     pub output: PathBuf,
 }
 
 impl AgentOptions {
     pub fn parse(text: &str) -> Result<AgentOptions, String> {
-        let (head, output) = text
-            .split_once("out=")
-            .ok_or("missing `out=<file>` (the agent's options are `method=<M>,out=<FILE>`)")?;
-        let method = head
-            .trim_end_matches(',')
-            .strip_prefix("method=")
+        let (head, output) = text.split_once("out=").ok_or(
+            "missing `out=<file>` (the agent's options are `method=<M>[,static=<C.f>]…,out=<FILE>`)",
+        )?;
+        let mut items = head.trim_end_matches(',').split(',');
+        let method = items
+            .next()
+            .and_then(|item| item.strip_prefix("method="))
             .ok_or("missing `method=<M>` before `out=` in the agent's options")?;
+        let statics = items
+            .map(|item| match item.strip_prefix("static=") {
+                Some(field) => StaticFieldName::parse(field),
+                None => Err(format!("unknown agent option `{item}`")),
+            })
+            .collect::<Result<_, _>>()?;
         if output.is_empty() {
             return Err("`out=` names no file".to_owned());
         }
         Ok(AgentOptions {
             target: TargetMethod::parse(method)?,
+            statics,
             output: PathBuf::from(output),
         })
     }
@@ -100,6 +133,21 @@ mod tests {
             AgentOptions::parse("method=Fig14.m0(I)V,out=/tmp/a,b.events").expect("valid");
         assert_eq!(options.output, PathBuf::from("/tmp/a,b.events"));
         assert_eq!(options.target.name, "m0");
+    }
+
+    #[test]
+    fn static_fields_come_between_the_method_and_the_output() {
+        let options =
+            AgentOptions::parse("method=p.Main.m(I)V,static=p.Config.size,static=q/R$S.n,out=/x")
+                .expect("valid");
+        let names: Vec<(&str, &str)> = options
+            .statics
+            .iter()
+            .map(|s| (s.class.as_str(), s.name.as_str()))
+            .collect();
+        assert_eq!(names, [("p/Config", "size"), ("q/R$S", "n")]);
+        assert!(AgentOptions::parse("method=A.m,static=size,out=/x").is_err());
+        assert!(AgentOptions::parse("method=A.m,limit=3,out=/x").is_err());
     }
 
     #[test]

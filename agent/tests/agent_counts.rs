@@ -556,3 +556,80 @@ fn bad_agent_options_stop_the_jvm_with_a_message() {
         );
     }
 }
+
+#[test]
+fn entries_record_fields_of_this_static_fields_string_lengths_and_sizes() {
+    let options = MeasureOptions {
+        input: classes().to_owned(),
+        method: "EntryValues$Sub.run".to_owned(),
+        main: Some("EntryValues".to_owned()),
+        program_args: vec!["4".to_owned()],
+        ..MeasureOptions::default()
+    };
+    let statics = [
+        "EntryValues.size".to_owned(),
+        "EntryValues$Late.limit".to_owned(),
+    ];
+    let measurement =
+        measure::measure_recording(&options, &statics, None::<fn(&_) -> measure::Placement>)
+            .unwrap_or_else(|e| panic!("measure failed: {e}"));
+    assert!(measurement.warnings.is_empty(), "{:?}", measurement.warnings);
+    // Two calls of 5 objects each; the Object Noisy.size() makes for the agent is not counted.
+    assert_eq!(measurement.total.objects, 10);
+    assert_eq!(measurement.vm_internal.objects, 0);
+    let [first, second] = measurement.entries.as_slice() else {
+        panic!("two entries: {:?}", measurement.entries)
+    };
+    let parameters: Vec<(usize, &str, &str, Option<i64>)> = first
+        .parameters
+        .iter()
+        .map(|p| (p.index, p.name.as_str(), p.kind.as_str(), p.value))
+        .collect();
+    assert_eq!(
+        parameters,
+        [
+            (0, "text", "string", Some(5)),
+            (1, "list", "collection", Some(3)),
+            (2, "map", "map", Some(1)),
+            (4, "noisy", "collection", Some(2)),
+            (5, "nothing", "string", None),
+        ]
+    );
+    assert_eq!(second.parameters[0].value, Some(0));
+    let fields: Vec<(&str, &str, i64)> = first
+        .this_fields
+        .iter()
+        .map(|f| (f.class.as_str(), f.name.as_str(), f.value))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("EntryValues$Sub", "n", 5),
+            ("EntryValues$Sub", "s", -3),
+            ("EntryValues$Sub", "c", 65),
+            ("EntryValues$Sub", "flag", 1),
+            ("EntryValues$Sub", "b", 7),
+            ("EntryValues$Base", "n", 100),
+            ("EntryValues$Base", "big", 1 << 40),
+        ]
+    );
+    let statics = |entry: &measure::EntryValues| -> Vec<(String, i64)> {
+        entry
+            .statics
+            .iter()
+            .map(|f| (format!("{}.{}", f.class, f.name), f.value))
+            .collect()
+    };
+    // Late is initialized only between the two calls: before, its field holds no value the
+    // program reads.
+    assert_eq!(statics(first), [("EntryValues.size".to_owned(), 4)]);
+    assert_eq!(
+        statics(second),
+        [
+            ("EntryValues.size".to_owned(), 4),
+            ("EntryValues$Late.limit".to_owned(), 9)
+        ]
+    );
+    assert_eq!(measurement.params.get("this.n"), Some(&Some(5)));
+    assert_eq!(measurement.params.get("noisy.size"), Some(&Some(2)));
+}

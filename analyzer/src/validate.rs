@@ -1,6 +1,9 @@
 //! `membound validate`: a certificate against a real run. The program runs under the agent
 //! ([`crate::measure`]); the certificate is evaluated at the parameter values the agent recorded
 //! at each entry of the watched method (or at values the user gives), summed over the entries;
+//! each parameter is bound by its origin (a declared parameter, an array's or string's length, a
+//! collection's size, a field of `this`, a static field: [`Binding`]), and a parameter whose
+//! value is fixed inside the method leaves the run not checked unless the user gives it;
 //! and every prediction — per creation site, and the method's total — must be at least what the
 //! run allocated. Objects are always compared; bytes only when the certificate's object model
 //! is a HotSpot one (the `count` model's units are not bytes).
@@ -16,7 +19,9 @@ use serde_json::{Value as Json, json};
 
 use crate::certificate::{Certificate, MethodEntry, SiteEntry, value_of, value_text};
 use crate::error::Result;
-use crate::measure::{Allocation, ChainFrame, Measurement, Placement, SiteCount};
+use crate::measure::{
+    self, Allocation, ChainFrame, EntryValues, MeasureOptions, Measurement, Placement, SiteCount,
+};
 
 /// Observed against predicted, for one site or one method total.
 #[derive(Clone, Debug)]
@@ -154,39 +159,147 @@ pub fn validate(
     })
 }
 
-/// The parameter values of each recorded entry, named as in the certificate (`a.length` is
-/// `a_length`), with `given` values taking precedence; the message naming a missing one.
+/// Runs the program under the agent for validating `entry`: recording the static fields its
+/// parameters come from and, when the certificate has memRq, replaying the run into its regions.
+pub fn measure_for(entry: &MethodEntry, options: &MeasureOptions) -> Result<Measurement> {
+    let statics: Vec<String> = entry
+        .params
+        .iter()
+        .filter_map(|param| match binding(&param.origin) {
+            Binding::Recorded(Recorded::Static { class, name }) => Some(format!("{class}.{name}")),
+            _ => None,
+        })
+        .collect();
+    if entry.mem_rq.is_some() {
+        measure::measure_recording(options, &statics, Some(placement(entry)))
+    } else {
+        measure::measure_recording(options, &statics, None::<fn(&Allocation) -> Placement>)
+    }
+}
+
+/// How a certificate parameter gets its value from a run, read from its origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Binding<'a> {
+    /// A value the agent records at each entry of the method.
+    Recorded(Recorded<'a>),
+    /// A value fixed inside the method (a static field or a local written there): no run
+    /// records it at the entry.
+    FixedInside,
+    /// An origin of no known form: bound by the parameter's name, as the run names values.
+    ByName,
+}
+
+/// A value the agent records at an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Recorded<'a> {
+    /// Declared parameter `i` (from 0), an integer.
+    Parameter(usize),
+    /// The length of array or `String` parameter `i`.
+    Length(usize),
+    /// `size()` of collection or map parameter `i`.
+    Size(usize),
+    /// The integer field `this.f`.
+    ThisField(&'a str),
+    /// The static integer field `class.name`, `class` the declaring class.
+    Static { class: &'a str, name: &'a str },
+}
+
+/// The binding an origin says, as `memalloc` and `lowering::fields` write origins:
+/// `parameter 0 (int n)`, `length of parameter 1 (a)`, `size of parameter 2 (c)`,
+/// `field n of this`, `static field p.C.size`; fixed inside the method are `static field
+/// p.C.size, written at main@12` and `local n set from a call's result at main@3`.
+fn binding(origin: &str) -> Binding<'_> {
+    // `analyze --param NEW=OLD` appends `; named NEW by --param`.
+    let origin = origin.split(';').next().unwrap_or(origin);
+    let index = |rest: &str| rest.split(' ').next().and_then(|i| i.parse().ok());
+    let recorded = if let Some(rest) = origin.strip_prefix("parameter ") {
+        index(rest).map(Recorded::Parameter)
+    } else if let Some(rest) = origin.strip_prefix("length of parameter ") {
+        index(rest).map(Recorded::Length)
+    } else if let Some(rest) = origin.strip_prefix("size of parameter ") {
+        index(rest).map(Recorded::Size)
+    } else if let Some(rest) = origin.strip_prefix("field ") {
+        rest.strip_suffix(" of this")
+            .filter(|name| !name.contains(' '))
+            .map(Recorded::ThisField)
+    } else if let Some(rest) = origin.strip_prefix("static field ") {
+        if rest.contains(", written at ") {
+            return Binding::FixedInside;
+        }
+        rest.rsplit_once('.')
+            .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !rest.contains(' '))
+            .map(|(class, name)| Recorded::Static { class, name })
+    } else if origin.starts_with("local ") && origin.contains(" set from a call's result at ") {
+        return Binding::FixedInside;
+    } else {
+        None
+    };
+    recorded.map_or(Binding::ByName, Binding::Recorded)
+}
+
+/// The value `wanted` had at the entry `values` recorded; None when the run did not record it
+/// (or recorded a null array, string or collection).
+fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
+    let parameter = |index: usize, kinds: &[&str]| {
+        values
+            .parameters
+            .iter()
+            .find(|p| p.index == index && kinds.contains(&p.kind.as_str()))
+            .and_then(|p| p.value)
+    };
+    let field = |fields: &[measure::FieldValue], class: Option<&str>, name: &str| {
+        // Fields of `this` come in resolution order: the first of a name is the one read.
+        fields
+            .iter()
+            .find(|f| f.name == name && class.is_none_or(|c| c == f.class))
+            .map(|f| f.value)
+    };
+    match *wanted {
+        Recorded::Parameter(index) => parameter(index, &["int", "long"]),
+        Recorded::Length(index) => parameter(index, &["array", "string"]),
+        Recorded::Size(index) => parameter(index, &["collection", "map"]),
+        Recorded::ThisField(name) => field(&values.this_fields, None, name),
+        Recorded::Static { class, name } => field(&values.statics, Some(class), name),
+    }
+}
+
+/// The parameter values of each recorded entry, bound by origin ([`binding`]), with `given`
+/// values taking precedence; the message naming a missing one.
 fn entry_points(
     entry: &MethodEntry,
     measurement: &Measurement,
     given: &BTreeMap<String, Rat>,
 ) -> std::result::Result<Vec<BTreeMap<String, Rat>>, String> {
-    let recorded = if measurement.entries.is_empty() {
-        vec![measurement.params.clone()]
-    } else {
-        measurement.entries.clone()
-    };
-    recorded
+    measurement
+        .entries
         .iter()
         .map(|values| {
+            let named = measure::named_values(values);
             let mut point = BTreeMap::new();
             for param in &entry.params {
-                let value = given.get(&param.name).cloned().or_else(|| {
-                    values
+                let recorded = match binding(&param.origin) {
+                    Binding::Recorded(wanted) => recorded_value(values, &wanted),
+                    Binding::FixedInside => None,
+                    // `a.length` is named `a_length` in a certificate.
+                    Binding::ByName => named
                         .iter()
                         .find(|(name, _)| name.replace('.', "_") == param.name)
-                        .and_then(|(_, v)| v.map(Rat::from))
-                });
+                        .and_then(|(_, v)| *v),
+                };
+                let value = given
+                    .get(&param.name)
+                    .cloned()
+                    .or_else(|| recorded.map(Rat::from));
                 let value = value.ok_or_else(|| {
                     format!(
                         "no value for parameter {} ({}) of {}: the run records {}; give --param {}=…",
                         param.name,
                         param.origin,
                         entry.method,
-                        if values.is_empty() {
+                        if named.is_empty() {
                             "no parameter".to_string()
                         } else {
-                            values.keys().cloned().collect::<Vec<_>>().join(", ")
+                            named.keys().cloned().collect::<Vec<_>>().join(", ")
                         },
                         param.name
                     )
@@ -376,6 +489,91 @@ mod tests {
             offset,
             line: None,
         }
+    }
+
+    #[test]
+    fn origins_say_where_a_run_records_the_value() {
+        use Recorded::*;
+        let cases = [
+            ("parameter 0 (int n)", Binding::Recorded(Parameter(0))),
+            ("length of parameter 2 (a)", Binding::Recorded(Length(2))),
+            ("length of parameter 1 (s)", Binding::Recorded(Length(1))),
+            ("size of parameter 3 (c)", Binding::Recorded(Size(3))),
+            (
+                "field fromCount of this",
+                Binding::Recorded(ThisField("fromCount")),
+            ),
+            (
+                "static field p.C$D.size",
+                Binding::Recorded(Static {
+                    class: "p.C$D",
+                    name: "size",
+                }),
+            ),
+            (
+                "static field fields.Views.size; named rows by --param",
+                Binding::Recorded(Static {
+                    class: "fields.Views",
+                    name: "size",
+                }),
+            ),
+            (
+                "static field p.C.size, written at main@12",
+                Binding::FixedInside,
+            ),
+            (
+                "local count set from a call's result at main@3",
+                Binding::FixedInside,
+            ),
+            ("parameter x (int n)", Binding::ByName),
+            ("something else", Binding::ByName),
+        ];
+        for (origin, expected) in cases {
+            assert_eq!(binding(origin), expected, "{origin}");
+        }
+    }
+
+    #[test]
+    fn recorded_values_are_found_by_kind_and_resolution_order() {
+        let parameter = |index, kind: &str, value| measure::Parameter {
+            index,
+            name: format!("p{index}"),
+            kind: kind.to_string(),
+            value,
+        };
+        let field = |class: &str, name: &str, value| measure::FieldValue {
+            class: class.to_string(),
+            name: name.to_string(),
+            value,
+        };
+        let values = EntryValues {
+            activation: 1,
+            parameters: vec![
+                parameter(0, "int", Some(4)),
+                parameter(1, "string", Some(11)),
+                parameter(2, "map", Some(3)),
+                parameter(3, "array", None),
+            ],
+            this_fields: vec![field("p.Sub", "n", 5), field("p.Base", "n", 9)],
+            statics: vec![field("p.C", "size", 7)],
+        };
+        let found = |wanted| recorded_value(&values, &wanted);
+        assert_eq!(found(Recorded::Parameter(0)), Some(4));
+        assert_eq!(found(Recorded::Length(1)), Some(11));
+        assert_eq!(found(Recorded::Size(2)), Some(3));
+        // A parameter of another kind is not the value an origin means.
+        assert_eq!(found(Recorded::Length(0)), None);
+        assert_eq!(found(Recorded::Size(1)), None);
+        // A null array has no length.
+        assert_eq!(found(Recorded::Length(3)), None);
+        // The subclass's `n` hides the superclass's.
+        assert_eq!(found(Recorded::ThisField("n")), Some(5));
+        let size = |class| Recorded::Static {
+            class,
+            name: "size",
+        };
+        assert_eq!(found(size("p.C")), Some(7));
+        assert_eq!(found(size("q.C")), None);
     }
 
     #[test]

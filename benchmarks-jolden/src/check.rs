@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use membound::certificate::Certificate;
-use membound::measure::{self, MeasureOptions};
+use membound::measure::MeasureOptions;
 use membound::validate::{self, Comparison, Validation};
 use membound_polyhedra::{Int, Rat, Value};
 
@@ -40,7 +40,8 @@ impl Checked {
 /// How [`validate`] names its memRq comparisons (`memRq (entry 1)`).
 const MEM_RQ: &str = "memRq";
 
-/// Runs `main` with `args` under the agent at `agent`, watching the certificate's entry (and,
+/// Runs `main` with `args` under the agent at `agent`, watching the certificate's entry as
+/// [`validate::measure_for`] does (recording the static fields its parameters come from and,
 /// when the certificate has memRq, replaying the run into its regions), and validates the
 /// certificate against the run.
 pub fn check(
@@ -61,12 +62,7 @@ pub fn check(
         jvm_args: Vec::new(),
         program_args: args,
     };
-    let measurement = if entry.mem_rq.is_some() {
-        measure::measure_regions(&options, validate::placement(entry))
-    } else {
-        measure::measure(&options)
-    }
-    .map_err(|e| e.to_string())?;
+    let measurement = validate::measure_for(entry, &options).map_err(|e| e.to_string())?;
     if measurement.program_exit_code != Some(0) {
         return Err(measurement.warnings.join("; "));
     }

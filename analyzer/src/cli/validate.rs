@@ -8,7 +8,6 @@ use super::analyze::parse_params;
 use super::{ListFormat, ProgramRun, json_text};
 use crate::certificate::Certificate;
 use crate::error::{Error, Result};
-use crate::measure;
 
 #[derive(Debug, Args)]
 pub(super) struct ValidateArgs {
@@ -44,11 +43,7 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
         .unwrap_or_else(|| PathBuf::from(&certificate.input.path));
     let options = args.run.options(input, entry.method.clone());
     // With regions in the certificate, the run is also replayed into them, for memRq.
-    let measurement = if entry.mem_rq.is_some() {
-        measure::measure_regions(&options, crate::validate::placement(entry))?
-    } else {
-        measure::measure(&options)?
-    };
+    let measurement = crate::validate::measure_for(entry, &options)?;
     eprint!("{}", measurement.program_stdout);
     let validation = crate::validate::validate(&certificate, &method, &measurement, &given)?;
     if let Some(reason) = validation.unchecked {

@@ -7,7 +7,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 /// The stream version this reader understands.
-const HEADER: &str = "membound-agent 1";
+const HEADER: &str = "membound-agent 2";
 
 /// One frame of an allocation's chain: a call site, or (last) the allocating instruction.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -41,10 +41,32 @@ pub struct Parameter {
     pub index: usize,
     /// The source name, or `p<index>` when the class has no local-variable table.
     pub name: String,
-    /// `int`, `long` or `array` (then the value is the length).
+    /// `int`, `long`, `array` or `string` (then the value is the length), `collection` or
+    /// `map` (then it is the size).
     pub kind: String,
-    /// None for a null array.
+    /// None for a null array or string.
     pub value: Option<i64>,
+}
+
+/// An integer field's value recorded at an entry of the watched method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldValue {
+    /// The declaring class, `pkg.C`.
+    pub class: String,
+    pub name: String,
+    pub value: i64,
+}
+
+/// What the agent recorded at one entry of the watched method.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EntryValues {
+    pub activation: u64,
+    pub parameters: Vec<Parameter>,
+    /// The integer instance fields of `this`, those of the method's class first, then of each
+    /// superclass: a name's first field is the one `this.name` resolves to.
+    pub this_fields: Vec<FieldValue>,
+    /// The static fields the run was asked to record, when their class was initialized.
+    pub statics: Vec<FieldValue>,
 }
 
 /// One event, in the order it happened on its thread.
@@ -71,8 +93,8 @@ pub struct StreamInfo {
     pub watched: String,
     /// The loaded methods that matched it, `pkg.Class.name(descriptor)`.
     pub targets: Vec<Arc<str>>,
-    /// Parameters per activation of the watched method, in entry order.
-    pub entries: Vec<(u64, Vec<Parameter>)>,
+    /// What was recorded at each activation of the watched method, in entry order.
+    pub entries: Vec<EntryValues>,
     /// What the agent reported it could not do.
     pub problems: Vec<String>,
     /// JVMTI calls or writes that failed inside the agent; None when the stream has no `end`
@@ -166,7 +188,10 @@ impl LineReader {
                 let (thread, activation) = (thread(1)?, number_at(2)?);
                 let method = self.method(number, number_at(3)?)?;
                 if self.info.targets.contains(&method) {
-                    self.info.entries.push((activation, Vec::new()));
+                    self.info.entries.push(EntryValues {
+                        activation,
+                        ..EntryValues::default()
+                    });
                 }
                 Some(Event::Enter {
                     thread,
@@ -179,7 +204,19 @@ impl LineReader {
                 activation: number_at(2)?,
             }),
             "param" => {
-                read_parameter(&mut self.info, &fields, number)?;
+                let (activation, parameter) = read_parameter(&fields, number)?;
+                entry_of(&mut self.info, activation, number)?
+                    .parameters
+                    .push(parameter);
+                None
+            }
+            "field" | "static" => {
+                let (activation, field) = read_field(&fields, number)?;
+                let entry = entry_of(&mut self.info, activation, number)?;
+                match fields[0] {
+                    "field" => entry.this_fields.push(field),
+                    _ => entry.statics.push(field),
+                }
                 None
             }
             "alloc" | "vm" => {
@@ -237,13 +274,11 @@ impl LineReader {
     }
 }
 
-fn read_parameter(info: &mut StreamInfo, fields: &[&str], number: usize) -> Result<()> {
+/// `param <act> <index> <name> <kind> <value>`.
+fn read_parameter(fields: &[&str], number: usize) -> Result<(u64, Parameter)> {
     let [_, activation, index, name, kind, value] = fields else {
         return Err(bad(number, "a param line has six fields"));
     };
-    let activation: u64 = activation
-        .parse()
-        .map_err(|_| bad(number, "bad activation"))?;
     let value = match *value {
         "null" => None,
         text => Some(
@@ -259,28 +294,48 @@ fn read_parameter(info: &mut StreamInfo, fields: &[&str], number: usize) -> Resu
         kind: (*kind).to_owned(),
         value,
     };
-    match info
-        .entries
+    Ok((activation_at(activation, number)?, parameter))
+}
+
+/// `field|static <act> <class> <name> <type> <value>`.
+fn read_field(fields: &[&str], number: usize) -> Result<(u64, FieldValue)> {
+    let [_, activation, class, name, _, value] = fields else {
+        return Err(bad(number, "a field line has six fields"));
+    };
+    let field = FieldValue {
+        class: (*class).to_owned(),
+        name: (*name).to_owned(),
+        value: value.parse().map_err(|_| bad(number, "bad field value"))?,
+    };
+    Ok((activation_at(activation, number)?, field))
+}
+
+fn activation_at(text: &str, number: usize) -> Result<u64> {
+    text.parse().map_err(|_| bad(number, "bad activation"))
+}
+
+/// The entry of `activation` (the latest, should numbers repeat).
+fn entry_of(info: &mut StreamInfo, activation: u64, number: usize) -> Result<&mut EntryValues> {
+    info.entries
         .iter_mut()
         .rev()
-        .find(|(a, _)| *a == activation)
-    {
-        Some((_, parameters)) => parameters.push(parameter),
-        None => return Err(bad(number, "parameter of an activation that never entered")),
-    }
-    Ok(())
+        .find(|entry| entry.activation == activation)
+        .ok_or_else(|| bad(number, "a value of an activation that never entered"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "membound-agent 1
+    const SAMPLE: &str = "membound-agent 2
 watch Fig14.m0(I)V
 method 1 Fig14.m0(I)V
 target 1
 enter 1 1 1
 param 1 0 mc int 3
+field 1 Fig14 n int 5
+field 1 Base n long -2
+static 1 p.Config size short 9
 method 2 Fig14.m1(I)V
 alloc 1 Fig14$A 16 1:1:1:16 2:2:7:22
 vm 1 java.lang.String 24 0:1:1:16 0:2:7:-
@@ -305,9 +360,17 @@ end 0
         };
         assert!(!second.by_program);
         assert_eq!(second.chain[1].line, None);
-        let (activation, parameters) = &stream.info.entries[0];
-        assert_eq!(*activation, 1);
-        assert_eq!(parameters[0].value, Some(3));
+        let entry = &stream.info.entries[0];
+        assert_eq!(entry.activation, 1);
+        assert_eq!(entry.parameters[0].value, Some(3));
+        let fields: Vec<(&str, &str, i64)> = entry
+            .this_fields
+            .iter()
+            .map(|f| (f.class.as_str(), f.name.as_str(), f.value))
+            .collect();
+        assert_eq!(fields, [("Fig14", "n", 5), ("Base", "n", -2)]);
+        assert_eq!(entry.statics[0].class, "p.Config");
+        assert_eq!(entry.statics[0].value, 9);
     }
 
     #[test]
@@ -337,5 +400,11 @@ end 0
         assert!(parse_events(bad_event.as_bytes()).is_err());
         let used_before_defined = SAMPLE.replace("target 1\n", "target 3\nmethod 3 X.y()V\n");
         assert!(parse_events(used_before_defined.as_bytes()).is_err());
+        let field_of_nobody = SAMPLE.replace("field 1 Fig14", "field 7 Fig14");
+        assert!(parse_events(field_of_nobody.as_bytes()).is_err());
+        let short_field = SAMPLE.replace("static 1 p.Config size short 9", "static 1 size 9");
+        assert!(parse_events(short_field.as_bytes()).is_err());
+        let old_version = SAMPLE.replace("membound-agent 2", "membound-agent 1");
+        assert!(parse_events(old_version.as_bytes()).is_err());
     }
 }

@@ -197,6 +197,8 @@ pub struct Invocation<'a> {
     pub java: &'a Path,
     pub agent: &'a Path,
     pub method: &'a str,
+    /// Static integer fields (`pkg.C.f`) the agent records at each entry of the method.
+    pub static_fields: &'a [String],
     /// Where the agent writes its event stream.
     pub events: &'a Path,
     pub jvm_args: &'a [String],
@@ -208,7 +210,11 @@ impl Invocation<'_> {
     pub fn command(&self, launch: &Launch) -> Command {
         let mut agent_option = OsString::from("-agentpath:");
         agent_option.push(self.agent);
-        agent_option.push(format!("=method={},out=", self.method));
+        agent_option.push(format!("=method={}", self.method));
+        for field in self.static_fields {
+            agent_option.push(format!(",static={field}"));
+        }
+        agent_option.push(",out=");
         agent_option.push(self.events);
         let mut command = Command::new(self.java);
         command
@@ -270,6 +276,7 @@ mod tests {
             java: Path::new("/bin/java"),
             agent: Path::new("/lib/agent.so"),
             method: "Main.m(I)V",
+            static_fields: &["p.Config.size".to_owned()],
             events: Path::new("/tmp/e"),
             jvm_args: &["-Xmx1g".to_owned(), "-XX:+UseTLAB".to_owned()],
             program_args: &["7".to_owned()],
@@ -280,7 +287,7 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let expected = [
-            "-agentpath:/lib/agent.so=method=Main.m(I)V,out=/tmp/e",
+            "-agentpath:/lib/agent.so=method=Main.m(I)V,static=p.Config.size,out=/tmp/e",
             "-Xmx1g",
             "-XX:+UseTLAB",
             "-XX:+UseG1GC",

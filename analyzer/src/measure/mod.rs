@@ -15,11 +15,14 @@ mod replay;
 mod report;
 
 pub use events::{
-    Allocation, Event, EventStream, Frame, Parameter, StreamInfo, parse_events, read_events,
+    Allocation, EntryValues, Event, EventStream, FieldValue, Frame, Parameter, StreamInfo,
+    parse_events, read_events,
 };
 pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
 pub use replay::{EntryPeak, Placement, RegionPeak, RegionReplay, replay_regions};
-pub use report::{ChainFrame, Measurement, SiteCount, SiteCounter, Totals, aggregate};
+pub use report::{
+    ChainFrame, Measurement, SiteCount, SiteCounter, Totals, aggregate, named_values,
+};
 
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -60,7 +63,7 @@ pub struct Run {
 /// Runs the program under the agent and aggregates the allocations per creation site. The
 /// events are counted as they are read, never held all at once.
 pub fn measure(options: &MeasureOptions) -> Result<Measurement> {
-    measure_with(options, None::<fn(&Allocation) -> Placement>)
+    measure_recording(options, &[], None::<fn(&Allocation) -> Placement>)
 }
 
 /// [`measure`], also replaying the run into method regions: `place` says which activation's
@@ -69,16 +72,20 @@ pub fn measure_regions(
     options: &MeasureOptions,
     place: impl Fn(&Allocation) -> Placement,
 ) -> Result<Measurement> {
-    measure_with(options, Some(place))
+    measure_recording(options, &[], Some(place))
 }
 
-fn measure_with(
+/// [`measure`], or with `place` [`measure_regions`], the agent also recording the static
+/// integer fields `statics` (`pkg.C.f`, `C` the declaring class) at every entry of the watched
+/// method whose class is initialized by then.
+pub fn measure_recording(
     options: &MeasureOptions,
+    statics: &[String],
     place: Option<impl Fn(&Allocation) -> Placement>,
 ) -> Result<Measurement> {
     let mut counter = SiteCounter::default();
     let mut replay = place.map(RegionReplay::new);
-    let finished = run_java(options, |events| {
+    let finished = run_java(options, statics, |events| {
         read_events(events, |event| {
             counter.add(&event);
             if let Some(replay) = &mut replay {
@@ -108,7 +115,8 @@ fn measure_with(
 fn per_entry(peaks: Vec<EntryPeak>, info: &StreamInfo) -> Vec<EntryPeak> {
     info.entries
         .iter()
-        .map(|&(activation, _)| {
+        .map(|entry| {
+            let activation = entry.activation;
             peaks
                 .iter()
                 .find(|p| p.activation == activation)
@@ -123,7 +131,7 @@ fn per_entry(peaks: Vec<EntryPeak>, info: &StreamInfo) -> Vec<EntryPeak> {
 
 /// Runs the program under the agent and reads back the whole event stream.
 pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
-    let finished = run_java(options, parse_events)?;
+    let finished = run_java(options, &[], parse_events)?;
     Ok(Run {
         stream: finished.read,
         exit_code: finished.exit_code,
@@ -138,12 +146,17 @@ struct Finished<T> {
     stdout: String,
 }
 
-/// Runs the program under the agent, then hands the agent's event file to `read`.
+/// Runs the program under the agent, also recording `statics`, then hands the agent's event
+/// file to `read`.
 fn run_java<T>(
     options: &MeasureOptions,
+    statics: &[String],
     read: impl FnOnce(BufReader<File>) -> Result<T>,
 ) -> Result<Finished<T>> {
     check_method_name(&options.method)?;
+    statics
+        .iter()
+        .try_for_each(|field| check_static_field(field))?;
     let launch = launch::launch_for(&options.input, options.main.as_deref())?;
     let java = find_java(options.java.as_deref())?;
     let agent = find_agent(options.agent.as_deref())?;
@@ -152,6 +165,7 @@ fn run_java<T>(
         java: &java,
         agent: &agent,
         method: &options.method,
+        static_fields: statics,
         events: events.path(),
         jvm_args: &options.jvm_args,
         program_args: &options.program_args,
@@ -179,17 +193,34 @@ fn run_java<T>(
 /// `Class.method`, optionally package-qualified (dots or slashes) and with a descriptor.
 fn check_method_name(method: &str) -> Result<()> {
     let qualified = method.split('(').next().unwrap_or_default();
-    let has_class_and_name = qualified
-        .rsplit_once('.')
-        .is_some_and(|(class, name)| !class.is_empty() && !name.is_empty());
-    // A comma would end the method in the agent's option string.
-    if has_class_and_name && !method.contains(',') {
+    if is_agent_member(qualified, method) {
         Ok(())
     } else {
         Err(Error::MethodSelection(format!(
             "method `{method}` is not of the form pkg.Class.method or pkg.Class.method(descriptor)"
         )))
     }
+}
+
+/// Rejects a static field name the agent would refuse: `Class.field`, optionally
+/// package-qualified.
+fn check_static_field(field: &str) -> Result<()> {
+    if is_agent_member(field, field) && !field.contains(' ') {
+        Ok(())
+    } else {
+        Err(Error::Input(format!(
+            "static field `{field}` is not of the form pkg.Class.field"
+        )))
+    }
+}
+
+/// Whether `qualified` is `Class.member` and its `option` text has no comma (which would end it
+/// in the agent's option string).
+fn is_agent_member(qualified: &str, option: &str) -> bool {
+    qualified
+        .rsplit_once('.')
+        .is_some_and(|(class, name)| !class.is_empty() && !name.is_empty())
+        && !option.contains(',')
 }
 
 /// The agent's output file: a fresh name in the temporary directory, removed when dropped.
@@ -257,5 +288,13 @@ mod tests {
         assert!(check_method_name("Class.").is_err());
         assert!(check_method_name("").is_err());
         assert!(check_method_name("A.m,out=/etc/passwd").is_err());
+    }
+
+    #[test]
+    fn static_fields_need_a_class_and_a_field() {
+        assert!(check_static_field("p.Config.size").is_ok());
+        assert!(check_static_field("Outer$Inner.n").is_ok());
+        assert!(check_static_field("size").is_err());
+        assert!(check_static_field("C.n,out=/etc/passwd").is_err());
     }
 }

@@ -1,6 +1,6 @@
 //! Aggregating an event stream per creation site, and the measure report (JSON and text).
 
-use super::events::{Event, EventStream, Parameter, StreamInfo};
+use super::events::{EntryValues, Event, EventStream, StreamInfo};
 use super::replay::{EntryPeak, RegionPeak};
 use crate::error::{Error, Result};
 use serde::Serialize;
@@ -56,12 +56,13 @@ pub struct Measurement {
     pub sites: Vec<SiteCount>,
     /// Allocations the VM made on its own behalf while the watched method ran.
     pub vm_internal: Totals,
-    /// Parameter values at the first entry of the watched method: `name` for integers,
-    /// `name.length` for arrays (null for a null array).
+    /// The values recorded at the first entry of the watched method, named as
+    /// [`named_values`] names them.
     pub params: BTreeMap<String, Option<i64>>,
-    /// Parameter values at every entry of the watched method, in order (the first is `params`).
+    /// The values recorded at every entry of the watched method, in order (the first is
+    /// `params`).
     #[serde(skip)]
-    pub entries: Vec<BTreeMap<String, Option<i64>>>,
+    pub entries: Vec<EntryValues>,
     /// Given the regions of the creation sites, the method-region replay's peak of each entry
     /// of the watched method, in entry order (empty without regions; see
     /// [`super::RegionReplay`]).
@@ -124,7 +125,7 @@ impl SiteCounter {
                 info.watched
             )));
         }
-        let Some((_, first_parameters)) = info.entries.first() else {
+        let Some(first_entry) = info.entries.first() else {
             return Err(Error::MethodSelection(format!(
                 "method {} was never called during the run",
                 info.watched
@@ -154,30 +155,38 @@ impl SiteCounter {
             total: self.total,
             sites,
             vm_internal: self.vm_internal,
-            params: parameter_values(first_parameters),
-            entries: info
-                .entries
-                .iter()
-                .map(|(_, parameters)| parameter_values(parameters))
-                .collect(),
+            params: named_values(first_entry),
+            entries: info.entries.clone(),
             warnings: stream_warnings(info),
             ..Measurement::default()
         })
     }
 }
 
-fn parameter_values(parameters: &[Parameter]) -> BTreeMap<String, Option<i64>> {
-    parameters
-        .iter()
-        .map(|p| {
-            let key = if p.kind == "array" {
-                format!("{}.length", p.name)
-            } else {
-                p.name.clone()
-            };
-            (key, p.value)
-        })
-        .collect()
+/// The values recorded at an entry by name: `n` for an integer parameter, `a.length` for an
+/// array's or a string's length (null for null), `c.size` for a collection's or map's size,
+/// `this.f` for a field of `this` (the one `this.f` resolves to) and `pkg.C.f` for a static
+/// field.
+pub fn named_values(entry: &EntryValues) -> BTreeMap<String, Option<i64>> {
+    let mut named = BTreeMap::new();
+    for p in &entry.parameters {
+        let key = match p.kind.as_str() {
+            "array" | "string" => format!("{}.length", p.name),
+            "collection" | "map" => format!("{}.size", p.name),
+            _ => p.name.clone(),
+        };
+        named.insert(key, p.value);
+    }
+    // A field a superclass's field of the same name hides comes later: the first stays.
+    for field in &entry.this_fields {
+        named
+            .entry(format!("this.{}", field.name))
+            .or_insert(Some(field.value));
+    }
+    for field in &entry.statics {
+        named.insert(format!("{}.{}", field.class, field.name), Some(field.value));
+    }
+    named
 }
 
 fn stream_warnings(info: &StreamInfo) -> Vec<String> {
@@ -288,7 +297,7 @@ mod tests {
         parse_events(text.as_bytes()).expect("valid stream")
     }
 
-    const TWO_SITES: &str = "membound-agent 1
+    const TWO_SITES: &str = "membound-agent 2
 watch T.m([II)V
 method 1 T.m([II)V
 method 2 T.f()V
@@ -296,6 +305,9 @@ target 1
 enter 1 1 1
 param 1 0 a array 4
 param 1 1 n int 2
+field 1 T k int 6
+field 1 S k int 1
+static 1 p.C size int 8
 alloc 1 T$A 16 1:1:3:10
 alloc 1 int[] 24 1:1:9:11 2:2:0:20
 alloc 1 T$A 16 1:1:3:10
@@ -329,6 +341,10 @@ end 0
         assert_eq!(counts, vec![(1, "T$A", 2, 32), (2, "int[]", 1, 24)]);
         assert_eq!(measurement.params.get("a.length"), Some(&Some(4)));
         assert_eq!(measurement.params.get("n"), Some(&Some(2)));
+        // The superclass's hidden `k` is not what `this.k` reads.
+        assert_eq!(measurement.params.get("this.k"), Some(&Some(6)));
+        assert_eq!(measurement.params.get("p.C.size"), Some(&Some(8)));
+        assert_eq!(measurement.entries[0].this_fields.len(), 2);
         assert!(measurement.warnings.is_empty());
     }
 
@@ -358,9 +374,9 @@ end 0
 
     #[test]
     fn a_method_never_loaded_or_never_called_is_an_error() {
-        let never_loaded = "membound-agent 1\nwatch T.x()V\nend 0\n";
+        let never_loaded = "membound-agent 2\nwatch T.x()V\nend 0\n";
         assert!(aggregate(&stream(never_loaded)).is_err());
-        let never_called = "membound-agent 1\nwatch T.x()V\nmethod 1 T.x()V\ntarget 1\nend 0\n";
+        let never_called = "membound-agent 2\nwatch T.x()V\nmethod 1 T.x()V\ntarget 1\nend 0\n";
         let error = aggregate(&stream(never_called)).expect_err("never called");
         assert!(error.to_string().contains("never called"), "{error}");
     }

@@ -1,0 +1,277 @@
+//! The integer values the agent records at each entry of the watched method, which a bound's
+//! parameters are evaluated at: the declared parameters (integers, array and `String` lengths,
+//! `size()` of collections and maps), the integer instance fields of `this`, and the static
+//! integer fields the options name. The fields are looked up once, when their class is
+//! prepared; at an entry they are only read.
+//!
+//! It does not decide which values a bound needs (the certificate's parameters do, in
+//! `membound validate`) and writes nothing: the caller writes what it returns.
+//!
+//! Reading a collection's size calls Java code (`size()`) from the breakpoint callback. That
+//! call is the agent's, not the program's: while it runs, [`inside_agent_call`] is true and the
+//! agent records neither its allocations nor the activations it starts.
+
+use crate::bytecode::{self, IntegerType, ParameterKind};
+use crate::ffi::{self, Jclass, JfieldId, Jobject};
+use crate::jvmti::{Jni, Jvmti, JvmtiFailure};
+use std::cell::Cell;
+
+/// An integer field, found once; its `jfieldID` stays valid while its class is loaded.
+#[derive(Debug, Clone)]
+pub struct FieldSlot {
+    /// The declaring class, `pkg.C`.
+    pub class: String,
+    pub name: String,
+    pub ty: IntegerType,
+    /// The `jfieldID` address.
+    id: usize,
+}
+
+impl FieldSlot {
+    fn id(&self) -> JfieldId {
+        self.id as JfieldId
+    }
+}
+
+/// A static integer field the options name, with the class that declares it.
+#[derive(Debug)]
+pub struct StaticField {
+    pub slot: FieldSlot,
+    /// A global reference to the declaring class (never freed: the class stays loaded).
+    class: usize,
+}
+
+/// The integer fields `class` declares (not inherited ones) whose static-ness is `statics`
+/// and which `wanted` accepts by name.
+fn declared_fields(
+    jvmti: &Jvmti,
+    class: Jclass,
+    statics: bool,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<FieldSlot>, JvmtiFailure> {
+    let declaring = bytecode::java_type_name(&jvmti.class_signature(class)?);
+    let mut slots = Vec::new();
+    for id in jvmti.class_fields(class)? {
+        let is_static = jvmti.field_modifiers(class, id)? & ffi::ACC_STATIC != 0;
+        if is_static != statics {
+            continue;
+        }
+        let (name, descriptor) = jvmti.field_name(class, id)?;
+        if let Some(ty) = IntegerType::of_descriptor(&descriptor)
+            && wanted(&name)
+        {
+            slots.push(FieldSlot {
+                class: declaring.clone(),
+                name,
+                ty,
+                id: id as usize,
+            });
+        }
+    }
+    Ok(slots)
+}
+
+/// The integer instance fields of `class` and of its superclasses, the class's own first: a
+/// name's first field in this order is the one the JVM resolves `this.name` to in a method of
+/// `class`.
+pub fn instance_fields(
+    jvmti: &Jvmti,
+    jni: Jni,
+    class: Jclass,
+) -> Result<Vec<FieldSlot>, JvmtiFailure> {
+    let mut fields = Vec::new();
+    let mut current = class;
+    while !current.is_null() {
+        let declared = declared_fields(jvmti, current, false, |_| true);
+        let next = declared.is_ok().then(|| jni.superclass(current));
+        if current != class {
+            jni.delete_local_ref(current);
+        }
+        fields.extend(declared?);
+        current = next.unwrap_or(std::ptr::null_mut());
+    }
+    Ok(fields)
+}
+
+/// The static integer fields of a just-prepared `class` that `wanted` accepts by name.
+pub fn static_fields(
+    jvmti: &Jvmti,
+    jni: Jni,
+    class: Jclass,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<StaticField>, JvmtiFailure> {
+    let slots = declared_fields(jvmti, class, true, wanted)?;
+    if slots.is_empty() {
+        return Ok(Vec::new());
+    }
+    let global = jni.new_global_ref(class);
+    if global.is_null() {
+        return Err(JvmtiFailure(ffi::JVMTI_ERROR_OUT_OF_MEMORY));
+    }
+    Ok(slots
+        .into_iter()
+        .map(|slot| StaticField {
+            slot,
+            class: global as usize,
+        })
+        .collect())
+}
+
+/// `java.util.Collection` and `java.util.Map` with their `size()` methods, found at VM start.
+#[derive(Debug)]
+pub struct SizeMethods {
+    /// Global references to the two interfaces, and the `jmethodID`s of their `size()`.
+    collection: usize,
+    collection_size: usize,
+    map: usize,
+    map_size: usize,
+}
+
+impl SizeMethods {
+    /// Looks both interfaces up; the boot loader loaded and initialized them long before the VM
+    /// started, so no Java code runs. None when either is missing.
+    pub fn find(jni: Jni) -> Option<SizeMethods> {
+        let lookup = |name: &std::ffi::CStr| -> Option<(usize, usize)> {
+            let class = jni.find_loaded_class(name);
+            if class.is_null() {
+                return None;
+            }
+            let size = jni.method_id(class, c"size", c"()I");
+            let global = jni.new_global_ref(class);
+            jni.delete_local_ref(class);
+            (!size.is_null() && !global.is_null()).then_some((global as usize, size as usize))
+        };
+        let (collection, collection_size) = lookup(c"java/util/Collection")?;
+        let (map, map_size) = lookup(c"java/util/Map")?;
+        Some(SizeMethods {
+            collection,
+            collection_size,
+            map,
+            map_size,
+        })
+    }
+
+    /// `("collection" | "map", size())` of a non-null object; None for other objects or when
+    /// `size()` threw.
+    fn size_of(&self, jni: Jni, object: Jobject) -> Option<(&'static str, i64)> {
+        let (kind, method) = if jni.is_instance_of(object, self.collection as Jclass) {
+            ("collection", self.collection_size)
+        } else if jni.is_instance_of(object, self.map as Jclass) {
+            ("map", self.map_size)
+        } else {
+            return None;
+        };
+        let size = AGENT_CALL.with(|inside| {
+            inside.set(true);
+            // SAFETY: `object` is an instance of the interface that declares `method`, `()I`.
+            let size = unsafe { jni.call_int_method(object, method as ffi::JmethodId) };
+            inside.set(false);
+            size
+        });
+        Some((kind, i64::from(size?)))
+    }
+}
+
+thread_local! {
+    /// Whether this thread is running Java code on the agent's behalf (a collection's `size()`).
+    static AGENT_CALL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the current thread is inside a Java call the agent made: what happens then is not
+/// the program's doing.
+pub fn inside_agent_call() -> bool {
+    AGENT_CALL.try_with(Cell::get).unwrap_or(false)
+}
+
+/// What a parameter's `param` line says: its kind in the stream and its value (None for null).
+pub type ParameterValue = (&'static str, Option<i64>);
+
+/// The value of the parameter of `kind` in local `slot` of the top frame (the watched method at
+/// its breakpoint); None when it is not recorded or cannot be read.
+pub fn parameter_value(
+    jvmti: &Jvmti,
+    jni: Option<Jni>,
+    sizes: Option<&SizeMethods>,
+    kind: ParameterKind,
+    slot: i32,
+) -> Option<ParameterValue> {
+    let reference =
+        || -> Option<(Jni, Jobject)> { Some((jni?, jvmti.local_object(0, slot).ok()?)) };
+    match kind {
+        ParameterKind::Int => Some(("int", Some(i64::from(jvmti.local_int(0, slot).ok()?)))),
+        ParameterKind::Long => Some(("long", Some(jvmti.local_long(0, slot).ok()?))),
+        ParameterKind::Array | ParameterKind::String => {
+            let name = if kind == ParameterKind::Array {
+                "array"
+            } else {
+                "string"
+            };
+            let (jni, object) = reference()?;
+            if object.is_null() {
+                return Some((name, None));
+            }
+            // SAFETY: the descriptor says this parameter is an array (a String), and the
+            // reference is live.
+            let length = unsafe {
+                if kind == ParameterKind::Array {
+                    jni.array_length(object)
+                } else {
+                    jni.string_length(object)
+                }
+            };
+            jni.delete_local_ref(object);
+            Some((name, Some(i64::from(length))))
+        }
+        ParameterKind::Object => {
+            let (jni, object) = reference()?;
+            if object.is_null() {
+                return None;
+            }
+            let size = sizes.and_then(|sizes| sizes.size_of(jni, object));
+            jni.delete_local_ref(object);
+            size.map(|(kind, size)| (kind, Some(size)))
+        }
+        ParameterKind::Unrecorded { .. } => None,
+    }
+}
+
+/// The values of `fields` in `this` (local 0 of the top frame, an instance method at its
+/// breakpoint), in the order of `fields`.
+pub fn this_field_values(
+    jvmti: &Jvmti,
+    jni: Jni,
+    fields: &[FieldSlot],
+) -> Result<Vec<i64>, JvmtiFailure> {
+    if fields.is_empty() {
+        return Ok(Vec::new());
+    }
+    let this = jvmti.local_object(0, 0)?;
+    if this.is_null() {
+        return Ok(Vec::new());
+    }
+    let values = fields
+        .iter()
+        // SAFETY: each field was found on the method's class or a superclass, and `this` is an
+        // instance of the method's class.
+        .map(|field| unsafe { jni.field_value(this, field.id(), field.ty) })
+        .collect();
+    jni.delete_local_ref(this);
+    Ok(values)
+}
+
+/// The value of a static field, when its class is initialized: before that the field holds
+/// its default, not the value the program will read once the class initializer ran.
+pub fn static_field_value(
+    jvmti: &Jvmti,
+    jni: Jni,
+    field: &StaticField,
+) -> Result<Option<i64>, JvmtiFailure> {
+    let class = field.class as Jclass;
+    if jvmti.class_status(class)? & ffi::CLASS_STATUS_INITIALIZED == 0 {
+        return Ok(None);
+    }
+    // SAFETY: the field is a static field of its type declared by this class.
+    Ok(Some(unsafe {
+        jni.static_field_value(class, field.slot.id(), field.slot.ty)
+    }))
+}
