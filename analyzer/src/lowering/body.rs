@@ -26,6 +26,7 @@ use membound_polyhedra::Int;
 use super::fields::{FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
+use super::views::{self, ViewCall, ViewType, view_type};
 use crate::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
 use crate::jvm::{MethodRef, Type};
 
@@ -36,13 +37,42 @@ pub enum FormalKind {
     Value,
     /// An array parameter: its length.
     ArrayLength,
+    /// A `String` parameter: its length.
+    StringLength,
+    /// A collection or map parameter: its size (see [`super::views`]).
+    CollectionSize,
 }
 
 /// Per declared parameter (not counting `this`), how it is a formal, if it is one.
 pub fn formal_kinds(body: &ir::Body) -> Vec<Option<FormalKind>> {
+    let wanted = Wanted::of(body);
     declared_params(body)
-        .map(|var| formal_kind(&body.var(var).ty))
+        .map(|var| formal_kind(&body.var(var).ty, wanted))
         .collect()
+}
+
+/// Which object views a body uses: a method that uses none keeps its formals and variables
+/// free of them.
+#[derive(Clone, Copy, Debug)]
+struct Wanted {
+    strings: bool,
+    collections: bool,
+}
+
+impl Wanted {
+    fn of(body: &ir::Body) -> Self {
+        Wanted {
+            strings: views::needs(body, ViewType::String),
+            collections: views::needs(body, ViewType::Collection),
+        }
+    }
+
+    fn has(self, view: ViewType) -> bool {
+        match view {
+            ViewType::String => self.strings,
+            ViewType::Collection | ViewType::Iterator => self.collections,
+        }
+    }
 }
 
 fn declared_params(body: &ir::Body) -> impl Iterator<Item = ir::VarId> + '_ {
@@ -52,13 +82,17 @@ fn declared_params(body: &ir::Body) -> impl Iterator<Item = ir::VarId> + '_ {
         .filter(|&v| body.var(v).origin != ir::VarOrigin::This)
 }
 
-fn formal_kind(ty: &Type) -> Option<FormalKind> {
+fn formal_kind(ty: &Type, wanted: Wanted) -> Option<FormalKind> {
     if is_integer(ty) {
         Some(FormalKind::Value)
     } else if matches!(ty, Type::Array(_)) {
         Some(FormalKind::ArrayLength)
     } else {
-        None
+        match view_type(ty).filter(|&view| wanted.has(view))? {
+            ViewType::String => Some(FormalKind::StringLength),
+            ViewType::Collection => Some(FormalKind::CollectionSize),
+            ViewType::Iterator => None,
+        }
     }
 }
 
@@ -151,8 +185,13 @@ struct Lowerer<'b, 't> {
     used_names: HashSet<String>,
     /// IR variable → its value (integer variables).
     value_of: HashMap<ir::VarId, VarId>,
-    /// IR variable → its length view (array variables).
+    /// IR variable → its length view (array and `String` variables).
     length_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → its size view (collection variables).
+    size_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → the counter of its `next()` calls and the size bounding it (iterators).
+    iterators: HashMap<ir::VarId, (VarId, VarId)>,
+    wanted: Wanted,
     /// Loop head block → its iteration counter.
     counters: BTreeMap<usize, VarId>,
     /// Havocked stand-ins for call arguments the lowering cannot express, by argument position.
@@ -203,6 +242,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             used_names: HashSet::new(),
             value_of: HashMap::new(),
             length_of: HashMap::new(),
+            size_of: HashMap::new(),
+            iterators: HashMap::new(),
+            wanted: Wanted::of(body),
             counters: BTreeMap::new(),
             unknowns: Vec::new(),
             block_entries: Vec::new(),
@@ -222,20 +264,26 @@ impl<'b, 't> Lowerer<'b, 't> {
         let mut preconditions = Vec::new();
         for param in declared_params(body) {
             let var = body.var(param);
-            let Some(kind) = formal_kind(&var.ty) else {
+            let Some(kind) = formal_kind(&var.ty, self.wanted) else {
                 continue;
             };
             let name = match kind {
                 FormalKind::Value => var.name.to_string(),
-                FormalKind::ArrayLength => format!("{}_length", var.name),
+                FormalKind::ArrayLength | FormalKind::StringLength => {
+                    format!("{}_length", var.name)
+                }
+                FormalKind::CollectionSize => format!("{}_size", var.name),
             };
             let formal = self.new_formal(&name);
+            if kind != FormalKind::Value {
+                preconditions.push(ge(formal, 0_i64));
+            }
             match kind {
                 FormalKind::Value => self.value_of.insert(param, formal),
-                FormalKind::ArrayLength => {
-                    preconditions.push(ge(formal, 0_i64));
+                FormalKind::ArrayLength | FormalKind::StringLength => {
                     self.length_of.insert(param, formal)
                 }
+                FormalKind::CollectionSize => self.size_of.insert(param, formal),
             };
         }
         if !preconditions.is_empty() {
@@ -284,7 +332,10 @@ impl<'b, 't> Lowerer<'b, 't> {
         let body = self.body;
         for (index, var) in body.vars.iter().enumerate() {
             let id = ir::VarId(index as u32);
-            if self.value_of.contains_key(&id) || self.length_of.contains_key(&id) {
+            if self.value_of.contains_key(&id)
+                || self.length_of.contains_key(&id)
+                || self.size_of.contains_key(&id)
+            {
                 continue;
             }
             if is_integer(&var.ty) {
@@ -293,6 +344,23 @@ impl<'b, 't> Lowerer<'b, 't> {
             } else if matches!(var.ty, Type::Array(_)) {
                 let local = self.new_var(&format!("{}_length", var.name), VarKind::Local);
                 self.length_of.insert(id, local);
+            } else if let Some(view) = view_type(&var.ty).filter(|&v| self.wanted.has(v)) {
+                let local = |suffix: &str| format!("{}_{suffix}", var.name);
+                match view {
+                    ViewType::String => {
+                        let length = self.new_var(&local("length"), VarKind::Local);
+                        self.length_of.insert(id, length);
+                    }
+                    ViewType::Collection => {
+                        let size = self.new_var(&local("size"), VarKind::Local);
+                        self.size_of.insert(id, size);
+                    }
+                    ViewType::Iterator => {
+                        let count = self.new_var(&local("count"), VarKind::Local);
+                        let bound = self.new_var(&local("bound"), VarKind::Local);
+                        self.iterators.insert(id, (count, bound));
+                    }
+                }
             }
         }
     }
@@ -426,12 +494,19 @@ impl<'b, 't> Lowerer<'b, 't> {
                 })
         };
         let live = &self.live.live_in[block];
+        let iterators = self
+            .iterators
+            .iter()
+            .flat_map(|(ir_var, &(count, bound))| [(ir_var, count), (ir_var, bound)]);
         let mut forgotten: Vec<VarId> = self
             .value_of
             .iter()
             .chain(&self.length_of)
+            .chain(&self.size_of)
+            .map(|(ir_var, &var)| (ir_var, var))
+            .chain(iterators)
             .filter(|(ir_var, _)| !live.contains(ir_var) && maybe_constrained(ir_var))
-            .map(|(_, &var)| var)
+            .map(|(_, var)| var)
             .collect();
         if self.loops.reducible {
             let enclosing = &self.loops.enclosing;
@@ -586,12 +661,13 @@ impl<'b, 't> Lowerer<'b, 't> {
             StmtKind::Invoke { dst, call } => {
                 let node = self.point(block, node, PointKey::At(stmt.pc));
                 let node = self.calls(block, node, stmt.pc, call);
+                let node = self.view_effects(node, call);
                 match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);
                         match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
-                            None => self.havoc(node, *dst),
+                            None => self.call_result(node, *dst, call),
                         }
                     }
                     None => node,
@@ -744,8 +820,14 @@ impl<'b, 't> Lowerer<'b, 't> {
             let actual = call.args.get(slot).filter(|_| direct);
             let expr = match (kind, actual) {
                 (FormalKind::Value, Some(operand)) => self.affine(operand),
-                (FormalKind::ArrayLength, Some(Operand::Var(v))) => {
+                (FormalKind::ArrayLength | FormalKind::StringLength, Some(Operand::Var(v))) => {
                     self.length_of.get(v).map(|&len| Expr::var(len))
+                }
+                (FormalKind::StringLength, Some(Operand::Const(Const::String(text)))) => {
+                    Some(Expr::constant(text.encode_utf16().count() as i64))
+                }
+                (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
+                    self.size_of.get(v).map(|&size| Expr::var(size))
                 }
                 _ => None,
             };
@@ -845,14 +927,136 @@ impl<'b, 't> Lowerer<'b, 't> {
                 None => self.step(node, Action::Havoc(length)),
             };
         }
-        node
+        // A copy of a collection or an iterator copies its views; anything else is unknown.
+        let source = match value {
+            ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
+                Some(*source)
+            }
+            _ => None,
+        };
+        let mut copies = Vec::new();
+        if let Some(&size) = self.size_of.get(&dst) {
+            copies.push((size, source.and_then(|s| self.size_of.get(&s)).copied()));
+        }
+        if let Some(&(count, bound)) = self.iterators.get(&dst) {
+            let from = source.and_then(|s| self.iterators.get(&s)).copied();
+            copies.push((count, from.map(|f| f.0)));
+            copies.push((bound, from.map(|f| f.1)));
+        }
+        copies.into_iter().fold(node, |node, (var, from)| {
+            let action = match from {
+                Some(from) => Action::Assign {
+                    var,
+                    expr: Expr::var(from),
+                },
+                None => Action::Havoc(var),
+            };
+            self.step(node, action)
+        })
+    }
+
+    /// What the call does to the views besides its result: `it.next()` returns one more
+    /// element, which the iterator's bound allows only while the counter is below it (the
+    /// path where it throws leaves before); a call that may modify a collection forgets every
+    /// size, since any collection variable may refer to the modified one.
+    fn view_effects(&mut self, node: NodeId, call: &ir::Call) -> NodeId {
+        match views::classify(call) {
+            ViewCall::Next => {
+                let Some(&(count, bound)) =
+                    self.receiver_var(call).and_then(|r| self.iterators.get(&r))
+                else {
+                    return node;
+                };
+                let next = Expr::var(count) + 1;
+                let node = self.step(node, Action::Assume(le(next.clone(), Expr::var(bound))));
+                self.step(
+                    node,
+                    Action::Assign {
+                        var: count,
+                        expr: next,
+                    },
+                )
+            }
+            ViewCall::Other => {
+                let mut sizes: Vec<VarId> = self.size_of.values().copied().collect();
+                sizes.sort_unstable();
+                sizes
+                    .into_iter()
+                    .fold(node, |node, size| self.step(node, Action::Havoc(size)))
+            }
+            ViewCall::Length
+            | ViewCall::Size
+            | ViewCall::Iterator
+            | ViewCall::SameSize
+            | ViewCall::ReadOnly => node,
+        }
+    }
+
+    fn receiver_var(&self, call: &ir::Call) -> Option<ir::VarId> {
+        match call.receiver {
+            Some(Operand::Var(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `dst := ` the call's result: a view of the receiver when the call reads one, else
+    /// unknown (with every view of `dst`).
+    fn call_result(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
+        let receiver = self.receiver_var(call);
+        let (value, views) = match views::classify(call) {
+            ViewCall::Length => (receiver.and_then(|r| self.length_of.get(&r)), None),
+            ViewCall::Size => (receiver.and_then(|r| self.size_of.get(&r)), None),
+            ViewCall::SameSize => (None, receiver.and_then(|r| self.size_of.get(&r))),
+            ViewCall::Iterator => {
+                let size = receiver.and_then(|r| self.size_of.get(&r)).copied();
+                if let (Some(&(count, bound)), Some(size)) = (self.iterators.get(&dst), size) {
+                    let node = self.step(
+                        node,
+                        Action::Assign {
+                            var: count,
+                            expr: Expr::constant(0),
+                        },
+                    );
+                    return self.step(
+                        node,
+                        Action::Assign {
+                            var: bound,
+                            expr: Expr::var(size),
+                        },
+                    );
+                }
+                (None, None)
+            }
+            _ => (None, None),
+        };
+        let copied = value.or(views).copied();
+        let target = self
+            .value_of
+            .get(&dst)
+            .or_else(|| self.size_of.get(&dst))
+            .copied();
+        match (target, copied) {
+            (Some(var), Some(source)) => self.step(
+                node,
+                Action::Assign {
+                    var,
+                    expr: Expr::var(source),
+                },
+            ),
+            _ => self.havoc(node, dst),
+        }
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
-        match self.value_of.get(&dst).or_else(|| self.length_of.get(&dst)) {
-            Some(&var) => self.step(node, Action::Havoc(var)),
-            None => node,
+        let mut vars: Vec<VarId> = [&self.value_of, &self.length_of, &self.size_of]
+            .into_iter()
+            .filter_map(|map| map.get(&dst).copied())
+            .collect();
+        if let Some(&(count, bound)) = self.iterators.get(&dst) {
+            vars.extend([count, bound]);
         }
+        vars.into_iter()
+            .fold(node, |node, var| self.step(node, Action::Havoc(var)))
     }
 
     /// The value of an integer right-hand side, when it is affine in integer locals.
@@ -901,6 +1105,10 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn array_length_value(&self, value: &ir::Expr) -> Option<Expr> {
         match value {
             ir::Expr::NewArray { dims, .. } => self.affine(dims.first()?),
+            // A string literal's length, in UTF-16 units as `String.length()` counts.
+            ir::Expr::Use(Operand::Const(Const::String(text))) => {
+                Some(Expr::constant(text.encode_utf16().count() as i64))
+            }
             ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
                 self.length_of.get(source).map(|&len| Expr::var(len))
             }

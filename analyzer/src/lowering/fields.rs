@@ -35,6 +35,7 @@ use crate::jvm::{ClassName, FieldRef, MethodRef, Type};
 use crate::program::Program;
 
 use super::loops::{block_successors, find_loops};
+use super::views;
 
 /// The assumption views of application fields rely on when a JDK native method is reachable.
 pub const JDK_NATIVES_KEEP_FIELDS: &str = "JDK native methods do not write the application's integer fields (no reflection, JNI or other thread writes them while a method reads them)";
@@ -565,13 +566,16 @@ fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
             continue;
         }
         let stmts = &body.blocks[block].stmts;
+        // A length or a size read through a view is no unknown value.
+        let opaque_call = |call: &ir::Call| !views::reads_view(call);
         let from_call = match &stmts[index].kind {
-            StmtKind::Invoke { .. } => true,
+            StmtKind::Invoke { call, .. } => opaque_call(call),
             StmtKind::Assign {
                 value: ir::Expr::Use(Operand::Var(slot)),
                 ..
             } => index.checked_sub(1).is_some_and(|previous| {
-                matches!(&stmts[previous].kind, StmtKind::Invoke { dst: Some(d), .. } if d == slot)
+                matches!(&stmts[previous].kind,
+                    StmtKind::Invoke { dst: Some(d), call } if d == slot && opaque_call(call))
             }),
             _ => false,
         };

@@ -27,6 +27,7 @@ mod loops;
 mod specs;
 #[cfg(test)]
 mod tests;
+mod views;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -133,11 +134,18 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
         })
         .collect();
     let plans = fields::plan(java, graph, &methods[..code_count], &bodies, &by_index);
-    let assumptions = if plans.assumes_jdk_natives {
+    let mut assumptions = if plans.assumes_jdk_natives {
         vec![JDK_NATIVES_KEEP_FIELDS.to_string()]
     } else {
         Vec::new()
     };
+    if formals
+        .iter()
+        .flatten()
+        .any(|k| *k == Some(FormalKind::CollectionSize))
+    {
+        assumptions.push(views::COLLECTION_SIZES.to_string());
+    }
     let mut plans = plans.plans;
     plans.resize(methods.len(), FieldPlan::default());
     let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();

@@ -352,7 +352,10 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
         let var = body.var(*var);
         let origin = match kind {
             FormalKind::Value => format!("parameter {index} ({} {})", var.ty, var.name),
-            FormalKind::ArrayLength => format!("length of parameter {index} ({})", var.name),
+            FormalKind::ArrayLength | FormalKind::StringLength => {
+                format!("length of parameter {index} ({})", var.name)
+            }
+            FormalKind::CollectionSize => format!("size of parameter {index} ({})", var.name),
         };
         params.push(Param {
             name: name.clone(),

@@ -1,0 +1,254 @@
+//! Object views: loops bounded by a `String` parameter's length, by a collection parameter's
+//! size and by an iterator over it count exactly in that length or size, listed as parameters
+//! with their origin; a callee's view is bound to the caller's; a reassigned parameter, or a
+//! collection modified in the loop, directly or by a callee, never yields a count below a run.
+//! Oracles: hand counts of the fixture `collections` and brute-force simulations of its loops.
+
+use std::path::{Path, PathBuf};
+
+use membound_tests::{analyze_into, compile_fixture, eval_method, membound};
+use serde_json::Value;
+
+/// The certificate of `method` of the `collections` fixture in the `count` model.
+fn certificate(method: &str) -> PathBuf {
+    let classes = compile_fixture("collections");
+    let dir = std::env::temp_dir().join(format!("membound-collections-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{}.json", method.replace('.', "_")));
+    analyze_into(&classes, method, "count", &path);
+    path
+}
+
+/// The certificate's entry of `method`.
+fn entry(certificate: &Path, method: &str) -> Value {
+    let text = std::fs::read_to_string(certificate).expect("certificate");
+    let json: Value = serde_json::from_str(&text).expect("JSON");
+    json["methods"]
+        .as_array()
+        .expect("methods")
+        .iter()
+        .find(|m| m["method"].as_str().is_some_and(|n| n.starts_with(method)))
+        .unwrap_or_else(|| panic!("{method} in {text}"))
+        .clone()
+}
+
+/// The certificate's parameters of `method` as (name, origin).
+fn params(certificate: &Path, method: &str) -> Vec<(String, String)> {
+    entry(certificate, method)["params"]
+        .as_array()
+        .expect("params")
+        .iter()
+        .map(|p| {
+            let field = |key: &str| p[key].as_str().expect("a string").to_string();
+            (field("name"), field("origin"))
+        })
+        .collect()
+}
+
+fn pair(name: &str, origin: &str) -> (String, String) {
+    (name.to_string(), origin.to_string())
+}
+
+/// The evaluated count of `method`'s own allocation of `ty` (a chain of one element).
+fn own_count(evaluated: &Value, ty: &str) -> Value {
+    let sites: Vec<&Value> = evaluated["sites"]
+        .as_array()
+        .expect("sites")
+        .iter()
+        .filter(|site| site["chain"].as_array().expect("chain").len() == 1 && site["type"] == ty)
+        .collect();
+    assert_eq!(sites.len(), 1, "one {ty} site in {evaluated:#}");
+    sites[0]["count"].clone()
+}
+
+/// The evaluated count of the site whose chain goes through `method` to an allocation of `ty`.
+fn site_count(evaluated: &Value, method: &str, ty: &str) -> Value {
+    evaluated["sites"]
+        .as_array()
+        .expect("sites")
+        .iter()
+        .find(|site| {
+            let chain = site["chain"].as_array().expect("chain");
+            let through = |e: &Value| e["method"].as_str().is_some_and(|m| m.contains(method));
+            chain.iter().any(through) && site["type"] == ty
+        })
+        .unwrap_or_else(|| panic!("no {ty} site in {method}: {evaluated:#}"))["count"]
+        .clone()
+}
+
+fn assumptions(certificate: &Path) -> String {
+    let text = std::fs::read_to_string(certificate).expect("certificate");
+    let json: Value = serde_json::from_str(&text).expect("JSON");
+    json["assumptions"].to_string()
+}
+
+const OBJECT: &str = "java.lang.Object";
+const SIZES: &str = "a collection parameter's size";
+
+#[test]
+fn a_loop_to_a_string_length_counts_the_length() {
+    let cert = certificate("collections.Views.perChar");
+    assert_eq!(
+        params(&cert, "collections.Views.perChar"),
+        [pair("s_length", "length of parameter 0 (s)")]
+    );
+    for n in [0, 1, 9] {
+        let evaluated = eval_method(&cert, "collections.Views.perChar", &format!("s_length={n}"));
+        assert_eq!(evaluated["mem_alloc"]["objects"], n, "{evaluated:#}");
+    }
+    // Strings are immutable: no assumption is needed.
+    assert!(!assumptions(&cert).contains(SIZES));
+}
+
+#[test]
+fn a_copied_string_and_a_length_kept_in_a_local_read_the_parameter_length() {
+    let cert = certificate("collections.Views.perCharCopy");
+    assert_eq!(
+        params(&cert, "collections.Views.perCharCopy"),
+        [pair("s_length", "length of parameter 0 (s)")]
+    );
+    let evaluated = eval_method(&cert, "collections.Views.perCharCopy", "s_length=6");
+    assert_eq!(evaluated["mem_alloc"]["objects"], 6, "{evaluated:#}");
+}
+
+#[test]
+fn callees_lengths_are_bound_to_the_callers_string() {
+    let cert = certificate("collections.Views.twice");
+    for n in [0, 4] {
+        let evaluated = eval_method(&cert, "collections.Views.twice", &format!("s_length={n}"));
+        assert_eq!(evaluated["mem_alloc"]["objects"], 2 * n, "{evaluated:#}");
+    }
+    // The literal "hello" has length 5.
+    let cert = certificate("collections.Views.literal");
+    assert_eq!(params(&cert, "collections.Views.literal"), []);
+    let run = membound([
+        "eval".as_ref(),
+        cert.as_os_str(),
+        "--method".as_ref(),
+        "collections.Views.literal".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let evaluated: Value = serde_json::from_str(&run.stdout).expect("eval prints JSON");
+    assert_eq!(
+        evaluated["methods"][0]["mem_alloc"]["objects"], 5,
+        "{evaluated:#}"
+    );
+}
+
+#[test]
+fn a_reassigned_string_parameter_has_no_view() {
+    let cert = certificate("collections.Views.reassigned");
+    let evaluated = eval_method(&cert, "collections.Views.reassigned", "s_length=3");
+    // The loop runs to the length of another string.
+    assert_eq!(own_count(&evaluated, OBJECT), "inf", "{evaluated:#}");
+}
+
+#[test]
+fn a_loop_to_a_collection_size_counts_the_size_under_its_assumption() {
+    let cert = certificate("collections.Views.perElement");
+    assert_eq!(
+        params(&cert, "collections.Views.perElement"),
+        [pair("c_size", "size of parameter 0 (c)")]
+    );
+    for n in [0, 1, 7] {
+        let evaluated = eval_method(
+            &cert,
+            "collections.Views.perElement",
+            &format!("c_size={n}"),
+        );
+        assert_eq!(evaluated["mem_alloc"]["objects"], n, "{evaluated:#}");
+    }
+    assert!(assumptions(&cert).contains(SIZES), "{}", assumptions(&cert));
+    // Bound through a call.
+    let cert = certificate("collections.Views.caller");
+    let evaluated = eval_method(&cert, "collections.Views.caller", "c_size=7");
+    assert_eq!(evaluated["mem_alloc"]["objects"], 7, "{evaluated:#}");
+}
+
+#[test]
+fn iterator_loops_count_the_size() {
+    for (method, param) in [
+        ("collections.Views.forEach", "c_size"),
+        ("collections.Views.keys", "m_size"),
+    ] {
+        let cert = certificate(method);
+        for n in [0, 1, 6] {
+            let evaluated = eval_method(&cert, method, &format!("{param}={n}"));
+            assert_eq!(own_count(&evaluated, OBJECT), n, "{method}: {evaluated:#}");
+        }
+    }
+    let cert = certificate("collections.Views.pairs");
+    for n in [0, 1, 6] {
+        let evaluated = eval_method(&cert, "collections.Views.pairs", &format!("c_size={n}"));
+        assert_eq!(own_count(&evaluated, OBJECT), n * n, "{evaluated:#}");
+    }
+}
+
+/// How many objects `grows` allocates for a list of `size` elements: its loop runs to the
+/// size, which grows by one every other iteration.
+fn grows_brute_force(size: i64) -> i64 {
+    let (mut i, mut size, mut allocated) = (0, size, 0);
+    while i < size {
+        allocated += 1;
+        if i % 2 == 0 {
+            size += 1;
+        }
+        i += 1;
+    }
+    allocated
+}
+
+#[test]
+fn a_collection_modified_in_its_loop_is_not_a_bound() {
+    // The run allocates more than the size at entry: a bound of c_size would be below it.
+    assert_eq!(grows_brute_force(3), 6);
+    let cert = certificate("collections.Views.grows");
+    let evaluated = eval_method(&cert, "collections.Views.grows", "c_size=3");
+    assert_eq!(own_count(&evaluated, OBJECT), "inf", "{evaluated:#}");
+    // The same when a callee modifies it.
+    let cert = certificate("collections.Views.handedOver");
+    let evaluated = eval_method(&cert, "collections.Views.handedOver", "c_size=3");
+    assert_eq!(
+        site_count(&evaluated, ".grow(", "java.util.LinkedList$Node"),
+        "inf",
+        "{evaluated:#}"
+    );
+}
+
+#[test]
+fn a_reassigned_collection_parameter_has_no_view() {
+    let cert = certificate("collections.Views.reassignedList");
+    let evaluated = eval_method(&cert, "collections.Views.reassignedList", "c_size=3");
+    assert_eq!(own_count(&evaluated, OBJECT), "inf", "{evaluated:#}");
+}
+
+/// How many blocks `ArrayDim.addAll` allocates for `size` elements from an empty array.
+fn blocks_brute_force(size: i64) -> i64 {
+    (0..size).filter(|len| len % 5 == 0).count() as i64
+}
+
+#[test]
+fn array_dim_allocates_at_most_one_block_per_element() {
+    let cert = certificate("collections.ArrayDim.addAll");
+    assert_eq!(
+        params(&cert, "collections.ArrayDim.addAll"),
+        [pair("c_size", "size of parameter 0 (c)")]
+    );
+    for size in 0..=12 {
+        let evaluated = eval_method(
+            &cert,
+            "collections.ArrayDim.addAll",
+            &format!("c_size={size}"),
+        );
+        let blocks = site_count(&evaluated, ".newBlock(", "java.lang.Object[]");
+        // The thesis counts ⌈size/5⌉ blocks; that needs `len` related to the iterator across
+        // the calls to `add`, which writes it. The iterator alone bounds the calls to `add`.
+        assert!(
+            blocks.as_i64() >= Some(blocks_brute_force(size)),
+            "{size}: {evaluated:#}"
+        );
+        assert_eq!(blocks, size, "{size}: {evaluated:#}");
+    }
+}
