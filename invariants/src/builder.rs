@@ -36,17 +36,11 @@ impl ProgramBuilder {
 
     /// Declares a procedure with its formals; each formal `x` also gets the snapshot `x_init`.
     pub fn declare(&mut self, name: &str, formals: &[&str]) -> ProcId {
+        // The exit is placed when the body is written.
         let mut procedure = Procedure {
-            name: name.to_string(),
-            vars: Vec::new(),
-            formals: Vec::new(),
-            snapshots: Vec::new(),
-            returns: Vec::new(),
-            precondition: Cond::True,
             node_count: 1,
-            entry: NodeId(0),
             exit: NodeId(0),
-            edges: Vec::new(),
+            ..Procedure::with_entry_and_exit(name)
         };
         for (index, formal) in formals.iter().enumerate() {
             procedure.formals.push(VarId(procedure.vars.len()));

@@ -16,8 +16,10 @@ fn jar(name: &str, package: &str) -> String {
     path
 }
 
-fn callgraph(input: &str, method: &str) -> Value {
-    let run = membound(["callgraph", input, "--method", method, "--format", "json"]);
+fn callgraph(input: &str, method: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["callgraph", input, "--method", method, "--format", "json"];
+    args.extend_from_slice(extra);
+    let run = membound(args);
     assert_eq!(run.code, 0, "{}", run.stderr);
     serde_json::from_str(&run.stdout).expect("valid JSON")
 }
@@ -34,15 +36,19 @@ fn method_names(graph: &Value) -> Vec<String> {
 #[test]
 fn guava_entry_reaches_into_the_jdk() {
     let guava = jar("guava.jar", "libguava-java");
-    let graph = callgraph(
-        &guava,
-        "com.google.common.collect.Lists.newArrayList()Ljava/util/ArrayList;",
-    );
+    let entry = "com.google.common.collect.Lists.newArrayList()Ljava/util/ArrayList;";
+    // The bundled spec of `ArrayList.<init>` stands for its code…
+    let graph = callgraph(&guava, entry, &[]);
+    let constructor = graph["methods"]
+        .as_array()
+        .expect("methods")
+        .iter()
+        .find(|m| m["method"] == "java.util.ArrayList.<init>()V")
+        .unwrap_or_else(|| panic!("{graph:#}"));
+    assert_eq!(constructor["kind"], "spec", "{constructor:#}");
+    // …which the graph follows without the bundled specs.
+    let graph = callgraph(&guava, entry, &["--no-bundled-specs"]);
     let methods = method_names(&graph);
-    assert!(
-        methods.contains(&"java.util.ArrayList.<init>()V".to_string()),
-        "{methods:?}"
-    );
     assert!(
         methods.contains(&"java.lang.Object.<init>()V".to_string()),
         "{methods:?}"
@@ -69,7 +75,11 @@ fn guava_entry_reaches_into_the_jdk() {
 #[test]
 fn commons_lang_entry_completes() {
     let lang = jar("commons-lang3.jar", "libcommons-lang3-java");
-    let graph = callgraph(&lang, "org.apache.commons.lang3.ArrayUtils.isEmpty([I)Z");
+    let graph = callgraph(
+        &lang,
+        "org.apache.commons.lang3.ArrayUtils.isEmpty([I)Z",
+        &[],
+    );
     let methods = method_names(&graph);
     assert_eq!(
         methods[0],

@@ -1,6 +1,7 @@
 //! Library specs end to end (docs/specs.md): a user spec bounds a recursive method, the bundled
-//! specs bound a native call and boxing, every spec used is listed among the certificate's
-//! assumptions, and the bounds equal what a real JVM allocates under the agent.
+//! specs bound a native call, boxing and the growth of lists and builders, every spec used is
+//! listed among the certificate's assumptions, and the bounds are never below (and, where the
+//! spec is exact, equal) what a real JVM allocates under the agent.
 
 use std::path::Path;
 
@@ -29,23 +30,27 @@ fn analyze(classes: &Path, method: &str, extra: &[&str], certificate: &Path) -> 
     run.stdout
 }
 
-/// Objects of `ty` the run allocated under `method`, by `membound measure`.
-fn measured(classes: &Path, method: &str, ty: &str, arg: u64) -> u64 {
+/// `membound measure --format json` of `method` in a run of `main` with one argument.
+fn measure(classes: &Path, main: &str, method: &str, arg: u64) -> Value {
     let run = membound([
         "measure".to_string(),
         classes.display().to_string(),
         "--method".to_string(),
         method.to_string(),
         "--main".to_string(),
-        "Rec".to_string(),
+        main.to_string(),
         "--format".to_string(),
         "json".to_string(),
         "--".to_string(),
         arg.to_string(),
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
-    json["sites"]
+    serde_json::from_str(&run.stdout).expect("JSON")
+}
+
+/// Objects of `ty` a run of `Rec` allocated under `method`.
+fn measured(classes: &Path, method: &str, ty: &str, arg: u64) -> u64 {
+    measure(classes, "Rec", method, arg)["sites"]
         .as_array()
         .expect("sites")
         .iter()
@@ -145,4 +150,36 @@ fn a_bad_spec_file_is_an_input_error() {
         dir.join("missing.yaml").as_os_str(),
     ]);
     assert_eq!(missing.code, 2, "{}", missing.stderr);
+}
+
+/// What a run of `main` allocated under `method` in all: (objects, bytes).
+fn measured_total(classes: &Path, main: &str, method: &str, arg: u64) -> (u64, u64) {
+    let json = measure(classes, main, method, arg);
+    let total = |what: &str| json["total"][what].as_u64().expect("a total");
+    (total("objects"), total("bytes"))
+}
+
+#[test]
+fn growth_specs_are_never_below_real_runs() {
+    let classes = compile_fixture("specs");
+    let dir = scratch_dir("specs-growth");
+    for method in ["Growth.list", "Growth.smallList", "Growth.text"] {
+        let certificate = dir.join(format!("{method}.yaml"));
+        let summary = analyze(&classes, method, &[], &certificate);
+        assert!(summary.contains("charged amortized"), "{summary}");
+        // Sizes around the growth points: 10 → 15 → 22 → … (lists), 16 → 34 → 70 → … (text).
+        for n in [0_u64, 1, 5, 10, 11, 16, 17, 40, 300] {
+            let bound = eval_method(&certificate, method, &format!("n={n}"));
+            let (objects, bytes) = measured_total(&classes, "Growth", method, n);
+            let predicted = |what: &str| {
+                bound["mem_alloc"][what]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("{method}: a finite {what} bound, got {bound}"))
+            };
+            assert!(
+                objects <= predicted("objects") && bytes <= predicted("bytes"),
+                "{method} at n = {n}: the run allocated {objects} objects, {bytes} bytes; the bound is {bound}"
+            );
+        }
+    }
 }

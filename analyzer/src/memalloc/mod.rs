@@ -39,7 +39,7 @@ use crate::memrq::RegionAmounts;
 use crate::program::Program;
 use crate::sites::{AllocationKind, ChainElement, Sites};
 use crate::sizes::ObjectModel;
-use crate::specs::MethodSpec;
+use crate::specs::{MethodSpec, SpecSource};
 
 pub use quantity::{Quantity, count_quantity, maximum, scaled_sum, tidy};
 
@@ -273,14 +273,21 @@ fn assumptions(model: ObjectModel) -> Vec<String> {
     ]
 }
 
-/// One assumption per spec standing for a reached method, sorted.
+/// One assumption per spec standing for a reached method, sorted, after what the bundled
+/// specs all take for granted when one is used.
 fn spec_assumptions(graph: &CallGraph) -> Vec<String> {
-    let texts: BTreeSet<String> = graph
+    let used: Vec<&MethodSpec> = graph
         .methods
         .iter()
-        .filter_map(|node| Some(node.kind.spec()?.assumption_text()))
+        .filter_map(|node| node.kind.spec().map(|spec| &**spec))
         .collect();
-    texts.into_iter().collect()
+    let bundled = used.iter().any(|spec| spec.source == SpecSource::Bundled);
+    let texts: BTreeSet<String> = used.iter().map(|spec| spec.assumption_text()).collect();
+    bundled
+        .then(|| crate::specs::BUNDLED_NORMAL_COMPLETION.to_string())
+        .into_iter()
+        .chain(texts)
+        .collect()
 }
 
 /// The chains of `sites` from `method` down, each once: (index of a site with that suffix,

@@ -29,6 +29,9 @@ use crate::jvm::{ClassName, MethodDescriptor, MethodRef, Type};
 /// The bundled specs of JDK methods (natives and hot library methods).
 pub const BUNDLED: &str = include_str!("../../specs/jdk.yaml");
 
+/// What every use of the bundled specs takes for granted.
+pub const BUNDLED_NORMAL_COMPLETION: &str = "the bundled specs count what JDK methods allocate when they return normally (exceptions they throw are not counted)";
+
 /// Where a spec was read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SpecSource {
