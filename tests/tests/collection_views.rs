@@ -224,6 +224,20 @@ fn a_reassigned_collection_parameter_has_no_view() {
     assert_eq!(own_count(&evaluated, OBJECT), "inf", "{evaluated:#}");
 }
 
+#[test]
+fn an_iterator_moved_back_is_not_bounded_by_the_size() {
+    let cert = certificate("collections.Views.backAndForth");
+    // Whatever the callee does with the iterator, the size does not bound the rounds.
+    for rounds in [1, 5] {
+        let evaluated = eval_method(
+            &cert,
+            "collections.Views.backAndForth",
+            &format!("c_size=1,rounds={rounds}"),
+        );
+        assert_eq!(own_count(&evaluated, OBJECT), rounds, "{evaluated:#}");
+    }
+}
+
 /// How many blocks `ArrayDim.addAll` allocates for `size` elements from an empty array.
 fn blocks_brute_force(size: i64) -> i64 {
     (0..size).filter(|len| len % 5 == 0).count() as i64

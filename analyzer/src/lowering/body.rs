@@ -958,7 +958,8 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// What the call does to the views besides its result: `it.next()` returns one more
     /// element, which the iterator's bound allows only while the counter is below it (the
     /// path where it throws leaves before); a call that may modify a collection forgets every
-    /// size, since any collection variable may refer to the modified one.
+    /// size, since any collection variable may refer to the modified one, and one handed an
+    /// iterator every iterator's counter.
     fn view_effects(&mut self, node: NodeId, call: &ir::Call) -> NodeId {
         match views::classify(call) {
             ViewCall::Next => {
@@ -978,11 +979,22 @@ impl<'b, 't> Lowerer<'b, 't> {
                 )
             }
             ViewCall::Other => {
-                let mut sizes: Vec<VarId> = self.size_of.values().copied().collect();
-                sizes.sort_unstable();
-                sizes
+                let mut forgotten: Vec<VarId> = self.size_of.values().copied().collect();
+                // An iterator handed to a call (`ListIterator.previous()`, or a callee) may be
+                // moved back, after which next() returns more than the size: any iterator
+                // variable may be that one.
+                let body = self.body;
+                let hands_iterator = call.receiver.iter().chain(&call.args).any(|operand| {
+                    matches!(operand, Operand::Var(v)
+                        if view_type(&body.var(*v).ty) == Some(ViewType::Iterator))
+                });
+                if hands_iterator {
+                    forgotten.extend(self.iterators.values().map(|&(count, _)| count));
+                }
+                forgotten.sort_unstable();
+                forgotten
                     .into_iter()
-                    .fold(node, |node, size| self.step(node, Action::Havoc(size)))
+                    .fold(node, |node, var| self.step(node, Action::Havoc(var)))
             }
             ViewCall::Length
             | ViewCall::Size

@@ -12,6 +12,7 @@
 //! size, the read-only methods are read-only for the collection's class, iterators are bounded
 //! by the size at their creation). An iterator's bound is taken when it is created, so later
 //! calls do not forget it: java.util's fail-fast iterators stop (throw) after a modification.
+//! A call handed an iterator forgets every counter: `ListIterator.previous()` moves one back.
 //!
 //! It does not know the class hierarchy: a collection type is one of java.util's collection and
 //! map types named here, by the declared type of the variable or the class a call names.
@@ -21,7 +22,7 @@ use crate::jvm::{MethodRef, Type};
 
 /// What the views of collection sizes take for granted; the certificate lists it when a bound
 /// has a collection size as a parameter.
-pub const COLLECTION_SIZES: &str = "a collection parameter's size (origin `size of parameter …`) changes only through calls its method makes other than size, isEmpty, get(int), iterator, keySet, values, entrySet and its iterators' hasNext and next, which modify no collection (no other thread or the garbage collector changes it); an iterator returns at most as many elements as its collection's size when it was created (java.util's fail-fast iterators throw after a modification)";
+pub const COLLECTION_SIZES: &str = "a collection parameter's size (origin `size of parameter …`) changes only through calls its method makes other than size, isEmpty, get(int), iterator, keySet, values, entrySet and its iterators' hasNext and next, which modify no collection (no other thread or the garbage collector changes it); an iterator returns at most as many elements as its collection's size when it was created (java.util's fail-fast iterators throw after a modification) and is moved back (ListIterator.previous) only by calls that are handed it";
 
 /// The declared types a collection size view is taken for: java.util's collections and maps
 /// whose size only their own methods change (not weak or concurrent ones).
