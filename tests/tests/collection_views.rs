@@ -2,12 +2,15 @@
 //! size and by an iterator over it count exactly in that length or size, listed as parameters
 //! with their origin; a callee's view is bound to the caller's; a reassigned parameter, or a
 //! collection modified in the loop, directly or by a callee, never yields a count below a run.
-//! Oracles: hand counts of the fixture `collections` and brute-force simulations of its loops.
+//! Oracles: hand counts of the fixture `collections`, brute-force simulations of its loops and
+//! runs of its `Main` under the agent, which records the lengths and sizes at each entry.
 
 use std::path::{Path, PathBuf};
 
 use membound_tests::{analyze_into, compile_fixture, eval_method, membound};
+
 use serde_json::Value;
+use serde_json::json;
 
 /// The certificate of `method` of the `collections` fixture in the `count` model.
 fn certificate(method: &str) -> PathBuf {
@@ -265,4 +268,94 @@ fn array_dim_allocates_at_most_one_block_per_element() {
         );
         assert_eq!(blocks, size, "{size}: {evaluated:#}");
     }
+}
+
+/// `membound validate` of `method`'s certificate against `collections.Main ab cde f` (a text
+/// of length 6, a list of 3 elements, a map of 3 keys): every comparison, checked unbroken.
+fn validated(method: &str) -> Vec<Value> {
+    let cert = certificate(method);
+    let run = membound([
+        "validate".as_ref(),
+        cert.as_os_str(),
+        "--main".as_ref(),
+        "collections.Main".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--".as_ref(),
+        "ab".as_ref(),
+        "cde".as_ref(),
+        "f".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["broken"], 0, "{json:#}");
+    json["comparisons"].as_array().expect("comparisons").clone()
+}
+
+/// The (observed, predicted) pair of the comparison of the site whose text contains `site`.
+fn compared(comparisons: &[Value], site: &str) -> (Value, Value) {
+    let comparison = comparisons
+        .iter()
+        .find(|c| c["what"].as_str().is_some_and(|w| w.contains(site)))
+        .unwrap_or_else(|| panic!("no {site} in {comparisons:#?}"));
+    (
+        comparison["observed"].clone(),
+        comparison["predicted"].clone(),
+    )
+}
+
+#[test]
+fn analyzed_views_equal_real_runs() {
+    for (method, site, count) in [
+        (
+            "collections.Views.perChar",
+            "perChar(Ljava/lang/String;)V@10 ",
+            6 + 6,
+        ),
+        (
+            "collections.Views.twice",
+            "perCharCopy(Ljava/lang/String;)V@14 ",
+            6,
+        ),
+        (
+            "collections.Views.perElement",
+            "perElement(Ljava/util/ArrayList;)V@10 ",
+            3,
+        ),
+        (
+            "collections.Views.forEach",
+            "forEach(Ljava/util/ArrayList;)V@21 ",
+            3,
+        ),
+        (
+            "collections.Views.keys",
+            "keys(Ljava/util/HashMap;)V@26 ",
+            3,
+        ),
+        (
+            "collections.Views.pairs",
+            "pairs(Ljava/util/ArrayList;)V@43 ",
+            9,
+        ),
+    ] {
+        let comparisons = validated(method);
+        assert_eq!(
+            compared(&comparisons, site),
+            (json!(count), json!(count)),
+            "{method}"
+        );
+    }
+}
+
+#[test]
+fn array_dim_is_never_below_a_real_run() {
+    let comparisons = validated("collections.ArrayDim.addAll");
+    // Three elements fill one block; the bound allows one per element.
+    assert_eq!(
+        compared(
+            &comparisons,
+            "newBlock(I)[Ljava/lang/Object;@1 java.lang.Object[]"
+        ),
+        (json!(1), json!(3))
+    );
 }
