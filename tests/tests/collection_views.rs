@@ -115,6 +115,27 @@ fn a_copied_string_and_a_length_kept_in_a_local_read_the_parameter_length() {
 }
 
 #[test]
+fn the_length_of_another_string_kept_in_a_local_is_a_value_of_its_own() {
+    let cert = certificate("collections.Views.lengthOfElement");
+    let params = params(&cert, "collections.Views.lengthOfElement");
+    assert_eq!(
+        params[0],
+        pair("words_length", "length of parameter 0 (words)")
+    );
+    assert_eq!(params[1].0, "n", "{params:?}");
+    assert!(
+        params[1].1.starts_with("local n set from a call's result"),
+        "{params:?}"
+    );
+    let evaluated = eval_method(
+        &cert,
+        "collections.Views.lengthOfElement",
+        "words_length=2,n=4",
+    );
+    assert_eq!(evaluated["mem_alloc"]["objects"], 4, "{evaluated:#}");
+}
+
+#[test]
 fn callees_lengths_are_bound_to_the_callers_string() {
     let cert = certificate("collections.Views.twice");
     for n in [0, 4] {

@@ -566,8 +566,8 @@ fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
             continue;
         }
         let stmts = &body.blocks[block].stmts;
-        // A length or a size read through a view is no unknown value.
-        let opaque_call = |call: &ir::Call| !views::reads_view(call);
+        // A parameter's length or size is no unknown value.
+        let opaque_call = |call: &ir::Call| !views::reads_parameter_view(body, call);
         let from_call = match &stmts[index].kind {
             StmtKind::Invoke { call, .. } => opaque_call(call),
             StmtKind::Assign {

@@ -153,9 +153,31 @@ pub fn classify(call: &ir::Call) -> ViewCall {
     }
 }
 
-/// Whether the call's result is a view's value (a length or a size).
-pub fn reads_view(call: &ir::Call) -> bool {
+/// Whether the call's result is the value of a parameter's view: the length or size of a
+/// declared parameter or of a local that only ever copies one. Other lengths and sizes are
+/// unknown values, which a fixed local may name instead.
+pub fn reads_parameter_view(body: &ir::Body, call: &ir::Call) -> bool {
+    let Some(Operand::Var(receiver)) = call.receiver else {
+        return false;
+    };
+    let is_param = |var: ir::VarId| matches!(body.var(var).origin, ir::VarOrigin::Param(_));
+    let copies_param = || {
+        let mut definitions = body.statements().filter_map(|(_, stmt)| match &stmt.kind {
+            StmtKind::Assign { dst, value } if *dst == receiver => Some(Some(value)),
+            StmtKind::Invoke { dst, .. } if *dst == Some(receiver) => Some(None),
+            _ => None,
+        });
+        let mut any = false;
+        let all = definitions.all(|value| {
+            any = true;
+            matches!(value,
+                Some(ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _))
+                    if is_param(*source))
+        });
+        any && all
+    };
     matches!(classify(call), ViewCall::Length | ViewCall::Size)
+        && (is_param(receiver) || copies_param())
 }
 
 fn only_strings_and_primitives(method: &MethodRef) -> bool {
@@ -276,7 +298,5 @@ mod tests {
                 "{class}.{name}"
             );
         }
-        assert!(reads_view(&call("java/util/Set", "size", "()I")));
-        assert!(!reads_view(&call("java/util/Set", "isEmpty", "()Z")));
     }
 }
