@@ -1,7 +1,11 @@
 //! Lowering of one method body to one procedure of the invariants crate's numeric program form.
 //!
 //! Integer locals (`boolean` to `long`) become variables; each array-typed local gets a length
-//! view `a_length` that `a.length` reads. Affine right-hand sides become assignments and
+//! view `a_length` that `a.length` reads. In a method that uses them ([`super::views`]), each
+//! `String` local gets a length view that `s.length()` reads, each collection local a size view
+//! that `c.size()` reads, and each iterator a counter of its `next()` calls bounded by its
+//! collection's size when `iterator()` created it; a `String` or collection parameter's view is
+//! a formal. Affine right-hand sides become assignments and
 //! anything else (field and array-element reads, division, shifts, narrowing conversions, call
 //! results) havocs its target, so the procedure over-approximates every run of the method.
 //! Branches become guards when they compare affine values (or `x % k` with zero, or the `lcmp`
@@ -39,7 +43,7 @@ pub enum FormalKind {
     ArrayLength,
     /// A `String` parameter: its length.
     StringLength,
-    /// A collection or map parameter: its size (see [`super::views`]).
+    /// A collection or map parameter: its size (under the `views` module's assumption).
     CollectionSize,
 }
 
