@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 /// Methods the analysis bounds exactly (README's closed forms; loops only, no recursion, no
-/// opaque branch): every row of theirs must have an error of 0. `em3d.Node.makeFromNodes` is
-/// exact too, but its bound takes the field `this.fromCount`, which runs do not record, so its
-/// rows are "not checked" until the agent records fields.
+/// opaque branch): every row of theirs must have an error of 0. `em3d.Node.makeFromNodes`'s
+/// bound takes the field `this.fromCount`, which the agent records at each entry.
 const EXACT: &[&str] = &[
     "bh.BH.createTestData",
     "em3d.Em3d.create",
+    "em3d.Node.makeFromNodes",
     "mst.MST.makeVertices",
     "mst.MST.addEdges",
     "mst.MST.computeMST",
