@@ -188,7 +188,8 @@ fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
         .map_err(failed("SetHeapSamplingInterval"))
 }
 
-/// VM start: the watched class may have been prepared before ClassPrepare events flowed.
+/// VM start: the watched class may have been prepared before ClassPrepare events flowed, and
+/// `size()` of collections and maps is looked up now that JNI can find classes.
 unsafe extern "C" fn on_vm_init(_jvmti: *mut JvmtiEnv, jni: *mut JniEnv, _thread: Jthread) {
     guarded(|state| state.start_watching(Jni::new(jni)));
 }
