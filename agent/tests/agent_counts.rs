@@ -573,7 +573,11 @@ fn entries_record_fields_of_this_static_fields_string_lengths_and_sizes() {
     let measurement =
         measure::measure_recording(&options, &statics, None::<fn(&_) -> measure::Placement>)
             .unwrap_or_else(|e| panic!("measure failed: {e}"));
-    assert!(measurement.warnings.is_empty(), "{:?}", measurement.warnings);
+    assert!(
+        measurement.warnings.is_empty(),
+        "{:?}",
+        measurement.warnings
+    );
     // Two calls of 5 objects each; the Object Noisy.size() makes for the agent is not counted.
     assert_eq!(measurement.total.objects, 10);
     assert_eq!(measurement.vm_internal.objects, 0);
