@@ -183,3 +183,28 @@ fn growth_specs_are_never_below_real_runs() {
         }
     }
 }
+
+#[test]
+fn a_main_parsing_its_size_is_bounded_in_it() {
+    let classes = compile_fixture("specs");
+    let dir = scratch_dir("specs-parse");
+    let certificate = dir.join("main.yaml");
+    let summary = analyze(&classes, "Parse.main", &[], &certificate);
+    assert!(
+        summary.contains("java.lang.Integer.parseInt(Ljava/lang/String;)I: allocates nothing"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("local n set from a call's result"),
+        "the parsed size is a parameter:\n{summary}"
+    );
+    for n in [0_u64, 1, 10, 11, 150] {
+        let bound = eval_method(&certificate, "Parse.main", &format!("args_length=1,n={n}"));
+        let (objects, bytes) = measured_total(&classes, "Parse", "Parse.main", n);
+        let predicted = |what: &str| bound["mem_alloc"][what].as_u64().expect("finite");
+        assert!(
+            objects <= predicted("objects") && bytes <= predicted("bytes"),
+            "n = {n}: the run allocated {objects} objects, {bytes} bytes; the bound is {bound}"
+        );
+    }
+}
