@@ -100,7 +100,21 @@ pub fn validate(
             predicted: predict(entry, &points, &entry.mem_alloc.bytes)?,
         });
     }
-    for (chain, observed) in by_chain(&measurement.sites) {
+    let specs = SpecMethods::of(certificate);
+    let (under_specs, direct): (Vec<&SiteCount>, Vec<&SiteCount>) =
+        measurement.sites.iter().partition(|site| {
+            specs
+                .first_on(site.chain.iter().map(|f| f.method.as_str()))
+                .is_some()
+        });
+    comparisons.extend(spec_comparisons(
+        entry,
+        &points,
+        &specs,
+        &under_specs,
+        bytes_compared,
+    )?);
+    for (chain, observed) in by_chain(direct) {
         let matching: Vec<_> = entry
             .sites
             .iter()
@@ -159,9 +173,14 @@ pub fn validate(
     })
 }
 
-/// Runs the program under the agent for validating `entry`: recording the static fields its
-/// parameters come from and, when the certificate has memRq, replaying the run into its regions.
-pub fn measure_for(entry: &MethodEntry, options: &MeasureOptions) -> Result<Measurement> {
+/// Runs the program under the agent for validating `entry` of `certificate`: recording the
+/// static fields its parameters come from and, when the certificate has memRq, replaying the
+/// run into its regions.
+pub fn measure_for(
+    certificate: &Certificate,
+    entry: &MethodEntry,
+    options: &MeasureOptions,
+) -> Result<Measurement> {
     let statics: Vec<String> = entry
         .params
         .iter()
@@ -171,7 +190,7 @@ pub fn measure_for(entry: &MethodEntry, options: &MeasureOptions) -> Result<Meas
         })
         .collect();
     if entry.mem_rq.is_some() {
-        measure::measure_recording(options, &statics, Some(placement(entry)))
+        measure::measure_recording(options, &statics, Some(placement(certificate, entry)))
     } else {
         measure::measure_recording(options, &statics, None::<fn(&Allocation) -> Placement>)
     }
@@ -324,11 +343,30 @@ fn predict(entry: &MethodEntry, points: &[BTreeMap<String, Rat>], text: &str) ->
 /// method-region replay: the frame of the method its site's `region` names, or escaping.
 /// An allocation whose chain matches no site (or repeats a method, which the site
 /// enumeration cuts) is taken to escape, the placement that frees it last.
-pub fn placement(entry: &MethodEntry) -> impl Fn(&Allocation) -> Placement + '_ {
+pub fn placement<'c>(
+    certificate: &'c Certificate,
+    entry: &'c MethodEntry,
+) -> impl Fn(&Allocation) -> Placement + 'c {
+    let specs = SpecMethods::of(certificate);
     move |allocation| {
         let chain = &allocation.chain;
         let frames: Frames<'_> = chain.iter().map(|f| (&*f.method, f.offset)).collect();
-        let site = entry.sites.iter().find(|site| has_chain(site, &frames));
+        let site = match specs.first_on(chain.iter().map(|f| &*f.method)) {
+            // Under a spec'd method: the spec's site of that type at that call, or of any type.
+            Some(at) => {
+                let at_call = |site: &&SiteEntry| {
+                    site.chain.len() == at + 1
+                        && has_chain_prefix(site, &frames[..at])
+                        && site.chain[at].method == frames[at].0
+                };
+                let mut candidates = entry.sites.iter().filter(at_call);
+                candidates
+                    .clone()
+                    .find(|site| site.ty == allocation.type_name)
+                    .or_else(|| candidates.next())
+            }
+            None => entry.sites.iter().find(|site| has_chain(site, &frames)),
+        };
         site.and_then(|site| site.region.as_deref())
             .and_then(|region| chain.iter().position(|frame| *frame.method == *region))
             .map_or(Placement::Escapes, Placement::Frame)
@@ -338,9 +376,9 @@ pub fn placement(entry: &MethodEntry) -> impl Fn(&Allocation) -> Placement + '_ 
 /// The observed sites grouped by their chain with recursion folded (one allocating
 /// instruction: a multi-dimensional array's levels are observed as one site per type, but the
 /// certificate predicts them together), in the order of the measurement.
-fn by_chain(sites: &[SiteCount]) -> Vec<(Frames<'_>, Vec<&SiteCount>)> {
-    let mut groups: Vec<(Frames<'_>, Vec<&SiteCount>)> = Vec::new();
-    let mut index: HashMap<Frames<'_>, usize> = HashMap::new();
+fn by_chain<'s>(sites: Vec<&'s SiteCount>) -> Vec<(Frames<'s>, Vec<&'s SiteCount>)> {
+    let mut groups: Vec<(Frames<'s>, Vec<&'s SiteCount>)> = Vec::new();
+    let mut index: HashMap<Frames<'s>, usize> = HashMap::new();
     for site in sites {
         let chain: Frames<'_> = fold_recursion(&site.chain)
             .into_iter()
@@ -362,12 +400,96 @@ type Frames<'a> = Vec<(&'a str, i64)>;
 
 /// Whether `site`'s chain is `frames`.
 fn has_chain(site: &SiteEntry, frames: &[(&str, i64)]) -> bool {
-    site.chain.len() == frames.len()
+    site.chain.len() == frames.len() && has_chain_prefix(site, frames)
+}
+
+/// Whether `site`'s chain starts with `frames`.
+fn has_chain_prefix(site: &SiteEntry, frames: &[(&str, i64)]) -> bool {
+    site.chain.len() >= frames.len()
         && site
             .chain
             .iter()
             .zip(frames)
             .all(|(p, &(method, offset))| p.method == method && i64::from(p.offset) == offset)
+}
+
+/// The methods of a certificate that a library spec stands for. What a run allocates under one
+/// is the spec's to bound, and only in sum: an amortized spec charges one call (a constructor,
+/// earlier adds) for the growth another call performs, so a per-call comparison would be wrong.
+struct SpecMethods<'c>(std::collections::BTreeSet<&'c str>);
+
+impl<'c> SpecMethods<'c> {
+    fn of(certificate: &'c Certificate) -> SpecMethods<'c> {
+        SpecMethods(
+            certificate
+                .methods
+                .iter()
+                .filter(|m| m.spec.is_some())
+                .map(|m| m.method.as_str())
+                .collect(),
+        )
+    }
+
+    /// The position of the first method of a chain (given as its frames' methods) that is
+    /// spec'd.
+    fn first_on<'m>(&self, mut methods: impl Iterator<Item = &'m str>) -> Option<usize> {
+        methods.position(|m| self.0.contains(m))
+    }
+
+    fn contains(&self, method: &str) -> bool {
+        self.0.contains(method)
+    }
+}
+
+/// Everything the run allocated under spec'd methods against the sum of the spec sites'
+/// predictions, objects and (when compared) bytes.
+fn spec_comparisons(
+    entry: &MethodEntry,
+    points: &[BTreeMap<String, Rat>],
+    specs: &SpecMethods<'_>,
+    observed: &[&SiteCount],
+    bytes_compared: bool,
+) -> Result<Vec<Comparison>> {
+    let predicted: Vec<&SiteEntry> = entry
+        .sites
+        .iter()
+        .filter(|site| site.chain.iter().any(|e| specs.contains(&e.method)))
+        .collect();
+    if predicted.is_empty() && observed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut methods: Vec<&str> = specs.0.iter().copied().collect();
+    methods.retain(|m| {
+        predicted
+            .iter()
+            .any(|site| site.chain.iter().any(|e| e.method == *m))
+            || observed
+                .iter()
+                .any(|site| site.chain.iter().any(|f| f.method == *m))
+    });
+    let what = format!("under library specs ({})", methods.join(", "));
+    let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Value> {
+        let mut total = Value::Finite(Rat::from(0));
+        for site in &predicted {
+            total = total + predict(entry, points, pick(site))?;
+        }
+        Ok(total)
+    };
+    let mut comparisons = vec![Comparison {
+        what: what.clone(),
+        quantity: "objects",
+        observed: observed.iter().map(|s| s.count).sum(),
+        predicted: sum(|s| &s.objects)?,
+    }];
+    if bytes_compared {
+        comparisons.push(Comparison {
+            what,
+            quantity: "bytes",
+            observed: observed.iter().map(|s| s.bytes).sum(),
+            predicted: sum(|s| &s.bytes)?,
+        });
+    }
+    Ok(comparisons)
 }
 
 /// The chain with its call cycles folded away: where a method appears again, the frames from

@@ -62,7 +62,8 @@ pub fn check(
         jvm_args: Vec::new(),
         program_args: args,
     };
-    let measurement = validate::measure_for(entry, &options).map_err(|e| e.to_string())?;
+    let measurement =
+        validate::measure_for(certificate, entry, &options).map_err(|e| e.to_string())?;
     if measurement.program_exit_code != Some(0) {
         return Err(measurement.warnings.join("; "));
     }

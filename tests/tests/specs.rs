@@ -208,3 +208,90 @@ fn a_main_parsing_its_size_is_bounded_in_it() {
         );
     }
 }
+
+/// `membound validate <certificate> --main <main> -- <arg> --format json`.
+fn validate(certificate: &Path, main: &str, arg: u64) -> (i32, Value) {
+    let run = membound([
+        "validate".to_string(),
+        certificate.display().to_string(),
+        "--main".to_string(),
+        main.to_string(),
+        "--format".to_string(),
+        "json".to_string(),
+        "--".to_string(),
+        arg.to_string(),
+    ]);
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|_| panic!("validate prints JSON: {}\n{}", run.stdout, run.stderr));
+    (run.code, json)
+}
+
+/// The comparison of what the run allocated under spec'd methods, for `quantity`.
+fn under_specs(json: &Value, quantity: &str) -> (Value, Value) {
+    let comparison = json["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .find(|c| {
+            c["what"]
+                .as_str()
+                .is_some_and(|w| w.starts_with("under library specs"))
+                && c["quantity"] == quantity
+        })
+        .unwrap_or_else(|| panic!("no comparison under library specs in {json:#}"));
+    (
+        comparison["observed"].clone(),
+        comparison["predicted"].clone(),
+    )
+}
+
+#[test]
+fn validate_checks_specs_against_the_run() {
+    let classes = compile_fixture("specs");
+    let dir = scratch_dir("specs-validate");
+    // The user spec of the recursion is exact: 21 nodes at m = 7.
+    let certificate = dir.join("lists.yaml");
+    analyze(
+        &classes,
+        "Rec.lists",
+        &["--spec", &spec_file()],
+        &certificate,
+    );
+    let (code, json) = validate(&certificate, "Rec", 7);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        under_specs(&json, "objects"),
+        (21.into(), 21.into()),
+        "{json:#}"
+    );
+    // Amortized growth: what lists allocate under add and their constructor, in sum.
+    let certificate = dir.join("list.yaml");
+    analyze(&classes, "Growth.list", &[], &certificate);
+    let (code, json) = validate(&certificate, "Growth", 40);
+    assert_eq!(code, 0, "{json:#}");
+    let (observed, predicted) = under_specs(&json, "bytes");
+    assert!(observed.as_u64() <= predicted.as_u64(), "{json:#}");
+    // A spec that claims one node fewer than build makes is caught by the run.
+    let wrong = dir.join("wrong.yaml");
+    std::fs::write(
+        &wrong,
+        std::fs::read_to_string(spec_file())
+            .expect("spec")
+            .replace("count: n,", "count: n - 1,"),
+    )
+    .expect("write");
+    let certificate = dir.join("wrong-lists.yaml");
+    analyze(
+        &classes,
+        "Rec.lists",
+        &["--spec", &wrong.display().to_string()],
+        &certificate,
+    );
+    let (code, json) = validate(&certificate, "Rec", 7);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        under_specs(&json, "objects"),
+        (21.into(), 15.into()),
+        "{json:#}"
+    );
+}

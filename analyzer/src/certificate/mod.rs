@@ -84,6 +84,10 @@ pub struct MethodEntry {
     /// Why a region's size (hence `mem_rq`) is ∞ beyond its sites' reasons.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub region_reasons: Vec<String>,
+    /// For a method a library spec stands for, where the spec comes from (`bundled` or its
+    /// file): its sites are the spec's allocations, at offsets 0, 1, … in the spec's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
     pub sites: Vec<SiteEntry>,
 }
 
@@ -243,6 +247,7 @@ fn method_entry(bound: &MethodBound) -> MethodEntry {
             .as_ref()
             .map(|r| r.reasons.clone())
             .unwrap_or_default(),
+        spec: bound.spec.clone(),
         sites: bound.sites.iter().map(site_entry).collect(),
     }
 }

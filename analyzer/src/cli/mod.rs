@@ -322,7 +322,10 @@ fn run(command: Command) -> Result<(String, bool)> {
                             entry.method
                         )));
                     }
-                    measure::measure_regions(&options, crate::validate::placement(entry))?
+                    measure::measure_regions(
+                        &options,
+                        crate::validate::placement(&certificate, entry),
+                    )?
                 }
                 None => measure::measure(&options)?,
             };

@@ -43,7 +43,7 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
         .unwrap_or_else(|| PathBuf::from(&certificate.input.path));
     let options = args.run.options(input, entry.method.clone());
     // With regions in the certificate, the run is also replayed into them, for memRq.
-    let measurement = crate::validate::measure_for(entry, &options)?;
+    let measurement = crate::validate::measure_for(&certificate, entry, &options)?;
     eprint!("{}", measurement.program_stdout);
     let validation = crate::validate::validate(&certificate, &method, &measurement, &given)?;
     if let Some(reason) = validation.unchecked {

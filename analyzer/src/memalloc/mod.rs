@@ -98,6 +98,9 @@ pub struct MethodBound {
     pub unbounded: Vec<String>,
     /// memCaptured, memEscapes and memRq (set by [`crate::memrq`]).
     pub regions: Option<RegionAmounts>,
+    /// Where the spec that stands for the method comes from (`bundled`, or its file), when one
+    /// does.
+    pub spec: Option<String>,
 }
 
 impl MethodBound {
@@ -338,6 +341,7 @@ fn method_bound(
         sites,
         unbounded,
         regions: None,
+        spec: spec.map(|spec| spec.source.to_string()),
     })
 }
 

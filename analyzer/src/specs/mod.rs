@@ -39,6 +39,16 @@ pub enum SpecSource {
     File(String),
 }
 
+/// `bundled`, or the file's path.
+impl std::fmt::Display for SpecSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpecSource::Bundled => f.write_str("bundled"),
+            SpecSource::File(path) => f.write_str(path),
+        }
+    }
+}
+
 /// What one method is specified to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MethodSpec {
