@@ -222,18 +222,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 predecessors[successor].push(block);
             }
         }
-        let procedure = Procedure {
-            name: name.to_string(),
-            vars: Vec::new(),
-            formals: Vec::new(),
-            snapshots: Vec::new(),
-            returns: Vec::new(),
-            precondition: Cond::True,
-            node_count: 2,
-            entry: NodeId(0),
-            exit: NodeId(1),
-            edges: Vec::new(),
-        };
+        let procedure = Procedure::with_entry_and_exit(name);
         let mut lowerer = Lowerer {
             body,
             fields,
