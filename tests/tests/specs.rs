@@ -163,12 +163,13 @@ fn measured_total(classes: &Path, main: &str, method: &str, arg: u64) -> (u64, u
 fn growth_specs_are_never_below_real_runs() {
     let classes = compile_fixture("specs");
     let dir = scratch_dir("specs-growth");
-    for method in ["Growth.list", "Growth.smallList", "Growth.text"] {
+    for method in ["Growth.list", "Growth.smallList", "Growth.text", "Growth.map"] {
         let certificate = dir.join(format!("{method}.yaml"));
         let summary = analyze(&classes, method, &[], &certificate);
         assert!(summary.contains("charged amortized"), "{summary}");
-        // Sizes around the growth points: 10 → 15 → 22 → … (lists), 16 → 34 → 70 → … (text).
-        for n in [0_u64, 1, 5, 10, 11, 16, 17, 40, 300] {
+        // Sizes around the growth points: 10 → 15 → 22 → … (lists), 16 → 34 → 70 → … (text),
+        // 12 → 24 → 48 → … (maps).
+        for n in [0_u64, 1, 5, 10, 11, 12, 13, 16, 17, 25, 40, 300] {
             let bound = eval_method(&certificate, method, &format!("n={n}"));
             let (objects, bytes) = measured_total(&classes, "Growth", method, n);
             let predicted = |what: &str| {
