@@ -163,7 +163,12 @@ fn measured_total(classes: &Path, main: &str, method: &str, arg: u64) -> (u64, u
 fn growth_specs_are_never_below_real_runs() {
     let classes = compile_fixture("specs");
     let dir = scratch_dir("specs-growth");
-    for method in ["Growth.list", "Growth.smallList", "Growth.text", "Growth.map"] {
+    for method in [
+        "Growth.list",
+        "Growth.smallList",
+        "Growth.text",
+        "Growth.map",
+    ] {
         let certificate = dir.join(format!("{method}.yaml"));
         let summary = analyze(&classes, method, &[], &certificate);
         assert!(summary.contains("charged amortized"), "{summary}");
