@@ -128,7 +128,7 @@ pub fn validate(
             Ok(total)
         };
         let types: Vec<&str> = observed.iter().map(|s| s.type_name.as_str()).collect();
-        let what = format!("{} {}", chain_text(observed[0]), types.join(" + "));
+        let what = format!("{} {}", frames_text(&chain), types.join(" + "));
         comparisons.push(Comparison {
             what: what.clone(),
             quantity: "objects",
@@ -350,7 +350,11 @@ pub fn placement<'c>(
     let specs = SpecMethods::of(certificate);
     move |allocation| {
         let chain = &allocation.chain;
-        let frames: Frames<'_> = chain.iter().map(|f| (&*f.method, f.offset)).collect();
+        let end = invokedynamic_end(chain.iter().map(|f| &*f.method));
+        let frames: Frames<'_> = chain[..end]
+            .iter()
+            .map(|f| (&*f.method, f.offset))
+            .collect();
         let site = match specs.first_on(chain.iter().map(|f| &*f.method)) {
             // Under a spec'd method: the spec's site of that type at that call, or of any type.
             Some(at) => {
@@ -380,7 +384,8 @@ fn by_chain<'s>(sites: Vec<&'s SiteCount>) -> Vec<(Frames<'s>, Vec<&'s SiteCount
     let mut groups: Vec<(Frames<'s>, Vec<&'s SiteCount>)> = Vec::new();
     let mut index: HashMap<Frames<'s>, usize> = HashMap::new();
     for site in sites {
-        let chain: Frames<'_> = fold_recursion(&site.chain)
+        let chain = &site.chain[..invokedynamic_end(site.chain.iter().map(|f| f.method.as_str()))];
+        let chain: Frames<'_> = fold_recursion(chain)
             .into_iter()
             .map(|f| (f.method.as_str(), f.offset))
             .collect();
@@ -492,6 +497,20 @@ fn spec_comparisons(
     Ok(comparisons)
 }
 
+/// Where a chain (given as its frames' methods) stops belonging to the program: at the first
+/// frame of the method-handle machinery (`java.lang.invoke`) an `invokedynamic` runs, whose
+/// allocations (a string concatenation's String and bytes) are the instruction's own.
+fn invokedynamic_end<'m>(methods: impl Iterator<Item = &'m str>) -> usize {
+    let mut count = 0;
+    for (index, method) in methods.enumerate() {
+        if index > 0 && method.starts_with("java.lang.invoke.") {
+            return index;
+        }
+        count = index + 1;
+    }
+    count
+}
+
 /// The chain with its call cycles folded away: where a method appears again, the frames from
 /// its first appearance up to the repeat are dropped. Creation sites are enumerated with
 /// recursion cut where a chain re-enters a method already on it (and such a site's bound is ∞),
@@ -508,10 +527,11 @@ fn fold_recursion(chain: &[ChainFrame]) -> Vec<&ChainFrame> {
     folded
 }
 
-fn chain_text(site: &SiteCount) -> String {
-    site.chain
+/// `m@pc -> m2@pc2`, outermost first.
+fn frames_text(frames: &[(&str, i64)]) -> String {
+    frames
         .iter()
-        .map(|f| format!("{}@{}", f.method, f.offset))
+        .map(|(method, offset)| format!("{method}@{offset}"))
         .collect::<Vec<_>>()
         .join(" -> ")
 }

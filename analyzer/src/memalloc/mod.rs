@@ -13,8 +13,9 @@
 //! counts the cells of its given dimensions, as the thesis does.
 //!
 //! What cannot be bounded is ∞ with a reason, never 0: a chain through recursion, a set the
-//! counter cannot count exactly, a string concatenation (its length and its arguments' `toString`
-//! are not analyzed), and for a method's
+//! counter cannot count exactly, a string concatenation of objects (their `toString` is not
+//! analyzed: a concatenation of strings and primitives makes two objects, and its bytes are
+//! bounded without strings), and for a method's
 //! total, any reachable method whose code is unknown (native, missing, unresolved) and that no
 //! library spec covers.
 //! This module does not decide regions (that is [`crate::escape`]) and does not print.
@@ -31,13 +32,13 @@ use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
 use crate::callgraph::{CallGraph, NodeKind};
 use crate::error::{Error, Result};
 use crate::escape::SiteRegion;
-use crate::jvm::{MethodRef, Type};
+use crate::jvm::{ClassName, MethodRef, Type};
 use crate::lowering::{
     FormalKind, Lowered, SiteInvariant, formal_kinds, spec_formal_kinds, spec_formal_names,
 };
 use crate::memrq::RegionAmounts;
 use crate::program::Program;
-use crate::sites::{AllocationKind, ChainElement, Sites};
+use crate::sites::{AllocationKind, ChainElement, ConcatShape, Sites};
 use crate::sizes::ObjectModel;
 use crate::specs::{MethodSpec, SpecSource};
 
@@ -262,6 +263,7 @@ pub fn analyze(
         methods: bounds,
         assumptions: assumptions(model)
             .into_iter()
+            .chain(compact_strings(sites))
             .chain(lowered.assumptions.iter().cloned())
             .chain(spec_assumptions(graph))
             .collect(),
@@ -275,6 +277,27 @@ fn assumptions(model: ObjectModel) -> Vec<String> {
         format!("object sizes follow the {} object model", model.name()),
     ]
 }
+
+/// The assumption behind the bytes of bounded concatenations, when there is one.
+fn compact_strings(sites: &Sites) -> Option<String> {
+    sites
+        .sites
+        .iter()
+        .any(|site| {
+            matches!(
+                site.allocation.kind,
+                AllocationKind::StringConcat(ConcatShape {
+                    two_objects: true,
+                    max_bytes: Some(_),
+                })
+            )
+        })
+        .then(|| COMPACT_STRINGS.to_string())
+}
+
+/// What the byte bounds of concatenations take for granted.
+pub const COMPACT_STRINGS: &str =
+    "strings are compact: Latin-1 text takes one byte per char (the JVM's default)";
 
 /// One assumption per spec standing for a reached method, sorted, after what the bundled
 /// specs all take for granted when one is used.
@@ -503,16 +526,11 @@ fn site_bound(
             &executions,
             &mut count,
         ),
-        // Besides its String and bytes, a concatenation runs the arguments' `toString`, which
-        // the call graph does not follow: neither quantity is bounded.
-        AllocationKind::StringConcat => Ok(Amount::unbounded()),
+        AllocationKind::StringConcat(shape) => {
+            bound.reasons.extend(concat_reasons(shape));
+            concat_amount(program, model, shape, &executions)
+        }
     };
-    if site.allocation.kind == AllocationKind::StringConcat {
-        bound.reasons.push(
-            "string concatenation: the result's length and the arguments' toString are not analyzed"
-                .to_string(),
-        );
-    }
     bound.amount = amount.unwrap_or_else(|error| {
         bound.reasons.push(error.to_string());
         Amount::unbounded()
@@ -532,6 +550,44 @@ fn site_bound(
     }
     bound.count = executions;
     bound
+}
+
+/// A concatenation's `String` and `byte[]` per execution (see [`crate::sites::ConcatShape`]):
+/// its objects are bounded when its arguments allocate nothing to become text, its bytes when
+/// the text's length is bounded too.
+fn concat_amount(
+    program: &Program,
+    model: ObjectModel,
+    shape: ConcatShape,
+    executions: &Quantity,
+) -> Result<Amount> {
+    if !shape.two_objects {
+        return Ok(Amount::unbounded());
+    }
+    let objects = scaled_sum([(Rat::from(2), executions.clone())]);
+    let bytes = match shape.max_bytes {
+        Some(length) => {
+            let string = model.instance_size(program, &ClassName::new("java/lang/String"))?;
+            let array = model.array_layout(&Type::Byte).size(length);
+            scaled_sum([(Rat::from(Int::from(string + array)), executions.clone())])
+        }
+        None => Quantity::Inf,
+    };
+    Ok(Amount { objects, bytes })
+}
+
+/// Why a concatenation's quantities are ∞, if they are.
+fn concat_reasons(shape: ConcatShape) -> Option<String> {
+    if !shape.two_objects {
+        Some("string concatenation of a float, double or object: the text it makes of them (toString) is not analyzed".to_string())
+    } else if shape.max_bytes.is_none() {
+        Some(
+            "string concatenation of a String: its length is not bounded by the parameters"
+                .to_string(),
+        )
+    } else {
+        None
+    }
 }
 
 fn object_amount(

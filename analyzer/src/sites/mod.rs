@@ -10,16 +10,18 @@
 //! allocates what its spec states, at offsets `0, 1, …` in the spec's order. This module knows the call graph and the
 //! IR, not how often anything runs.
 
+mod concat;
 mod operand_text;
 mod render;
 
 use crate::callgraph::{CallGraph, Edge, EdgeKind, NodeId, NodeKind};
 use crate::error::Result;
-use crate::ir::{CallKind, DynamicCall, Expr, StmtKind};
+use crate::ir::{Call, CallKind, DynamicCall, Expr, StmtKind};
 use crate::jvm::{ClassName, MethodRef, Type};
 use crate::program::Program;
 use crate::specs::MethodSpec;
 
+pub use concat::{ConcatShape, concat_shape};
 pub use render::{to_json, to_text};
 
 /// The default bound on the number of chains enumerated.
@@ -60,7 +62,7 @@ pub enum AllocationKind {
     /// `newarray`, `anewarray`, `multianewarray`.
     Array,
     /// The `String` (and its backing array) built by a string-concatenation `invokedynamic`.
-    StringConcat,
+    StringConcat(ConcatShape),
     /// The object a constructor reference creates when its functional method runs.
     ConstructorReference,
 }
@@ -184,18 +186,22 @@ fn allocations(program: &Program, method: &MethodRef) -> Result<Vec<Event<'stati
                         .map(|dim| operand_text::render(&body, block, index, dim))
                         .collect(),
                 },
-                StmtKind::Invoke { call, .. }
-                    if matches!(
-                        call.kind,
-                        CallKind::Dynamic(DynamicCall::StringConcat { .. })
-                    ) =>
-                {
-                    Allocation {
-                        kind: AllocationKind::StringConcat,
-                        ty: Type::Ref(ClassName::new("java/lang/String")),
-                        dims: Vec::new(),
-                    }
-                }
+                StmtKind::Invoke {
+                    call:
+                        Call {
+                            kind: CallKind::Dynamic(DynamicCall::StringConcat { recipe }),
+                            method,
+                            ..
+                        },
+                    ..
+                } => Allocation {
+                    kind: AllocationKind::StringConcat(concat_shape(
+                        &method.descriptor,
+                        recipe.as_deref(),
+                    )),
+                    ty: Type::Ref(ClassName::new("java/lang/String")),
+                    dims: Vec::new(),
+                },
                 _ => continue,
             };
             found.push(Event::Allocate {

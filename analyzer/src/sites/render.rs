@@ -101,7 +101,7 @@ fn kind_name(kind: AllocationKind) -> &'static str {
     match kind {
         AllocationKind::Object => "object",
         AllocationKind::Array => "array",
-        AllocationKind::StringConcat => "string-concat",
+        AllocationKind::StringConcat(_) => "string-concat",
         AllocationKind::ConstructorReference => "constructor-reference",
     }
 }
@@ -111,7 +111,9 @@ fn allocation_text(allocation: &Allocation) -> String {
     match allocation.kind {
         AllocationKind::Object => format!("new {}", allocation.ty),
         AllocationKind::Array => format!("new {}", array_text(&allocation.ty, &allocation.dims)),
-        AllocationKind::StringConcat => "string concatenation (new java.lang.String)".to_string(),
+        AllocationKind::StringConcat(_) => {
+            "string concatenation (new java.lang.String)".to_string()
+        }
         AllocationKind::ConstructorReference => {
             format!("new {} (constructor reference)", allocation.ty)
         }

@@ -1,0 +1,63 @@
+//! String concatenation by `invokedynamic`: a concatenation of strings and primitives makes two
+//! objects (the String and its byte[]), its bytes bounded by the longest text of its arguments
+//! when none is a String; a concatenation of objects runs their toString, not analyzed: ∞ with
+//! its reason. Oracle: real runs under the agent (`membound validate`).
+
+use membound_tests::{analyze_into, compile_fixture, eval_method, membound, scratch_dir};
+use serde_json::Value;
+
+#[test]
+fn concatenations_of_primitives_are_bounded_and_hold_on_a_run() {
+    let classes = compile_fixture("concat");
+    let dir = scratch_dir("concat");
+    let certificate = dir.join("numbers.yaml");
+    analyze_into(&classes, "Concat.numbers", "hotspot-coops", &certificate);
+    let bound = eval_method(&certificate, "Concat.numbers", "n=30");
+    assert_eq!(bound["mem_alloc"]["objects"], 60, "{bound:#}");
+    // "i=" + int + ", big=" + boolean: at most 2 + 11 + 6 + 5 = 24 Latin-1 chars, a byte[24]
+    // of 40 bytes, and the String's 24.
+    assert_eq!(bound["mem_alloc"]["bytes"], 30 * 64, "{bound:#}");
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    assert!(text.contains("strings are compact"), "{text}");
+    let run = membound([
+        "validate".as_ref(),
+        certificate.as_os_str(),
+        "--main".as_ref(),
+        "Concat".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--".as_ref(),
+        "30".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let total = json["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
+        .expect("total objects");
+    assert_eq!(
+        (total["observed"].clone(), total["predicted"].clone()),
+        (60.into(), 60.into())
+    );
+}
+
+#[test]
+fn strings_leave_the_bytes_unbounded_and_objects_everything() {
+    let classes = compile_fixture("concat");
+    let dir = scratch_dir("concat-unbounded");
+    let strings = dir.join("strings.yaml");
+    analyze_into(&classes, "Concat.strings", "hotspot-coops", &strings);
+    let bound = eval_method(&strings, "Concat.strings", "n=5,prefix_length=1");
+    assert_eq!(bound["mem_alloc"]["objects"], 10, "{bound:#}");
+    assert_eq!(bound["mem_alloc"]["bytes"], "inf", "{bound:#}");
+    let text = std::fs::read_to_string(&strings).expect("certificate");
+    assert!(text.contains("string concatenation of a String"), "{text}");
+    let objects = dir.join("objects.yaml");
+    analyze_into(&classes, "Concat.objects", "hotspot-coops", &objects);
+    let bound = eval_method(&objects, "Concat.objects", "n=5");
+    assert_eq!(bound["mem_alloc"]["objects"], "inf", "{bound:#}");
+    let text = std::fs::read_to_string(&objects).expect("certificate");
+    assert!(text.contains("(toString) is not analyzed"), "{text}");
+}
