@@ -120,29 +120,14 @@ pub fn validate(
             .iter()
             .filter(|s| has_chain(s, &chain))
             .collect();
-        let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Value> {
-            let mut total = Value::Finite(Rat::from(0));
-            for predicted in &matching {
-                total = total + predict(entry, &points, pick(predicted))?;
-            }
-            Ok(total)
-        };
         let types: Vec<&str> = observed.iter().map(|s| s.type_name.as_str()).collect();
         let what = format!("{} {}", frames_text(&chain), types.join(" + "));
-        comparisons.push(Comparison {
-            what: what.clone(),
-            quantity: "objects",
-            observed: observed.iter().map(|s| s.count).sum(),
-            predicted: sum(|s| &s.objects)?,
-        });
-        if bytes_compared {
-            comparisons.push(Comparison {
-                what,
-                quantity: "bytes",
-                observed: observed.iter().map(|s| s.bytes).sum(),
-                predicted: sum(|s| &s.bytes)?,
-            });
-        }
+        let group = Group {
+            what,
+            observed: &observed,
+            predicted: &matching,
+        };
+        comparisons.extend(group.compare(entry, &points, bytes_compared)?);
     }
     if let Some(mem_rq) = &entry.mem_rq {
         for (index, (point, entry_peak)) in points.iter().zip(&measurement.region_peaks).enumerate()
@@ -472,29 +457,53 @@ fn spec_comparisons(
                 .iter()
                 .any(|site| site.chain.iter().any(|f| f.method == *m))
     });
-    let what = format!("under library specs ({})", methods.join(", "));
-    let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Value> {
-        let mut total = Value::Finite(Rat::from(0));
-        for site in &predicted {
-            total = total + predict(entry, points, pick(site))?;
-        }
-        Ok(total)
+    let group = Group {
+        what: format!("under library specs ({})", methods.join(", ")),
+        observed,
+        predicted: &predicted,
     };
-    let mut comparisons = vec![Comparison {
-        what: what.clone(),
-        quantity: "objects",
-        observed: observed.iter().map(|s| s.count).sum(),
-        predicted: sum(|s| &s.objects)?,
-    }];
-    if bytes_compared {
-        comparisons.push(Comparison {
-            what,
-            quantity: "bytes",
-            observed: observed.iter().map(|s| s.bytes).sum(),
-            predicted: sum(|s| &s.bytes)?,
-        });
+    group.compare(entry, points, bytes_compared)
+}
+
+/// Observed sites and the certificate's sites that predict them, compared in sum.
+struct Group<'a> {
+    what: String,
+    observed: &'a [&'a SiteCount],
+    predicted: &'a [&'a SiteEntry],
+}
+
+impl Group<'_> {
+    /// Objects and, when compared, bytes: what the run allocated against the predictions summed
+    /// over the entries.
+    fn compare(
+        self,
+        entry: &MethodEntry,
+        points: &[BTreeMap<String, Rat>],
+        bytes_compared: bool,
+    ) -> Result<Vec<Comparison>> {
+        let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Value> {
+            let mut total = Value::Finite(Rat::from(0));
+            for site in self.predicted {
+                total = total + predict(entry, points, pick(site))?;
+            }
+            Ok(total)
+        };
+        let mut comparisons = vec![Comparison {
+            what: self.what.clone(),
+            quantity: "objects",
+            observed: self.observed.iter().map(|s| s.count).sum(),
+            predicted: sum(|s| &s.objects)?,
+        }];
+        if bytes_compared {
+            comparisons.push(Comparison {
+                what: self.what,
+                quantity: "bytes",
+                observed: self.observed.iter().map(|s| s.bytes).sum(),
+                predicted: sum(|s| &s.bytes)?,
+            });
+        }
+        Ok(comparisons)
     }
-    Ok(comparisons)
 }
 
 /// Where a chain (given as its frames' methods) stops belonging to the program: at the first
