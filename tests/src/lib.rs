@@ -7,6 +7,7 @@
 //! one compilation and a changed source is recompiled.
 
 use std::collections::hash_map::DefaultHasher;
+use std::ffi::OsStr;
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -304,4 +305,65 @@ for error in validator(schema).iter_errors(json.load(sys.stdin)):
         .lines()
         .map(str::to_string)
         .collect()
+}
+
+/// The certificate (JSON) of `method` of fixture `fixture` in object model `model`, written
+/// under a directory of this test process.
+pub fn fixture_certificate(fixture: &str, method: &str, model: &str) -> PathBuf {
+    let classes = compile_fixture(fixture);
+    let dir = std::env::temp_dir().join(format!("membound-{fixture}-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{}-{model}.json", method.replace('.', "_")));
+    analyze_into(&classes, method, model, &path);
+    path
+}
+
+/// The entry of a JSON certificate for the method whose name starts with `method`.
+pub fn certificate_entry(certificate: &Path, method: &str) -> serde_json::Value {
+    let text = fs::read_to_string(certificate).expect("certificate");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    json["methods"]
+        .as_array()
+        .expect("methods")
+        .iter()
+        .find(|m| m["method"].as_str().is_some_and(|n| n.starts_with(method)))
+        .unwrap_or_else(|| panic!("{method} in {text}"))
+        .clone()
+}
+
+/// A JSON certificate's parameters of `method` as (name, origin).
+pub fn certificate_params(certificate: &Path, method: &str) -> Vec<(String, String)> {
+    certificate_entry(certificate, method)["params"]
+        .as_array()
+        .expect("params")
+        .iter()
+        .map(|p| {
+            let field = |key: &str| p[key].as_str().expect("a string").to_string();
+            (field("name"), field("origin"))
+        })
+        .collect()
+}
+
+/// A (name, origin) pair as [`certificate_params`] lists them.
+pub fn pair(name: &str, origin: &str) -> (String, String) {
+    (name.to_string(), origin.to_string())
+}
+
+/// `membound validate <certificate> --main <main> --format json -- <args>`: the exit code and
+/// the report.
+pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, serde_json::Value) {
+    let mut command: Vec<&OsStr> = vec![
+        "validate".as_ref(),
+        certificate.as_os_str(),
+        "--main".as_ref(),
+        main.as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--".as_ref(),
+    ];
+    command.extend(args.iter().map(OsStr::new));
+    let run = membound(command);
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|_| panic!("validate prints JSON: {}\n{}", run.stdout, run.stderr));
+    (run.code, json)
 }

@@ -7,49 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
-use membound_tests::{analyze_into, compile_fixture, eval_method, membound};
+use membound_tests::{certificate_params, eval_method, fixture_certificate, membound, pair};
 
 use serde_json::Value;
 use serde_json::json;
 
 /// The certificate of `method` of the `collections` fixture in the `count` model.
 fn certificate(method: &str) -> PathBuf {
-    let classes = compile_fixture("collections");
-    let dir = std::env::temp_dir().join(format!("membound-collections-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{}.json", method.replace('.', "_")));
-    analyze_into(&classes, method, "count", &path);
-    path
-}
-
-/// The certificate's entry of `method`.
-fn entry(certificate: &Path, method: &str) -> Value {
-    let text = std::fs::read_to_string(certificate).expect("certificate");
-    let json: Value = serde_json::from_str(&text).expect("JSON");
-    json["methods"]
-        .as_array()
-        .expect("methods")
-        .iter()
-        .find(|m| m["method"].as_str().is_some_and(|n| n.starts_with(method)))
-        .unwrap_or_else(|| panic!("{method} in {text}"))
-        .clone()
-}
-
-/// The certificate's parameters of `method` as (name, origin).
-fn params(certificate: &Path, method: &str) -> Vec<(String, String)> {
-    entry(certificate, method)["params"]
-        .as_array()
-        .expect("params")
-        .iter()
-        .map(|p| {
-            let field = |key: &str| p[key].as_str().expect("a string").to_string();
-            (field("name"), field("origin"))
-        })
-        .collect()
-}
-
-fn pair(name: &str, origin: &str) -> (String, String) {
-    (name.to_string(), origin.to_string())
+    fixture_certificate("collections", method, "count")
 }
 
 /// The evaluated count of `method`'s own allocation of `ty` (a chain of one element).
@@ -92,7 +57,7 @@ const SIZES: &str = "a collection parameter's size";
 fn a_loop_to_a_string_length_counts_the_length() {
     let cert = certificate("collections.Views.perChar");
     assert_eq!(
-        params(&cert, "collections.Views.perChar"),
+        certificate_params(&cert, "collections.Views.perChar"),
         [pair("s_length", "length of parameter 0 (s)")]
     );
     for n in [0, 1, 9] {
@@ -107,7 +72,7 @@ fn a_loop_to_a_string_length_counts_the_length() {
 fn a_copied_string_and_a_length_kept_in_a_local_read_the_parameter_length() {
     let cert = certificate("collections.Views.perCharCopy");
     assert_eq!(
-        params(&cert, "collections.Views.perCharCopy"),
+        certificate_params(&cert, "collections.Views.perCharCopy"),
         [pair("s_length", "length of parameter 0 (s)")]
     );
     let evaluated = eval_method(&cert, "collections.Views.perCharCopy", "s_length=6");
@@ -117,7 +82,7 @@ fn a_copied_string_and_a_length_kept_in_a_local_read_the_parameter_length() {
 #[test]
 fn the_length_of_another_string_kept_in_a_local_is_a_value_of_its_own() {
     let cert = certificate("collections.Views.lengthOfElement");
-    let params = params(&cert, "collections.Views.lengthOfElement");
+    let params = certificate_params(&cert, "collections.Views.lengthOfElement");
     assert_eq!(
         params[0],
         pair("words_length", "length of parameter 0 (words)")
@@ -144,7 +109,7 @@ fn callees_lengths_are_bound_to_the_callers_string() {
     }
     // The literal "hello" has length 5.
     let cert = certificate("collections.Views.literal");
-    assert_eq!(params(&cert, "collections.Views.literal"), []);
+    assert_eq!(certificate_params(&cert, "collections.Views.literal"), []);
     let run = membound([
         "eval".as_ref(),
         cert.as_os_str(),
@@ -173,7 +138,7 @@ fn a_reassigned_string_parameter_has_no_view() {
 fn a_loop_to_a_collection_size_counts_the_size_under_its_assumption() {
     let cert = certificate("collections.Views.perElement");
     assert_eq!(
-        params(&cert, "collections.Views.perElement"),
+        certificate_params(&cert, "collections.Views.perElement"),
         [pair("c_size", "size of parameter 0 (c)")]
     );
     for n in [0, 1, 7] {
@@ -271,7 +236,7 @@ fn blocks_brute_force(size: i64) -> i64 {
 fn array_dim_allocates_at_most_one_block_per_element() {
     let cert = certificate("collections.ArrayDim.addAll");
     assert_eq!(
-        params(&cert, "collections.ArrayDim.addAll"),
+        certificate_params(&cert, "collections.ArrayDim.addAll"),
         [pair("c_size", "size of parameter 0 (c)")]
     );
     for size in 0..=12 {

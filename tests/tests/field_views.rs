@@ -8,43 +8,14 @@
 use std::path::{Path, PathBuf};
 
 use membound_tests::{
-    analyze_into, compile_fixture, compile_java_tree, eval_method, membound, workspace_root,
+    certificate_params, compile_fixture, compile_java_tree, eval_method, fixture_certificate,
+    membound, pair, workspace_root,
 };
 use serde_json::Value;
 
 /// The certificate of `method` of the `fields` fixture in the `count` model.
 fn certificate(method: &str) -> PathBuf {
-    let classes = compile_fixture("fields");
-    let dir = std::env::temp_dir().join(format!("membound-fields-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{}.json", method.replace('.', "_")));
-    analyze_into(&classes, method, "count", &path);
-    path
-}
-
-/// The certificate's parameters of `method` as (name, origin).
-fn params(certificate: &Path, method: &str) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(certificate).expect("certificate");
-    let json: Value = serde_json::from_str(&text).expect("JSON");
-    let entry = json["methods"]
-        .as_array()
-        .expect("methods")
-        .iter()
-        .find(|m| m["method"].as_str().is_some_and(|n| n.starts_with(method)))
-        .unwrap_or_else(|| panic!("{method} in {text}"));
-    entry["params"]
-        .as_array()
-        .expect("params")
-        .iter()
-        .map(|p| {
-            let field = |key: &str| p[key].as_str().expect("a string").to_string();
-            (field("name"), field("origin"))
-        })
-        .collect()
-}
-
-fn pair(name: &str, origin: &str) -> (String, String) {
-    (name.to_string(), origin.to_string())
+    fixture_certificate("fields", method, "count")
 }
 
 /// The evaluated count of the site whose chain ends in `method` at an allocation of `ty`.
@@ -66,7 +37,7 @@ fn site_count(evaluated: &Value, method: &str, ty: &str) -> Value {
 fn a_loop_bounded_by_this_n_counts_n() {
     let cert = certificate("fields.Views.byThis");
     assert_eq!(
-        params(&cert, "fields.Views.byThis"),
+        certificate_params(&cert, "fields.Views.byThis"),
         [pair("n", "field n of this")]
     );
     for n in [0, 1, 5, 12] {
@@ -79,7 +50,7 @@ fn a_loop_bounded_by_this_n_counts_n() {
 fn a_call_on_this_binds_the_callee_view_to_the_caller_one() {
     let cert = certificate("fields.Views.nested");
     assert_eq!(
-        params(&cert, "fields.Views.nested"),
+        certificate_params(&cert, "fields.Views.nested"),
         [pair("n", "field n of this")]
     );
     let evaluated = eval_method(&cert, "fields.Views.nested", "n=4");
@@ -92,7 +63,7 @@ fn a_call_on_this_binds_the_callee_view_to_the_caller_one() {
 fn a_loop_bounded_by_a_static_field_counts_the_triangle() {
     let cert = certificate("fields.Views.fill");
     assert_eq!(
-        params(&cert, "fields.Views.fill"),
+        certificate_params(&cert, "fields.Views.fill"),
         [pair("size", "static field fields.Views.size")]
     );
     for size in [0, 1, 6, 10] {
@@ -106,7 +77,7 @@ fn a_loop_bounded_by_a_static_field_counts_the_triangle() {
 fn a_static_written_only_by_its_class_initializer_is_a_view() {
     let cert = certificate("fields.Views.repeat");
     assert_eq!(
-        params(&cert, "fields.Views.repeat"),
+        certificate_params(&cert, "fields.Views.repeat"),
         [pair("rounds", "static field fields.Views.rounds")]
     );
     let evaluated = eval_method(&cert, "fields.Views.repeat", "rounds=3");
@@ -117,7 +88,7 @@ fn a_static_written_only_by_its_class_initializer_is_a_view() {
 fn a_view_past_a_jdk_native_method_names_its_assumption() {
     let cert = certificate("fields.Views.copied");
     assert_eq!(
-        params(&cert, "fields.Views.copied"),
+        certificate_params(&cert, "fields.Views.copied"),
         [
             pair("from_length", "length of parameter 0 (from)"),
             pair("size", "static field fields.Views.size"),
@@ -167,7 +138,7 @@ fn a_view_past_a_jdk_native_method_names_its_assumption() {
 fn a_static_set_once_in_main_is_a_parameter_of_main() {
     let cert = certificate("fields.Views.main");
     assert_eq!(
-        params(&cert, "fields.Views.main"),
+        certificate_params(&cert, "fields.Views.main"),
         [
             pair("args_length", "length of parameter 0 (args)"),
             pair("size", "static field fields.Views.size, written at main@4"),
@@ -184,7 +155,7 @@ fn a_static_set_once_in_main_is_a_parameter_of_main() {
 fn a_local_set_once_from_a_call_is_a_parameter() {
     let cert = certificate("fields.Views.fromInput");
     assert_eq!(
-        params(&cert, "fields.Views.fromInput"),
+        certificate_params(&cert, "fields.Views.fromInput"),
         [
             pair("args_length", "length of parameter 0 (args)"),
             pair(
@@ -237,7 +208,7 @@ fn moving_iterations(start: i64) -> i64 {
 #[test]
 fn a_field_written_in_the_loop_is_not_a_parameter_and_stays_sound() {
     let cert = certificate("fields.Views.moving");
-    assert_eq!(params(&cert, "fields.Views.moving"), []);
+    assert_eq!(certificate_params(&cert, "fields.Views.moving"), []);
     let evaluated = eval_without_params(&cert, "fields.Views.moving");
     let worst = (-5..=200).map(moving_iterations).max().expect("starts");
     assert_eq!(worst, 100);
@@ -248,7 +219,7 @@ fn a_field_written_in_the_loop_is_not_a_parameter_and_stays_sound() {
 #[test]
 fn a_field_a_callee_writes_is_not_a_parameter() {
     let cert = certificate("fields.Views.grows");
-    assert_eq!(params(&cert, "fields.Views.grows"), []);
+    assert_eq!(certificate_params(&cert, "fields.Views.grows"), []);
     let evaluated = eval_without_params(&cert, "fields.Views.grows");
     assert_eq!(evaluated["mem_alloc"]["objects"], "inf", "{evaluated:#}");
 }
@@ -326,7 +297,7 @@ fn param_renames_a_parameter_in_the_whole_certificate() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!run.stdout.contains("size >="), "{}", run.stdout);
     assert_eq!(
-        params(&cert, "fields.Views.fill"),
+        certificate_params(&cert, "fields.Views.fill"),
         [pair(
             "rows",
             "static field fields.Views.size; named rows by --param"

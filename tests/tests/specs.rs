@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use membound_tests::{compile_fixture, eval_method, membound, scratch_dir, workspace_root};
+use membound_tests::{
+    compile_fixture, eval_method, membound, scratch_dir, validate_json, workspace_root,
+};
 use serde_json::Value;
 
 fn spec_file() -> String {
@@ -215,23 +217,6 @@ fn a_main_parsing_its_size_is_bounded_in_it() {
     }
 }
 
-/// `membound validate <certificate> --main <main> -- <arg> --format json`.
-fn validate(certificate: &Path, main: &str, arg: u64) -> (i32, Value) {
-    let run = membound([
-        "validate".to_string(),
-        certificate.display().to_string(),
-        "--main".to_string(),
-        main.to_string(),
-        "--format".to_string(),
-        "json".to_string(),
-        "--".to_string(),
-        arg.to_string(),
-    ]);
-    let json = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|_| panic!("validate prints JSON: {}\n{}", run.stdout, run.stderr));
-    (run.code, json)
-}
-
 /// The comparison of what the run allocated under spec'd methods, for `quantity`.
 fn under_specs(json: &Value, quantity: &str) -> (Value, Value) {
     let comparison = json["comparisons"]
@@ -263,7 +248,7 @@ fn validate_checks_specs_against_the_run() {
         &["--spec", &spec_file()],
         &certificate,
     );
-    let (code, json) = validate(&certificate, "Rec", 7);
+    let (code, json) = validate_json(&certificate, "Rec", &["7"]);
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(
         under_specs(&json, "objects"),
@@ -273,7 +258,7 @@ fn validate_checks_specs_against_the_run() {
     // Amortized growth: what lists allocate under add and their constructor, in sum.
     let certificate = dir.join("list.yaml");
     analyze(&classes, "Growth.list", &[], &certificate);
-    let (code, json) = validate(&certificate, "Growth", 40);
+    let (code, json) = validate_json(&certificate, "Growth", &["40"]);
     assert_eq!(code, 0, "{json:#}");
     let (observed, predicted) = under_specs(&json, "bytes");
     assert!(observed.as_u64() <= predicted.as_u64(), "{json:#}");
@@ -293,7 +278,7 @@ fn validate_checks_specs_against_the_run() {
         &["--spec", &wrong.display().to_string()],
         &certificate,
     );
-    let (code, json) = validate(&certificate, "Rec", 7);
+    let (code, json) = validate_json(&certificate, "Rec", &["7"]);
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(
         under_specs(&json, "objects"),
