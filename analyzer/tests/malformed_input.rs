@@ -1,5 +1,5 @@
 //! Malformed input gives an error, never a panic: truncated archives, random bytes, mutated
-//! class files, and bytecode the JVM's verifier would reject. Also the regression inputs found
+//! class files, bytecode the JVM's verifier would reject, and mutated spec files. Also the regression inputs found
 //! by fuzzing (`fuzz/`).
 
 mod support;
@@ -8,23 +8,8 @@ use membound::classfile::Class;
 use membound::classpath::Classpath;
 use membound::error::Error;
 use membound::ir::{lift_method, print_body};
-use support::{ClassFile, RawMethod, temp_dir};
-
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn bytes(&mut self, length: usize) -> Vec<u8> {
-        (0..length).map(|_| self.next() as u8).collect()
-    }
-}
+use membound::specs::{BUNDLED, SpecSource, Specs};
+use support::{ClassFile, Random, RawMethod, temp_dir};
 
 /// Parses and, when that works, lifts and prints every method; must not panic.
 fn parse_and_lift(bytes: &[u8]) {
@@ -165,4 +150,36 @@ fn verification_errors_name_the_method() {
     assert!(lift_error(&[0xa9, 0x00], 0, 1).contains("no return address"));
     // opcode 0xcb
     assert!(lift_error(&[0xcb], 0, 0).contains("invalid opcode 0xcb"));
+}
+
+/// Bytes that mean something to YAML or to spec expressions.
+const YAML_BYTES: &[u8] = b" :-[]{},*&#'\"0123456789xn+/()\n";
+
+/// Mutations of the bundled spec file (bytes, and whole lines dropped or repeated) are read
+/// as specs or rejected with an error, never a panic.
+#[test]
+fn mutated_spec_files_never_panic() {
+    let mut random = Random(7);
+    let lines: Vec<&str> = BUNDLED.lines().collect();
+    for round in 0..2000 {
+        let text = if round % 2 == 0 {
+            let mut bytes = BUNDLED.as_bytes().to_vec();
+            for _ in 0..1 + random.next() % 4 {
+                let at = (random.next() as usize) % bytes.len();
+                bytes[at] = YAML_BYTES[(random.next() as usize) % YAML_BYTES.len()];
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        } else {
+            let mut kept: Vec<&str> = Vec::new();
+            for line in &lines {
+                match random.next() % 20 {
+                    0 => {}
+                    1 => kept.extend([*line, *line]),
+                    _ => kept.push(line),
+                }
+            }
+            kept.join("\n")
+        };
+        let _ = Specs::none().add_yaml(&text, SpecSource::File("mutated.yaml".to_string()));
+    }
 }

@@ -11,6 +11,22 @@ use membound::classpath::Classpath;
 use membound::ir::{lift_method, print_body};
 use membound::jvm::ClassName;
 
+/// A small deterministic generator (xorshift), so failures reproduce.
+pub struct Random(pub u64);
+
+impl Random {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn bytes(&mut self, length: usize) -> Vec<u8> {
+        (0..length).map(|_| self.next() as u8).collect()
+    }
+}
+
 /// A fresh, empty directory for one test.
 pub fn temp_dir(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("membound-frontend-{}-{test}", std::process::id()));
