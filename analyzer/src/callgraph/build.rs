@@ -138,7 +138,7 @@ impl Builder<'_, '_> {
     }
 
     /// A spec'd method: what it allocates is instantiated, what it calls is dispatched like a
-    /// virtual call from the spec's own call offsets ([`spec_call_pc`]).
+    /// virtual call from the spec's own call offsets ([`MethodSpec::call_pc`]).
     fn visit_spec(&mut self, node: NodeId, spec: &MethodSpec) {
         for allocation in &spec.allocations {
             if let Type::Ref(class) = &allocation.ty {
@@ -148,7 +148,7 @@ impl Builder<'_, '_> {
         for (index, call) in spec.calls.iter().enumerate() {
             let site = Site {
                 caller: node,
-                pc: spec_call_pc(spec, index),
+                pc: spec.call_pc(index),
                 line: None,
             };
             self.virtual_call(site, &call.method, EdgeKind::Virtual);
@@ -405,10 +405,4 @@ impl Builder<'_, '_> {
             reason,
         });
     }
-}
-
-/// The offset the `index`-th call of a spec is made from: its allocations take offsets
-/// `0..allocations`, its calls the ones after (spec'd methods have no bytecode to clash with).
-pub fn spec_call_pc(spec: &MethodSpec, index: usize) -> u32 {
-    u32::try_from(spec.allocations.len() + index).unwrap_or(u32::MAX)
 }

@@ -33,7 +33,7 @@ use petgraph::graph::DiGraph;
 use crate::jvm::MethodRef;
 use crate::specs::MethodSpec;
 
-pub use build::{build, spec_call_pc};
+pub use build::build;
 pub use render::{to_dot, to_json, to_text};
 
 /// The assumption the call graph makes about the JDK's class initializers.

@@ -6,7 +6,7 @@
 
 use crate::jvm::MethodRef;
 use crate::program::Program;
-use crate::specs::{Holder, MethodSpec};
+use crate::specs::{Arg, Holder, MethodSpec};
 
 use super::method::{Label, Roots, Summary, SummaryNode, Translation};
 
@@ -52,7 +52,7 @@ pub fn spec_summary(
         };
         translation
             .allocations
-            .insert(u32::try_from(index).unwrap_or(u32::MAX), node);
+            .insert(MethodSpec::allocation_pc(index), node);
     }
     for holder in &spec.returns {
         returns_described = true;
@@ -62,10 +62,7 @@ pub fn spec_summary(
                 summary.returns.insert(SummaryNode::Global);
             }
             Holder::Argument(arg) => {
-                summary.returns.insert(
-                    arg.index(is_static)
-                        .map_or(SummaryNode::Global, SummaryNode::Param),
-                );
+                summary.returns.insert(argument_node(*arg, is_static));
             }
         }
     }
@@ -78,13 +75,9 @@ pub fn spec_summary(
     match &spec.stores {
         Some(stores) if spec.calls.is_empty() => {
             for store in stores {
-                let index = |arg: crate::specs::Arg| {
-                    arg.index(is_static)
-                        .map_or(SummaryNode::Global, SummaryNode::Param)
-                };
-                summary
-                    .edges
-                    .insert((index(store.into), Label::Any, index(store.value)));
+                let into = argument_node(store.into, is_static);
+                let value = argument_node(store.value, is_static);
+                summary.edges.insert((into, Label::Any, value));
             }
         }
         _ => {
@@ -107,6 +100,12 @@ pub fn is_static(program: &Program, method: &MethodRef) -> Option<bool> {
         .iter()
         .find(|m| m.name == method.name && m.descriptor == method.descriptor)?;
     Some(declared.access.is_static())
+}
+
+/// The summary node of an argument; `this` of a static method (which has none) is global.
+fn argument_node(arg: Arg, is_static: bool) -> SummaryNode {
+    arg.index(is_static)
+        .map_or(SummaryNode::Global, SummaryNode::Param)
 }
 
 fn fresh(summary: &mut Summary, roots: Roots) -> SummaryNode {

@@ -87,16 +87,22 @@ fn declared_params(body: &ir::Body) -> impl Iterator<Item = ir::VarId> + '_ {
 }
 
 fn formal_kind(ty: &Type, wanted: Wanted) -> Option<FormalKind> {
+    numeric_formal_kind(ty).or_else(|| match view_type(ty).filter(|&view| wanted.has(view))? {
+        ViewType::String => Some(FormalKind::StringLength),
+        ViewType::Collection => Some(FormalKind::CollectionSize),
+        ViewType::Iterator => None,
+    })
+}
+
+/// How a parameter of this type is a formal without object views: an integer by its value,
+/// an array by its length.
+pub fn numeric_formal_kind(ty: &Type) -> Option<FormalKind> {
     if is_integer(ty) {
         Some(FormalKind::Value)
     } else if matches!(ty, Type::Array(_)) {
         Some(FormalKind::ArrayLength)
     } else {
-        match view_type(ty).filter(|&view| wanted.has(view))? {
-            ViewType::String => Some(FormalKind::StringLength),
-            ViewType::Collection => Some(FormalKind::CollectionSize),
-            ViewType::Iterator => None,
-        }
+        None
     }
 }
 

@@ -45,7 +45,8 @@ use crate::sites::{CreationSite, Sites};
 use crate::specs::MethodSpec;
 
 pub use body::{
-    CallTarget, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds, identifier, lower_body,
+    CallTarget, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds, identifier,
+    lower_body, numeric_formal_kind,
 };
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
 pub use specs::{spec_formal_kinds, spec_formal_names};

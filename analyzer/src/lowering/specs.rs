@@ -12,11 +12,10 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::Int;
 
-use crate::callgraph::spec_call_pc;
 use crate::jvm::{MethodRef, Type};
 use crate::specs::{MethodSpec, SpecExpr};
 
-use super::body::{FormalKind, LocalPoint, LoweredBody, PointKey, identifier};
+use super::body::{FormalKind, LocalPoint, LoweredBody, PointKey, identifier, numeric_formal_kind};
 
 /// Per declared parameter of `method`, how it is a formal (the same rule as for methods with
 /// code: integers by value, arrays by length).
@@ -25,18 +24,7 @@ pub fn spec_formal_kinds(method: &MethodRef) -> Vec<Option<FormalKind>> {
         .parsed_descriptor()
         .map(|d| d.params)
         .unwrap_or_default();
-    params
-        .iter()
-        .map(|ty| {
-            if ty.is_int_like() || *ty == Type::Long {
-                Some(FormalKind::Value)
-            } else if matches!(ty, Type::Array(_)) {
-                Some(FormalKind::ArrayLength)
-            } else {
-                None
-            }
-        })
-        .collect()
+    params.iter().map(numeric_formal_kind).collect()
 }
 
 /// The names of a spec'd method's formals: the spec's parameter names (`p0`, … by default),
@@ -112,14 +100,14 @@ pub fn lower_spec(
         }
         let at = builder.reach(actions, guards);
         builder.points.push(LocalPoint {
-            key: PointKey::At(u32::try_from(index).unwrap_or(u32::MAX)),
+            key: PointKey::At(MethodSpec::allocation_pc(index)),
             node: at,
             inductive: vec![counter],
             lengths,
         });
     }
     for (index, call) in spec.calls.iter().enumerate() {
-        let pc = spec_call_pc(spec, index);
+        let pc = spec.call_pc(index);
         for callee in callees.iter().filter(|c| c.pc == pc) {
             let counter = builder.local(&format!("call{index}"));
             let guards = counted(counter, call.times.as_ref(), &by_param);

@@ -215,13 +215,13 @@ fn allocations(program: &Program, method: &MethodRef) -> Result<Vec<Event<'stati
 }
 
 /// The allocations a spec states, at offsets `0..` in its order (see
-/// [`crate::callgraph::spec_call_pc`]).
+/// [`MethodSpec::allocation_pc`]).
 fn spec_allocations(spec: &MethodSpec) -> Vec<Event<'static>> {
     spec.allocations
         .iter()
         .enumerate()
         .map(|(index, allocation)| Event::Allocate {
-            pc: u32::try_from(index).unwrap_or(u32::MAX),
+            pc: MethodSpec::allocation_pc(index),
             line: None,
             allocation: Allocation {
                 kind: if matches!(allocation.ty, Type::Array(_)) {

@@ -7,10 +7,10 @@ use serde::Deserialize;
 use membound_polyhedra::{Affine, Rat, parse_set};
 
 use super::{
-    Arg, Holder, MethodSpec, SpecAllocation, SpecCall, SpecExpr, SpecSource, Store,
-    declared_params, is_numeric_param,
+    Arg, Holder, MethodSpec, SpecAllocation, SpecCall, SpecExpr, SpecSource, Store, declared_params,
 };
 use crate::jvm::{ClassName, MethodRef, Type};
+use crate::lowering::numeric_formal_kind;
 
 /// The format version this membound reads.
 pub const FORMAT: u32 = 1;
@@ -227,7 +227,7 @@ impl Names<'_> {
             .params
             .iter()
             .zip(self.declared)
-            .find(|(name, ty)| !is_numeric_param(ty) && mentions(text, name))
+            .find(|(name, ty)| numeric_formal_kind(ty).is_none() && mentions(text, name))
         {
             return Err(format!(
                 "`{text}`: parameter {} is a {}, which has no integer value",

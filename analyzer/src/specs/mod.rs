@@ -159,6 +159,17 @@ impl SpecExpr {
 }
 
 impl MethodSpec {
+    /// The offset a spec'd method's `index`-th allocation is made at: its allocations take
+    /// offsets `0..allocations` (a spec'd method has no bytecode for them to clash with).
+    pub fn allocation_pc(index: usize) -> u32 {
+        u32::try_from(index).unwrap_or(u32::MAX)
+    }
+
+    /// The offset its `index`-th call is made from: the ones after its allocations'.
+    pub fn call_pc(&self, index: usize) -> u32 {
+        Self::allocation_pc(self.allocations.len() + index)
+    }
+
     /// Whether this spec is the one for `method`.
     pub fn covers(&self, method: &MethodRef) -> bool {
         self.class == method.class
@@ -276,12 +287,6 @@ impl Specs {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
-
-/// Whether a parameter of this type can appear in spec expressions (integers by value, arrays
-/// by length), as the numeric lowering models them.
-pub fn is_numeric_param(ty: &Type) -> bool {
-    ty.is_int_like() || *ty == Type::Long || matches!(ty, Type::Array(_))
 }
 
 /// The declared parameter types of a spec's method, when it names its descriptor.
