@@ -1,8 +1,13 @@
-//! The whole-program entry point: analyse every procedure and answer at every requested point.
+//! The whole-program entry point: analyse every procedure, callees before their callers so
+//! that calls use the callees' [`Summary`]s, and answer at every requested point.
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
 
 use crate::fixpoint::{Loss, Options, ProcedureResult, Stats, analyze_procedure};
 use crate::invariant::Invariant;
-use crate::program::{PointId, Program};
+use crate::program::{Action, PointId, Program};
+use crate::summary::Summary;
 
 /// Invariants at every requested point of a program.
 #[derive(Clone, Debug)]
@@ -13,13 +18,24 @@ pub struct Analysis {
     pub invariants: Vec<Invariant>,
 }
 
-/// Analyses each procedure of `program` on its own (see [`crate::fixpoint`]).
+/// Analyses each procedure of `program` once (see [`crate::fixpoint`]), callees first; calls
+/// within a recursive cycle know nothing of their results.
 pub fn analyze(program: &Program, options: &Options) -> Analysis {
-    let procedures: Vec<ProcedureResult> = program
-        .procedures
-        .iter()
-        .map(|procedure| analyze_procedure(procedure, options))
-        .collect();
+    let count = program.procedures.len();
+    let mut summaries: Vec<Option<Summary>> = vec![None; count];
+    let mut results: Vec<Option<ProcedureResult>> = vec![None; count];
+    for cycle in callees_first(program) {
+        for &index in &cycle {
+            let procedure = &program.procedures[index];
+            results[index] = Some(analyze_procedure(procedure, options, &summaries));
+        }
+        for &index in &cycle {
+            let procedure = &program.procedures[index];
+            let exit = results[index].as_ref().map(|r| &r.values[procedure.exit.0]);
+            summaries[index] = exit.map(|exit| Summary::of_exit(procedure, exit));
+        }
+    }
+    let procedures: Vec<ProcedureResult> = results.into_iter().flatten().collect();
     let invariants = program
         .points
         .iter()
@@ -35,6 +51,31 @@ pub fn analyze(program: &Program, options: &Options) -> Analysis {
         procedures,
         invariants,
     }
+}
+
+/// The procedures grouped by strongly connected components of the call relation, each
+/// component after every component it calls.
+fn callees_first(program: &Program) -> Vec<Vec<usize>> {
+    let mut graph: DiGraph<(), ()> = DiGraph::new();
+    let nodes: Vec<_> = program
+        .procedures
+        .iter()
+        .map(|_| graph.add_node(()))
+        .collect();
+    for (caller, procedure) in program.procedures.iter().enumerate() {
+        for edge in &procedure.edges {
+            if let Action::Call { callee, .. } = &edge.action
+                && let Some(&target) = nodes.get(callee.0)
+            {
+                graph.add_edge(nodes[caller], target, ());
+            }
+        }
+    }
+    // Tarjan's algorithm finds components in reverse topological order: callees first.
+    tarjan_scc(&graph)
+        .into_iter()
+        .map(|component| component.into_iter().map(|n| n.index()).collect())
+        .collect()
 }
 
 impl Analysis {

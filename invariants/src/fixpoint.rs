@@ -3,8 +3,9 @@
 //! descending rounds afterwards.
 //!
 //! Each procedure is analysed once, from an entry state that only says `x = x_init` for its
-//! formals (plus its declared precondition), so its invariants hold for every caller. Calls
-//! forget the caller's result variables; nothing else changes in the caller.
+//! formals (plus its declared precondition), so its invariants hold for every caller. A call
+//! changes only the caller's result variables: to what the callee's [`Summary`] relates them
+//! to the arguments, or to anything when the callee has no summary yet (a recursive cycle).
 //!
 //! A step budget bounds the work: past it the engine widens at once and stops narrowing (still a
 //! post-fixpoint, only coarser); past four times the budget it gives up and answers "any state"
@@ -16,6 +17,7 @@ use membound_polyhedra::{Affine, Constraint, Rat};
 
 use crate::domain::{Conjunct, Value, affine_of};
 use crate::program::{Action, Cond, Expr, Procedure};
+use crate::summary::Summary;
 use crate::wto::{WtoElement, weak_topological_order};
 
 /// Tuning of the engine.
@@ -66,8 +68,13 @@ pub struct ProcedureResult {
     pub stats: Stats,
 }
 
-pub fn analyze_procedure(procedure: &Procedure, options: &Options) -> ProcedureResult {
-    let mut engine = Engine::new(procedure, options);
+/// Analyses `procedure`; `summaries[p]` is what a call to procedure `p` may use.
+pub fn analyze_procedure(
+    procedure: &Procedure,
+    options: &Options,
+    summaries: &[Option<Summary>],
+) -> ProcedureResult {
+    let mut engine = Engine::new(procedure, options, summaries);
     let successors = successor_lists(procedure);
     let order = weak_topological_order(&successors, procedure.entry.0);
     engine.run(&order);
@@ -106,6 +113,7 @@ pub fn entry_value(procedure: &Procedure) -> Value {
 struct Engine<'a> {
     procedure: &'a Procedure,
     options: &'a Options,
+    summaries: &'a [Option<Summary>],
     dim: usize,
     /// Indices of the edges entering each node.
     incoming: Vec<Vec<usize>>,
@@ -118,7 +126,11 @@ struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(procedure: &'a Procedure, options: &'a Options) -> Engine<'a> {
+    fn new(
+        procedure: &'a Procedure,
+        options: &'a Options,
+        summaries: &'a [Option<Summary>],
+    ) -> Engine<'a> {
         let dim = procedure.vars.len();
         let mut incoming = vec![Vec::new(); procedure.node_count];
         for (index, edge) in procedure.edges.iter().enumerate() {
@@ -127,6 +139,7 @@ impl<'a> Engine<'a> {
         Engine {
             procedure,
             options,
+            summaries,
             dim,
             incoming,
             entry: entry_value(procedure),
@@ -228,7 +241,7 @@ impl<'a> Engine<'a> {
             if from.is_bottom() {
                 continue;
             }
-            let transferred = transfer(&edge.action, from);
+            let transferred = transfer(&edge.action, from, self.summaries);
             self.charge();
             sources += 1;
             value = value.union(transferred);
@@ -313,15 +326,24 @@ fn collect_atoms(cond: &Cond, atoms: &mut Vec<Affine>) {
     }
 }
 
-/// The abstract effect of one edge.
-pub fn transfer(action: &Action, value: &Value) -> Value {
+/// The abstract effect of one edge; a call uses its callee's summary when there is one.
+pub fn transfer(action: &Action, value: &Value, summaries: &[Option<Summary>]) -> Value {
     match action {
         Action::Skip => value.clone(),
         Action::Assign { var, expr } => value.map_parts(|p| p.assign(var.0, expr)),
         Action::Havoc(var) => value.map_parts(|p| p.havoc(var.0)),
         Action::Assume(cond) => value.assume(cond),
-        Action::Call { results, .. } => {
-            value.map_parts(|p| results.iter().fold(p.clone(), |acc, r| acc.havoc(r.0)))
-        }
+        Action::Call { results, .. } if results.is_empty() => value.clone(),
+        Action::Call {
+            callee,
+            args,
+            results,
+        } => summaries
+            .get(callee.0)
+            .and_then(Option::as_ref)
+            .and_then(|summary| summary.apply(value, args, results))
+            .unwrap_or_else(|| {
+                value.map_parts(|p| results.iter().fold(p.clone(), |acc, r| acc.havoc(r.0)))
+            }),
     }
 }

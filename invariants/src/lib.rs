@@ -11,16 +11,18 @@
 //! triangular and trapezoidal nests, bounds from outer counters or parameters, `break`,
 //! `continue`, affine and modular `if`s) its integer points at a statement in a loop body are
 //! exactly the values the counters take there, so counting them counts the visits. It is not an
-//! inductive-variable analysis (callers project onto the variables they count) and it does not
-//! summarise callees: every procedure is analysed once, for any caller, and call chains are
-//! conjoined frame by frame ([`chain`]).
+//! inductive-variable analysis (callers project onto the variables they count). Every procedure
+//! is analysed once, for any caller, callees first: a call relates its results to its arguments
+//! through the callee's exit relation ([`summary`]); call chains are conjoined frame by frame
+//! ([`chain`]).
 //!
 //! # Map
 //! - [`program`]: the program form; [`builder`]: writing it; [`print`]: reading it;
 //!   [`interpret`]: running it (the test oracle).
 //! - [`domain`]: polyhedra × congruence lattices, with widening; [`wto`]: Bourdoncle's weak
-//!   topological order; [`fixpoint`]: the iteration with its budget; [`analysis`]: the entry
-//!   point; [`invariant`]: the answer as a polyhedra-crate `Set`; [`chain`]: call chains.
+//!   topological order; [`fixpoint`]: the iteration with its budget; [`summary`]: what a call
+//!   learns from its callee's exit; [`analysis`]: the entry point (callees first);
+//!   [`invariant`]: the answer as a polyhedra-crate `Set`; [`chain`]: call chains.
 
 pub mod analysis;
 pub mod builder;
@@ -31,6 +33,7 @@ pub mod interpret;
 pub mod invariant;
 pub mod print;
 pub mod program;
+pub mod summary;
 pub mod wto;
 
 pub use analysis::{Analysis, analyze};

@@ -468,3 +468,124 @@ fn call_chain_composes_caller_and_callee_invariants() {
         );
     }
 }
+
+/// The thesis's ArrayDim in the program form: `add` increments the field `len` it returns, and
+/// allocates a block of 5 cells when `len mod 5 = 0`; `addAll` calls it `size` times. Only the
+/// callee's summary (`len = len_init + 1`) relates the caller's `len` to its loop counter.
+fn array_dim() -> (Program, ProcId) {
+    let mut builder = ProgramBuilder::new();
+    let add_all = builder.declare("addAll", &["size", "len"]);
+    let add = builder.declare("add", &["len"]);
+    let new_block = builder.declare("newBlock", &["how"]);
+    builder.define(add_all, |b| {
+        let (size, len, i) = (b.formal(0), b.formal(1), b.local("i"));
+        b.for_loop(i, 0, lt(i, size), 1, |b| {
+            b.point("call add");
+            b.call(add, vec![len.into()], vec![len]);
+        });
+    });
+    builder.define(add, |b| {
+        let len = b.formal(0);
+        b.if_then(modulo(len, 5, 0), |b| {
+            b.point("call newBlock");
+            b.call(new_block, vec![5.into()], vec![]);
+        });
+        b.assign(len, len + 1);
+        b.returns(&[len]);
+    });
+    builder.define(new_block, |b| {
+        let (how, h) = (b.formal(0), b.local("h"));
+        b.for_loop(h, 1, le(h, how), 1, |b| {
+            b.point("S");
+        });
+    });
+    (builder.build().expect("valid program"), add_all)
+}
+
+#[test]
+fn a_callee_summary_carries_a_returned_field_across_calls() {
+    let (program, add_all) = array_dim();
+    let analysis = analyzed(&program);
+    let point = |name: &str| program.point_by_name(name).expect("point");
+    assert_same_set(
+        &analysis,
+        &program,
+        "call add",
+        &["i", "len"],
+        "[size_init, len_init] -> { [i, len] : 0 <= i < size_init and len = len_init + i }",
+    );
+    let chain = chain_invariant(
+        &program,
+        &analysis,
+        &[point("call add"), point("call newBlock")],
+        point("S"),
+    )
+    .expect("a chain");
+    let cells = chain.project_onto(&["i", "call newBlock__h"]);
+    let counted = count(&cells.to_set()).expect("countable");
+    for size in 0..=12 {
+        for len in 0..=6 {
+            let trace = membound_invariants::run(
+                &program,
+                add_all,
+                &[Int::from(size), Int::from(len)],
+                &Default::default(),
+            )
+            .expect("runs");
+            let visits = trace.visits[point("S").0] as i64;
+            // A block of 5 for every element added at a multiple of 5.
+            let blocks = (len..len + size).filter(|l| l % 5 == 0).count() as i64;
+            assert_eq!(visits, 5 * blocks);
+            assert_eq!(
+                counted
+                    .eval(&parameter_point(&program, add_all, &[size, len]))
+                    .expect("evaluates"),
+                Value::Finite(Rat::from(visits)),
+                "size = {size}, len = {len}: {}",
+                cells.to_isl()
+            );
+        }
+    }
+}
+
+/// A recursive callee has no summary while its cycle is analysed: its results are unknown
+/// there, and what the caller outside the cycle learns still holds for every run.
+#[test]
+fn results_of_calls_inside_a_recursive_cycle_stay_sound() {
+    let mut builder = ProgramBuilder::new();
+    let top = builder.declare("top", &["n"]);
+    let down = builder.declare("down", &["n"]);
+    builder.define(top, |b| {
+        let (n, r) = (b.formal(0), b.local("r"));
+        b.call(down, vec![n.into()], vec![r]);
+        b.point("after");
+    });
+    builder.define(down, |b| {
+        let (n, r) = (b.formal(0), b.local("r"));
+        b.if_else(
+            gt(n, 0),
+            |b| {
+                b.call(down, vec![n - 1], vec![r]);
+                b.assign(r, r + 2);
+            },
+            |b| b.assign(r, 0),
+        );
+        b.returns(&[r]);
+    });
+    let program = builder.build().expect("valid program");
+    let analysis = analyzed(&program);
+    let after = program.point_by_name("after").expect("point");
+    for n in 0..=6 {
+        let trace = membound_invariants::run(&program, top, &[Int::from(n)], &Default::default())
+            .expect("runs");
+        for valuation in &trace.valuations[after.0] {
+            assert!(
+                analysis
+                    .invariant(after)
+                    .contains_valuation(program.procedure(top), valuation),
+                "{valuation:?} not in {}",
+                analysis.invariant(after).to_isl()
+            );
+        }
+    }
+}

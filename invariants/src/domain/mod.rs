@@ -111,6 +111,41 @@ impl Conjunct {
         Some(Conjunct { poly, lattice })
     }
 
+    /// Both parts' common states (same dimension); `None` when none is left.
+    pub fn meet(&self, other: &Conjunct) -> Option<Conjunct> {
+        let mut lattice = self.lattice.clone();
+        for congruence in other.lattice.congruences() {
+            lattice = lattice.meet(&congruence)?;
+        }
+        let poly = self.poly.intersect(&other.poly);
+        (!poly.is_empty()).then_some(Conjunct { poly, lattice })
+    }
+
+    /// The part in a space of `dim` variables where variable `k` becomes `position[k]`; the
+    /// other variables are unconstrained.
+    pub fn embed(&self, dim: usize, position: &[usize]) -> Conjunct {
+        let constraints = self
+            .poly
+            .constraints()
+            .iter()
+            .map(|c| c.remap(|k| position[k]))
+            .collect();
+        Conjunct {
+            poly: Polyhedron::from_constraints(dim, constraints),
+            lattice: self.lattice.embed(dim, position),
+        }
+    }
+
+    /// The part's shadow on the variables in `keep`, in that order (rational projection of
+    /// the polyhedron, exact projection of the lattice).
+    pub fn project_onto(&self, keep: &[usize]) -> Conjunct {
+        Conjunct {
+            poly: self.poly.project_onto(keep),
+            lattice: self.lattice.project_onto(keep),
+        }
+        .reduced()
+    }
+
     /// Convex join of both parts.
     pub fn join(&self, other: &Conjunct) -> Conjunct {
         Conjunct {
