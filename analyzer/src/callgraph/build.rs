@@ -88,13 +88,35 @@ struct Builder<'h, 'p> {
 
 impl Builder<'_, '_> {
     /// The entry's reference parameters (and `this`) hold objects created outside the analyzed
-    /// code: their declared classes are receivers too, and abstract ones are covered by the CHA
-    /// fallback.
+    /// code: their declared classes are receivers too, and so are the application's concrete
+    /// classes that extend them; abstract ones are covered by the CHA fallback.
     fn seed_external_receivers(&mut self, entry: &Body) {
         for &param in &entry.params {
             if let Type::Ref(class) = &entry.var(param).ty {
                 self.instantiate(class.clone());
+                self.instantiate_application_subclasses(class);
             }
+        }
+    }
+
+    /// The application's concrete classes that extend `declared` (an overriding method of one
+    /// may run on an object handed in). A JDK class extending a JDK type is not looked for: the
+    /// whole JDK would have to be scanned.
+    fn instantiate_application_subclasses(&mut self, declared: &ClassName) {
+        let hierarchy = self.hierarchy;
+        let concrete = |class: &ClassName| {
+            hierarchy
+                .class(class)
+                .is_some_and(|c| !c.is_interface() && !c.is_abstract())
+        };
+        let subclasses: Vec<ClassName> = hierarchy
+            .program()
+            .user_classes()
+            .filter(|c| *c != declared && hierarchy.is_subtype(c, declared) && concrete(c))
+            .cloned()
+            .collect();
+        for class in subclasses {
+            self.instantiate(class);
         }
     }
 
