@@ -7,9 +7,9 @@
 //! returns. A call binds the snapshots to its arguments, conjoins the relation and gives each
 //! result the returned value; the caller learns how its results depend on what it passed.
 //!
-//! Only the exit of a normal completion matters to the caller's next statement, and that is
-//! the procedure's exit node (paths that leave by an uncaught exception end where they
-//! throw). A procedure in a recursive cycle is summarised from an analysis in which the calls
+//! Only the exit of a normal completion matters to the caller's next statement: a program
+//! form's exit node is reached by normal completions (a lowering lets paths that leave by an
+//! exception end where they throw; the caller's exception edges carry on from the call). A procedure in a recursive cycle is summarised from an analysis in which the calls
 //! inside the cycle know nothing of their results, which is sound for any caller outside it.
 //! This module does not decide the order procedures are analysed in ([`crate::analysis`]
 //! does).

@@ -10,13 +10,15 @@
 //! results) havocs its target, so the procedure over-approximates every run of the method.
 //! Branches become guards when they compare affine values (or `x % k` with zero, or the `lcmp`
 //! of two affine values); other branches are unguarded. Exception edges are kept: from the state
-//! before each statement of a protected block to its handlers. Every loop gets a virtual
+//! before each statement of a protected block to its handlers (with what a throwing call may
+//! have changed forgotten); the exit is reached by returns only. Every loop gets a virtual
 //! iteration counter, which is what makes visits countable (see [`super::loops`]). Integer
 //! overflow is not modelled: Java arithmetic is taken as arithmetic over the integers.
 //!
 //! Integer fields the caller's [`FieldPlan`] makes views of are read as variables instead of
 //! havocked: a view that is a formal follows the declared parameters' formals, a local view is
-//! assigned by the body's stores (see [`super::fields`]).
+//! assigned by the body's stores, a threaded view is also returned at exit and passed in and
+//! out of calls (see [`super::fields`]).
 //!
 //! It does not resolve calls: the caller says, per call site, which procedures it may reach.
 
@@ -27,7 +29,7 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::Int;
 
-use super::fields::{FieldPlan, StoreEffect, ViewKey, ViewMode};
+use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use super::views::{self, ViewCall, ViewType, view_type};
@@ -206,6 +208,8 @@ struct Lowerer<'b, 't> {
     counters: BTreeMap<usize, VarId>,
     /// Havocked stand-ins for call arguments the lowering cannot express, by argument position.
     unknowns: Vec<VarId>,
+    /// Where calls put returned views the caller does not keep.
+    discarded: Option<VarId>,
     block_entries: Vec<NodeId>,
     points: Vec<LocalPoint>,
     live: Liveness,
@@ -246,6 +250,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             wanted: Wanted::of(body),
             counters: BTreeMap::new(),
             unknowns: Vec::new(),
+            discarded: None,
             block_entries: Vec::new(),
             points: Vec::new(),
             live,
@@ -307,6 +312,11 @@ impl<'b, 't> Lowerer<'b, 't> {
         for view in &fields.views {
             let var = match view.mode {
                 ViewMode::Formal => self.new_formal(&view.name),
+                ViewMode::Threaded => {
+                    let formal = self.new_formal(&view.name);
+                    self.procedure.returns.push(formal);
+                    formal
+                }
                 ViewMode::Local { fixed_at } => {
                     let local = match fixed_at {
                         Some(pc) => {
@@ -472,10 +482,14 @@ impl<'b, 't> Lowerer<'b, 't> {
         let mut node = self.forget_at_block_start(index);
         let mut facts: HashMap<ir::VarId, Fact> = HashMap::new();
         for stmt in &block.stmts {
-            self.exception_edges(index, node);
+            let forgotten = match &stmt.kind {
+                StmtKind::Invoke { .. } => self.changed_by_call(stmt.pc),
+                _ => Vec::new(),
+            };
+            self.exception_edges(index, node, &forgotten);
             node = self.lower_stmt(index, node, stmt, &mut facts);
         }
-        self.exception_edges(index, node);
+        self.exception_edges(index, node, &[]);
         self.lower_terminator(index, node, &facts);
     }
 
@@ -527,8 +541,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         node
     }
 
-    /// The state at `node` may reach each handler of the block.
-    fn exception_edges(&mut self, block: usize, node: NodeId) {
+    /// The state at `node` may reach each handler of the block, with the `forgotten` views a
+    /// throwing call may have changed first.
+    fn exception_edges(&mut self, block: usize, node: NodeId, forgotten: &[VarId]) {
         let handlers: Vec<usize> = self.body.blocks[block]
             .handlers
             .iter()
@@ -536,7 +551,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             .filter(|&t| t < self.block_entries.len())
             .collect();
         for handler in handlers {
-            let actions = self.edge_actions(Some(block), handler);
+            let mut actions: Vec<Action> = forgotten.iter().map(|&v| Action::Havoc(v)).collect();
+            actions.extend(self.edge_actions(Some(block), handler));
             self.connect(node, self.block_entries[handler], actions);
         }
     }
@@ -588,9 +604,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                 });
                 self.jump(block, node, *default, guard);
             }
-            Terminator::Return(_) | Terminator::Throw(_) => {
-                self.edge(node, self.procedure.exit, Action::Skip)
-            }
+            Terminator::Return(_) => self.edge(node, self.procedure.exit, Action::Skip),
+            // The exit is the normal completion callers continue from; a thrown exception
+            // reaches this method's handlers through the block's exception edges, and its
+            // callers' handlers through theirs.
+            Terminator::Throw(_) => {}
         }
     }
 
@@ -649,7 +667,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                     _ => node,
                 };
                 self.forget_facts(*dst, facts);
+                let mut node = node;
                 if let Some(fact) = self.fact_of(value) {
+                    let (saved, fact) = self.detached(node, stmt.pc, *dst, fact);
+                    node = saved;
                     facts.insert(*dst, fact);
                 }
                 match self.fixed_local(stmt.pc, *dst) {
@@ -776,27 +797,94 @@ impl<'b, 't> Lowerer<'b, 't> {
         (self.step(node, Action::Havoc(var)), Expr::var(var))
     }
 
-    /// One branch per known target: its point, then the call with `formal = actual`.
+    /// One branch per known target: its point, then the call with `formal = actual`, which
+    /// returns the threaded views the plan says it returns; a view some callee may write
+    /// otherwise is forgotten after the call.
     fn calls(&mut self, block: usize, node: NodeId, pc: u32, call: &ir::Call) -> NodeId {
         let targets = (self.targets)(pc);
-        if targets.is_empty() {
-            return node;
+        let fields = self.fields;
+        let effects = fields.calls.get(&pc).map_or(&[][..], Vec::as_slice);
+        let mut after = node;
+        if !targets.is_empty() {
+            let join = self.new_node();
+            for target in targets {
+                let (ready, args) = self.arguments(node, call, &target);
+                let results = self.results(&target, effects);
+                let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
+                let done = self.step(
+                    at,
+                    Action::Call {
+                        callee: target.procedure,
+                        args,
+                        results,
+                    },
+                );
+                self.edge(done, join, Action::Skip);
+            }
+            // A callee no chain enters runs too, leaving the returned views as they were.
+            if effects
+                .iter()
+                .any(|(_, e)| *e == CallEffect::Returned { partial: true })
+            {
+                self.edge(node, join, Action::Skip);
+            }
+            after = join;
         }
-        let join = self.new_node();
-        for target in targets {
-            let (ready, args) = self.arguments(node, call, &target);
-            let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
-            let done = self.step(
-                at,
-                Action::Call {
-                    callee: target.procedure,
-                    args,
-                    results: Vec::new(),
-                },
-            );
-            self.edge(done, join, Action::Skip);
+        let havocked: Vec<VarId> = effects
+            .iter()
+            .filter(|(_, effect)| *effect == CallEffect::Havoc)
+            .filter_map(|(key, _)| self.field_vars.get(key).copied())
+            .collect();
+        havocked
+            .into_iter()
+            .fold(after, |node, var| self.step(node, Action::Havoc(var)))
+    }
+
+    /// The caller variable receiving each view `target` returns: the caller's own view when
+    /// the call returns it, else a variable nothing reads.
+    fn results(
+        &mut self,
+        target: &CallTarget<'_>,
+        effects: &[(ViewKey, CallEffect)],
+    ) -> Vec<VarId> {
+        let returned = target
+            .fields
+            .views
+            .iter()
+            .filter(|v| v.mode == ViewMode::Threaded);
+        let mut results = Vec::new();
+        for view in returned {
+            let own = effects
+                .iter()
+                .any(|(key, e)| *key == view.key && matches!(e, CallEffect::Returned { .. }));
+            let var = match self.field_vars.get(&view.key) {
+                Some(&var) if own => var,
+                _ => self.discarded(),
+            };
+            results.push(var);
         }
-        join
+        results
+    }
+
+    /// The variable receiving returned values the caller does not keep.
+    fn discarded(&mut self) -> VarId {
+        if let Some(var) = self.discarded {
+            return var;
+        }
+        let var = self.new_var("discarded", VarKind::Local);
+        self.discarded = Some(var);
+        var
+    }
+
+    /// The views a call at `pc` may change: those it returns or forgets.
+    fn changed_by_call(&self, pc: u32) -> Vec<VarId> {
+        self.fields
+            .calls
+            .get(&pc)
+            .into_iter()
+            .flatten()
+            .filter_map(|(key, _)| self.field_vars.get(key).copied())
+            .collect()
     }
 
     /// The actual of each formal of `target`. They are bound only when the instruction calls
@@ -846,7 +934,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             let expr = match (&view.mode, &view.key) {
                 // A static field has one value, the caller's as much as the callee's.
                 (ViewMode::Formal, ViewKey::Static(_)) => self.field_value(&view.key),
-                (ViewMode::Formal, ViewKey::This(_))
+                (ViewMode::Formal | ViewMode::Threaded, ViewKey::This(_))
                     if direct && call.receiver.as_ref().is_some_and(|r| self.is_this(r)) =>
                 {
                     self.field_value(&view.key)
@@ -910,6 +998,44 @@ impl<'b, 't> Lowerer<'b, 't> {
             }),
             _ => None,
         }
+    }
+
+    /// The fact about `dst`, made independent of `dst`'s value before the assignment (`v = v %
+    /// 5`, javac's shape for `this.len % 5`, reuses one stack slot): the old value is saved
+    /// into a variable of its own first.
+    fn detached(&mut self, node: NodeId, pc: u32, dst: ir::VarId, fact: Fact) -> (NodeId, Fact) {
+        let Some(&var) = self
+            .value_of
+            .get(&dst)
+            .filter(|&&v| fact_mentions(&fact, v))
+        else {
+            return (node, fact);
+        };
+        let saved = self.new_var(&format!("saved{pc}"), VarKind::Local);
+        let node = self.step(
+            node,
+            Action::Assign {
+                var: saved,
+                expr: Expr::var(var),
+            },
+        );
+        let rename = |expr: Expr| {
+            let mut renamed = expr.clone();
+            renamed.terms.remove(&var);
+            renamed.add_term(saved, expr.coeff(var));
+            renamed
+        };
+        let fact = match fact {
+            Fact::Remainder { dividend, divisor } => Fact::Remainder {
+                dividend: rename(dividend),
+                divisor,
+            },
+            Fact::Compare { left, right } => Fact::Compare {
+                left: rename(left),
+                right: rename(right),
+            },
+        };
+        (node, fact)
     }
 
     /// The numeric effect of `dst = value`.

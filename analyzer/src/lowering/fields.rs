@@ -17,7 +17,13 @@
 //! - a **local** when only the method's own body writes it: stores assign it, the value at entry
 //!   is unknown; a static field stored once, outside every loop, with a value the lowering cannot
 //!   express (a call's result, a field read) becomes a fresh formal at that store, one unknown
-//!   value per call (callers cannot bind it).
+//!   value per call (callers cannot bind it);
+//! - **threaded** for a field of `this` that the code the method calls writes (or that a caller
+//!   threads through it): a formal holding the value at entry, assigned by the method's stores,
+//!   returned at its exit, and passed in and out of each call on `this` whose every writing
+//!   callee threads it too, which the invariants crate relates through the callee's summary
+//!   (`len = len_init + 1`). Any other call that may write the field forgets it ([`CallEffect`]),
+//!   also on the call's exception edges.
 //!
 //! The same holds for an integer local with one definition, outside every loop, from a call's
 //! result (`int n = Integer.parseInt(args[0])`, directly or through the stack slot the call
@@ -68,6 +74,20 @@ pub enum ViewMode {
     /// A local written by the method's own stores; with `Some(pc)`, the store at `pc` gives it
     /// a fresh formal's value.
     Local { fixed_at: Option<u32> },
+    /// A formal holding the value at entry of a field of `this`, written by stores and calls on
+    /// `this`, returned at exit.
+    Threaded,
+}
+
+/// What a call does to a threaded view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallEffect {
+    /// Every callee that may write the field is a chain method, called on `this`, threading it:
+    /// the view takes the value the callee returns (`partial`: the call may also enter a method
+    /// no chain goes through, which leaves the field as it was).
+    Returned { partial: bool },
+    /// A callee may write the field in a way no summary tells: the view is forgotten.
+    Havoc,
 }
 
 /// One integer field view of a procedure.
@@ -98,7 +118,7 @@ impl View {
     pub fn is_formal(&self) -> bool {
         matches!(
             self.mode,
-            ViewMode::Formal | ViewMode::Local { fixed_at: Some(_) }
+            ViewMode::Formal | ViewMode::Threaded | ViewMode::Local { fixed_at: Some(_) }
         )
     }
 }
@@ -136,6 +156,8 @@ pub struct FieldPlan {
     pub reads: HashMap<(bool, FieldRef), ViewKey>,
     /// Per store offset, the views it changes.
     pub stores: HashMap<u32, Vec<(ViewKey, StoreEffect)>>,
+    /// Per call offset, what it does to the threaded views it may change.
+    pub calls: HashMap<u32, Vec<(ViewKey, CallEffect)>>,
 }
 
 /// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
@@ -153,6 +175,25 @@ struct Writes {
     anything: bool,
     /// A JDK native method was reached.
     jdk_native: bool,
+}
+
+impl Writes {
+    /// Whether one of the writes may change `key`'s field.
+    fn may_write(&self, key: &ViewKey) -> bool {
+        let target = Resolved {
+            field: key.field().clone(),
+            resolved: true,
+        };
+        self.fields
+            .iter()
+            .any(|(is_static, w)| *is_static == key.is_static() && w.may_alias(&target))
+    }
+
+    fn add(&mut self, other: &Writes) {
+        self.anything |= other.anything;
+        self.jdk_native |= other.jdk_native;
+        self.fields.extend(other.fields.iter().cloned());
+    }
 }
 
 /// A field reference with its declaring class when resolution found it.
@@ -180,6 +221,8 @@ struct Own {
     stores: Vec<Store>,
     /// Calls on `this` (their offsets), for views of `this.f` a callee needs.
     this_calls: BTreeSet<u32>,
+    /// The offsets of every call.
+    call_pcs: BTreeSet<u32>,
 }
 
 /// A `putfield` or `putstatic` of an integer field.
@@ -213,27 +256,16 @@ pub fn plan(
         .iter()
         .map(|b| own_fields(b, &mut resolver))
         .collect();
-    let mut successors: Vec<Vec<usize>> = vec![Vec::new(); graph.methods.len()];
-    for edge in &graph.edges {
-        successors[edge.caller].push(edge.callee);
-    }
+    let mut writes = WriteIndex::new(graph, node_writes);
     let reachable: Vec<Writes> = methods
         .iter()
-        .map(|method| reachable_writes(graph, &successors, &node_writes, method))
+        .map(|method| writes.through_calls(graph, method))
         .collect();
     let mut assumes_jdk_natives = false;
-    let available = |index: usize, key: &ViewKey, assumes: &mut bool| -> bool {
+    // A view needs every write to be seen (a JDK native writes only JDK fields, assumed).
+    let viewable = |index: usize, key: &ViewKey, assumes: &mut bool| -> bool {
         let writes = &reachable[index];
-        let target = Resolved {
-            field: key.field().clone(),
-            resolved: true,
-        };
-        if writes.anything
-            || writes
-                .fields
-                .iter()
-                .any(|(s, w)| *s == key.is_static() && w.may_alias(&target))
-        {
+        if writes.anything {
             return false;
         }
         if writes.jdk_native {
@@ -244,11 +276,79 @@ pub fn plan(
         }
         true
     };
+    let written_by_calls = |index: usize, key: &ViewKey| reachable[index].may_write(key);
     // Which views each method needs: its reads, then what its chain callees need through it.
     let mut needed: Vec<BTreeSet<ViewKey>> = own
         .iter()
         .map(|o| o.reads.values().cloned().collect())
         .collect();
+    propagate_to_callers(&mut needed, &own, callees);
+    let threaded = threaded_views(&mut needed, &own, callees, written_by_calls);
+    let mut plans = Vec::new();
+    for (index, keys) in needed.iter().enumerate() {
+        let mut views = Vec::new();
+        for key in keys {
+            if matches!(key, ViewKey::This(_)) && own[index].this.is_none() {
+                continue;
+            }
+            let threads = threaded[index].contains(key);
+            if !viewable(index, key, &mut assumes_jdk_natives)
+                || (written_by_calls(index, key) && !threads)
+            {
+                continue;
+            }
+            let stores: Vec<&Store> = own[index]
+                .stores
+                .iter()
+                .filter(|s| store_may_write(s, key))
+                .collect();
+            let mode = if threads {
+                ViewMode::Threaded
+            } else if stores.is_empty() {
+                ViewMode::Formal
+            } else {
+                let fixed = match stores.as_slice() {
+                    [only]
+                        if key.is_static()
+                            && only.field.resolved
+                            && only.field.field == *key.field()
+                            && only.opaque
+                            && only.outside_loops =>
+                    {
+                        Some(only.pc)
+                    }
+                    _ => None,
+                };
+                ViewMode::Local { fixed_at: fixed }
+            };
+            views.push((key.clone(), mode));
+        }
+        let mut plan = finish_plan(&methods[index], &bodies[index], &own[index], views);
+        plan.calls = call_effects(
+            graph,
+            &mut writes,
+            methods,
+            index,
+            &own[index],
+            &plan,
+            callees,
+            &threaded,
+        );
+        plans.push(plan);
+    }
+    Plans {
+        plans,
+        assumes_jdk_natives,
+    }
+}
+
+/// Adds to each caller the views its chain callees need: statics always, fields of `this`
+/// through calls on `this`.
+fn propagate_to_callers(
+    needed: &mut [BTreeSet<ViewKey>],
+    own: &[Own],
+    callees: &HashMap<(usize, u32), Vec<usize>>,
+) {
     let mut changed = true;
     while changed {
         changed = false;
@@ -268,51 +368,114 @@ pub fn plan(
             }
         }
     }
-    let mut plans = Vec::new();
-    for (index, keys) in needed.iter().enumerate() {
-        let mut views = Vec::new();
-        for key in keys {
-            if matches!(key, ViewKey::This(_)) && own[index].this.is_none() {
+}
+
+/// The fields of `this` each method threads: those it needs that its calls write, and, down
+/// the chains, those a caller threads into a callee on `this` that reads or stores them
+/// (which then needs them too).
+fn threaded_views(
+    needed: &mut [BTreeSet<ViewKey>],
+    own: &[Own],
+    callees: &HashMap<(usize, u32), Vec<usize>>,
+    written_by_calls: impl Fn(usize, &ViewKey) -> bool,
+) -> Vec<BTreeSet<ViewKey>> {
+    let mut threaded: Vec<BTreeSet<ViewKey>> = needed
+        .iter()
+        .enumerate()
+        .map(|(index, keys)| {
+            keys.iter()
+                .filter(|k| !k.is_static() && own[index].this.is_some())
+                .filter(|k| written_by_calls(index, k))
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for ((caller, pc), targets) in callees {
+            if !own[*caller].this_calls.contains(pc) {
                 continue;
             }
-            if !available(index, key, &mut assumes_jdk_natives) {
-                continue;
-            }
-            let stores: Vec<&Store> = own[index]
-                .stores
-                .iter()
-                .filter(|s| store_may_write(s, key))
-                .collect();
-            let mode = if stores.is_empty() {
-                ViewMode::Formal
-            } else {
-                let fixed = match stores.as_slice() {
-                    [only]
-                        if key.is_static()
-                            && only.field.resolved
-                            && only.field.field == *key.field()
-                            && only.opaque
-                            && only.outside_loops =>
-                    {
-                        Some(only.pc)
+            for key in threaded[*caller].clone() {
+                for &callee in targets {
+                    let uses = needed[callee].contains(&key)
+                        || own[callee]
+                            .stores
+                            .iter()
+                            .any(|s| s.on_this && store_may_write(s, &key));
+                    if uses && own[callee].this.is_some() && threaded[callee].insert(key.clone()) {
+                        needed[callee].insert(key.clone());
+                        changed = true;
                     }
-                    _ => None,
-                };
-                ViewMode::Local { fixed_at: fixed }
-            };
-            views.push((key.clone(), mode));
+                }
+            }
         }
-        plans.push(finish_plan(
-            &methods[index],
-            &bodies[index],
-            &own[index],
-            views,
-        ));
     }
-    Plans {
-        plans,
-        assumes_jdk_natives,
+    threaded
+}
+
+/// What each call of method `index` does to its threaded views: nothing when no callee may
+/// write the field, the callee's returned value when every callee that may write it is a
+/// chain method called on `this` threading it, else forgotten.
+#[allow(clippy::too_many_arguments)]
+fn call_effects(
+    graph: &CallGraph,
+    writes: &mut WriteIndex,
+    methods: &[MethodRef],
+    index: usize,
+    own: &Own,
+    plan: &FieldPlan,
+    callees: &HashMap<(usize, u32), Vec<usize>>,
+    threaded: &[BTreeSet<ViewKey>],
+) -> HashMap<u32, Vec<(ViewKey, CallEffect)>> {
+    let threaded_here: Vec<&ViewKey> = plan
+        .views
+        .iter()
+        .filter(|v| v.mode == ViewMode::Threaded)
+        .map(|v| &v.key)
+        .collect();
+    let mut effects: HashMap<u32, Vec<(ViewKey, CallEffect)>> = HashMap::new();
+    let Some(node) = graph.node(&methods[index]) else {
+        return effects;
+    };
+    if threaded_here.is_empty() {
+        return effects;
     }
+    for &pc in &own.call_pcs {
+        let entered = writes.entered(node, pc);
+        let unresolved = writes.unresolved.contains(&(node, pc));
+        let on_chains = callees.get(&(index, pc)).map_or(&[][..], Vec::as_slice);
+        let chain_index = |callee: usize| {
+            on_chains
+                .iter()
+                .copied()
+                .find(|&m| graph.node(&methods[m]) == Some(callee))
+        };
+        let partial = entered.iter().any(|&c| chain_index(c).is_none());
+        for &key in &threaded_here {
+            let mut effect = None;
+            for &callee in &entered {
+                let running = writes.running(callee);
+                if !running.anything && !running.may_write(key) {
+                    continue;
+                }
+                let threads = own.this_calls.contains(&pc)
+                    && chain_index(callee).is_some_and(|m| threaded[m].contains(key));
+                effect = match (effect, threads) {
+                    (Some(CallEffect::Havoc), _) | (_, false) => Some(CallEffect::Havoc),
+                    _ => Some(CallEffect::Returned { partial }),
+                };
+            }
+            if unresolved {
+                effect = Some(CallEffect::Havoc);
+            }
+            if let Some(effect) = effect {
+                effects.entry(pc).or_default().push((key.clone(), effect));
+            }
+        }
+    }
+    effects
 }
 
 fn store_may_write(store: &Store, key: &ViewKey) -> bool {
@@ -404,6 +567,7 @@ fn finish_plan(
         this: own.this,
         reads,
         stores,
+        calls: HashMap::new(),
     }
 }
 
@@ -479,6 +643,7 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
         reads: BTreeMap::new(),
         stores: Vec::new(),
         this_calls: BTreeSet::new(),
+        call_pcs: BTreeSet::new(),
     };
     for (block, stmt) in body.statements() {
         match &stmt.kind {
@@ -522,11 +687,13 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
                     outside_loops: loops.reducible && loops.enclosing[block.0 as usize].is_empty(),
                 });
             }
-            StmtKind::Invoke { call, .. }
+            StmtKind::Invoke { call, .. } => {
+                own.call_pcs.insert(stmt.pc);
                 if call.receiver.as_ref().is_some_and(is_this)
-                    && !matches!(call.kind, CallKind::Dynamic(_)) =>
-            {
-                own.this_calls.insert(stmt.pc);
+                    && !matches!(call.kind, CallKind::Dynamic(_))
+                {
+                    own.this_calls.insert(stmt.pc);
+                }
             }
             _ => {}
         }
@@ -721,36 +888,83 @@ fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) 
     writes
 }
 
-/// The union of the writes of every node reachable from `method` through at least one call
-/// (its own body counts only when a call leads back to it).
-fn reachable_writes(
-    graph: &CallGraph,
-    successors: &[Vec<usize>],
-    nodes: &[Writes],
-    method: &MethodRef,
-) -> Writes {
-    let Some(start) = graph.node(method) else {
-        return Writes {
-            anything: true,
+/// What running a call-graph node may write: its own code and everything it reaches,
+/// computed once per node asked for.
+struct WriteIndex {
+    successors: Vec<Vec<usize>>,
+    /// The callees of each (caller, call offset).
+    calls: HashMap<(usize, u32), Vec<usize>>,
+    /// The (caller, call offset) of every unresolved call.
+    unresolved: BTreeSet<(usize, u32)>,
+    nodes: Vec<Writes>,
+    running: HashMap<usize, Writes>,
+}
+
+impl WriteIndex {
+    fn new(graph: &CallGraph, nodes: Vec<Writes>) -> WriteIndex {
+        let mut successors: Vec<Vec<usize>> = vec![Vec::new(); graph.methods.len()];
+        let mut calls: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
+        for edge in &graph.edges {
+            successors[edge.caller].push(edge.callee);
+            calls
+                .entry((edge.caller, edge.pc))
+                .or_default()
+                .push(edge.callee);
+        }
+        WriteIndex {
+            successors,
+            calls,
+            unresolved: graph.unresolved.iter().map(|u| (u.caller, u.pc)).collect(),
+            nodes,
+            running: HashMap::new(),
+        }
+    }
+
+    /// The nodes the call at `pc` of `node` may enter.
+    fn entered(&self, node: usize, pc: u32) -> Vec<usize> {
+        self.calls.get(&(node, pc)).cloned().unwrap_or_default()
+    }
+
+    /// The writes of every node reachable from `method` through at least one call (its own
+    /// body counts only when a call leads back to it), and unseen code when the method itself
+    /// has unresolved calls.
+    fn through_calls(&mut self, graph: &CallGraph, method: &MethodRef) -> Writes {
+        let Some(start) = graph.node(method) else {
+            return Writes {
+                anything: true,
+                ..Writes::default()
+            };
+        };
+        let mut total = Writes {
+            anything: self.nodes[start].anything,
             ..Writes::default()
         };
-    };
-    let mut total = Writes {
-        // Unresolved calls in the method itself lead to unseen code.
-        anything: nodes[start].anything,
-        ..Writes::default()
-    };
-    let mut seen = vec![false; graph.methods.len()];
-    let mut stack: Vec<usize> = successors[start].clone();
-    while let Some(node) = stack.pop() {
-        if std::mem::replace(&mut seen[node], true) {
-            continue;
-        }
-        let writes = &nodes[node];
-        total.anything |= writes.anything;
-        total.jdk_native |= writes.jdk_native;
-        total.fields.extend(writes.fields.iter().cloned());
-        stack.extend(&successors[node]);
+        total.add(&self.reach(self.successors[start].clone()));
+        total
     }
-    total
+
+    /// The writes of running `node`: its own and those of everything it reaches.
+    fn running(&mut self, node: usize) -> Writes {
+        if let Some(known) = self.running.get(&node) {
+            return known.clone();
+        }
+        let writes = self.reach(vec![node]);
+        self.running.insert(node, writes.clone());
+        writes
+    }
+
+    /// The union of the writes of the nodes reachable from `starts` (included).
+    fn reach(&self, starts: Vec<usize>) -> Writes {
+        let mut total = Writes::default();
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = starts;
+        while let Some(node) = stack.pop() {
+            if std::mem::replace(&mut seen[node], true) {
+                continue;
+            }
+            total.add(&self.nodes[node]);
+            stack.extend(&self.successors[node]);
+        }
+        total
+    }
 }

@@ -12,9 +12,10 @@
 //! when the lowering lost precision. For an array allocation the invariant also has one column
 //! per given dimension, holding that dimension's value at the execution.
 //!
-//! Integer fields that nothing reachable writes are read through views ([`fields`]): they
-//! become formals of the methods that need them, hence parameters of the counts, listed with
-//! their origin by [`Lowered::view_params`].
+//! Integer fields whose every write is seen are read through views ([`fields`]): they become
+//! formals of the methods that need them, hence parameters of the counts, listed with their
+//! origin by [`Lowered::view_params`]; a field of `this` that callees write is carried across
+//! calls on `this` by the callees' summaries (the invariants crate).
 //!
 //! It does not count (the polyhedra crate does), pick call targets (the call graph and
 //! [`crate::sites`] do), or model object fields other than integer views, array contents or
