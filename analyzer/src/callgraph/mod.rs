@@ -10,6 +10,14 @@
 //! objects come from outside) are receivers. A virtual call that RTA leaves without a target
 //! once everything reachable is known falls back to class hierarchy analysis (CHA) over every
 //! subclass on the classpath, so a receiver created where we cannot see never hides a callee.
+//! An interface spec ([`crate::specs`], `covers`) narrows that fallback for the calls it covers:
+//! a receiver created out of sight is one of the JDK classes it lists or an application class
+//! (a named assumption), so a `Collection` parameter's `iterator()` reaches a handful of spec'd
+//! JDK methods instead of every collection in the JDK. Such a call on a type an abstract
+//! parameter type of the entry is related to gets the narrowed fallback at once, besides RTA's
+//! classes, since RTA's instantiated classes say nothing about the parameter's object. An
+//! interface spec used is a node of its own, reached by no edge, so the specs a graph used
+//! include it.
 //! Static initializers are edges from a class's first use (for the user's classes: the JDK's
 //! are taken as initialized already, see [`JDK_INITIALIZED`]); lambdas created by
 //! `LambdaMetafactory` are instantiated types whose functional method runs the implementation

@@ -37,6 +37,7 @@ struct Entry {
     #[serde(default)]
     writes_fields: bool,
     assumption: Option<String>,
+    covers: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -99,6 +100,9 @@ pub fn parse(text: &str, source: &SpecSource) -> Result<Vec<MethodSpec>, String>
 }
 
 fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
+    if entry.covers.is_some() {
+        return interface_spec(entry, source);
+    }
     let (class, name, descriptor) = split_method(&entry.method)?;
     let declared = match &descriptor {
         Some(d) => declared_params(d).map_err(|e| format!("bad descriptor {d}: {e}"))?,
@@ -183,6 +187,51 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
         stores,
         writes_fields: entry.writes_fields,
         assumption: entry.assumption,
+        covers: None,
+    })
+}
+
+/// An entry with `covers`: the JDK classes a call of an interface method may reach when its
+/// receiver was created out of sight. It states nothing else (its classes' methods do).
+fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
+    let (class, name, descriptor) = split_method(&entry.method)?;
+    let descriptor = descriptor.ok_or("an interface spec (`covers`) needs a descriptor")?;
+    declared_params(&descriptor).map_err(|e| format!("bad descriptor {descriptor}: {e}"))?;
+    let states_more = entry.params.is_some()
+        || !entry.allocates.is_empty()
+        || !entry.calls.is_empty()
+        || entry.returns.is_some()
+        || entry.stores.is_some()
+        || entry.writes_fields;
+    if states_more {
+        return Err(
+            "an interface spec (`covers`) states only the classes it covers and an \
+                    assumption: what they allocate is their own methods' business"
+                .to_string(),
+        );
+    }
+    let covers = entry
+        .covers
+        .unwrap_or_default()
+        .iter()
+        .map(|text| match source_type(text)? {
+            Type::Ref(class) => Ok(class),
+            other => Err(format!("`covers` lists classes; {other} is not one")),
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(MethodSpec {
+        class,
+        name,
+        descriptor: Some(descriptor),
+        source: source.clone(),
+        params: Vec::new(),
+        allocations: Vec::new(),
+        calls: Vec::new(),
+        returns: Vec::new(),
+        stores: Some(Vec::new()),
+        writes_fields: false,
+        assumption: entry.assumption,
+        covers: Some(covers),
     })
 }
 

@@ -10,6 +10,13 @@
 //! lists it among its assumptions, with where it came from, and `validate` compares it with real
 //! runs like any other prediction.
 //!
+//! An interface spec (one with `covers`) is different: it names an abstract interface method
+//! and the JDK classes that objects created out of the analysis's sight may be when they reach
+//! a call of it. It states no allocation: the call graph's class-hierarchy fallback dispatches
+//! such a call only to those JDK classes (whose own methods are analyzed or spec'd as usual) and
+//! to the application's classes, instead of to every implementation in the JDK. The list is a
+//! claim too, listed like the others.
+//!
 //! Specs come from YAML files ([`file`], documented in docs/specs.md): the bundled JDK specs
 //! ([`BUNDLED`]) and the user's `--spec` files, whose entries take precedence. This module knows
 //! JVM names and types; it does not count, lower or analyze escape (the stages that read specs
@@ -71,6 +78,9 @@ pub struct MethodSpec {
     pub writes_fields: bool,
     /// What the spec takes for granted beyond what it states, listed when it is used.
     pub assumption: Option<String>,
+    /// For an interface spec: the JDK classes a receiver created out of sight may be (see the
+    /// module documentation); `None` for a spec of a method's own behaviour.
+    pub covers: Option<Vec<ClassName>>,
 }
 
 /// One kind of object a spec'd method allocates.
@@ -190,7 +200,13 @@ impl MethodSpec {
 
     /// The sentence a certificate lists when the spec is used.
     pub fn assumption_text(&self) -> String {
-        let what = if self.allocations.is_empty() {
+        let what = if let Some(covers) = &self.covers {
+            let classes: Vec<String> = covers.iter().map(ToString::to_string).collect();
+            format!(
+                "a receiver created outside the analyzed code is a {} or an application class's object",
+                classes.join(", ")
+            )
+        } else if self.allocations.is_empty() {
             "allocates nothing".to_string()
         } else {
             let parts: Vec<String> = self
@@ -208,16 +224,26 @@ impl MethodSpec {
                 .collect();
             format!("allocates at most {}", parts.join(", "))
         };
+        let kind = if self.covers.is_some() {
+            "interface spec"
+        } else {
+            "spec"
+        };
         let source = match &self.source {
-            SpecSource::Bundled => "bundled spec".to_string(),
-            SpecSource::File(path) => format!("spec from {path}"),
+            SpecSource::Bundled => format!("bundled {kind}"),
+            SpecSource::File(path) => format!("{kind} from {path}"),
         };
         let extra = self
             .assumption
             .as_deref()
             .map(|a| format!("; {a}"))
             .unwrap_or_default();
-        format!("{}: {what} per call ({source}{extra})", self.target())
+        let per_call = if self.covers.is_some() {
+            ""
+        } else {
+            " per call"
+        };
+        format!("{}: {what}{per_call} ({source}{extra})", self.target())
     }
 }
 
@@ -225,6 +251,9 @@ impl MethodSpec {
 #[derive(Clone, Debug, Default)]
 pub struct Specs {
     by_name: HashMap<(ClassName, String), Vec<Arc<MethodSpec>>>,
+    /// Interface specs by method name and descriptor (a call names a subinterface or class as
+    /// often as the interface itself).
+    interfaces: HashMap<(String, String), Vec<Arc<MethodSpec>>>,
 }
 
 impl Specs {
@@ -260,6 +289,15 @@ impl Specs {
         let parsed =
             file::parse(text, &source).map_err(|e| Error::Input(format!("{origin}: {e}")))?;
         for spec in parsed {
+            if let (Some(_), Some(descriptor)) = (&spec.covers, &spec.descriptor) {
+                let list = self
+                    .interfaces
+                    .entry((spec.name.clone(), descriptor.clone()))
+                    .or_default();
+                list.retain(|old| old.class != spec.class);
+                list.push(Arc::new(spec));
+                continue;
+            }
             let list = self
                 .by_name
                 .entry((spec.class.clone(), spec.name.clone()))
@@ -280,8 +318,20 @@ impl Specs {
             .find(|spec| spec.covers(method))
     }
 
+    /// The interface specs of methods named like `method` (same name and descriptor), on any
+    /// class: the caller keeps those whose interface the called class implements.
+    pub fn interface_specs(&self, method: &MethodRef) -> &[Arc<MethodSpec>] {
+        self.interfaces
+            .get(&(method.name.to_string(), method.descriptor.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
     pub fn len(&self) -> usize {
-        self.by_name.values().map(Vec::len).sum()
+        self.by_name
+            .values()
+            .chain(self.interfaces.values())
+            .map(Vec::len)
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -90,6 +90,36 @@ fn a_later_spec_of_the_same_method_replaces_the_earlier() {
 }
 
 #[test]
+fn an_interface_spec_lists_classes_and_is_found_by_name_and_descriptor() {
+    let mut specs = Specs::bundled();
+    let through_list = method("java.util.List#iterator()Ljava/util/Iterator;");
+    let bundled = specs.interface_specs(&through_list);
+    assert_eq!(bundled.len(), 1);
+    assert_eq!(
+        bundled[0].class,
+        ClassName::from_source("java.util.Collection")
+    );
+    let covers = bundled[0].covers.as_ref().expect("an interface spec");
+    assert!(covers.contains(&ClassName::from_source("java.util.ArrayList")));
+    // Interface specs are not specs of a method's own code.
+    assert!(specs.find(&through_list).is_none());
+    specs
+        .add_yaml(
+            "membound_specs: 1\nspecs:\n  - method: java.util.Collection.iterator()Ljava/util/Iterator;\n    covers: [java.util.ArrayList]\n    assumption: only lists\n",
+            SpecSource::File("mine.yaml".to_string()),
+        )
+        .expect("valid");
+    let mine = specs.interface_specs(&through_list);
+    assert_eq!(mine.len(), 1, "the file's entry replaces the bundled one");
+    assert_eq!(
+        mine[0].assumption_text(),
+        "java.util.Collection.iterator()Ljava/util/Iterator;: a receiver created outside the \
+         analyzed code is a java.util.ArrayList or an application class's object (interface \
+         spec from mine.yaml; only lists)"
+    );
+}
+
+#[test]
 fn bad_specs_are_input_errors_naming_the_entry() {
     let cases = [
         ("membound_specs: 2\n", "format 2 is not supported"),
@@ -132,6 +162,18 @@ fn bad_specs_are_input_errors_naming_the_entry() {
         (
             "membound_specs: 1\nspecs: [{ method: p.C.m(X)V }]\n",
             "bad descriptor",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.I.m, covers: [p.A] }]\n",
+            "needs a descriptor",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.I.m()V, covers: [p.A], stores: [] }]\n",
+            "states only the classes it covers",
+        ),
+        (
+            "membound_specs: 1\nspecs: [{ method: p.I.m()V, covers: [\"int[]\"] }]\n",
+            "is not one",
         ),
     ];
     for (text, expected) in cases {
