@@ -367,3 +367,13 @@ pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, ser
         .unwrap_or_else(|_| panic!("validate prints JSON: {}\n{}", run.stdout, run.stderr));
     (run.code, json)
 }
+
+/// The (observed, predicted) object totals among a `validate --format json` report's
+/// comparisons.
+pub fn total_objects(comparisons: &[serde_json::Value]) -> (serde_json::Value, serde_json::Value) {
+    let total = comparisons
+        .iter()
+        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
+        .unwrap_or_else(|| panic!("no total objects in {comparisons:#?}"));
+    (total["observed"].clone(), total["predicted"].clone())
+}

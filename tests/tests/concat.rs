@@ -3,7 +3,9 @@
 //! when none is a String; a float's, a double's or an object's text is not analyzed: ∞ with its
 //! reason. Oracle: real runs under the agent (`membound validate`).
 
-use membound_tests::{analyze_into, compile_fixture, eval_method, scratch_dir, validate_json};
+use membound_tests::{
+    analyze_into, compile_fixture, eval_method, scratch_dir, total_objects, validate_json,
+};
 
 #[test]
 fn concatenations_of_primitives_are_bounded_and_hold_on_a_run() {
@@ -20,14 +22,8 @@ fn concatenations_of_primitives_are_bounded_and_hold_on_a_run() {
     assert!(text.contains("strings are compact"), "{text}");
     let (code, json) = validate_json(&certificate, "Concat", &["30"]);
     assert_eq!(code, 0, "{json:#}");
-    let total = json["comparisons"]
-        .as_array()
-        .expect("comparisons")
-        .iter()
-        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
-        .expect("total objects");
     assert_eq!(
-        (total["observed"].clone(), total["predicted"].clone()),
+        total_objects(json["comparisons"].as_array().expect("comparisons")),
         (60.into(), 60.into())
     );
 }

@@ -7,7 +7,9 @@
 
 use std::path::PathBuf;
 
-use membound_tests::{certificate_params, eval_method, fixture_certificate, pair, validate_json};
+use membound_tests::{
+    certificate_params, eval_method, fixture_certificate, pair, total_objects, validate_json,
+};
 use serde_json::Value;
 
 fn certificate(method: &str) -> PathBuf {
@@ -50,15 +52,6 @@ fn validated(method: &str) -> Vec<Value> {
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(json["broken"], 0, "{json:#}");
     json["comparisons"].as_array().expect("comparisons").clone()
-}
-
-/// The (observed, predicted) objects of the whole method.
-fn total_objects(comparisons: &[Value]) -> (Value, Value) {
-    let total = comparisons
-        .iter()
-        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
-        .unwrap_or_else(|| panic!("no total in {comparisons:#?}"));
-    (total["observed"].clone(), total["predicted"].clone())
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use membound_tests::membound;
+use membound_tests::{membound, total_objects};
 
 fn intro_certificate(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!(
@@ -51,11 +51,7 @@ fn a_certificate_from_analyze_holds_on_a_real_run() {
             "{comparison}"
         );
     }
-    let total = comparisons
-        .iter()
-        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
-        .expect("total objects");
-    assert_eq!(total["observed"], 7 + 7 * 8 / 2);
+    assert_eq!(total_objects(comparisons).0, 7 + 7 * 8 / 2);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use membound_tests::{analyze_into, compile_fixture, membound, scratch_dir};
+use membound_tests::{analyze_into, compile_fixture, membound, scratch_dir, total_objects};
 use serde_json::Value;
 
 /// The fixture's program arguments: `rows` = 3 * 3 = 9, `n` = 3 + 2 = 5, three items.
@@ -38,14 +38,6 @@ fn exact_comparisons(run: &membound_tests::Run) -> Vec<Value> {
     comparisons
 }
 
-fn total_objects(comparisons: &[Value]) -> &Value {
-    let total = comparisons
-        .iter()
-        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
-        .expect("total objects");
-    &total["observed"]
-}
-
 #[test]
 fn field_views_of_an_analyzed_certificate_are_recorded_by_the_run() {
     let classes = compile_fixture("views");
@@ -59,7 +51,7 @@ fn field_views_of_an_analyzed_certificate_are_recorded_by_the_run() {
     );
     // No --param: `this.n` and `rows` are read at each of the three entries (n = 5, 5, 1).
     let comparisons = exact_comparisons(&validate(&certificate, &["--format", "json"]));
-    assert_eq!(*total_objects(&comparisons), 5 + 9 + 5 + 9 + 1 + 9);
+    assert_eq!(total_objects(&comparisons).0, 5 + 9 + 5 + 9 + 1 + 9);
     assert!(
         comparisons.iter().any(|c| c["what"] == "memRq (entry 3)"),
         "{comparisons:#?}"
@@ -130,7 +122,7 @@ fn string_lengths_and_collection_sizes_bind_by_origin() {
     let comparisons = exact_comparisons(&validate(&certificate, &["--format", "json"]));
     // all("hello", 3 items) with n = 5, then all("sunny day", 3 items) with n = 1; rows = 9.
     assert_eq!(
-        *total_objects(&comparisons),
+        total_objects(&comparisons).0,
         (5 + 9 + 5 + 3) + (1 + 9 + 9 + 3)
     );
     let text_loop = comparisons
@@ -187,5 +179,5 @@ fn a_value_fixed_inside_the_method_is_not_checked() {
         &certificate,
         &["--param", "rows=9", "--format", "json"],
     ));
-    assert_eq!(*total_objects(&comparisons), 9);
+    assert_eq!(total_objects(&comparisons).0, 9);
 }
