@@ -661,6 +661,13 @@ impl<'b, 't> Lowerer<'b, 't> {
     ) -> NodeId {
         match &stmt.kind {
             StmtKind::Assign { dst, value } => {
+                // `new C` and a static field's read first initialize the class.
+                let node = match value {
+                    ir::Expr::New(_) | ir::Expr::Load(ir::Place::Static(_)) => {
+                        self.calls(block, node, stmt.pc, None)
+                    }
+                    _ => node,
+                };
                 let node = match value {
                     ir::Expr::New(_) => self.point(block, node, PointKey::At(stmt.pc)),
                     ir::Expr::NewArray { dims, .. } => self.array_point(block, node, stmt.pc, dims),
@@ -680,7 +687,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             StmtKind::Invoke { dst, call } => {
                 let node = self.point(block, node, PointKey::At(stmt.pc));
-                let node = self.calls(block, node, stmt.pc, call);
+                let node = self.calls(block, node, stmt.pc, Some(call));
                 let node = self.view_effects(node, call);
                 match dst {
                     Some(dst) => {
@@ -693,7 +700,13 @@ impl<'b, 't> Lowerer<'b, 't> {
                     None => node,
                 }
             }
-            StmtKind::Store { value, .. } => self.store(node, stmt.pc, value),
+            StmtKind::Store { place, value } => {
+                let node = match place {
+                    ir::Place::Static(_) => self.calls(block, node, stmt.pc, None),
+                    _ => node,
+                };
+                self.store(node, stmt.pc, value)
+            }
             StmtKind::Monitor { .. } => node,
         }
     }
@@ -799,8 +812,9 @@ impl<'b, 't> Lowerer<'b, 't> {
 
     /// One branch per known target: its point, then the call with `formal = actual`, which
     /// returns the threaded views the plan says it returns; a view some callee may write
-    /// otherwise is forgotten after the call.
-    fn calls(&mut self, block: usize, node: NodeId, pc: u32, call: &ir::Call) -> NodeId {
+    /// otherwise is forgotten after the call. Without `call`, the targets are the class
+    /// initializers an instruction runs.
+    fn calls(&mut self, block: usize, node: NodeId, pc: u32, call: Option<&ir::Call>) -> NodeId {
         let targets = (self.targets)(pc);
         let fields = self.fields;
         let effects = fields.calls.get(&pc).map_or(&[][..], Vec::as_slice);
@@ -889,22 +903,25 @@ impl<'b, 't> Lowerer<'b, 't> {
 
     /// The actual of each formal of `target`. They are bound only when the instruction calls
     /// a method of the same name and descriptor with its arguments in order (not for lambda
-    /// bodies or class initialisers reached through this site); otherwise they are unknown.
+    /// bodies or class initialisers reached through this site, nor without a `call`);
+    /// otherwise they are unknown.
     fn arguments(
         &mut self,
         node: NodeId,
-        call: &ir::Call,
+        call: Option<&ir::Call>,
         target: &CallTarget<'_>,
     ) -> (NodeId, Vec<Expr>) {
-        let direct = !matches!(call.kind, CallKind::Dynamic(_))
-            && call.method.name == target.method.name
-            && call.method.descriptor == target.method.descriptor
-            && call.args.len() == target.formals.len();
+        let call = call.filter(|call| {
+            !matches!(call.kind, CallKind::Dynamic(_))
+                && call.method.name == target.method.name
+                && call.method.descriptor == target.method.descriptor
+                && call.args.len() == target.formals.len()
+        });
         let mut node = node;
         let mut args = Vec::new();
         for (slot, kind) in target.formals.iter().enumerate() {
             let Some(kind) = kind else { continue };
-            let actual = call.args.get(slot).filter(|_| direct);
+            let actual = call.and_then(|call| call.args.get(slot));
             let expr = match (kind, actual) {
                 (FormalKind::Value, Some(operand)) => self.affine(operand),
                 (FormalKind::ArrayLength | FormalKind::StringLength, Some(Operand::Var(v))) => {
@@ -935,7 +952,9 @@ impl<'b, 't> Lowerer<'b, 't> {
                 // A static field has one value, the caller's as much as the callee's.
                 (ViewMode::Formal, ViewKey::Static(_)) => self.field_value(&view.key),
                 (ViewMode::Formal | ViewMode::Threaded, ViewKey::This(_))
-                    if direct && call.receiver.as_ref().is_some_and(|r| self.is_this(r)) =>
+                    if call
+                        .and_then(|call| call.receiver.as_ref())
+                        .is_some_and(|r| self.is_this(r)) =>
                 {
                     self.field_value(&view.key)
                 }

@@ -42,7 +42,7 @@ use crate::callgraph::CallGraph;
 use crate::error::{Error, Result};
 use crate::jvm::MethodRef;
 use crate::program::Program as JavaProgram;
-use crate::sites::{CreationSite, Sites};
+use crate::sites::{ChainElement, CreationSite, Sites};
 use crate::specs::MethodSpec;
 
 pub use body::{
@@ -378,7 +378,8 @@ impl Lowered {
             .ok_or_else(|| Error::Input("a creation site with an empty chain".to_string()))?;
         let chain = chain_invariant(&self.program, &self.analysis, calls, *target)
             .map_err(|e| Error::Input(format!("chain invariant: {e}")))?;
-        let (executions, lengths) = self.kept_columns(frames);
+        let entered = site.chain.get(from + 1..).unwrap_or_default();
+        let (executions, lengths) = self.kept_columns(frames, entered);
         let kept: Vec<&str> = executions
             .iter()
             .chain(&lengths)
@@ -485,7 +486,13 @@ impl Lowered {
     /// counters of all frames identify an execution. The callee formals bound at each call are
     /// not kept: where they matter they bound the counters, and an argument the lowering cannot
     /// express (a call's result) must not make a count that does not depend on it unbounded.
-    fn kept_columns(&self, frames: &[PointId]) -> (Vec<String>, Vec<String>) {
+    /// A class initializer runs at most once: the frames before one (`entered[k]` is the method
+    /// frame `k` calls) keep no column, so they say only whether it may run.
+    fn kept_columns(
+        &self,
+        frames: &[PointId],
+        entered: &[ChainElement],
+    ) -> (Vec<String>, Vec<String>) {
         let mut kept = Vec::new();
         let mut prefix = String::new();
         for (index, &point) in frames.iter().enumerate() {
@@ -494,6 +501,12 @@ impl Lowered {
                     .iter()
                     .map(|name| format!("{prefix}{name}")),
             );
+            if entered
+                .get(index)
+                .is_some_and(|next| next.method.name.as_ref() == "<clinit>")
+            {
+                kept.clear();
+            }
             if index + 1 < frames.len() {
                 prefix = format!("{}__", self.program.point(point).name);
             }

@@ -1,0 +1,53 @@
+//! Class initializers: one runs at most once, so its allocations count once when some path of
+//! the analyzed method may run it (and not at all when none can), however often the
+//! instruction that first uses the class runs; the analyzed method's own class is initialized
+//! before its code runs. Oracles: hand counts of the fixture `initializers` and a run under the
+//! agent (which sees initializers' allocations as the VM's).
+
+use membound_tests::{
+    eval_method, fixture_certificate, fixture_json, total_objects, validate_json,
+};
+use serde_json::json;
+
+#[test]
+fn a_first_use_of_another_class_enters_its_initializer() {
+    let graph = fixture_json("callgraph", "initializers", "initializers.Main.run");
+    let initializers: Vec<&str> = graph["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .filter(|e| e["kind"] == "clinit")
+        .map(|e| e["callee"].as_str().expect("callee"))
+        .collect();
+    assert_eq!(
+        initializers,
+        ["initializers.Table.<clinit>()V"],
+        "{graph:#}"
+    );
+}
+
+#[test]
+fn an_initializer_under_a_loop_counts_once() {
+    let cert = fixture_certificate("initializers", "initializers.Main.run", "count");
+    for (n, objects, cells) in [(0, 0, 0), (1, 2, 11), (5, 6, 15)] {
+        let evaluated = eval_method(&cert, "initializers.Main.run", &format!("n={n}"));
+        // `n` objects, and Table's int[10] once the loop runs; Main's int[3] never.
+        assert_eq!(
+            evaluated["mem_alloc"],
+            json!({"objects": objects, "bytes": cells}),
+            "n = {n}: {evaluated:#}"
+        );
+    }
+}
+
+/// The agent counts what a class initializer allocates as the VM's (the VM runs it, no
+/// instruction calls it): a run shows `run`'s own objects, never more than the bound.
+#[test]
+fn an_initializer_counted_once_is_never_below_a_real_run() {
+    let cert = fixture_certificate("initializers", "initializers.Main.run", "count");
+    let (code, json) = validate_json(&cert, "initializers.Main", &["a", "b", "c"]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["broken"], 0, "{json:#}");
+    let comparisons = json["comparisons"].as_array().expect("comparisons");
+    assert_eq!(total_objects(comparisons), (json!(3), json!(4)));
+}
