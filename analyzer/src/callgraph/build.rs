@@ -2,6 +2,7 @@
 //! class-hierarchy fallback applied at the fixpoint.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -32,6 +33,7 @@ pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Res
         sites_by_declared: HashMap::default(),
         initialized: HashSet::default(),
         edge_keys: HashSet::default(),
+        unseen_abstract: Vec::new(),
     };
     builder.seed_external_receivers(&entry_body);
     loop {
@@ -59,7 +61,13 @@ struct VirtualSite {
     method: MethodRef,
     kind: EdgeKind,
     targets: usize,
+    /// Its named class's subclasses on the classpath were dispatched (narrowed by an interface
+    /// spec, if one covers the call).
     via_cha: bool,
+    /// An interface spec narrowed that dispatch: classes the program creates still count.
+    narrowed: bool,
+    /// A site left without any target is recorded as unresolved once.
+    reported: bool,
 }
 
 /// Where a call comes from.
@@ -84,6 +92,9 @@ struct Builder<'h, 'p> {
     sites_by_declared: HashMap<ClassName, Vec<usize>>,
     initialized: HashSet<(NodeId, ClassName)>,
     edge_keys: HashSet<(NodeId, u32, NodeId, EdgeKind)>,
+    /// The entry's parameter types that are interfaces or abstract classes: objects of classes
+    /// the analysis never sees created.
+    unseen_abstract: Vec<ClassName>,
 }
 
 impl Builder<'_, '_> {
@@ -93,6 +104,13 @@ impl Builder<'_, '_> {
     fn seed_external_receivers(&mut self, entry: &Body) {
         for &param in &entry.params {
             if let Type::Ref(class) = &entry.var(param).ty {
+                let abstract_type = self
+                    .hierarchy
+                    .class(class)
+                    .is_some_and(|c| c.is_interface() || c.is_abstract());
+                if abstract_type {
+                    self.unseen_abstract.push(class.clone());
+                }
                 self.instantiate(class.clone());
                 self.instantiate_application_subclasses(class);
             }
@@ -264,10 +282,23 @@ impl Builder<'_, '_> {
             kind,
             targets: 0,
             via_cha: false,
+            narrowed: false,
+            reported: false,
         });
         let receivers = self.receivers_by_supertype.get(&receiver).cloned();
         for receiver in receivers.into_iter().flatten() {
             self.dispatch(index, &receiver, Dispatch::Rta);
+        }
+        // A call an interface spec covers, on a type a parameter's unseen object may have,
+        // gets its covered classes now: RTA's classes alone would miss the parameter's.
+        let covered = self.interface_spec(&self.virtual_sites[index].method);
+        if let Some(spec) = covered
+            && self.unseen_abstract.iter().any(|unseen| {
+                self.hierarchy.is_subtype(unseen, &receiver)
+                    || self.hierarchy.is_subtype(&receiver, unseen)
+            })
+        {
+            self.dispatch_cha(index, Some(spec));
         }
         for lambda in 0..self.lambdas.len() {
             self.dispatch_lambda(index, lambda);
@@ -321,8 +352,11 @@ impl Builder<'_, '_> {
         supertypes.insert(ClassName::object());
         for supertype in supertypes {
             let sites = self.sites_by_declared.get(&supertype).cloned();
+            // A site dispatched by CHA has every subclass already, unless an interface spec
+            // left out JDK classes: one the program creates is a receiver all the same.
             for index in sites.into_iter().flatten() {
-                if !self.virtual_sites[index].via_cha {
+                let site = &self.virtual_sites[index];
+                if !site.via_cha || site.narrowed {
                     self.dispatch(index, &class, Dispatch::Rta);
                 }
             }
@@ -342,20 +376,22 @@ impl Builder<'_, '_> {
     }
 
     /// At the fixpoint, virtual sites RTA left without a target get every subclass on the
-    /// classpath as receiver. Returns whether anything was added.
+    /// classpath as receiver, except that a call an interface spec covers gets only the JDK
+    /// classes the spec lists (and the application's classes). Returns whether anything was
+    /// added.
     fn apply_cha_fallback(&mut self) -> bool {
         let before = self.graph.edges.len();
         for index in 0..self.virtual_sites.len() {
             let site = &self.virtual_sites[index];
-            if site.targets > 0 || site.via_cha {
+            if site.targets > 0 || site.reported {
                 continue;
             }
-            self.virtual_sites[index].via_cha = true;
-            let declared = self.virtual_sites[index].method.class.clone();
-            for receiver in self.hierarchy.subtypes(&declared) {
-                self.dispatch(index, &receiver, Dispatch::Cha);
+            if !site.via_cha {
+                let covered = self.interface_spec(&site.method);
+                self.dispatch_cha(index, covered);
             }
             if self.virtual_sites[index].targets == 0 {
+                self.virtual_sites[index].reported = true;
                 let (from, method) = (
                     self.site_of(index),
                     self.virtual_sites[index].method.clone(),
@@ -370,8 +406,68 @@ impl Builder<'_, '_> {
         self.graph.edges.len() > before
     }
 
-    /// The static initializers a first use of `class` may run, as edges from that use (once per
-    /// caller and class: an initializer runs at most once).
+    /// Dispatches virtual site `index` to every subclass of its named class on the classpath,
+    /// or with an interface spec `covered`, to the JDK classes it lists and the application's.
+    fn dispatch_cha(&mut self, index: usize, covered: Option<Arc<MethodSpec>>) {
+        self.virtual_sites[index].via_cha = true;
+        self.virtual_sites[index].narrowed = covered.is_some();
+        let declared = self.virtual_sites[index].method.class.clone();
+        for receiver in self.hierarchy.subtypes(&declared) {
+            if covered
+                .as_ref()
+                .is_none_or(|spec| self.unseen_receiver_may_be(spec, &receiver))
+            {
+                self.dispatch(index, &receiver, Dispatch::Cha);
+            }
+        }
+        if let Some(spec) = covered {
+            self.record_interface_spec(spec);
+        }
+    }
+
+    /// The interface spec covering a call of `method` (the most specific one when interfaces
+    /// along the called class's supertypes have one each). Only an abstract interface method
+    /// can be covered: a default method is a target itself.
+    fn interface_spec(&self, method: &MethodRef) -> Option<Arc<MethodSpec>> {
+        self.specs
+            .interface_specs(method)
+            .iter()
+            .filter(|spec| self.hierarchy.is_subtype(&method.class, &spec.class))
+            .filter(|spec| {
+                let declared = MethodRef::new(spec.class.clone(), &method.name, &method.descriptor);
+                self.hierarchy
+                    .access(&declared)
+                    .is_some_and(|access| access.is_abstract())
+            })
+            .cloned()
+            .reduce(|a, b| {
+                if self.hierarchy.is_subtype(&b.class, &a.class) {
+                    b
+                } else {
+                    a
+                }
+            })
+    }
+
+    /// Whether an object created out of sight, of class `receiver`, may reach a call `spec`
+    /// covers: an application class may, a JDK class only if the spec lists it.
+    fn unseen_receiver_may_be(&self, spec: &MethodSpec, receiver: &ClassName) -> bool {
+        self.hierarchy.program().origin(receiver) != Some(Origin::Jdk)
+            || spec.covers.as_ref().is_some_and(|c| c.contains(receiver))
+    }
+
+    /// An interface spec that narrowed a dispatch is a node of its own, reached by no edge (the
+    /// calls go to the covered classes' methods): every stage that lists the specs a graph used
+    /// lists it.
+    fn record_interface_spec(&mut self, spec: Arc<MethodSpec>) {
+        let method = MethodRef::new(
+            spec.class.clone(),
+            &spec.name,
+            spec.descriptor.as_deref().unwrap_or_default(),
+        );
+        self.graph.add_node(method, NodeKind::Spec(spec));
+    }
+
     /// The class initializers a first use of `class` may run. The JDK's own classes are taken
     /// as initialized before the analyzed method runs (the VM initializes the core ones at
     /// start-up), so their initializers are not followed: a named assumption of every bound.
