@@ -1,10 +1,11 @@
-//! Methods that take a `Collection` or a `List` and iterate or read it through the interface
-//! (tests/fixtures/jdk_collections): the bundled interface specs (docs/specs.md) narrow those
-//! calls to a few spec'd JDK classes and the application's own, so the analysis ends in a few
-//! methods instead of the whole JDK, every bound stays at or above what real runs allocate
-//! (validated under the agent for each kind of collection), and where the counts are
-//! quasi-polynomials they are exact: at once when no alternative allocates, and with a user
-//! spec narrowing the classes when the JDK's alternatives make their own iterators.
+//! Methods that take a `Collection`, a `List` or a `Map` and iterate or read it through the
+//! interface (tests/fixtures/jdk_collections): the bundled interface specs (docs/specs.md)
+//! narrow those calls to a few spec'd JDK classes and the application's own, so the analysis
+//! ends in a few methods instead of the whole JDK, every bound stays at or above what real runs
+//! allocate (validated under the agent for each kind of collection), and where the counts are
+//! quasi-polynomials they are exact: at once when no alternative allocates (reading lists and
+//! maps), and with a user spec narrowing the classes when the JDK's alternatives make their own
+//! iterators.
 
 use std::path::Path;
 
@@ -96,13 +97,18 @@ fn a_collection_parameter_reaches_only_specd_jdk_methods_and_the_applications() 
 #[test]
 fn bounds_through_collection_interfaces_are_never_below_real_runs() {
     let dir = scratch_dir("jdk-collections-validate");
-    for method in ["Walk.blocks", "Walk.listBlocks", "Walk.pairs"] {
+    for method in [
+        "Walk.blocks",
+        "Walk.listBlocks",
+        "Walk.pairs",
+        "Walk.lookups",
+    ] {
         let certificate = dir.join(format!("{method}.json"));
         analyze(method, &certificate, &[]);
-        let kinds: &[&str] = if method == "Walk.blocks" {
-            &["list", "vector", "deque", "set", "bag"]
-        } else {
-            &["list", "vector"]
+        let kinds: &[&str] = match method {
+            "Walk.blocks" => &["list", "vector", "deque", "set", "bag"],
+            "Walk.lookups" => &["list", "linked"],
+            _ => &["list", "vector"],
         };
         for kind in kinds {
             for n in ["0", "4", "11"] {
@@ -144,6 +150,9 @@ fn counts_through_collection_interfaces_are_exact_where_no_alternative_allocates
         summary.contains("the program passes ArrayLists"),
         "{summary}"
     );
+    // Reading a map allocates nothing in a HashMap or a LinkedHashMap: a slot per entry.
+    let lookups = dir.join("lookups.json");
+    analyze("Walk.lookups", &lookups, &["--object-model", "count"]);
     for n in [0_u64, 1, 2, 3, 4, 10, 11, 12] {
         let arg = n.to_string();
         let (objects, _) = measured("Walk.pairs", &arg, "list");
@@ -153,6 +162,15 @@ fn counts_through_collection_interfaces_are_exact_where_no_alternative_allocates
         assert_eq!(
             bound(&pairs, "Walk.pairs", &format!("l_size={n}")),
             expected
+        );
+
+        for kind in ["list", "linked"] {
+            let (objects, _) = measured("Walk.lookups", &arg, kind);
+            assert_eq!(objects, n, "n = {n}, {kind}");
+        }
+        assert_eq!(
+            bound(&lookups, "Walk.lookups", &format!("m_size={n}")),
+            (n, n)
         );
 
         let (objects, _) = measured("Walk.listBlocks", &arg, "list");
