@@ -210,3 +210,18 @@ fn vector_growth_is_never_below_real_runs() {
         );
     }
 }
+
+#[test]
+fn a_jdk_class_the_interface_specs_leave_out_breaks_validation() {
+    // A LinkedList is not covered: what its iterator allocates is no creation site of the
+    // certificate, and the run says so instead of passing under a blanket claim.
+    let dir = scratch_dir("jdk-collections-uncovered");
+    let certificate = dir.join("blocks.json");
+    analyze("Walk.blocks", &certificate, &[]);
+    let (code, report) = validate_json(&certificate, "Walk", &["5", "linkedlist"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(
+        report.to_string().contains("java.util.LinkedList$ListItr"),
+        "the uncovered iterator is named: {report:#}"
+    );
+}
