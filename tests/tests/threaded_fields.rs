@@ -2,7 +2,8 @@
 //! entry) carried across calls on `this` by the callee's summary, so `Threads.addAll`, whose
 //! `add` increments `len` and allocates at multiples of 3, is counted exactly. Writes no summary
 //! follows (through another reference that may be `this`, by a callee that throws after
-//! writing, by an override no chain goes through) never give a bound below a run.
+//! writing, by an override no chain goes through) never give a bound below a run. A callee's
+//! integer result reaches its caller the same way.
 //! Oracles: a brute-force count of `addAll` and runs of `fields.Threads` under the agent.
 
 use std::path::PathBuf;
@@ -82,4 +83,20 @@ fn writes_no_summary_follows_are_never_below_a_run() {
         "7 by a Still, 7 steps and 2 multiples of 3 by a Threads"
     );
     assert!(predicted.as_i64() >= Some(16), "{predicted}");
+}
+
+#[test]
+fn a_callee_result_bounds_the_caller_loop_exactly() {
+    let cert = certificate("fields.Threads.again");
+    for n in [0, 1, 2, 5] {
+        let evaluated = eval_method(&cert, "fields.Threads.again", &format!("n={n}"));
+        // n objects in `make`, n + 1 in the loop its result bounds.
+        assert_eq!(
+            evaluated["mem_alloc"]["objects"],
+            n + n + 1,
+            "n {n}: {evaluated:#}"
+        );
+    }
+    let (observed, predicted) = total_objects(&validated("fields.Threads.again"));
+    assert_eq!((observed, predicted), (15.into(), 15.into()));
 }

@@ -7,7 +7,10 @@
 //! collection's size when `iterator()` created it; a `String` or collection parameter's view is
 //! a formal. Affine right-hand sides become assignments and
 //! anything else (field and array-element reads, division, shifts, narrowing conversions, call
-//! results) havocs its target, so the procedure over-approximates every run of the method.
+//! results) havocs its target, so the procedure over-approximates every run of the method; a
+//! call's integer result is the exception when every method the call may run is a procedure
+//! here: the procedure returns it at exit, and the callee's summary relates it to the
+//! arguments.
 //! Branches become guards when they compare affine values (or `x % k` with zero, or the `lcmp`
 //! of two affine values); other branches are unguarded. Exception edges are kept: from the state
 //! before each statement of a protected block to its handlers (with what a throwing call may
@@ -143,6 +146,23 @@ pub struct CallTarget<'a> {
     pub formals: &'a [Option<FormalKind>],
     /// The callee's field views and fixed locals, whose formals follow `formals`'.
     pub fields: &'a FieldPlan,
+    /// The procedure returns the method's integer result (after its threaded views).
+    pub returns_value: bool,
+}
+
+/// The procedures a call site may enter that the caller wants invariants for.
+#[derive(Clone, Debug, Default)]
+pub struct CallTargets<'a> {
+    pub targets: Vec<CallTarget<'a>>,
+    /// Every method the call may run is among `targets` (none is left out by the chains).
+    pub complete: bool,
+}
+
+/// Whether `method` returns an integer value, which its procedure returns.
+pub fn returns_integer(method: &MethodRef) -> bool {
+    method
+        .parsed_descriptor()
+        .is_ok_and(|d| d.ret.as_ref().is_some_and(is_integer))
 }
 
 /// A method lowered to a procedure, with its requested points.
@@ -159,7 +179,7 @@ pub fn lower_body<'t>(
     name: &str,
     body: &ir::Body,
     fields: &FieldPlan,
-    targets: &dyn Fn(u32) -> Vec<CallTarget<'t>>,
+    targets: &dyn Fn(u32) -> CallTargets<'t>,
 ) -> LoweredBody {
     let successors = block_successors(body);
     let loops = find_loops(&successors);
@@ -192,7 +212,7 @@ struct Lowerer<'b, 't> {
     /// Offset of a fixed local's definition → the local and its formal.
     fixed_locals: HashMap<u32, (ir::VarId, VarId)>,
     loops: Loops,
-    targets: &'b dyn Fn(u32) -> Vec<CallTarget<'t>>,
+    targets: &'b dyn Fn(u32) -> CallTargets<'t>,
     procedure: Procedure,
     used_names: HashSet<String>,
     /// IR variable → its value (integer variables).
@@ -208,8 +228,10 @@ struct Lowerer<'b, 't> {
     counters: BTreeMap<usize, VarId>,
     /// Havocked stand-ins for call arguments the lowering cannot express, by argument position.
     unknowns: Vec<VarId>,
-    /// Where calls put returned views the caller does not keep.
+    /// Where calls put returned values the caller does not keep.
     discarded: Option<VarId>,
+    /// The method's integer result at exit.
+    returned: Option<VarId>,
     block_entries: Vec<NodeId>,
     points: Vec<LocalPoint>,
     live: Liveness,
@@ -222,7 +244,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         body: &'b ir::Body,
         fields: &'b FieldPlan,
         loops: Loops,
-        targets: &'b dyn Fn(u32) -> Vec<CallTarget<'t>>,
+        targets: &'b dyn Fn(u32) -> CallTargets<'t>,
         live: Liveness,
         successors: &[Vec<usize>],
     ) -> Self {
@@ -251,6 +273,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             counters: BTreeMap::new(),
             unknowns: Vec::new(),
             discarded: None,
+            returned: None,
             block_entries: Vec::new(),
             points: Vec::new(),
             live,
@@ -258,6 +281,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         };
         lowerer.declare_formals();
         lowerer.declare_views();
+        lowerer.declare_returned();
         lowerer.declare_locals();
         lowerer.declare_counters();
         lowerer
@@ -334,6 +358,15 @@ impl<'b, 't> Lowerer<'b, 't> {
         for local in &fields.locals {
             let formal = self.new_formal(&self.body.var(local.var).name);
             self.fixed_locals.insert(local.pc, (local.var, formal));
+        }
+    }
+
+    /// The variable holding an integer result at exit, returned after the threaded views.
+    fn declare_returned(&mut self) {
+        if returns_integer(&self.body.method) {
+            let var = self.new_var("returned", VarKind::Local);
+            self.procedure.returns.push(var);
+            self.returned = Some(var);
         }
     }
 
@@ -604,7 +637,16 @@ impl<'b, 't> Lowerer<'b, 't> {
                 });
                 self.jump(block, node, *default, guard);
             }
-            Terminator::Return(_) => self.edge(node, self.procedure.exit, Action::Skip),
+            Terminator::Return(value) => {
+                let action = match (self.returned, value) {
+                    (Some(var), Some(value)) => match self.affine(value) {
+                        Some(expr) => Action::Assign { var, expr },
+                        None => Action::Havoc(var),
+                    },
+                    _ => Action::Skip,
+                };
+                self.edge(node, self.procedure.exit, action)
+            }
             // The exit is the normal completion callers continue from; a thrown exception
             // reaches this method's handlers through the block's exception edges, and its
             // callers' handlers through theirs.
@@ -664,7 +706,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 // `new C` and a static field's read first initialize the class.
                 let node = match value {
                     ir::Expr::New(_) | ir::Expr::Load(ir::Place::Static(_)) => {
-                        self.calls(block, node, stmt.pc, None)
+                        self.calls(block, node, stmt.pc, None, None)
                     }
                     _ => node,
                 };
@@ -687,13 +729,15 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             StmtKind::Invoke { dst, call } => {
                 let node = self.point(block, node, PointKey::At(stmt.pc));
-                let node = self.calls(block, node, stmt.pc, Some(call));
+                let summarized = dst.and_then(|dst| self.summarized_result(stmt.pc, dst, call));
+                let node = self.calls(block, node, stmt.pc, Some(call), summarized);
                 let node = self.view_effects(node, call);
                 match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);
                         match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
+                            None if summarized.is_some() => node,
                             None => self.call_result(node, *dst, call),
                         }
                     }
@@ -702,7 +746,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             StmtKind::Store { place, value } => {
                 let node = match place {
-                    ir::Place::Static(_) => self.calls(block, node, stmt.pc, None),
+                    ir::Place::Static(_) => self.calls(block, node, stmt.pc, None, None),
                     _ => node,
                 };
                 self.store(node, stmt.pc, value)
@@ -814,8 +858,15 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// returns the threaded views the plan says it returns; a view some callee may write
     /// otherwise is forgotten after the call. Without `call`, the targets are the class
     /// initializers an instruction runs.
-    fn calls(&mut self, block: usize, node: NodeId, pc: u32, call: Option<&ir::Call>) -> NodeId {
-        let targets = (self.targets)(pc);
+    fn calls(
+        &mut self,
+        block: usize,
+        node: NodeId,
+        pc: u32,
+        call: Option<&ir::Call>,
+        result: Option<VarId>,
+    ) -> NodeId {
+        let CallTargets { targets, complete } = (self.targets)(pc);
         let fields = self.fields;
         let effects = fields.calls.get(&pc).map_or(&[][..], Vec::as_slice);
         let mut after = node;
@@ -823,7 +874,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             let join = self.new_node();
             for target in targets {
                 let (ready, args) = self.arguments(node, call, &target);
-                let results = self.results(&target, effects);
+                let results = self.results(&target, effects, result);
                 let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
                 let done = self.step(
                     at,
@@ -836,10 +887,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 self.edge(done, join, Action::Skip);
             }
             // A callee no chain enters runs too, leaving the returned views as they were.
-            if effects
-                .iter()
-                .any(|(_, e)| *e == CallEffect::Returned { partial: true })
-            {
+            if !complete && effects.iter().any(|(_, e)| *e == CallEffect::Returned) {
                 self.edge(node, join, Action::Skip);
             }
             after = join;
@@ -854,12 +902,13 @@ impl<'b, 't> Lowerer<'b, 't> {
             .fold(after, |node, var| self.step(node, Action::Havoc(var)))
     }
 
-    /// The caller variable receiving each view `target` returns: the caller's own view when
-    /// the call returns it, else a variable nothing reads.
+    /// The caller variable receiving each value `target` returns: the caller's own view when
+    /// the call returns it, `result` for the method's result, else a variable nothing reads.
     fn results(
         &mut self,
         target: &CallTarget<'_>,
         effects: &[(ViewKey, CallEffect)],
+        result: Option<VarId>,
     ) -> Vec<VarId> {
         let returned = target
             .fields
@@ -870,14 +919,36 @@ impl<'b, 't> Lowerer<'b, 't> {
         for view in returned {
             let own = effects
                 .iter()
-                .any(|(key, e)| *key == view.key && matches!(e, CallEffect::Returned { .. }));
+                .any(|(key, e)| *key == view.key && *e == CallEffect::Returned);
             let var = match self.field_vars.get(&view.key) {
                 Some(&var) if own => var,
                 _ => self.discarded(),
             };
             results.push(var);
         }
+        if target.returns_value {
+            let var = result.unwrap_or_else(|| self.discarded());
+            results.push(var);
+        }
         results
+    }
+
+    /// The variable a call's integer result reaches through its callees' summaries: when every
+    /// method the call may run is a procedure named by the instruction (no lambda) that returns
+    /// it, and the result goes to an integer variable no fixed local or view gives a value.
+    fn summarized_result(&self, pc: u32, dst: ir::VarId, call: &ir::Call) -> Option<VarId> {
+        let &var = self.value_of.get(&dst)?;
+        let plain = matches!(views::classify(call), ViewCall::Other | ViewCall::ReadOnly);
+        if !plain || self.fixed_locals.contains_key(&pc) {
+            return None;
+        }
+        let CallTargets { targets, complete } = (self.targets)(pc);
+        let summarized = complete
+            && !targets.is_empty()
+            && targets
+                .iter()
+                .all(|t| t.returns_value && names_target(call, t));
+        summarized.then_some(var)
     }
 
     /// The variable receiving returned values the caller does not keep.
@@ -911,12 +982,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         call: Option<&ir::Call>,
         target: &CallTarget<'_>,
     ) -> (NodeId, Vec<Expr>) {
-        let call = call.filter(|call| {
-            !matches!(call.kind, CallKind::Dynamic(_))
-                && call.method.name == target.method.name
-                && call.method.descriptor == target.method.descriptor
-                && call.args.len() == target.formals.len()
-        });
+        let call = call.filter(|call| names_target(call, target));
         let mut node = node;
         let mut args = Vec::new();
         for (slot, kind) in target.formals.iter().enumerate() {
@@ -1271,6 +1337,15 @@ impl<'b, 't> Lowerer<'b, 't> {
             _ => None,
         }
     }
+}
+
+/// Whether the instruction names the method `target` stands for, with its arguments in order
+/// (a lambda's body or a class initializer reached through it does not qualify).
+fn names_target(call: &ir::Call, target: &CallTarget<'_>) -> bool {
+    !matches!(call.kind, CallKind::Dynamic(_))
+        && call.method.name == target.method.name
+        && call.method.descriptor == target.method.descriptor
+        && call.args.len() == target.formals.len()
 }
 
 fn fact_mentions(fact: &Fact, var: VarId) -> bool {

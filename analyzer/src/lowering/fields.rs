@@ -83,9 +83,9 @@ pub enum ViewMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallEffect {
     /// Every callee that may write the field is a chain method, called on `this`, threading it:
-    /// the view takes the value the callee returns (`partial`: the call may also enter a method
-    /// no chain goes through, which leaves the field as it was).
-    Returned { partial: bool },
+    /// the view takes the value the callee returns (a callee no chain goes through leaves it as
+    /// it was).
+    Returned,
     /// A callee may write the field in a way no summary tells: the view is forgotten.
     Havoc,
 }
@@ -452,7 +452,6 @@ fn call_effects(
                 .copied()
                 .find(|&m| graph.node(&methods[m]) == Some(callee))
         };
-        let partial = entered.iter().any(|&c| chain_index(c).is_none());
         for &key in &threaded_here {
             let mut effect = None;
             for &callee in &entered {
@@ -464,7 +463,7 @@ fn call_effects(
                     && chain_index(callee).is_some_and(|m| threaded[m].contains(key));
                 effect = match (effect, threads) {
                     (Some(CallEffect::Havoc), _) | (_, false) => Some(CallEffect::Havoc),
-                    _ => Some(CallEffect::Returned { partial }),
+                    _ => Some(CallEffect::Returned),
                 };
             }
             if unresolved {

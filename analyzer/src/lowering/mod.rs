@@ -30,7 +30,7 @@ mod specs;
 mod tests;
 mod views;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use membound_invariants::{
@@ -46,8 +46,8 @@ use crate::sites::{ChainElement, CreationSite, Sites};
 use crate::specs::MethodSpec;
 
 pub use body::{
-    CallTarget, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds, identifier,
-    lower_body, numeric_formal_kind,
+    CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds,
+    identifier, lower_body, numeric_formal_kind,
 };
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
 pub use specs::{spec_formal_kinds, spec_formal_names};
@@ -123,6 +123,7 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
         .chain(methods[code_count..].iter().map(spec_formal_kinds))
         .collect();
     let callees = callees_by_call_site(sites, &procedures);
+    let complete = complete_call_sites(graph, &methods, &callees);
     let by_index = callees
         .iter()
         .filter(|&(&(caller, _), _)| caller.0 < code_count)
@@ -170,8 +171,8 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
         let name = &names[index];
         let mut lowered = match &specs[index] {
             None => {
-                let targets = |pc: u32| -> Vec<CallTarget<'_>> {
-                    callees
+                let targets = |pc: u32| CallTargets {
+                    targets: callees
                         .get(&(caller, pc))
                         .into_iter()
                         .flatten()
@@ -180,8 +181,11 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
                             method: &methods[callee.0],
                             formals: &formals[callee.0],
                             fields: &plans[callee.0],
+                            returns_value: callee.0 < code_count
+                                && body::returns_integer(&methods[callee.0]),
                         })
-                        .collect()
+                        .collect(),
+                    complete: complete.contains(&(caller, pc)),
                 };
                 lower_body(name, &bodies[index], &plans[index], &targets)
             }
@@ -310,6 +314,41 @@ fn callees_by_call_site(
         }
     }
     callees
+}
+
+/// The chain call sites whose every possible callee is a procedure the chains enter there: no
+/// unresolved call, no method that allocates nothing (and so is on no chain).
+fn complete_call_sites(
+    graph: &CallGraph,
+    methods: &[MethodRef],
+    callees: &HashMap<(ProcId, u32), Vec<ProcId>>,
+) -> HashSet<(ProcId, u32)> {
+    let mut entered: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
+    for edge in &graph.edges {
+        entered
+            .entry((edge.caller, edge.pc))
+            .or_default()
+            .push(edge.callee);
+    }
+    let unresolved: HashSet<(usize, u32)> =
+        graph.unresolved.iter().map(|u| (u.caller, u.pc)).collect();
+    callees
+        .iter()
+        .filter(|&(&(caller, pc), list)| {
+            let Some(node) = graph.node(&methods[caller.0]) else {
+                return false;
+            };
+            let on_chains: HashSet<usize> = list
+                .iter()
+                .filter_map(|p| graph.node(&methods[p.0]))
+                .collect();
+            !unresolved.contains(&(node, pc))
+                && entered
+                    .get(&(node, pc))
+                    .is_some_and(|all| all.iter().all(|c| on_chains.contains(c)))
+        })
+        .map(|(&site, _)| site)
+        .collect()
 }
 
 /// `m1_at5` for the point before offset 5 of `m1`, `m1_at5_m2` on the way into `m2`.

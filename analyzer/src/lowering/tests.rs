@@ -7,7 +7,7 @@ use std::sync::Arc;
 use membound_invariants::{Options, Point, PointId, ProcId, Program, analyze};
 use membound_polyhedra::{Int, Rat, Value, count};
 
-use super::body::{LoweredBody, PointKey, lower_body};
+use super::body::{CallTargets, LoweredBody, PointKey, lower_body};
 use super::fields::FieldPlan;
 use crate::ir::{
     BinOp, Block, BlockId, Body, CmpOp, Const, Expr, Handler, Operand, Place, Stmt, StmtKind,
@@ -143,7 +143,9 @@ fn counted_loop_with_step_two() {
             block(Vec::new(), Terminator::Return(None)),
         ],
     );
-    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| Vec::new());
+    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| {
+        CallTargets::default()
+    });
     for n in [-1, 0, 1, 4, 7] {
         let expected = if n <= 0 { 0 } else { (n + 1) / 2 };
         assert_eq!(
@@ -216,7 +218,9 @@ fn remainder_guard_becomes_a_mod_guard() {
             block(Vec::new(), Terminator::Return(None)),
         ],
     );
-    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| Vec::new());
+    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| {
+        CallTargets::default()
+    });
     for n in [0, 2, 3, 8, 9] {
         assert_eq!(
             visits(&lowered, PointKey::At(20), n),
@@ -262,6 +266,8 @@ fn allocation_only_in_a_handler_is_reached() {
             ),
         ],
     );
-    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| Vec::new());
+    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| {
+        CallTargets::default()
+    });
     assert_eq!(visits(&lowered, PointKey::At(21), 5), finite(1));
 }
