@@ -75,6 +75,10 @@ fn writes_no_summary_follows_are_never_below_a_run() {
         predicted.as_i64() >= Some(2) || predicted == "inf",
         "{predicted}"
     );
+    // `Reset`'s initializer sets `len` to 0 after `addAll` moved it from 1 to 8.
+    let (observed, predicted) = total_objects(&validated("fields.Threads.resetting"));
+    assert_eq!(observed, 2 + 1, "2 by add (len 3 and 6), 1 after the reset");
+    assert_eq!(predicted, 3);
     // A `Still` receiver never moves `len`: every iteration allocates after `step`.
     let (observed, predicted) = total_objects(&validated("fields.Threads.stepping"));
     assert_eq!(

@@ -515,10 +515,8 @@ impl<'b, 't> Lowerer<'b, 't> {
         let mut node = self.forget_at_block_start(index);
         let mut facts: HashMap<ir::VarId, Fact> = HashMap::new();
         for stmt in &block.stmts {
-            let forgotten = match &stmt.kind {
-                StmtKind::Invoke { .. } => self.changed_by_call(stmt.pc),
-                _ => Vec::new(),
-            };
+            // A call (or a class initializer the statement runs) may throw after a write.
+            let forgotten = self.changed_by_call(stmt.pc);
             self.exception_edges(index, node, &forgotten);
             node = self.lower_stmt(index, node, stmt, &mut facts);
         }

@@ -221,8 +221,6 @@ struct Own {
     stores: Vec<Store>,
     /// Calls on `this` (their offsets), for views of `this.f` a callee needs.
     this_calls: BTreeSet<u32>,
-    /// The offsets of every call.
-    call_pcs: BTreeSet<u32>,
 }
 
 /// A `putfield` or `putstatic` of an integer field.
@@ -442,7 +440,7 @@ fn call_effects(
     if threaded_here.is_empty() {
         return effects;
     }
-    for &pc in &own.call_pcs {
+    for pc in writes.call_sites(node) {
         let entered = writes.entered(node, pc);
         let unresolved = writes.unresolved.contains(&(node, pc));
         let on_chains = callees.get(&(index, pc)).map_or(&[][..], Vec::as_slice);
@@ -642,7 +640,6 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
         reads: BTreeMap::new(),
         stores: Vec::new(),
         this_calls: BTreeSet::new(),
-        call_pcs: BTreeSet::new(),
     };
     for (block, stmt) in body.statements() {
         match &stmt.kind {
@@ -686,13 +683,11 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
                     outside_loops: loops.reducible && loops.enclosing[block.0 as usize].is_empty(),
                 });
             }
-            StmtKind::Invoke { call, .. } => {
-                own.call_pcs.insert(stmt.pc);
+            StmtKind::Invoke { call, .. }
                 if call.receiver.as_ref().is_some_and(is_this)
-                    && !matches!(call.kind, CallKind::Dynamic(_))
-                {
-                    own.this_calls.insert(stmt.pc);
-                }
+                    && !matches!(call.kind, CallKind::Dynamic(_)) =>
+            {
+                own.this_calls.insert(stmt.pc);
             }
             _ => {}
         }
@@ -922,6 +917,17 @@ impl WriteIndex {
     /// The nodes the call at `pc` of `node` may enter.
     fn entered(&self, node: usize, pc: u32) -> Vec<usize> {
         self.calls.get(&(node, pc)).cloned().unwrap_or_default()
+    }
+
+    /// The offsets in `node` of its calls: call instructions, and the instructions that run a
+    /// class initializer.
+    fn call_sites(&self, node: usize) -> BTreeSet<u32> {
+        let resolved = self.calls.keys();
+        resolved
+            .chain(&self.unresolved)
+            .filter(|(caller, _)| *caller == node)
+            .map(|&(_, pc)| pc)
+            .collect()
     }
 
     /// The writes of every node reachable from `method` through at least one call (its own
