@@ -433,6 +433,24 @@ impl Lowered {
         })
     }
 
+    /// How often chain element `from` of `site` makes its call per call of its method: the
+    /// invariant at the call, on the counters of the loops around it, with the method's formals
+    /// as parameters.
+    pub fn call_invariant(&self, site: &CreationSite, from: usize) -> Result<Invariant> {
+        let frames = self.frame_points(site)?;
+        let call = frames
+            .get(from)
+            .filter(|_| from + 1 < frames.len())
+            .copied()
+            .ok_or_else(|| Error::Input(format!("no call at chain element {from} of {site:?}")))?;
+        let chain = chain_invariant(&self.program, &self.analysis, &[], call)
+            .map_err(|e| Error::Input(format!("call invariant: {e}")))?;
+        let kept: Vec<&str> = self.inductive[call.0].iter().map(String::as_str).collect();
+        let mut set = chain.project_onto(&kept);
+        set.params = self.parameter_names(&call, &set);
+        Ok(set)
+    }
+
     /// The binding invariant of the part of `site`'s chain from element `from` to the entry of
     /// element `from + depth`'s method (`depth >= 1`): the values that method's formals can
     /// have when the chain enters it, with the first method's formals as parameters. Its dims

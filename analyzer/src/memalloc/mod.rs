@@ -17,9 +17,11 @@
 //! analyzed: a concatenation of strings and primitives makes two objects, and its bytes are
 //! bounded without strings), and for a method's
 //! total, any reachable method whose code is unknown (native, missing, unresolved) and that no
-//! library spec covers.
+//! library spec covers. A method's total counts a virtual call whose targets each allocate a
+//! constant once per execution, at the largest ([`alternatives`]).
 //! This module does not decide regions (that is [`crate::escape`]) and does not print.
 
+mod alternatives;
 mod quantity;
 mod render;
 
@@ -258,6 +260,14 @@ pub fn analyze(
             method_bound(program, lowered, method, spec, sites, unbounded)
         })
         .collect::<Result<Vec<_>>>()?;
+    let per_call: HashMap<MethodRef, (Rat, Rat)> = bounds
+        .iter()
+        .filter_map(|b| alternatives::constant_per_call(b).map(|c| (b.method.clone(), c)))
+        .collect();
+    let mut bounds = bounds;
+    for bound in bounds.iter_mut().filter(|b| b.unbounded.is_empty()) {
+        bound.mem_alloc = alternatives::total(lowered, sites, bound, &per_call);
+    }
     Ok(Bounds {
         model,
         methods: bounds,
