@@ -12,11 +12,10 @@
 //!   Faulhaber polynomials `S_k`. That formula is exact and gives 0 at `U = L - 1`, so the cell
 //!   keeps `U - L + 1 >= 0` as its condition (one guard fewer than `U >= L`).
 //!
-//! Equalities are removed first by unimodular changes of variables (which keep the count), and
-//! existential variables are either determined by the others (then they are counted like any
-//! variable: the projection is one-to-one) or eliminated exactly when Fourier–Motzkin is exact
-//! for integers (unit coefficients on one side); otherwise the set is reported unsupported.
-//! Rationally empty cells are pruned (sound for integer points).
+//! Equalities are removed first by unimodular changes of variables (which keep the count). The
+//! sets it counts have division locals only (existentials are eliminated before, in
+//! `existential.rs`): a division is a function of the dims, so counting it as a variable keeps
+//! the count. Rationally empty cells are pruned (sound for integer points).
 
 use std::collections::HashMap;
 
@@ -24,8 +23,7 @@ use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 
 use crate::affine::Affine;
-use crate::constraint::{Constraint, Relation};
-use crate::fourier_motzkin::System;
+use crate::constraint::Constraint;
 use crate::lp;
 use crate::polynomial::Polynomial;
 use crate::scalar::{Int, Rat};
@@ -80,7 +78,8 @@ impl Engine {
         }
     }
 
-    /// Counts the integer points of `set` (its dims and locals are the variables).
+    /// Counts the integer points of `set` (its dims and locals are the variables; its locals
+    /// are divisions, so each point of the dims has one value of them).
     pub fn count(&mut self, set: &BasicSet) -> Result<EngineResult, CountError> {
         let first_var = self.n_params;
         let n_vars = set.n_dims() + set.locals.len();
@@ -95,27 +94,15 @@ impl Engine {
             }
         };
         self.next_column = offset + n_vars;
-        let mut constraints: Vec<Constraint> = set
+        let constraints: Vec<Constraint> = set
             .all_constraints()
             .iter()
             .map(|c| c.remap(column).normalized_for_integers())
             .collect();
-        let existential: Vec<usize> = set
-            .locals
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.div.is_none())
-            .map(|(i, _)| column(set.local_column(i)))
-            .collect();
-        let mut vars: Vec<usize> = (offset..offset + n_vars).collect();
-        for var in undetermined(&constraints, &existential) {
-            constraints = eliminate_existential(constraints, var)?;
-            vars.retain(|&v| v != var);
-        }
         let cell = Cell {
             constraints,
             summand: ColumnPoly::one(),
-            vars,
+            vars: (offset..offset + n_vars).collect(),
         };
         let Some(cell) = self.without_equalities(cell) else {
             return Ok(EngineResult::Finite(Vec::new()));
@@ -303,11 +290,16 @@ impl Engine {
                 Step::Unbounded
             });
         }
+        // The sum over `var` follows its splits at once: choosing again could pick a variable
+        // whose bounds the splits just made larger, and split without end.
         let splits = self.needed_splits(&cell, var);
-        if !splits.is_empty() {
-            return Ok(Step::Cells(self.split(cell, &splits)));
-        }
-        Ok(Step::Cells(self.sum_over(cell, var)))
+        let cells = self.split(cell, &splits);
+        Ok(Step::Cells(
+            cells
+                .into_iter()
+                .flat_map(|c| self.sum_over(c, var))
+                .collect(),
+        ))
     }
 
     /// Prefers variables whose bounds need no residue split, then the fewest bound pairs.
@@ -554,122 +546,4 @@ pub(crate) fn affine_poly(form: &Affine) -> ColumnPoly {
         .fold(ColumnPoly::constant(form.constant.clone()), |acc, i| {
             acc + ColumnPoly::var(i).scale(&form.coeff(i))
         })
-}
-
-/// Existential columns not determined by the other columns: those get eliminated.
-fn undetermined(constraints: &[Constraint], existential: &[usize]) -> Vec<usize> {
-    let mut determined: Vec<usize> = Vec::new();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &var in existential {
-            if determined.contains(&var) {
-                continue;
-            }
-            let others_known = |c: &Constraint| {
-                existential
-                    .iter()
-                    .all(|&o| o == var || determined.contains(&o) || c.expr.coeff_ref(o).is_none())
-            };
-            let by_equality = constraints
-                .iter()
-                .any(|c| c.is_equality() && c.expr.coeff_ref(var).is_some() && others_known(c));
-            if by_equality || pinned_by_bounds(constraints, var, &others_known) {
-                determined.push(var);
-                changed = true;
-            }
-        }
-    }
-    existential
-        .iter()
-        .copied()
-        .filter(|v| !determined.contains(v))
-        .collect()
-}
-
-/// True when a lower and an upper bound on `var` leave an interval shorter than 1.
-fn pinned_by_bounds(
-    constraints: &[Constraint],
-    var: usize,
-    others_known: &dyn Fn(&Constraint) -> bool,
-) -> bool {
-    let ineqs: Vec<&Constraint> = constraints
-        .iter()
-        .filter(|c| c.rel == Relation::Ge && c.expr.coeff_ref(var).is_some() && others_known(c))
-        .collect();
-    ineqs
-        .iter()
-        .filter(|l| l.expr.coeff(var).is_positive())
-        .any(|lower| {
-            ineqs
-                .iter()
-                .filter(|u| u.expr.coeff(var).is_negative())
-                .any(|upper| {
-                    // a*x + e >= 0, -b*x + f >= 0: width of [ -e/a, f/b ] is (b*e + a*f) / (a*b).
-                    let a = lower.expr.coeff(var);
-                    let b = -upper.expr.coeff(var);
-                    let width = lower.expr.scale(&b).add(&upper.expr.scale(&a));
-                    width.is_constant() && width.constant < &a * &b
-                })
-        })
-}
-
-/// Exact integer elimination of an existential variable: through an equality with a unit
-/// coefficient, or by Fourier–Motzkin when all its lower (or all its upper) bounds have a unit
-/// coefficient, where the real and integer shadows coincide.
-fn eliminate_existential(
-    constraints: Vec<Constraint>,
-    var: usize,
-) -> Result<Vec<Constraint>, CountError> {
-    let unit_equality = constraints
-        .iter()
-        .find(|c| c.is_equality() && c.expr.coeff(var).abs().is_one())
-        .cloned();
-    if let Some(eq) = unit_equality {
-        let mut rest = eq.expr.clone();
-        rest.set_coeff(var, Rat::zero());
-        let value = rest.scale(&(-eq.expr.coeff(var)));
-        return Ok(constraints
-            .iter()
-            .filter(|c| **c != eq)
-            .map(|c| {
-                Constraint {
-                    expr: c.expr.substitute(var, &value),
-                    rel: c.rel,
-                }
-                .normalized_for_integers()
-            })
-            .collect());
-    }
-    if constraints
-        .iter()
-        .any(|c| c.is_equality() && c.expr.coeff_ref(var).is_some())
-    {
-        return Err(CountError::Unsupported(
-            "an existential variable with a non-unit equality".into(),
-        ));
-    }
-    let lowers_unit = constraints
-        .iter()
-        .filter(|c| c.expr.coeff(var).is_positive())
-        .all(|c| c.expr.coeff(var).is_one());
-    let uppers_unit = constraints
-        .iter()
-        .filter(|c| c.expr.coeff(var).is_negative())
-        .all(|c| (-c.expr.coeff(var)).is_one());
-    if !lowers_unit && !uppers_unit {
-        return Err(CountError::Unsupported(
-            "an existential variable whose projection is not exact (non-unit bounds on both sides)"
-                .into(),
-        ));
-    }
-    let mut system = System::from_constraints(&constraints, true);
-    system.eliminate(var);
-    if system.infeasible {
-        return Ok(vec![Constraint::ge(Affine::constant(-1))]);
-    }
-    let equalities = system.eqs.into_iter().map(Constraint::eq);
-    Ok(equalities
-        .chain(system.ineqs.into_iter().map(|i| Constraint::ge(i.expr)))
-        .collect())
 }

@@ -1,13 +1,23 @@
 //! Counting integer points: `count(set)` gives the number of integer points of a parametric set
 //! as a piecewise quasi-polynomial in its parameters (or ∞ for an unbounded set).
 //!
-//! Each basic set is counted by [`engine`]'s exact nested summation; a union is counted by
-//! inclusion–exclusion over its parts (intersections are basic sets again), so points in
-//! several parts are counted once. The finished cells are then merged into pieces with
-//! pairwise disjoint domains.
+//! Every set is counted exactly, in three steps:
+//! - existential variables are eliminated first (`existential.rs`): each part becomes a union of
+//!   basic sets whose locals are all integer divisions, with the same integer points;
+//! - each basic set is counted by `engine.rs`'s exact nested summation. A union is counted by
+//!   inclusion–exclusion over its parts (intersections are basic sets again) up to
+//!   `INCLUSION_EXCLUSION_PARTS` parts, and beyond that as a disjoint union (`disjoint.rs`):
+//!   inclusion–exclusion costs up to `2^parts` counts, the disjoint pieces roughly `parts²`
+//!   subtractions (measured: at 8 parts inclusion–exclusion is slightly faster, at 13 the
+//!   disjoint route is 20 times faster);
+//! - the finished cells are merged into pieces with pairwise disjoint domains.
+//!
+//! The only failure is [`CountError::TooComplex`], when a limit on the work is reached.
 
 mod coalesce;
+mod disjoint;
 mod engine;
+mod existential;
 mod piecewise;
 
 pub use piecewise::{Count, EvalError, Piece, PiecewiseQuasiPolynomial, Value};
@@ -19,38 +29,43 @@ use crate::scalar::Rat;
 use crate::set::{BasicSet, Div, Local, Set, Space};
 use engine::{Engine, EngineResult, FinishedCell};
 
-/// Unions with more parts than this are refused (inclusion–exclusion is exponential).
-const MAX_UNION_PARTS: usize = 12;
+/// Unions of up to this many parts are counted by inclusion–exclusion, larger ones as a
+/// disjoint union.
+const INCLUSION_EXCLUSION_PARTS: usize = 12;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CountError {
-    #[error("unsupported set: {0}")]
-    Unsupported(String),
     #[error("the set is too complex to count within the engine's limits")]
     TooComplex,
 }
 
 /// The number of integer points of `set` for each value of its parameters.
 pub fn count(set: &Set) -> Result<Count, CountError> {
-    if set.parts.len() > MAX_UNION_PARTS {
-        return Err(CountError::Unsupported(format!(
-            "a union of more than {MAX_UNION_PARTS} parts"
-        )));
+    let mut parts = Vec::new();
+    for part in &set.parts {
+        parts.extend(existential::without_existentials(part)?);
     }
+    // Each basic set with its sign: the count is the signed sum of their counts.
+    let signed_sets: Vec<(bool, BasicSet)> = if parts.len() <= INCLUSION_EXCLUSION_PARTS {
+        intersections(&parts)
+            .into_iter()
+            .map(|(subset, intersection)| (subset.len() % 2 == 1, intersection))
+            .collect()
+    } else {
+        disjoint::disjoint_parts(&parts)
+            .into_iter()
+            .map(|piece| (true, piece))
+            .collect()
+    };
     let mut engine = Engine::new(set.space.params.len());
     let mut signed_cells: Vec<(bool, FinishedCell)> = Vec::new();
-    // Unbounded parts make the count infinite whatever the other parts hold.
-    for part in &set.parts {
-        if let EngineResult::Infinite = engine.count(part)? {
-            return Ok(Count::Infinite);
-        }
-    }
-    for (subset, intersection) in intersections(&set.parts) {
-        let positive = subset.len() % 2 == 1;
-        match engine.count(&intersection)? {
+    for (positive, basic) in signed_sets {
+        match engine.count(&basic)? {
             EngineResult::Finite(cells) => {
                 signed_cells.extend(cells.into_iter().map(|c| (positive, c)))
             }
+            // An unbounded part makes the count infinite whatever the other parts hold (and
+            // parts come before their intersections).
             EngineResult::Infinite => return Ok(Count::Infinite),
         }
     }
@@ -77,7 +92,7 @@ pub fn count(set: &Set) -> Result<Count, CountError> {
 }
 
 /// Non-empty intersections of every non-empty subset of `parts` (supersets of an empty
-/// intersection are skipped), with the subset.
+/// intersection are skipped), with the subset; parts come first.
 fn intersections(parts: &[BasicSet]) -> Vec<(Vec<usize>, BasicSet)> {
     let mut found: Vec<(Vec<usize>, BasicSet)> = Vec::new();
     let mut frontier: Vec<(Vec<usize>, BasicSet)> = parts

@@ -13,6 +13,7 @@ use crate::scalar::{Int, Rat};
 use crate::set::{BasicSet, Set, Space};
 
 use super::coalesce::coalesce;
+use super::disjoint::minus;
 
 /// Above this many overlapping pieces a count keeps them overlapping (values add up).
 pub const DISJOINT_PIECE_LIMIT: usize = 12;
@@ -219,16 +220,7 @@ fn insert_disjoint(
         for rest in subtract(&existing, &domain) {
             result.push((without_redundant(rest), existing_qp.clone()));
         }
-        uncovered = uncovered
-            .into_iter()
-            .flat_map(|u| {
-                if is_obviously_empty(&u.intersect(&existing)) {
-                    vec![u]
-                } else {
-                    subtract(&u, &existing)
-                }
-            })
-            .collect();
+        uncovered = minus(uncovered, &existing);
     }
     result.extend(
         uncovered
