@@ -1,6 +1,8 @@
-//! Differential property test: on random parametric polytopes (up to 4 variables and 2
-//! parameters, small coefficients, with and without mod constraints and unions) the count
-//! equals brute-force enumeration at sampled parameter values.
+//! Differential property tests: on random parametric polytopes (up to 4 variables and 2
+//! parameters, small coefficients, with and without mod constraints and unions), on sets with
+//! existential variables that no projection handles exactly (non-unit coefficients on both
+//! sides, non-unit equalities, several coupled existentials), and on unions of 13 to 40 parts,
+//! the count equals brute-force enumeration at sampled parameter values.
 
 mod common;
 
@@ -88,17 +90,117 @@ fn random_set() -> impl Strategy<Value = (String, usize)> {
     })
 }
 
+/// An affine form of the dims and params with coefficients in [-1, 1], as text.
+fn small_form(dims: usize, params: usize) -> impl Strategy<Value = String> {
+    let names: Vec<&str> = VARS[..dims]
+        .iter()
+        .chain(&PARAMS[..params])
+        .copied()
+        .collect();
+    (
+        proptest::collection::vec(-1i64..=1, dims + params),
+        -2i64..=2,
+    )
+        .prop_map(move |(coeffs, constant)| linear(&coeffs, &names, constant))
+}
+
+/// A set over dims boxed in [-BOX, BOX] with an existential `t` that has a lower and an
+/// upper bound with coefficients in 2..=3 (so neither side is unit), maybe fixed by an
+/// equality with a coefficient in 2..=3. (Several coupled existentials are the named shapes
+/// below: random ones can split into many residue classes, too slow for a property test.)
+/// One parameter: nested divisions over two make periods in both, which the count's
+/// quasi-polynomials hold class by class.
+fn existential_set() -> impl Strategy<Value = (String, usize)> {
+    (1usize..=2, Just(1usize)).prop_flat_map(|(dims, params)| {
+        let bound = move || (2i64..=3, small_form(dims, params));
+        let equality = proptest::option::weighted(0.4, bound());
+        (bound(), bound(), equality).prop_map(move |((a, low), (b, high), equality)| {
+            let mut parts: Vec<String> = VARS[..dims]
+                .iter()
+                .map(|v| format!("-{BOX} <= {v} <= n + 1"))
+                .collect();
+            parts.push(format!("{a}*t >= {low}"));
+            parts.push(format!("{b}*t <= {high} + 4"));
+            if let Some((c, form)) = equality {
+                parts.push(format!("{c}*t = {form}"));
+            }
+            let text = format!(
+                "[n] -> {{ [{}] : exists (t : {}) }}",
+                VARS[..dims].join(", "),
+                parts.join(" and ")
+            );
+            (text, params)
+        })
+    })
+}
+
+/// A union of 13 to 40 random conjunctions (more than inclusion–exclusion can afford), over
+/// up to 2 variables and one parameter to keep the test fast.
+fn large_union() -> impl Strategy<Value = (String, usize)> {
+    (1usize..=2, Just(1usize)).prop_flat_map(|(dims, params)| {
+        proptest::collection::vec(conjunction(dims, params), 13..=40).prop_map(move |parts| {
+            let body: Vec<String> = parts.iter().map(|p| format!("({p})")).collect();
+            let text = format!(
+                "[{}] -> {{ [{}] : {} }}",
+                PARAMS[..params].join(", "),
+                VARS[..dims].join(", "),
+                body.join(" or ")
+            );
+            (text, params)
+        })
+    })
+}
+
+/// Our count of `text` equals enumeration at `values` (the first `params` of them).
+fn agrees_with_enumeration(text: &str, params: usize, values: &[i64]) -> Result<(), TestCaseError> {
+    let set = parse_set(text).expect("generated sets parse");
+    let counted = count(&set).expect("generated sets count");
+    let point: BTreeMap<String, Int> = PARAMS[..params]
+        .iter()
+        .zip(values)
+        .map(|(p, v)| (p.to_string(), Int::from(*v)))
+        .collect();
+    let ours = counted.eval(&point).expect("evaluates");
+    let brute = brute_count(&set, &values[..params], BOX);
+    prop_assert_eq!(ours, Value::Finite(Rat::from(brute as i64)), "{}", text);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
     #[test]
     fn count_equals_enumeration((text, params) in random_set(), values in proptest::collection::vec(-1i64..=5, 2)) {
-        let set = parse_set(&text).expect("generated sets parse");
-        let counted = count(&set).expect("generated sets count");
-        let point: BTreeMap<String, Int> =
-            PARAMS[..params].iter().zip(&values).map(|(p, v)| (p.to_string(), Int::from(*v))).collect();
-        let ours = counted.eval(&point).expect("evaluates");
-        let brute = brute_count(&set, &values[..params], BOX);
-        prop_assert_eq!(ours, Value::Finite(Rat::from(brute as i64)), "{}", text);
+        agrees_with_enumeration(&text, params, &values)?;
+    }
+
+    #[test]
+    fn existentials_with_non_unit_coefficients_count_exactly((text, params) in existential_set(), values in proptest::collection::vec(-1i64..=5, 2)) {
+        agrees_with_enumeration(&text, params, &values)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
+
+    #[test]
+    fn unions_of_many_parts_count_exactly((text, params) in large_union(), values in proptest::collection::vec(-1i64..=5, 2)) {
+        agrees_with_enumeration(&text, params, &values)?;
+    }
+}
+
+/// The shapes named in issue #3, at every parameter value of a range.
+#[test]
+fn named_existential_shapes_count_exactly() {
+    for text in [
+        "[n] -> { [i] : exists t : 0 <= i <= n and 3t <= i + n <= 3t + 1 }",
+        "[n] -> { [i, j] : exists t : 2t = i + j and 3t >= j and 0 <= i <= n and 0 <= j <= n }",
+        "[n] -> { [i, j] : exists (t, u : 2t = i + 3u and 3u <= j + n and 2u >= j - 1 and 0 <= i, j <= n) }",
+        "[n] -> { [i] : exists (t : 0 <= i <= n and t mod 2 = 1 and 3t <= i <= 3t + 1) }",
+        "[n] -> { [i] : exists (t, u : 0 <= i <= n and 2t >= i + u and 3t <= i + 2 + 2u and 2u >= n - i and 3u <= n + 1) }",
+    ] {
+        for n in -1..=BOX {
+            agrees_with_enumeration(text, 1, &[n]).unwrap();
+        }
     }
 }

@@ -1,25 +1,42 @@
 //! Brute-force counting: enumerate the bounding box of the rational relaxation and test
-//! membership point by point.
+//! membership point by point (existential witnesses are searched in their own box).
 
-use membound_polyhedra::{Affine, Constraint, Int, Polyhedron, Rat, Set};
+use membound_polyhedra::{Affine, BasicSet, Constraint, Polyhedron, Rat, Set};
+
+/// Existential witnesses are searched within this many times the dims' radius.
+const WITNESS_SCALE: i64 = 4;
 
 /// Number of integer points of `set` at `params`; every dim must also lie in
 /// `[-radius, radius]` (a safety net for unbounded relaxations).
 pub fn brute_count(set: &Set, params: &[i64], radius: i64) -> u64 {
     let ranges: Vec<(i64, i64)> = (0..set.space.dims.len())
-        .map(|d| dim_range(set, params, d, radius))
+        .map(|d| column_range(set, params, d, radius))
         .collect();
-    let params: Vec<Int> = params.iter().map(|&p| Int::from(p)).collect();
     if ranges.iter().any(|(lo, hi)| lo > hi) {
         return 0;
     }
+    // Each part with the range of every local (used for its existentials).
+    let parts: Vec<(&BasicSet, Vec<(i64, i64)>)> = set
+        .parts
+        .iter()
+        .map(|part| {
+            let alone = Set::from_basic(part.clone());
+            let first_local = part.n_dims();
+            let locals = (0..part.locals.len())
+                .map(|l| column_range(&alone, params, first_local + l, WITNESS_SCALE * radius))
+                .collect();
+            (part, locals)
+        })
+        .collect();
+    let params: Vec<Rat> = params.iter().map(|&p| Rat::from(p)).collect();
     let mut point: Vec<i64> = ranges.iter().map(|(lo, _)| *lo).collect();
     let mut total = 0;
     loop {
-        let values: Vec<Int> = point.iter().map(|&v| Int::from(v)).collect();
-        if set
-            .contains(&params, &values)
-            .expect("brute force needs sets without existentials")
+        let mut values: Vec<Rat> = params.clone();
+        values.extend(point.iter().map(|&v| Rat::from(v)));
+        if parts
+            .iter()
+            .any(|(part, locals)| member(part, locals, &mut values))
         {
             total += 1;
         }
@@ -38,8 +55,31 @@ pub fn brute_count(set: &Set, params: &[i64], radius: i64) -> u64 {
     }
 }
 
-/// Integer range of dim `d` over the union of the parts' rational relaxations.
-fn dim_range(set: &Set, params: &[i64], d: usize, radius: i64) -> (i64, i64) {
+/// Membership of the params and dims in `values`: divisions are computed, existentials take
+/// every value of their range (`locals`). `values` is restored on return.
+fn member(part: &BasicSet, locals: &[(i64, i64)], values: &mut Vec<Rat>) -> bool {
+    let index = values.len() - part.n_params() - part.n_dims();
+    let Some(local) = part.locals.get(index) else {
+        return part.constraints.iter().all(|c| c.is_satisfied(values));
+    };
+    let candidates: Vec<Rat> = match &local.div {
+        Some(div) => {
+            let quotient = div.numerator.eval(values) / Rat::from(div.denominator.clone());
+            vec![Rat::from(quotient.floor())]
+        }
+        None => (locals[index].0..=locals[index].1).map(Rat::from).collect(),
+    };
+    candidates.into_iter().any(|value| {
+        values.push(value);
+        let inside = member(part, locals, values);
+        values.pop();
+        inside
+    })
+}
+
+/// Integer range of column `d` (counted after the params: dims, then a part's locals) over
+/// the union of the parts' rational relaxations, within `[-radius, radius]`.
+fn column_range(set: &Set, params: &[i64], d: usize, radius: i64) -> (i64, i64) {
     let mut range = (radius, -radius);
     for part in &set.parts {
         let n_params = part.n_params();

@@ -1,6 +1,8 @@
 //! A deterministic corpus of loop-nest-shaped parametric sets (up to 4 variables, 2
-//! parameters; some with `mod`, strides through `exists`, and unions), shared by the barvinok
-//! oracle test and the benchmark.
+//! parameters; some with `mod`, strides through `exists`, and unions), and a smaller one of
+//! harder shapes (an existential with non-unit coefficients on both sides of its bounds or in an
+//! equality, unions of 13 to 16 parts), shared by the barvinok oracle test and the
+//! benchmark.
 
 /// A set in isl syntax with its parameters, the parameter points to compare at, and the shape
 /// family it belongs to.
@@ -130,6 +132,68 @@ pub fn corpus(size: usize) -> Vec<Sample> {
             Sample {
                 text,
                 params: names,
+                points,
+                shape,
+            }
+        })
+        .collect()
+}
+
+/// An affine form of `names` with coefficients in [-1, 1] and a constant in [-2, 2].
+fn small_form(rng: &mut Lcg, names: &[&str]) -> String {
+    let mut text = rng.range(-2, 2).to_string();
+    for name in names {
+        match rng.range(-1, 1) {
+            0 => {}
+            c => text.push_str(&format!(" + {}", term(c, name))),
+        }
+    }
+    text.replace("+ -", "- ")
+}
+
+/// One set whose existential no projection handles exactly: `t` bounded with coefficients 2
+/// or 3 on both sides, maybe fixed by an equality `a*t = …` with `a` in 2..=3.
+fn existential(rng: &mut Lcg) -> (String, &'static str, usize) {
+    let dims = rng.range(1, 2) as usize;
+    let names: Vec<&str> = VARS[..dims].iter().chain(&PARAMS[..1]).copied().collect();
+    let mut constraints: Vec<String> = VARS[..dims]
+        .iter()
+        .map(|v| format!("0 <= {v} <= n + {}", rng.range(-1, 1)))
+        .collect();
+    let low = small_form(rng, &names);
+    let high = small_form(rng, &names);
+    constraints.push(format!("{}t >= {low}", rng.range(2, 3)));
+    constraints.push(format!("{}t <= {high} + 3", rng.range(2, 3)));
+    let shape = if rng.below(3) == 0 {
+        let form = small_form(rng, &names);
+        constraints.push(format!("{}t = {form}", rng.range(2, 3)));
+        "exists-eq"
+    } else {
+        "exists"
+    };
+    let body = format!("exists (t : {})", constraints.join(" and "));
+    (body, shape, dims)
+}
+
+/// The harder corpus: `size` sets, the same on every run, over one parameter `n`.
+pub fn hard_corpus(size: usize) -> Vec<Sample> {
+    let mut rng = Lcg(0x00dd_ba11);
+    (0..size)
+        .map(|index| {
+            let (body, shape, dims) = if index % 3 == 2 {
+                let dims = rng.range(1, 2) as usize;
+                let parts: Vec<String> = (0..rng.range(13, 16))
+                    .map(|_| format!("({})", nest(&mut rng, dims, 1).0))
+                    .collect();
+                (parts.join(" or "), "union13+", dims)
+            } else {
+                existential(&mut rng)
+            };
+            let text = format!("[n] -> {{ [{}] : {body} }}", VARS[..dims].join(", "));
+            let points = (0..6).map(|_| vec![rng.range(-1, 7)]).collect();
+            Sample {
+                text,
+                params: vec!["n".to_string()],
                 points,
                 shape,
             }
