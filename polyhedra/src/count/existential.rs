@@ -33,7 +33,8 @@ use crate::set::{BasicSet, Div};
 use super::CountError;
 use super::piecewise::is_obviously_empty;
 
-/// Above this many parts (from residue splits) the elimination stops.
+/// Above this many parts (from residue splits, counted before they are made) the elimination
+/// stops.
 const PART_LIMIT: usize = 4096;
 
 /// `set` as a union of basic sets with the same integer points and only division locals.
@@ -61,6 +62,10 @@ pub(super) fn without_existentials(set: &BasicSet) -> Result<Vec<BasicSet>, Coun
             work.push(through_equality(part, index, &witnesses));
         } else {
             let (t, negate, splits) = cheapest_witness(&part, &witnesses);
+            let residues = splits.iter().fold(Int::one(), |p, (_, m)| p * m);
+            if residues > Int::from(PART_LIMIT) {
+                return Err(CountError::TooComplex);
+            }
             let part = if negate {
                 substitute(part, t, &Affine::term(t, -Rat::one()))
             } else {
