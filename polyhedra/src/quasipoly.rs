@@ -219,7 +219,8 @@ impl QuasiPolynomial {
     }
 
     /// `floor(self)` when `self` has degree at most 1 and only integer variables; the result is
-    /// exact (its periods grow to make the fractional part periodic). `None` for higher degree.
+    /// exact (its periods grow to make the fractional part periodic). `None` for higher degree,
+    /// and when the residue classes it needs would be more than [`MAX_CLASSES`].
     pub fn floor_of_linear(&self) -> Option<Self> {
         if self.degree() > 1 {
             return None;
@@ -243,8 +244,18 @@ impl QuasiPolynomial {
                     .iter()
                     .find(|(v, _)| v == var)
                     .map_or(1, |(_, p)| *p);
-                set_period(&mut periods, var, current.lcm(&(original * multiple)));
+                set_period(
+                    &mut periods,
+                    var,
+                    current.lcm(&original.checked_mul(multiple)?),
+                );
             }
+        }
+        let classes = periods
+            .iter()
+            .try_fold(1_usize, |n, (_, p)| n.checked_mul(*p as usize))?;
+        if classes > MAX_CLASSES {
+            return None;
         }
         let aligned = self.aligned(&periods);
         let residues = all_residues(&periods);
@@ -458,6 +469,10 @@ fn floor_atom(var: &str, shift: i64, period: u32) -> String {
         s => format!("floor(({var} - {s})/{period})"),
     }
 }
+
+/// The most residue classes a quasi-polynomial made by [`QuasiPolynomial::floor_of_linear`] may
+/// have: each is a polynomial of its own, so a period like 10^10 cannot be spelled out.
+pub const MAX_CLASSES: usize = 1 << 16;
 
 fn set_period(periods: &mut Vec<(String, u32)>, var: &str, period: u32) {
     match periods.iter_mut().find(|(v, _)| v == var) {

@@ -205,3 +205,30 @@ fn named_existential_shapes_count_exactly() {
         }
     }
 }
+
+/// A stride whose period cannot be spelled out class by class (10^10) is refused as too
+/// complex; it was counted as if its floor were 0. Smaller strides stay exact.
+#[test]
+fn periods_too_large_to_spell_out_are_refused_not_miscounted() {
+    let text =
+        |c: &str| format!("[n] -> {{ [i, j] : 0 <= i <= n and 0 <= j and {c} j <= i + 2 n }}");
+    for c in ["10000000000", "99999999999999999999999"] {
+        let set = parse_set(&text(c)).expect("parses");
+        assert_eq!(
+            count(&set).err(),
+            Some(membound_polyhedra::CountError::TooComplex),
+            "c = {c}"
+        );
+    }
+    let set = parse_set(&text("1000")).expect("parses");
+    let counted = count(&set).expect("counts");
+    for n in 0..=6_i64 {
+        let point = BTreeMap::from([("n".to_string(), Int::from(n))]);
+        let expected = (0..=n).map(|i| (i + 2 * n) / 1000 + 1).sum::<i64>();
+        assert_eq!(
+            counted.eval(&point).expect("evaluates"),
+            Value::Finite(Rat::from(expected)),
+            "n = {n}"
+        );
+    }
+}

@@ -16,9 +16,7 @@ use super::piecewise::{is_obviously_empty, subtract, without_redundant};
 pub(super) fn disjoint_parts(parts: &[BasicSet]) -> Vec<BasicSet> {
     let mut pieces = Vec::new();
     for (index, part) in parts.iter().enumerate() {
-        let rest = parts[..index]
-            .iter()
-            .fold(vec![part.clone()], minus);
+        let rest = parts[..index].iter().fold(vec![part.clone()], minus);
         pieces.extend(
             rest.into_iter()
                 .map(|piece| without_unused_divisions(without_redundant(piece))),

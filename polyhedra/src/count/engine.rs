@@ -293,7 +293,7 @@ impl Engine {
         // The sum over `var` follows its splits at once: choosing again could pick a variable
         // whose bounds the splits just made larger, and split without end.
         let splits = self.needed_splits(&cell, var);
-        let cells = self.split(cell, &splits);
+        let cells = self.split(cell, &splits)?;
         Ok(Step::Cells(
             cells
                 .into_iter()
@@ -352,11 +352,16 @@ impl Engine {
         splits
     }
 
-    /// One cell per residue class: `y = m*y + r` for each split `(y, m)`.
-    fn split(&self, cell: Cell, splits: &[(usize, Int)]) -> Vec<Cell> {
+    /// One cell per residue class: `y = m*y + r` for each split `(y, m)`; a modulus with more
+    /// residues than the engine keeps cells is too complex.
+    fn split(&self, cell: Cell, splits: &[(usize, Int)]) -> Result<Vec<Cell>, CountError> {
         let mut cells = vec![cell];
         for (var, modulus) in splits {
-            let m: i64 = modulus.try_into().unwrap_or(1);
+            let m: i64 = modulus
+                .try_into()
+                .ok()
+                .filter(|&m: &i64| m <= CELL_LIMIT as i64)
+                .ok_or(CountError::TooComplex)?;
             cells = cells
                 .into_iter()
                 .flat_map(|c| {
@@ -368,7 +373,7 @@ impl Engine {
                 .filter(|c| !self.is_empty(&c.constraints))
                 .collect();
         }
-        cells
+        Ok(cells)
     }
 
     /// Sums the summand over `var`, one cell per (active lower, active upper) bound pair.

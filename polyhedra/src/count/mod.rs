@@ -74,17 +74,17 @@ pub fn count(set: &Set) -> Result<Count, CountError> {
     let pieces = signed_cells
         .into_iter()
         .map(|(positive, cell)| {
-            let piece = to_piece(&engine, &params_space, cell);
-            if positive {
+            let piece = to_piece(&engine, &params_space, cell)?;
+            Ok(if positive {
                 piece
             } else {
                 Piece {
                     qp: piece.qp.neg(),
                     ..piece
                 }
-            }
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, CountError>>()?;
     Ok(Count::Finite(PiecewiseQuasiPolynomial::from_overlapping(
         params_space,
         pieces,
@@ -119,7 +119,7 @@ fn intersections(parts: &[BasicSet]) -> Vec<(Vec<usize>, BasicSet)> {
 
 /// Turns an engine cell (over engine columns) into a piece over the parameters, keeping only
 /// the divisions it uses.
-fn to_piece(engine: &Engine, space: &Space, cell: FinishedCell) -> Piece {
+fn to_piece(engine: &Engine, space: &Space, cell: FinishedCell) -> Result<Piece, CountError> {
     let n_params = space.params.len();
     let mut used = engine.divs_used_by(&cell.guard);
     used.extend(
@@ -162,7 +162,7 @@ fn to_piece(engine: &Engine, space: &Space, cell: FinishedCell) -> Piece {
         });
     }
     domain.constraints = cell.guard.iter().map(|c| c.remap(column)).collect();
-    let atoms = atom_values(&domain);
+    let atoms = atom_values(&domain).ok_or(CountError::TooComplex)?;
     let qp = cell
         .summand
         .terms()
@@ -176,15 +176,16 @@ fn to_piece(engine: &Engine, space: &Space, cell: FinishedCell) -> Piece {
             );
             acc.add(&term)
         });
-    Piece {
+    Ok(Piece {
         domain: Set::from_basic(domain),
         qp,
-    }
+    })
 }
 
 /// The quasi-polynomial of every column of a parameter domain: parameters are variables,
-/// divisions are floors of their numerators.
-pub(crate) fn atom_values(domain: &BasicSet) -> Vec<QuasiPolynomial> {
+/// divisions are floors of their numerators. `None` when a local is no division, or a floor's
+/// period is too large to spell out (see [`crate::quasipoly::MAX_CLASSES`]).
+pub(crate) fn atom_values(domain: &BasicSet) -> Option<Vec<QuasiPolynomial>> {
     let mut atoms: Vec<QuasiPolynomial> = domain
         .space
         .params
@@ -192,17 +193,12 @@ pub(crate) fn atom_values(domain: &BasicSet) -> Vec<QuasiPolynomial> {
         .map(|p| QuasiPolynomial::var(p))
         .collect();
     for local in &domain.locals {
-        let value = match &local.div {
-            Some(div) => {
-                let numerator = affine_qp(&div.numerator, &atoms);
-                let quotient = numerator.scale(&(Rat::one() / Rat::from(div.denominator.clone())));
-                quotient.floor_of_linear().unwrap_or_default()
-            }
-            None => QuasiPolynomial::zero(),
-        };
-        atoms.push(value);
+        let div = local.div.as_ref()?;
+        let numerator = affine_qp(&div.numerator, &atoms);
+        let quotient = numerator.scale(&(Rat::one() / Rat::from(div.denominator.clone())));
+        atoms.push(quotient.floor_of_linear()?);
     }
-    atoms
+    Some(atoms)
 }
 
 fn affine_qp(form: &Affine, atoms: &[QuasiPolynomial]) -> QuasiPolynomial {
