@@ -111,6 +111,13 @@ impl Builder<'_, '_> {
                 if abstract_type {
                     self.unseen_abstract.push(class.clone());
                 }
+                let extensible = self
+                    .hierarchy
+                    .class(class)
+                    .is_none_or(|c| !c.access.is_final());
+                if extensible && self.hierarchy.program().origin(class) == Some(Origin::Jdk) {
+                    self.graph.external_jdk_types.insert(class.clone());
+                }
                 self.instantiate(class.clone());
                 self.instantiate_application_subclasses(class);
             }

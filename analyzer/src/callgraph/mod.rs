@@ -31,6 +31,7 @@
 mod build;
 mod render;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -38,7 +39,7 @@ use rustc_hash::FxHashMap as HashMap;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
-use crate::jvm::MethodRef;
+use crate::jvm::{ClassName, MethodRef};
 use crate::specs::MethodSpec;
 
 pub use build::build;
@@ -135,8 +136,16 @@ pub struct CallGraph {
     pub methods: Vec<Node>,
     pub edges: Vec<Edge>,
     pub unresolved: Vec<Unresolved>,
+    /// The JDK types of the entry's reference parameters that other JDK classes may extend: an
+    /// object handed in is taken to be of a class the analysis sees (see [`EXTERNAL_OBJECTS`]).
+    pub external_jdk_types: BTreeSet<ClassName>,
     index: HashMap<MethodRef, NodeId>,
 }
+
+/// What the call graph takes for granted about objects handed to the entry: the classes it
+/// looks for are the declared one, the application's, those the analyzed code creates and those
+/// an interface spec covers, not every JDK class extending a JDK type.
+pub const EXTERNAL_OBJECTS: &str = "objects handed in as parameters of JDK types are of their declared class, an application class, a class the analyzed code creates, or a JDK class an interface spec covers (other JDK subclasses are not looked for)";
 
 impl CallGraph {
     fn new(entry: MethodRef) -> Self {
@@ -144,6 +153,7 @@ impl CallGraph {
             methods: Vec::new(),
             edges: Vec::new(),
             unresolved: Vec::new(),
+            external_jdk_types: BTreeSet::new(),
             index: HashMap::default(),
         };
         graph.add_node(entry, NodeKind::Code);

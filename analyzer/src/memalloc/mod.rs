@@ -276,6 +276,7 @@ pub fn analyze(
             .chain(compact_strings(sites))
             .chain(lowered.assumptions.iter().cloned())
             .chain(spec_assumptions(graph))
+            .chain(external_objects(graph))
             .collect(),
     })
 }
@@ -311,6 +312,22 @@ pub const COMPACT_STRINGS: &str =
 
 /// One assumption per spec standing for a reached method, sorted, after what the bundled
 /// specs all take for granted when one is used.
+/// The assumption about objects handed in, naming the JDK types it concerns.
+fn external_objects(graph: &CallGraph) -> Option<String> {
+    let types: Vec<String> = graph
+        .external_jdk_types
+        .iter()
+        .map(|c| c.source().to_string())
+        .collect();
+    (!types.is_empty()).then(|| {
+        format!(
+            "{} ({})",
+            crate::callgraph::EXTERNAL_OBJECTS,
+            types.join(", ")
+        )
+    })
+}
+
 fn spec_assumptions(graph: &CallGraph) -> Vec<String> {
     let used: Vec<&MethodSpec> = graph
         .methods
