@@ -31,7 +31,7 @@
 mod build;
 mod render;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -147,7 +147,50 @@ pub struct CallGraph {
 /// an interface spec covers, not every JDK class extending a JDK type.
 pub const EXTERNAL_OBJECTS: &str = "objects handed in as parameters of JDK types are of their declared class, an application class, a class the analyzed code creates, or a JDK class an interface spec covers (other JDK subclasses are not looked for)";
 
+/// The graph's call sites: what each call (caller, offset) may enter — a call instruction, or an
+/// instruction that runs a class initializer — and which calls have an unresolved target.
+#[derive(Clone, Debug, Default)]
+pub struct CallSites {
+    entered: HashMap<(NodeId, u32), Vec<NodeId>>,
+    unresolved: HashSet<(NodeId, u32)>,
+}
+
+impl CallSites {
+    /// The methods the call at `pc` of `caller` may enter.
+    pub fn entered(&self, caller: NodeId, pc: u32) -> &[NodeId] {
+        self.entered.get(&(caller, pc)).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn is_unresolved(&self, caller: NodeId, pc: u32) -> bool {
+        self.unresolved.contains(&(caller, pc))
+    }
+
+    /// The offsets of `caller`'s calls, resolved or not.
+    pub fn offsets(&self, caller: NodeId) -> BTreeSet<u32> {
+        self.entered
+            .keys()
+            .chain(&self.unresolved)
+            .filter(|(from, _)| *from == caller)
+            .map(|&(_, pc)| pc)
+            .collect()
+    }
+}
+
 impl CallGraph {
+    /// The index of its call sites.
+    pub fn call_sites(&self) -> CallSites {
+        let mut sites = CallSites::default();
+        for edge in &self.edges {
+            sites
+                .entered
+                .entry((edge.caller, edge.pc))
+                .or_default()
+                .push(edge.callee);
+        }
+        sites.unresolved = self.unresolved.iter().map(|u| (u.caller, u.pc)).collect();
+        sites
+    }
+
     fn new(entry: MethodRef) -> Self {
         let mut graph = CallGraph {
             methods: Vec::new(),

@@ -34,7 +34,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::callgraph::{CallGraph, NodeKind};
+use crate::callgraph::{CallGraph, CallSites, NodeKind};
 use crate::classpath::Origin;
 use crate::ir::{self, CallKind, DynamicCall, Operand, Place, StmtKind};
 use crate::jvm::{ClassName, FieldRef, MethodRef, Type};
@@ -241,6 +241,7 @@ struct Store {
 pub fn plan(
     java: &Program,
     graph: &CallGraph,
+    call_sites: &CallSites,
     methods: &[MethodRef],
     bodies: &[std::sync::Arc<ir::Body>],
     callees: &HashMap<(usize, u32), Vec<usize>>,
@@ -324,6 +325,7 @@ pub fn plan(
         let mut plan = finish_plan(&methods[index], &bodies[index], &own[index], views);
         plan.calls = call_effects(
             graph,
+            call_sites,
             &mut writes,
             methods,
             index,
@@ -419,6 +421,7 @@ fn threaded_views(
 #[allow(clippy::too_many_arguments)]
 fn call_effects(
     graph: &CallGraph,
+    call_sites: &CallSites,
     writes: &mut WriteIndex,
     methods: &[MethodRef],
     index: usize,
@@ -440,9 +443,9 @@ fn call_effects(
     if threaded_here.is_empty() {
         return effects;
     }
-    for pc in writes.call_sites(node) {
-        let entered = writes.entered(node, pc);
-        let unresolved = writes.unresolved.contains(&(node, pc));
+    for pc in call_sites.offsets(node) {
+        let entered = call_sites.entered(node, pc);
+        let unresolved = call_sites.is_unresolved(node, pc);
         let on_chains = callees.get(&(index, pc)).map_or(&[][..], Vec::as_slice);
         let chain_index = |callee: usize| {
             on_chains
@@ -452,7 +455,7 @@ fn call_effects(
         };
         for &key in &threaded_here {
             let mut effect = None;
-            for &callee in &entered {
+            for &callee in entered {
                 let running = writes.running(callee);
                 if !running.anything && !running.may_write(key) {
                     continue;
@@ -886,10 +889,6 @@ fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) 
 /// computed once per node asked for.
 struct WriteIndex {
     successors: Vec<Vec<usize>>,
-    /// The callees of each (caller, call offset).
-    calls: HashMap<(usize, u32), Vec<usize>>,
-    /// The (caller, call offset) of every unresolved call.
-    unresolved: BTreeSet<(usize, u32)>,
     nodes: Vec<Writes>,
     running: HashMap<usize, Writes>,
 }
@@ -897,37 +896,14 @@ struct WriteIndex {
 impl WriteIndex {
     fn new(graph: &CallGraph, nodes: Vec<Writes>) -> WriteIndex {
         let mut successors: Vec<Vec<usize>> = vec![Vec::new(); graph.methods.len()];
-        let mut calls: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
         for edge in &graph.edges {
             successors[edge.caller].push(edge.callee);
-            calls
-                .entry((edge.caller, edge.pc))
-                .or_default()
-                .push(edge.callee);
         }
         WriteIndex {
             successors,
-            calls,
-            unresolved: graph.unresolved.iter().map(|u| (u.caller, u.pc)).collect(),
             nodes,
             running: HashMap::new(),
         }
-    }
-
-    /// The nodes the call at `pc` of `node` may enter.
-    fn entered(&self, node: usize, pc: u32) -> Vec<usize> {
-        self.calls.get(&(node, pc)).cloned().unwrap_or_default()
-    }
-
-    /// The offsets in `node` of its calls: call instructions, and the instructions that run a
-    /// class initializer.
-    fn call_sites(&self, node: usize) -> BTreeSet<u32> {
-        let resolved = self.calls.keys();
-        resolved
-            .chain(&self.unresolved)
-            .filter(|(caller, _)| *caller == node)
-            .map(|&(_, pc)| pc)
-            .collect()
     }
 
     /// The writes of every node reachable from `method` through at least one call (its own

@@ -38,7 +38,7 @@ use membound_invariants::{
     chain_invariant,
 };
 
-use crate::callgraph::CallGraph;
+use crate::callgraph::{CallGraph, CallSites};
 use crate::error::{Error, Result};
 use crate::jvm::MethodRef;
 use crate::program::Program as JavaProgram;
@@ -123,7 +123,8 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
         .chain(methods[code_count..].iter().map(spec_formal_kinds))
         .collect();
     let callees = callees_by_call_site(sites, &procedures);
-    let complete = complete_call_sites(graph, &methods, &callees);
+    let call_sites = graph.call_sites();
+    let complete = complete_call_sites(graph, &call_sites, &methods, &callees);
     let by_index = callees
         .iter()
         .filter(|&(&(caller, _), _)| caller.0 < code_count)
@@ -136,7 +137,14 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
             ((caller.0, pc), code)
         })
         .collect();
-    let plans = fields::plan(java, graph, &methods[..code_count], &bodies, &by_index);
+    let plans = fields::plan(
+        java,
+        graph,
+        &call_sites,
+        &methods[..code_count],
+        &bodies,
+        &by_index,
+    );
     let mut assumptions = if plans.assumes_jdk_natives {
         vec![JDK_NATIVES_KEEP_FIELDS.to_string()]
     } else {
@@ -320,18 +328,10 @@ fn callees_by_call_site(
 /// unresolved call, no method that allocates nothing (and so is on no chain).
 fn complete_call_sites(
     graph: &CallGraph,
+    call_sites: &CallSites,
     methods: &[MethodRef],
     callees: &HashMap<(ProcId, u32), Vec<ProcId>>,
 ) -> HashSet<(ProcId, u32)> {
-    let mut entered: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
-    for edge in &graph.edges {
-        entered
-            .entry((edge.caller, edge.pc))
-            .or_default()
-            .push(edge.callee);
-    }
-    let unresolved: HashSet<(usize, u32)> =
-        graph.unresolved.iter().map(|u| (u.caller, u.pc)).collect();
     callees
         .iter()
         .filter(|&(&(caller, pc), list)| {
@@ -342,10 +342,12 @@ fn complete_call_sites(
                 .iter()
                 .filter_map(|p| graph.node(&methods[p.0]))
                 .collect();
-            !unresolved.contains(&(node, pc))
-                && entered
-                    .get(&(node, pc))
-                    .is_some_and(|all| all.iter().all(|c| on_chains.contains(c)))
+            !call_sites.is_unresolved(node, pc)
+                && !call_sites.entered(node, pc).is_empty()
+                && call_sites
+                    .entered(node, pc)
+                    .iter()
+                    .all(|c| on_chains.contains(c))
         })
         .map(|(&site, _)| site)
         .collect()
