@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo bench -p membound-agent --bench slowdown` (builds the agent first).
 
-use membound::measure::{self, MeasureOptions};
+use membound_runtime::measure::{self, MeasureOptions};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -6,7 +6,7 @@
 //! These runs are also the empirical check of the JVM flags in `EXACT_ALLOCATION_FLAGS`: the
 //! counts only come out exact when the agent sees every allocation.
 
-use membound::measure::{self, Event, MeasureOptions, Measurement};
+use membound_runtime::measure::{self, Event, MeasureOptions, Measurement};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;

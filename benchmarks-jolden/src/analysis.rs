@@ -10,16 +10,16 @@ use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use membound::callgraph;
-use membound::certificate::Certificate;
-use membound::classpath::{Classpath, Jdk};
-use membound::error::{Error, Result};
-use membound::hierarchy::Hierarchy;
-use membound::memrq;
-use membound::program::Program;
-use membound::select::select_method;
-use membound::sites::{self, DEFAULT_MAX_CHAINS};
-use membound::sizes::ObjectModel;
+use membound_analysis::memrq;
+use membound_analysis::sites::{self, DEFAULT_MAX_CHAINS};
+use membound_certificate::Certificate;
+use membound_front::callgraph;
+use membound_front::classpath::{Classpath, Jdk};
+use membound_front::hierarchy::Hierarchy;
+use membound_front::program::Program;
+use membound_front::select::select_method;
+use membound_front::sizes::ObjectModel;
+use membound_jvm::error::{Error, Result};
 
 use crate::setup::WorkDir;
 
@@ -143,7 +143,7 @@ fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<Option<us
     let graph = callgraph::build(
         &Hierarchy::new(&program),
         &entry,
-        &membound::specs::Specs::bundled(),
+        &membound_front::specs::Specs::bundled(),
     )?;
     let found = sites::enumerate(&program, &graph, DEFAULT_MAX_CHAINS)?;
     if let Some(limit) = found.truncated_at {
@@ -151,7 +151,7 @@ fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<Option<us
     }
     let bounds = memrq::analyze(&program, &graph, &found, ObjectModel::HotspotCoops, &|| {})?;
     let seconds = start.elapsed().as_secs_f64();
-    let certificate = Certificate::new(input, &bounds)?;
+    let certificate = membound_analysis::certify::certificate(input, &bounds)?;
     std::fs::write(out, certificate.to_json()).map_err(|source| Error::Io {
         path: out.to_path_buf(),
         source,

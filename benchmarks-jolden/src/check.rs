@@ -1,5 +1,5 @@
-//! One setting of one method: the program runs under the agent ([`membound::measure`]) and the
-//! certificate is compared with the run ([`membound::validate`]), exactly as `membound
+//! One setting of one method: the program runs under the agent ([`membound_runtime::measure`]) and the
+//! certificate is compared with the run ([`membound_runtime::validate`]), exactly as `membound
 //! validate` does, at the parameter values the agent recorded at each entry of the method.
 //!
 //! It does not analyze and does not render.
@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use membound::certificate::Certificate;
-use membound::measure::MeasureOptions;
-use membound::validate::{self, Comparison, Validation};
+use membound_certificate::Certificate;
 use membound_polyhedra::{Int, Rat, Value};
+use membound_runtime::measure::MeasureOptions;
+use membound_runtime::validate::{self, Comparison, Validation};
 
 /// What one run of a program showed for the analyzed method.
 pub struct Checked {

@@ -7,9 +7,9 @@
 
 use std::fmt::Write;
 
-use membound::certificate::{Certificate, MethodEntry, SiteEntry, value_text};
-use membound::validate::Comparison;
+use membound_certificate::{Certificate, MethodEntry, SiteEntry, value_text};
 use membound_polyhedra::Rat;
+use membound_runtime::validate::Comparison;
 
 use crate::analysis::Analysis;
 use crate::check::{Checked, error_percent};
@@ -487,8 +487,8 @@ fn cell(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::suite::SUITE;
-    use membound::validate::Validation;
     use membound_polyhedra::Value;
+    use membound_runtime::validate::Validation;
 
     /// A certificate of one method `m(n)` allocating `n` objects at one site, and a run of it.
     fn result(observed: u64) -> MethodResult {

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use membound::measure::{AGENT_ENV, agent_file_name};
+use membound_runtime::measure::{AGENT_ENV, agent_file_name};
 
 use crate::Failure;
 

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
-use membound::classpath::{Classpath, Jdk, JdkImage};
+use membound_front::classpath::{Classpath, Jdk, JdkImage};
 
 fuzz_target!(|data: &[u8]| {
     let dir = std::env::temp_dir().join(format!("membound-fuzz-archives-{}", std::process::id()));
@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-fn read_all(classpath: &Classpath, names: Vec<membound::jvm::ClassName>) {
+fn read_all(classpath: &Classpath, names: Vec<membound_jvm::ClassName>) {
     for name in names.iter().take(64) {
         let _ = classpath.load(name);
     }

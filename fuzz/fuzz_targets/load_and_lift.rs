@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use membound::classfile::Class;
-use membound::ir::{lift_method, print_body};
+use membound_front::classfile::Class;
+use membound_front::ir::{lift_method, print_body};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(class) = Class::parse(data) else {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use membound::specs::{SpecSource, Specs};
+use membound_front::specs::{SpecSource, Specs};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

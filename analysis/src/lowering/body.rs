@@ -1,0 +1,1372 @@
+//! Lowering of one method body to one procedure of the invariants crate's numeric program form.
+//!
+//! Integer locals (`boolean` to `long`) become variables; each array-typed local gets a length
+//! view `a_length` that `a.length` reads. In a method that uses them ([`super::views`]), each
+//! `String` local gets a length view that `s.length()` reads, each collection local a size view
+//! that `c.size()` reads, and each iterator a counter of its `next()` calls bounded by its
+//! collection's size when `iterator()` created it; a `String` or collection parameter's view is
+//! a formal. Affine right-hand sides become assignments and
+//! anything else (field and array-element reads, division, shifts, narrowing conversions, call
+//! results) havocs its target, so the procedure over-approximates every run of the method; a
+//! call's integer result is the exception when every method the call may run is a procedure
+//! here: the procedure returns it at exit, and the callee's summary relates it to the
+//! arguments.
+//! Branches become guards when they compare affine values (or `x % k` with zero, or the `lcmp`
+//! of two affine values); other branches are unguarded. Exception edges are kept: from the state
+//! before each statement of a protected block to its handlers (with what a throwing call may
+//! have changed forgotten); the exit is reached by returns only. Every loop gets a virtual
+//! iteration counter, which is what makes visits countable (see [`super::loops`]). Integer
+//! overflow is not modelled: Java arithmetic is taken as arithmetic over the integers.
+//!
+//! Integer fields the caller's [`FieldPlan`] makes views of are read as variables instead of
+//! havocked: a view that is a formal follows the declared parameters' formals, a local view is
+//! assigned by the body's stores, a threaded view is also returned at exit and passed in and
+//! out of calls (see [`super::fields`]).
+//!
+//! It does not resolve calls: the caller says, per call site, which procedures it may reach.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use membound_invariants::builder::{eq, ge, gt, le, lt, ne};
+use membound_invariants::program::Variable;
+use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
+use membound_polyhedra::Int;
+
+use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
+use super::liveness::{Liveness, liveness};
+use super::loops::{Loops, block_successors, find_loops};
+use super::views::{self, ViewCall, ViewType, view_type};
+use membound_front::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
+use membound_jvm::{MethodRef, NumericMeasure, Type};
+
+/// How a declared parameter enters the numeric program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormalKind {
+    /// An integer parameter: its value.
+    Value,
+    /// An array parameter: its length.
+    ArrayLength,
+    /// A `String` parameter: its length.
+    StringLength,
+    /// A collection or map parameter: its size (under the `views` module's assumption).
+    CollectionSize,
+}
+
+/// Per declared parameter (not counting `this`), how it is a formal, if it is one.
+pub fn formal_kinds(body: &ir::Body) -> Vec<Option<FormalKind>> {
+    let wanted = Wanted::of(body);
+    declared_params(body)
+        .map(|var| formal_kind(&body.var(var).ty, wanted))
+        .collect()
+}
+
+/// Which object views a body uses: a method that uses none keeps its formals and variables
+/// free of them.
+#[derive(Clone, Copy, Debug)]
+struct Wanted {
+    strings: bool,
+    collections: bool,
+}
+
+impl Wanted {
+    fn of(body: &ir::Body) -> Self {
+        Wanted {
+            strings: views::needs(body, ViewType::String),
+            collections: views::needs(body, ViewType::Collection),
+        }
+    }
+
+    fn has(self, view: ViewType) -> bool {
+        match view {
+            ViewType::String => self.strings,
+            ViewType::Collection | ViewType::Iterator => self.collections,
+        }
+    }
+}
+
+fn declared_params(body: &ir::Body) -> impl Iterator<Item = ir::VarId> + '_ {
+    body.params
+        .iter()
+        .copied()
+        .filter(|&v| body.var(v).origin != ir::VarOrigin::This)
+}
+
+fn formal_kind(ty: &Type, wanted: Wanted) -> Option<FormalKind> {
+    numeric_formal_kind(ty).or_else(|| match view_type(ty).filter(|&view| wanted.has(view))? {
+        ViewType::String => Some(FormalKind::StringLength),
+        ViewType::Collection => Some(FormalKind::CollectionSize),
+        ViewType::Iterator => None,
+    })
+}
+
+/// How a parameter of this type is a formal without object views: an integer by its value,
+/// an array by its length.
+pub fn numeric_formal_kind(ty: &Type) -> Option<FormalKind> {
+    ty.numeric_measure().map(|measure| match measure {
+        NumericMeasure::Value => FormalKind::Value,
+        NumericMeasure::Length => FormalKind::ArrayLength,
+    })
+}
+
+/// Where an invariant is requested in a lowered method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PointKey {
+    /// Before the statement at this bytecode offset.
+    At(u32),
+    /// Before the call at this offset, on the way into this callee.
+    Call(u32, ProcId),
+    /// The procedure's entry: its formals as the call bound them.
+    Entry,
+}
+
+/// A requested point of the lowered procedure.
+#[derive(Clone, Debug)]
+pub struct LocalPoint {
+    pub key: PointKey,
+    pub node: NodeId,
+    /// The variables that tell two visits of the point in one activation apart: the counters
+    /// of the enclosing loops.
+    pub inductive: Vec<VarId>,
+    /// For an array allocation, the variables holding its given dimensions, outermost first.
+    pub lengths: Vec<VarId>,
+}
+
+/// A possible target of a call site, as the caller's lowering needs it.
+#[derive(Clone, Debug)]
+pub struct CallTarget<'a> {
+    pub procedure: ProcId,
+    pub method: &'a MethodRef,
+    pub formals: &'a [Option<FormalKind>],
+    /// The callee's field views and fixed locals, whose formals follow `formals`'.
+    pub fields: &'a FieldPlan,
+    /// The procedure returns the method's integer result (after its threaded views).
+    pub returns_value: bool,
+}
+
+/// The procedures a call site may enter that the caller wants invariants for.
+#[derive(Clone, Debug, Default)]
+pub struct CallTargets<'a> {
+    pub targets: Vec<CallTarget<'a>>,
+    /// Every method the call may run is among `targets` (none is left out by the chains).
+    pub complete: bool,
+}
+
+/// Whether `method` returns an integer value, which its procedure returns.
+pub fn returns_integer(method: &MethodRef) -> bool {
+    method
+        .parsed_descriptor()
+        .is_ok_and(|d| d.ret.as_ref().is_some_and(Type::is_integer))
+}
+
+/// A method lowered to a procedure, with its requested points.
+#[derive(Clone, Debug)]
+pub struct LoweredBody {
+    pub procedure: Procedure,
+    pub points: Vec<LocalPoint>,
+}
+
+/// Lowers `body` with the field views of `fields`; `targets(pc)` lists the procedures the call
+/// at `pc` may enter that the caller wants invariants for (other callees only havoc the call's
+/// result).
+pub fn lower_body<'t>(
+    name: &str,
+    body: &ir::Body,
+    fields: &FieldPlan,
+    targets: &dyn Fn(u32) -> CallTargets<'t>,
+) -> LoweredBody {
+    let successors = block_successors(body);
+    let loops = find_loops(&successors);
+    let live = liveness(body, &successors);
+    let mut lowerer = Lowerer::new(name, body, fields, loops, targets, live, &successors);
+    lowerer.lower_blocks();
+    LoweredBody {
+        procedure: lowerer.procedure,
+        points: lowerer.points,
+    }
+}
+
+/// What a branch on an integer variable really compares, learnt from its definition in the
+/// same block.
+#[derive(Clone, Debug)]
+enum Fact {
+    /// The variable is `x % k` (Java's truncating remainder) with `k != 0`.
+    Remainder { dividend: Expr, divisor: Int },
+    /// The variable is `lcmp(a, b)`: its sign is the sign of `a - b`.
+    Compare { left: Expr, right: Expr },
+}
+
+struct Lowerer<'b, 't> {
+    body: &'b ir::Body,
+    fields: &'b FieldPlan,
+    /// Field view → the variable holding its current value.
+    field_vars: HashMap<ViewKey, VarId>,
+    /// Offset of a store that fixes a view → the formal it stores.
+    fixed_formals: HashMap<u32, VarId>,
+    /// Offset of a fixed local's definition → the local and its formal.
+    fixed_locals: HashMap<u32, (ir::VarId, VarId)>,
+    loops: Loops,
+    targets: &'b dyn Fn(u32) -> CallTargets<'t>,
+    procedure: Procedure,
+    used_names: HashSet<String>,
+    /// IR variable → its value (integer variables).
+    value_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → its length view (array and `String` variables).
+    length_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → its size view (collection variables).
+    size_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → the counter of its `next()` calls and the size bounding it (iterators).
+    iterators: HashMap<ir::VarId, (VarId, VarId)>,
+    wanted: Wanted,
+    /// Loop head block → its iteration counter.
+    counters: BTreeMap<usize, VarId>,
+    /// Havocked stand-ins for call arguments the lowering cannot express, by argument position.
+    unknowns: Vec<VarId>,
+    /// Where calls put returned values the caller does not keep.
+    discarded: Option<VarId>,
+    /// The method's integer result at exit.
+    returned: Option<VarId>,
+    block_entries: Vec<NodeId>,
+    points: Vec<LocalPoint>,
+    live: Liveness,
+    predecessors: Vec<Vec<usize>>,
+}
+
+impl<'b, 't> Lowerer<'b, 't> {
+    fn new(
+        name: &str,
+        body: &'b ir::Body,
+        fields: &'b FieldPlan,
+        loops: Loops,
+        targets: &'b dyn Fn(u32) -> CallTargets<'t>,
+        live: Liveness,
+        successors: &[Vec<usize>],
+    ) -> Self {
+        let mut predecessors = vec![Vec::new(); successors.len()];
+        for (block, next) in successors.iter().enumerate() {
+            for &successor in next {
+                predecessors[successor].push(block);
+            }
+        }
+        let procedure = Procedure::with_entry_and_exit(name);
+        let mut lowerer = Lowerer {
+            body,
+            fields,
+            field_vars: HashMap::new(),
+            fixed_formals: HashMap::new(),
+            fixed_locals: HashMap::new(),
+            loops,
+            targets,
+            procedure,
+            used_names: HashSet::new(),
+            value_of: HashMap::new(),
+            length_of: HashMap::new(),
+            size_of: HashMap::new(),
+            iterators: HashMap::new(),
+            wanted: Wanted::of(body),
+            counters: BTreeMap::new(),
+            unknowns: Vec::new(),
+            discarded: None,
+            returned: None,
+            block_entries: Vec::new(),
+            points: Vec::new(),
+            live,
+            predecessors,
+        };
+        lowerer.declare_formals();
+        lowerer.declare_views();
+        lowerer.declare_returned();
+        lowerer.declare_locals();
+        lowerer.declare_counters();
+        lowerer
+    }
+
+    fn declare_formals(&mut self) {
+        let body = self.body;
+        let mut preconditions = Vec::new();
+        for param in declared_params(body) {
+            let var = body.var(param);
+            let Some(kind) = formal_kind(&var.ty, self.wanted) else {
+                continue;
+            };
+            let name = match kind {
+                FormalKind::Value => var.name.to_string(),
+                FormalKind::ArrayLength | FormalKind::StringLength => {
+                    format!("{}_length", var.name)
+                }
+                FormalKind::CollectionSize => format!("{}_size", var.name),
+            };
+            let formal = self.new_formal(&name);
+            if kind != FormalKind::Value {
+                preconditions.push(ge(formal, 0_i64));
+            }
+            match kind {
+                FormalKind::Value => self.value_of.insert(param, formal),
+                FormalKind::ArrayLength | FormalKind::StringLength => {
+                    self.length_of.insert(param, formal)
+                }
+                FormalKind::CollectionSize => self.size_of.insert(param, formal),
+            };
+        }
+        if !preconditions.is_empty() {
+            self.procedure.precondition = Cond::And(preconditions);
+        }
+    }
+
+    /// A formal with its entry snapshot.
+    fn new_formal(&mut self, name: &str) -> VarId {
+        let formal = self.new_var(name, VarKind::Formal);
+        let index = self.procedure.formals.len();
+        self.procedure.formals.push(formal);
+        let snapshot_name = format!("{}_init", self.procedure.var_name(formal));
+        let snapshot = self.new_var(&snapshot_name, VarKind::Snapshot(index));
+        self.procedure.snapshots.push(snapshot);
+        formal
+    }
+
+    /// The field views' variables, their formals after the declared parameters' in plan order.
+    fn declare_views(&mut self) {
+        let fields = self.fields;
+        for view in &fields.views {
+            let var = match view.mode {
+                ViewMode::Formal => self.new_formal(&view.name),
+                ViewMode::Threaded => {
+                    let formal = self.new_formal(&view.name);
+                    self.procedure.returns.push(formal);
+                    formal
+                }
+                ViewMode::Local { fixed_at } => {
+                    let local = match fixed_at {
+                        Some(pc) => {
+                            let formal = self.new_formal(&view.name);
+                            self.fixed_formals.insert(pc, formal);
+                            format!("{}_now", view.name)
+                        }
+                        None => view.name.clone(),
+                    };
+                    self.new_var(&local, VarKind::Local)
+                }
+            };
+            self.field_vars.insert(view.key.clone(), var);
+        }
+        for local in &fields.locals {
+            let formal = self.new_formal(&self.body.var(local.var).name);
+            self.fixed_locals.insert(local.pc, (local.var, formal));
+        }
+    }
+
+    /// The variable holding an integer result at exit, returned after the threaded views.
+    fn declare_returned(&mut self) {
+        if returns_integer(&self.body.method) {
+            let var = self.new_var("returned", VarKind::Local);
+            self.procedure.returns.push(var);
+            self.returned = Some(var);
+        }
+    }
+
+    fn declare_locals(&mut self) {
+        let body = self.body;
+        for (index, var) in body.vars.iter().enumerate() {
+            let id = ir::VarId(index as u32);
+            if self.value_of.contains_key(&id)
+                || self.length_of.contains_key(&id)
+                || self.size_of.contains_key(&id)
+            {
+                continue;
+            }
+            if var.ty.is_integer() {
+                let local = self.new_var(&var.name, VarKind::Local);
+                self.value_of.insert(id, local);
+            } else if matches!(var.ty, Type::Array(_)) {
+                let local = self.new_var(&format!("{}_length", var.name), VarKind::Local);
+                self.length_of.insert(id, local);
+            } else if let Some(view) = view_type(&var.ty).filter(|&v| self.wanted.has(v)) {
+                let local = |suffix: &str| format!("{}_{suffix}", var.name);
+                match view {
+                    ViewType::String => {
+                        let length = self.new_var(&local("length"), VarKind::Local);
+                        self.length_of.insert(id, length);
+                    }
+                    ViewType::Collection => {
+                        let size = self.new_var(&local("size"), VarKind::Local);
+                        self.size_of.insert(id, size);
+                    }
+                    ViewType::Iterator => {
+                        let count = self.new_var(&local("count"), VarKind::Local);
+                        let bound = self.new_var(&local("bound"), VarKind::Local);
+                        self.iterators.insert(id, (count, bound));
+                    }
+                }
+            }
+        }
+    }
+
+    fn declare_counters(&mut self) {
+        for head in self.loops.heads.clone() {
+            let pc = self.body.blocks[head].pc;
+            let counter = self.new_var(&format!("iter{pc}"), VarKind::Local);
+            self.counters.insert(head, counter);
+        }
+    }
+
+    /// A variable with `wanted` made into a unique isl identifier.
+    fn new_var(&mut self, wanted: &str, kind: VarKind) -> VarId {
+        let name = self.unique_name(wanted);
+        self.procedure.vars.push(Variable { name, kind });
+        VarId(self.procedure.vars.len() - 1)
+    }
+
+    fn unique_name(&mut self, wanted: &str) -> String {
+        let base = identifier(wanted);
+        let mut name = base.clone();
+        let mut suffix = 1;
+        while !self.used_names.insert(name.clone()) {
+            suffix += 1;
+            name = format!("{base}_{suffix}");
+        }
+        name
+    }
+
+    fn new_node(&mut self) -> NodeId {
+        self.procedure.node_count += 1;
+        NodeId(self.procedure.node_count - 1)
+    }
+
+    fn edge(&mut self, from: NodeId, to: NodeId, action: Action) {
+        self.procedure.edges.push(Edge { from, to, action });
+    }
+
+    /// A new node reached from `from` through `action`.
+    fn step(&mut self, from: NodeId, action: Action) -> NodeId {
+        let next = self.new_node();
+        self.edge(from, next, action);
+        next
+    }
+
+    /// `from` to `to` through `actions` in order.
+    fn connect(&mut self, from: NodeId, to: NodeId, actions: Vec<Action>) {
+        let mut node = from;
+        let count = actions.len();
+        for (index, action) in actions.into_iter().enumerate() {
+            if index + 1 == count {
+                self.edge(node, to, action);
+                return;
+            }
+            node = self.step(node, action);
+        }
+        self.edge(node, to, Action::Skip);
+    }
+
+    fn lower_blocks(&mut self) {
+        let body = self.body;
+        self.block_entries = (0..body.blocks.len()).map(|_| self.new_node()).collect();
+        // Without natural loops counters never restart, so they start at 0 here; with them,
+        // entering a loop restarts its counter (the first block may itself be a loop head).
+        let mut start: Vec<Action> = if self.loops.reducible {
+            Vec::new()
+        } else {
+            self.counters
+                .values()
+                .map(|&c| Action::Assign {
+                    var: c,
+                    expr: Expr::constant(0),
+                })
+                .collect()
+        };
+        if let Some(&first) = self.block_entries.first() {
+            start.extend(self.edge_actions(None, 0));
+            self.connect(NodeId(0), first, start);
+        }
+        for index in 0..body.blocks.len() {
+            self.lower_block(index);
+        }
+    }
+
+    /// Counter updates on the edge from `from` (`None`: the method entry) to block `to`:
+    /// increment on a retreating edge, restart on an edge entering a natural loop.
+    fn edge_actions(&self, from: Option<usize>, to: usize) -> Vec<Action> {
+        let Some(&counter) = self.counters.get(&to) else {
+            return Vec::new();
+        };
+        let retreating = from.is_some_and(|f| self.loops.retreating.contains(&(f, to)));
+        if retreating {
+            vec![Action::Assign {
+                var: counter,
+                expr: Expr::var(counter) + 1,
+            }]
+        } else if self.loops.reducible {
+            vec![Action::Assign {
+                var: counter,
+                expr: Expr::constant(0),
+            }]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn lower_block(&mut self, index: usize) {
+        let block = &self.body.blocks[index];
+        let mut node = self.forget_at_block_start(index);
+        let mut facts: HashMap<ir::VarId, Fact> = HashMap::new();
+        for stmt in &block.stmts {
+            // A call (or a class initializer the statement runs) may throw after a write.
+            let forgotten = self.changed_by_call(stmt.pc);
+            self.exception_edges(index, node, &forgotten);
+            node = self.lower_stmt(index, node, stmt, &mut facts);
+        }
+        self.exception_edges(index, node, &[]);
+        self.lower_terminator(index, node, &facts);
+    }
+
+    /// The block's start, after forgetting what no later statement reads: dead locals and, in
+    /// natural loops, the counters of loops that do not contain the block (entering a loop
+    /// restarts its counter).
+    fn forget_at_block_start(&mut self, block: usize) -> NodeId {
+        let predecessors = &self.predecessors[block];
+        // Only what a predecessor may have constrained needs forgetting: anything else was
+        // forgotten there already.
+        let maybe_constrained = |var: &ir::VarId| {
+            block == 0
+                || predecessors.iter().any(|&p| {
+                    self.live.live_in[p].contains(var) || self.live.written[p].contains(var)
+                })
+        };
+        let live = &self.live.live_in[block];
+        let iterators = self
+            .iterators
+            .iter()
+            .flat_map(|(ir_var, &(count, bound))| [(ir_var, count), (ir_var, bound)]);
+        let mut forgotten: Vec<VarId> = self
+            .value_of
+            .iter()
+            .chain(&self.length_of)
+            .chain(&self.size_of)
+            .map(|(ir_var, &var)| (ir_var, var))
+            .chain(iterators)
+            .filter(|(ir_var, _)| !live.contains(ir_var) && maybe_constrained(ir_var))
+            .map(|(_, var)| var)
+            .collect();
+        if self.loops.reducible {
+            let enclosing = &self.loops.enclosing;
+            forgotten.extend(
+                self.counters
+                    .iter()
+                    .filter(|(head, _)| {
+                        !enclosing[block].contains(head)
+                            && predecessors.iter().any(|&p| enclosing[p].contains(head))
+                    })
+                    .map(|(_, &counter)| counter),
+            );
+        }
+        forgotten.sort_unstable();
+        let mut node = self.block_entries[block];
+        for var in forgotten {
+            node = self.step(node, Action::Havoc(var));
+        }
+        node
+    }
+
+    /// The state at `node` may reach each handler of the block, with the `forgotten` views a
+    /// throwing call may have changed first.
+    fn exception_edges(&mut self, block: usize, node: NodeId, forgotten: &[VarId]) {
+        let handlers: Vec<usize> = self.body.blocks[block]
+            .handlers
+            .iter()
+            .map(|h| h.target.0 as usize)
+            .filter(|&t| t < self.block_entries.len())
+            .collect();
+        for handler in handlers {
+            let mut actions: Vec<Action> = forgotten.iter().map(|&v| Action::Havoc(v)).collect();
+            actions.extend(self.edge_actions(Some(block), handler));
+            self.connect(node, self.block_entries[handler], actions);
+        }
+    }
+
+    fn jump(&mut self, from_block: usize, node: NodeId, target: ir::BlockId, guard: Option<Cond>) {
+        let target = target.0 as usize;
+        let Some(&entry) = self.block_entries.get(target) else {
+            // A target outside the body: malformed IR; the path leaves the method.
+            self.edge(node, self.procedure.exit, Action::Skip);
+            return;
+        };
+        let mut actions: Vec<Action> = guard.into_iter().map(Action::Assume).collect();
+        actions.extend(self.edge_actions(Some(from_block), target));
+        self.connect(node, entry, actions);
+    }
+
+    fn lower_terminator(&mut self, block: usize, node: NodeId, facts: &HashMap<ir::VarId, Fact>) {
+        match &self.body.blocks[block].terminator {
+            Terminator::Goto(target) => self.jump(block, node, *target, None),
+            Terminator::If {
+                op,
+                lhs,
+                rhs,
+                then_target,
+                else_target,
+            } => {
+                let guard = self.branch_guard(*op, lhs, rhs, facts);
+                let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
+                self.jump(block, node, *then_target, guard);
+                self.jump(block, node, *else_target, negated);
+            }
+            Terminator::Switch {
+                key,
+                cases,
+                default,
+            } => {
+                let key = self.affine(key);
+                for (value, target) in cases {
+                    let guard = key.clone().map(|k| eq(k, i64::from(*value)));
+                    self.jump(block, node, *target, guard);
+                }
+                let guard = key.map(|k| {
+                    Cond::And(
+                        cases
+                            .iter()
+                            .map(|(v, _)| ne(k.clone(), i64::from(*v)))
+                            .collect(),
+                    )
+                });
+                self.jump(block, node, *default, guard);
+            }
+            Terminator::Return(value) => {
+                let action = match (self.returned, value) {
+                    (Some(var), Some(value)) => match self.affine(value) {
+                        Some(expr) => Action::Assign { var, expr },
+                        None => Action::Havoc(var),
+                    },
+                    _ => Action::Skip,
+                };
+                self.edge(node, self.procedure.exit, action)
+            }
+            // The exit is the normal completion callers continue from; a thrown exception
+            // reaches this method's handlers through the block's exception edges, and its
+            // callers' handlers through theirs.
+            Terminator::Throw(_) => {}
+        }
+    }
+
+    /// The guard under which `lhs op rhs` holds, when it is affine or modular.
+    fn branch_guard(
+        &self,
+        op: CmpOp,
+        lhs: &Operand,
+        rhs: &Operand,
+        facts: &HashMap<ir::VarId, Fact>,
+    ) -> Option<Cond> {
+        let fact = match (lhs, rhs) {
+            (Operand::Var(v), Operand::Const(Const::Int(0))) => facts.get(v),
+            _ => None,
+        };
+        match fact {
+            Some(Fact::Remainder { dividend, divisor }) => {
+                // Truncating and Euclidean remainders are zero together.
+                let divisible = Cond::Mod {
+                    expr: dividend.clone(),
+                    modulus: divisor.clone(),
+                    residue: Int::from(0),
+                };
+                match op {
+                    CmpOp::Eq => Some(divisible),
+                    CmpOp::Ne => Some(Cond::Not(Box::new(divisible))),
+                    _ => None,
+                }
+            }
+            Some(Fact::Compare { left, right }) => Some(compare(op, left.clone(), right.clone())),
+            None => Some(compare(op, self.affine(lhs)?, self.affine(rhs)?)),
+        }
+    }
+
+    fn affine(&self, operand: &Operand) -> Option<Expr> {
+        match operand {
+            Operand::Var(v) => self.value_of.get(v).map(|&x| Expr::var(x)),
+            Operand::Const(Const::Int(c)) => Some(Expr::constant(i64::from(*c))),
+            Operand::Const(Const::Long(c)) => Some(Expr::constant(*c)),
+            Operand::Const(_) => None,
+        }
+    }
+
+    fn lower_stmt(
+        &mut self,
+        block: usize,
+        node: NodeId,
+        stmt: &ir::Stmt,
+        facts: &mut HashMap<ir::VarId, Fact>,
+    ) -> NodeId {
+        match &stmt.kind {
+            StmtKind::Assign { dst, value } => {
+                // `new C` and a static field's read first initialize the class.
+                let node = match value {
+                    ir::Expr::New(_) | ir::Expr::Load(ir::Place::Static(_)) => {
+                        self.calls(block, node, stmt.pc, None, None)
+                    }
+                    _ => node,
+                };
+                let node = match value {
+                    ir::Expr::New(_) => self.point(block, node, PointKey::At(stmt.pc)),
+                    ir::Expr::NewArray { dims, .. } => self.array_point(block, node, stmt.pc, dims),
+                    _ => node,
+                };
+                self.forget_facts(*dst, facts);
+                let mut node = node;
+                if let Some(fact) = self.fact_of(value) {
+                    let (saved, fact) = self.detached(node, stmt.pc, *dst, fact);
+                    node = saved;
+                    facts.insert(*dst, fact);
+                }
+                match self.fixed_local(stmt.pc, *dst) {
+                    Some(action) => self.step(node, action),
+                    None => self.assign(node, *dst, value),
+                }
+            }
+            StmtKind::Invoke { dst, call } => {
+                let node = self.point(block, node, PointKey::At(stmt.pc));
+                let summarized = dst.and_then(|dst| self.summarized_result(stmt.pc, dst, call));
+                let node = self.calls(block, node, stmt.pc, Some(call), summarized);
+                let node = self.view_effects(node, call);
+                match dst {
+                    Some(dst) => {
+                        self.forget_facts(*dst, facts);
+                        match self.fixed_local(stmt.pc, *dst) {
+                            Some(action) => self.step(node, action),
+                            None if summarized.is_some() => node,
+                            None => self.call_result(node, *dst, call),
+                        }
+                    }
+                    None => node,
+                }
+            }
+            StmtKind::Store { place, value } => {
+                let node = match place {
+                    ir::Place::Static(_) => self.calls(block, node, stmt.pc, None, None),
+                    _ => node,
+                };
+                self.store(node, stmt.pc, value)
+            }
+            StmtKind::Monitor { .. } => node,
+        }
+    }
+
+    /// `dst := formal` when the statement at `pc` is the one definition of a fixed local.
+    fn fixed_local(&self, pc: u32, dst: ir::VarId) -> Option<Action> {
+        let &(local, formal) = self.fixed_locals.get(&pc)?;
+        let &var = self.value_of.get(&dst).filter(|_| local == dst)?;
+        Some(Action::Assign {
+            var,
+            expr: Expr::var(formal),
+        })
+    }
+
+    /// What the store at `pc` does to the field views it may write.
+    fn store(&mut self, node: NodeId, pc: u32, value: &Operand) -> NodeId {
+        let fields = self.fields;
+        let Some(effects) = fields.stores.get(&pc) else {
+            return node;
+        };
+        let mut node = node;
+        for (key, effect) in effects {
+            let Some(&var) = self.field_vars.get(key) else {
+                continue;
+            };
+            let expr = match effect {
+                StoreEffect::Fixed => self.fixed_formals.get(&pc).map(|&f| Expr::var(f)),
+                StoreEffect::Assign => self.affine(value),
+                StoreEffect::Havoc => None,
+            };
+            let action = match expr {
+                Some(expr) => Action::Assign { var, expr },
+                None => Action::Havoc(var),
+            };
+            node = self.step(node, action);
+        }
+        node
+    }
+
+    /// Records the point `key` at a fresh node after `node`.
+    fn point(&mut self, block: usize, node: NodeId, key: PointKey) -> NodeId {
+        self.point_with_lengths(block, node, key, Vec::new())
+    }
+
+    fn point_with_lengths(
+        &mut self,
+        block: usize,
+        node: NodeId,
+        key: PointKey,
+        lengths: Vec<VarId>,
+    ) -> NodeId {
+        let at = self.step(node, Action::Skip);
+        let inductive = self.loops.enclosing[block]
+            .iter()
+            .filter_map(|head| self.counters.get(head).copied())
+            .collect();
+        self.points.push(LocalPoint {
+            key,
+            node: at,
+            inductive,
+            lengths,
+        });
+        at
+    }
+
+    /// The point of `new T[d1]…[dk]`, with each given dimension copied into a variable of its
+    /// own (`len{pc}_{j}`) so that the site's invariant tells every allocated array's length.
+    fn array_point(&mut self, block: usize, node: NodeId, pc: u32, dims: &[Operand]) -> NodeId {
+        let mut node = node;
+        let mut lengths = Vec::new();
+        for (index, dim) in dims.iter().enumerate() {
+            let (after, bound) = self.expr_or_unknown(node, dim, index);
+            let length = self.new_var(&format!("len{pc}_{}", index + 1), VarKind::Local);
+            node = self.step(
+                after,
+                Action::Assign {
+                    var: length,
+                    expr: bound,
+                },
+            );
+            lengths.push(length);
+        }
+        self.point_with_lengths(block, node, PointKey::At(pc), lengths)
+    }
+
+    /// The operand as an expression, or a freshly havocked stand-in (argument slot `slot`).
+    fn expr_or_unknown(&mut self, node: NodeId, operand: &Operand, slot: usize) -> (NodeId, Expr) {
+        match self.affine(operand) {
+            Some(expr) => (node, expr),
+            None => self.unknown(node, slot),
+        }
+    }
+
+    fn unknown(&mut self, node: NodeId, slot: usize) -> (NodeId, Expr) {
+        while self.unknowns.len() <= slot {
+            let index = self.unknowns.len();
+            let var = self.new_var(&format!("unknown{index}"), VarKind::Local);
+            self.unknowns.push(var);
+        }
+        let var = self.unknowns[slot];
+        (self.step(node, Action::Havoc(var)), Expr::var(var))
+    }
+
+    /// One branch per known target: its point, then the call with `formal = actual`, which
+    /// returns the threaded views the plan says it returns; a view some callee may write
+    /// otherwise is forgotten after the call. Without `call`, the targets are the class
+    /// initializers an instruction runs.
+    fn calls(
+        &mut self,
+        block: usize,
+        node: NodeId,
+        pc: u32,
+        call: Option<&ir::Call>,
+        result: Option<VarId>,
+    ) -> NodeId {
+        let CallTargets { targets, complete } = (self.targets)(pc);
+        let fields = self.fields;
+        let effects = fields.calls.get(&pc).map_or(&[][..], Vec::as_slice);
+        let mut after = node;
+        if !targets.is_empty() {
+            let join = self.new_node();
+            for target in targets {
+                let (ready, args) = self.arguments(node, call, &target);
+                let results = self.results(&target, effects, result);
+                let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
+                let done = self.step(
+                    at,
+                    Action::Call {
+                        callee: target.procedure,
+                        args,
+                        results,
+                    },
+                );
+                self.edge(done, join, Action::Skip);
+            }
+            // A callee no chain enters runs too, leaving the returned views as they were.
+            if !complete && effects.iter().any(|(_, e)| *e == CallEffect::Returned) {
+                self.edge(node, join, Action::Skip);
+            }
+            after = join;
+        }
+        let havocked: Vec<VarId> = effects
+            .iter()
+            .filter(|(_, effect)| *effect == CallEffect::Havoc)
+            .filter_map(|(key, _)| self.field_vars.get(key).copied())
+            .collect();
+        havocked
+            .into_iter()
+            .fold(after, |node, var| self.step(node, Action::Havoc(var)))
+    }
+
+    /// The caller variable receiving each value `target` returns: the caller's own view when
+    /// the call returns it, `result` for the method's result, else a variable nothing reads.
+    fn results(
+        &mut self,
+        target: &CallTarget<'_>,
+        effects: &[(ViewKey, CallEffect)],
+        result: Option<VarId>,
+    ) -> Vec<VarId> {
+        let returned = target
+            .fields
+            .views
+            .iter()
+            .filter(|v| v.mode == ViewMode::Threaded);
+        let mut results = Vec::new();
+        for view in returned {
+            let own = effects
+                .iter()
+                .any(|(key, e)| *key == view.key && *e == CallEffect::Returned);
+            let var = match self.field_vars.get(&view.key) {
+                Some(&var) if own => var,
+                _ => self.discarded(),
+            };
+            results.push(var);
+        }
+        if target.returns_value {
+            let var = result.unwrap_or_else(|| self.discarded());
+            results.push(var);
+        }
+        results
+    }
+
+    /// The variable a call's integer result reaches through its callees' summaries: when every
+    /// method the call may run is a procedure named by the instruction (no lambda) that returns
+    /// it, and the result goes to an integer variable no fixed local or view gives a value.
+    fn summarized_result(&self, pc: u32, dst: ir::VarId, call: &ir::Call) -> Option<VarId> {
+        let &var = self.value_of.get(&dst)?;
+        let plain = matches!(views::classify(call), ViewCall::Other | ViewCall::ReadOnly);
+        if !plain || self.fixed_locals.contains_key(&pc) {
+            return None;
+        }
+        let CallTargets { targets, complete } = (self.targets)(pc);
+        let summarized = complete
+            && !targets.is_empty()
+            && targets
+                .iter()
+                .all(|t| t.returns_value && names_target(call, t));
+        summarized.then_some(var)
+    }
+
+    /// The variable receiving returned values the caller does not keep.
+    fn discarded(&mut self) -> VarId {
+        if let Some(var) = self.discarded {
+            return var;
+        }
+        let var = self.new_var("discarded", VarKind::Local);
+        self.discarded = Some(var);
+        var
+    }
+
+    /// The views a call at `pc` may change: those it returns or forgets.
+    fn changed_by_call(&self, pc: u32) -> Vec<VarId> {
+        self.fields
+            .calls
+            .get(&pc)
+            .into_iter()
+            .flatten()
+            .filter_map(|(key, _)| self.field_vars.get(key).copied())
+            .collect()
+    }
+
+    /// The actual of each formal of `target`. They are bound only when the instruction calls
+    /// a method of the same name and descriptor with its arguments in order (not for lambda
+    /// bodies or class initialisers reached through this site, nor without a `call`);
+    /// otherwise they are unknown.
+    fn arguments(
+        &mut self,
+        node: NodeId,
+        call: Option<&ir::Call>,
+        target: &CallTarget<'_>,
+    ) -> (NodeId, Vec<Expr>) {
+        let call = call.filter(|call| names_target(call, target));
+        let mut node = node;
+        let mut args = Vec::new();
+        for (slot, kind) in target.formals.iter().enumerate() {
+            let Some(kind) = kind else { continue };
+            let actual = call.and_then(|call| call.args.get(slot));
+            let expr = match (kind, actual) {
+                (FormalKind::Value, Some(operand)) => self.affine(operand),
+                (FormalKind::ArrayLength | FormalKind::StringLength, Some(Operand::Var(v))) => {
+                    self.length_of.get(v).map(|&len| Expr::var(len))
+                }
+                (FormalKind::StringLength, Some(Operand::Const(Const::String(text)))) => {
+                    Some(Expr::constant(text.encode_utf16().count() as i64))
+                }
+                (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
+                    self.size_of.get(v).map(|&size| Expr::var(size))
+                }
+                _ => None,
+            };
+            let expr = match expr {
+                Some(expr) => expr,
+                None => {
+                    let (after, unknown) = self.unknown(node, slot);
+                    node = after;
+                    unknown
+                }
+            };
+            args.push(expr);
+        }
+        let declared = target.formals.len();
+        let views = target.fields.views.iter().filter(|v| v.is_formal());
+        for (index, view) in views.enumerate() {
+            let expr = match (&view.mode, &view.key) {
+                // A static field has one value, the caller's as much as the callee's.
+                (ViewMode::Formal, ViewKey::Static(_)) => self.field_value(&view.key),
+                (ViewMode::Formal | ViewMode::Threaded, ViewKey::This(_))
+                    if call
+                        .and_then(|call| call.receiver.as_ref())
+                        .is_some_and(|r| self.is_this(r)) =>
+                {
+                    self.field_value(&view.key)
+                }
+                _ => None,
+            };
+            let expr = match expr {
+                Some(expr) => expr,
+                None => {
+                    let (after, unknown) = self.unknown(node, declared + index);
+                    node = after;
+                    unknown
+                }
+            };
+            args.push(expr);
+        }
+        // A fixed local is a value of the callee's own: no caller can bind it.
+        for _ in &target.fields.locals {
+            let (after, unknown) = self.unknown(node, declared + args.len());
+            node = after;
+            args.push(unknown);
+        }
+        (node, args)
+    }
+
+    fn field_value(&self, key: &ViewKey) -> Option<Expr> {
+        self.field_vars.get(key).map(|&v| Expr::var(v))
+    }
+
+    /// Whether the operand is this method's own `this` (never reassigned).
+    fn is_this(&self, operand: &Operand) -> bool {
+        matches!(operand, Operand::Var(v) if self.fields.this == Some(*v))
+    }
+
+    fn forget_facts(&self, assigned: ir::VarId, facts: &mut HashMap<ir::VarId, Fact>) {
+        facts.remove(&assigned);
+        if let Some(&var) = self.value_of.get(&assigned) {
+            facts.retain(|_, fact| !fact_mentions(fact, var));
+        }
+    }
+
+    fn fact_of(&self, value: &ir::Expr) -> Option<Fact> {
+        let ir::Expr::Binary { op, lhs, rhs } = value else {
+            return None;
+        };
+        match op {
+            BinOp::Rem => {
+                let divisor = match rhs {
+                    Operand::Const(Const::Int(k)) if *k != 0 => Int::from(k.unsigned_abs()),
+                    Operand::Const(Const::Long(k)) if *k != 0 => Int::from(k.unsigned_abs()),
+                    _ => return None,
+                };
+                Some(Fact::Remainder {
+                    dividend: self.affine(lhs)?,
+                    divisor,
+                })
+            }
+            BinOp::Cmp => Some(Fact::Compare {
+                left: self.affine(lhs)?,
+                right: self.affine(rhs)?,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The fact about `dst`, made independent of `dst`'s value before the assignment (`v = v %
+    /// 5`, javac's shape for `this.len % 5`, reuses one stack slot): the old value is saved
+    /// into a variable of its own first.
+    fn detached(&mut self, node: NodeId, pc: u32, dst: ir::VarId, fact: Fact) -> (NodeId, Fact) {
+        let Some(&var) = self
+            .value_of
+            .get(&dst)
+            .filter(|&&v| fact_mentions(&fact, v))
+        else {
+            return (node, fact);
+        };
+        let saved = self.new_var(&format!("saved{pc}"), VarKind::Local);
+        let node = self.step(
+            node,
+            Action::Assign {
+                var: saved,
+                expr: Expr::var(var),
+            },
+        );
+        let rename = |expr: Expr| {
+            let mut renamed = expr.clone();
+            renamed.terms.remove(&var);
+            renamed.add_term(saved, expr.coeff(var));
+            renamed
+        };
+        let fact = match fact {
+            Fact::Remainder { dividend, divisor } => Fact::Remainder {
+                dividend: rename(dividend),
+                divisor,
+            },
+            Fact::Compare { left, right } => Fact::Compare {
+                left: rename(left),
+                right: rename(right),
+            },
+        };
+        (node, fact)
+    }
+
+    /// The numeric effect of `dst = value`.
+    fn assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
+        if let Some(&var) = self.value_of.get(&dst) {
+            return match self.affine_value(value) {
+                Some(expr) => self.step(node, Action::Assign { var, expr }),
+                None => self.step(node, Action::Havoc(var)),
+            };
+        }
+        if let Some(&length) = self.length_of.get(&dst) {
+            return match self.array_length_value(value) {
+                Some(expr) => self.step(node, Action::Assign { var: length, expr }),
+                None => self.step(node, Action::Havoc(length)),
+            };
+        }
+        // A copy of a collection or an iterator copies its views; anything else is unknown.
+        let source = match value {
+            ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
+                Some(*source)
+            }
+            _ => None,
+        };
+        let mut copies = Vec::new();
+        if let Some(&size) = self.size_of.get(&dst) {
+            copies.push((size, source.and_then(|s| self.size_of.get(&s)).copied()));
+        }
+        if let Some(&(count, bound)) = self.iterators.get(&dst) {
+            let from = source.and_then(|s| self.iterators.get(&s)).copied();
+            copies.push((count, from.map(|f| f.0)));
+            copies.push((bound, from.map(|f| f.1)));
+        }
+        copies.into_iter().fold(node, |node, (var, from)| {
+            let action = match from {
+                Some(from) => Action::Assign {
+                    var,
+                    expr: Expr::var(from),
+                },
+                None => Action::Havoc(var),
+            };
+            self.step(node, action)
+        })
+    }
+
+    /// What the call does to the views besides its result: `it.next()` returns one more
+    /// element, which the iterator's bound allows only while the counter is below it (the
+    /// path where it throws leaves before); a call that may modify a collection forgets every
+    /// size, since any collection variable may refer to the modified one, and one handed an
+    /// iterator every iterator's counter.
+    fn view_effects(&mut self, node: NodeId, call: &ir::Call) -> NodeId {
+        match views::classify(call) {
+            ViewCall::Next => {
+                let Some(&(count, bound)) =
+                    self.receiver_var(call).and_then(|r| self.iterators.get(&r))
+                else {
+                    return node;
+                };
+                let next = Expr::var(count) + 1;
+                let node = self.step(node, Action::Assume(le(next.clone(), Expr::var(bound))));
+                self.step(
+                    node,
+                    Action::Assign {
+                        var: count,
+                        expr: next,
+                    },
+                )
+            }
+            ViewCall::Other => {
+                let mut forgotten: Vec<VarId> = self.size_of.values().copied().collect();
+                // An iterator handed to a call (`ListIterator.previous()`, or a callee) may be
+                // moved back, after which next() returns more than the size: any iterator
+                // variable may be that one.
+                let body = self.body;
+                let hands_iterator = call.receiver.iter().chain(&call.args).any(|operand| {
+                    matches!(operand, Operand::Var(v)
+                        if view_type(&body.var(*v).ty) == Some(ViewType::Iterator))
+                });
+                if hands_iterator {
+                    forgotten.extend(self.iterators.values().map(|&(count, _)| count));
+                }
+                forgotten.sort_unstable();
+                forgotten
+                    .into_iter()
+                    .fold(node, |node, var| self.step(node, Action::Havoc(var)))
+            }
+            ViewCall::Length
+            | ViewCall::Size
+            | ViewCall::Iterator
+            | ViewCall::SameSize
+            | ViewCall::ReadOnly => node,
+        }
+    }
+
+    fn receiver_var(&self, call: &ir::Call) -> Option<ir::VarId> {
+        match call.receiver {
+            Some(Operand::Var(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `dst := ` the call's result: a view of the receiver when the call reads one, else
+    /// unknown (with every view of `dst`).
+    fn call_result(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
+        let receiver = self.receiver_var(call);
+        let (value, views) = match views::classify(call) {
+            ViewCall::Length => (receiver.and_then(|r| self.length_of.get(&r)), None),
+            ViewCall::Size => (receiver.and_then(|r| self.size_of.get(&r)), None),
+            ViewCall::SameSize => (None, receiver.and_then(|r| self.size_of.get(&r))),
+            ViewCall::Iterator => {
+                let size = receiver.and_then(|r| self.size_of.get(&r)).copied();
+                if let (Some(&(count, bound)), Some(size)) = (self.iterators.get(&dst), size) {
+                    let node = self.step(
+                        node,
+                        Action::Assign {
+                            var: count,
+                            expr: Expr::constant(0),
+                        },
+                    );
+                    return self.step(
+                        node,
+                        Action::Assign {
+                            var: bound,
+                            expr: Expr::var(size),
+                        },
+                    );
+                }
+                (None, None)
+            }
+            _ => (None, None),
+        };
+        let copied = value.or(views).copied();
+        let target = self
+            .value_of
+            .get(&dst)
+            .or_else(|| self.size_of.get(&dst))
+            .copied();
+        match (target, copied) {
+            (Some(var), Some(source)) => self.step(
+                node,
+                Action::Assign {
+                    var,
+                    expr: Expr::var(source),
+                },
+            ),
+            _ => self.havoc(node, dst),
+        }
+    }
+
+    fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
+        let mut vars: Vec<VarId> = [&self.value_of, &self.length_of, &self.size_of]
+            .into_iter()
+            .filter_map(|map| map.get(&dst).copied())
+            .collect();
+        if let Some(&(count, bound)) = self.iterators.get(&dst) {
+            vars.extend([count, bound]);
+        }
+        vars.into_iter()
+            .fold(node, |node, var| self.step(node, Action::Havoc(var)))
+    }
+
+    /// The value of an integer right-hand side, when it is affine in integer locals.
+    fn affine_value(&self, value: &ir::Expr) -> Option<Expr> {
+        match value {
+            ir::Expr::Use(operand) => self.affine(operand),
+            ir::Expr::Binary { op, lhs, rhs } => {
+                let (lhs, rhs) = (self.affine(lhs)?, self.affine(rhs)?);
+                match op {
+                    BinOp::Add => Some(lhs.plus(&rhs)),
+                    BinOp::Sub => Some(lhs.minus(&rhs)),
+                    BinOp::Mul if rhs.terms.is_empty() => Some(lhs.scaled(&rhs.constant)),
+                    BinOp::Mul if lhs.terms.is_empty() => Some(rhs.scaled(&lhs.constant)),
+                    _ => None,
+                }
+            }
+            ir::Expr::Neg(operand) => Some(self.affine(operand)?.negated()),
+            // Widening to long keeps the value; every other conversion may change it.
+            ir::Expr::Convert(operand, Type::Long) if self.is_int_operand(operand) => {
+                self.affine(operand)
+            }
+            ir::Expr::ArrayLength(Operand::Var(array)) => {
+                self.length_of.get(array).map(|&len| Expr::var(len))
+            }
+            ir::Expr::Load(place) => {
+                let read = match place {
+                    ir::Place::Static(field) => (true, field),
+                    ir::Place::Field { object, field } if self.is_this(object) => (false, field),
+                    _ => return None,
+                };
+                let key = self.fields.reads.get(&(read.0, read.1.clone()))?;
+                self.field_value(key)
+            }
+            _ => None,
+        }
+    }
+
+    fn is_int_operand(&self, operand: &Operand) -> bool {
+        match operand {
+            Operand::Var(v) => self.body.var(*v).ty.is_int_like(),
+            Operand::Const(c) => matches!(c, Const::Int(_)),
+        }
+    }
+
+    /// The length of the array an array-typed right-hand side yields, when it is known.
+    fn array_length_value(&self, value: &ir::Expr) -> Option<Expr> {
+        match value {
+            ir::Expr::NewArray { dims, .. } => self.affine(dims.first()?),
+            // A string literal's length, in UTF-16 units as `String.length()` counts.
+            ir::Expr::Use(Operand::Const(Const::String(text))) => {
+                Some(Expr::constant(text.encode_utf16().count() as i64))
+            }
+            ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
+                self.length_of.get(source).map(|&len| Expr::var(len))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether the instruction names the method `target` stands for, with its arguments in order
+/// (a lambda's body or a class initializer reached through it does not qualify).
+fn names_target(call: &ir::Call, target: &CallTarget<'_>) -> bool {
+    !matches!(call.kind, CallKind::Dynamic(_))
+        && call.method.name == target.method.name
+        && call.method.descriptor == target.method.descriptor
+        && call.args.len() == target.formals.len()
+}
+
+fn fact_mentions(fact: &Fact, var: VarId) -> bool {
+    match fact {
+        Fact::Remainder { dividend, .. } => dividend.terms.contains_key(&var),
+        Fact::Compare { left, right } => {
+            left.terms.contains_key(&var) || right.terms.contains_key(&var)
+        }
+    }
+}
+
+fn compare(op: CmpOp, left: Expr, right: Expr) -> Cond {
+    match op {
+        CmpOp::Eq => eq(left, right),
+        CmpOp::Ne => ne(left, right),
+        CmpOp::Lt => lt(left, right),
+        CmpOp::Ge => ge(left, right),
+        CmpOp::Gt => gt(left, right),
+        CmpOp::Le => le(left, right),
+    }
+}
+
+/// `text` as an isl identifier: letters, digits and `_`, starting with a letter.
+pub fn identifier(text: &str) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    match cleaned.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => cleaned,
+        _ => format!("v{cleaned}"),
+    }
+}

@@ -1,0 +1,947 @@
+//! Integer field views: which integer fields the lowering may read as variables instead of
+//! havocking them, decided once for every method on the chains before any body is lowered.
+//!
+//! A view is an integer field that is a static field or an instance field of the method's own
+//! `this`. It is sound to read it as one variable only while nothing else writes it, so the
+//! writes of every method reachable in the call graph are collected (`putfield`/`putstatic` by
+//! name and type, and by declaring class when both sides resolve); code whose body cannot be
+//! seen may write anything, except that a JDK native method is taken not to write the
+//! application's fields (an assumption the certificate lists). A write to `C.f` inside `C`'s own
+//! class initializer is not counted for other methods: the JVM runs it before any other code
+//! can read `C.f`, so no activation outside it sees `C.f` change.
+//!
+//! Per method and field the view is
+//! - a **formal** (a parameter of the method's bounds) when neither the method nor anything it
+//!   reaches writes the field: callers bind a static field's view to theirs, and a view of
+//!   `this.f` to theirs when the receiver is their own `this`;
+//! - a **local** when only the method's own body writes it: stores assign it, the value at entry
+//!   is unknown; a static field stored once, outside every loop, with a value the lowering cannot
+//!   express (a call's result, a field read) becomes a fresh formal at that store, one unknown
+//!   value per call (callers cannot bind it);
+//! - **threaded** for a field of `this` that the code the method calls writes (or that a caller
+//!   threads through it): a formal holding the value at entry, assigned by the method's stores,
+//!   returned at its exit, and passed in and out of each call on `this` whose every writing
+//!   callee threads it too, which the invariants crate relates through the callee's summary
+//!   (`len = len_init + 1`). Any other call that may write the field forgets it ([`CallEffect`]),
+//!   also on the call's exception edges.
+//!
+//! The same holds for an integer local with one definition, outside every loop, from a call's
+//! result (`int n = Integer.parseInt(args[0])`, directly or through the stack slot the call
+//! left it in): it becomes a fresh formal named after the local ([`FixedLocal`]).
+//!
+//! It does not lower anything ([`super::body`] does) and does not look at array or object
+//! fields: only integer ones.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use membound_front::callgraph::{CallGraph, CallSites, NodeKind};
+use membound_front::classpath::Origin;
+use membound_front::ir::{self, CallKind, DynamicCall, Operand, Place, StmtKind};
+use membound_front::program::Program;
+use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
+
+use super::loops::{block_successors, find_loops};
+use super::views;
+
+/// The assumption views of application fields rely on when a JDK native method is reachable.
+pub const JDK_NATIVES_KEEP_FIELDS: &str = "JDK native methods do not write the application's integer fields (no reflection, JNI or other thread writes them while a method reads them)";
+
+/// A field a view reads: a static field, or an instance field of the method's `this`, named by
+/// its declaring class when it resolves.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ViewKey {
+    Static(FieldRef),
+    This(FieldRef),
+}
+
+impl ViewKey {
+    fn field(&self) -> &FieldRef {
+        match self {
+            ViewKey::Static(field) | ViewKey::This(field) => field,
+        }
+    }
+
+    fn is_static(&self) -> bool {
+        matches!(self, ViewKey::Static(_))
+    }
+}
+
+/// How a view enters its procedure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewMode {
+    /// A formal holding the field's value during the whole activation.
+    Formal,
+    /// A local written by the method's own stores; with `Some(pc)`, the store at `pc` gives it
+    /// a fresh formal's value.
+    Local { fixed_at: Option<u32> },
+    /// A formal holding the value at entry of a field of `this`, written by stores and calls on
+    /// `this`, returned at exit.
+    Threaded,
+}
+
+/// What a call does to a threaded view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallEffect {
+    /// Every callee that may write the field is a chain method, called on `this`, threading it:
+    /// the view takes the value the callee returns (a callee no chain goes through leaves it as
+    /// it was).
+    Returned,
+    /// A callee may write the field in a way no summary tells: the view is forgotten.
+    Havoc,
+}
+
+/// One integer field view of a procedure.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub key: ViewKey,
+    pub mode: ViewMode,
+    /// The name its variable (and, when it has one, its formal) wants.
+    pub name: String,
+    /// Where the formal's value comes from, for the certificate.
+    pub origin: String,
+}
+
+impl FieldPlan {
+    /// The origins of the formals the plan adds, in formal order.
+    pub fn formal_origins(&self) -> Vec<String> {
+        self.views
+            .iter()
+            .filter(|v| v.is_formal())
+            .map(|v| v.origin.clone())
+            .chain(self.locals.iter().map(|l| l.origin.clone()))
+            .collect()
+    }
+}
+
+impl View {
+    /// Whether the view adds a formal to its procedure (after the declared parameters).
+    pub fn is_formal(&self) -> bool {
+        matches!(
+            self.mode,
+            ViewMode::Formal | ViewMode::Threaded | ViewMode::Local { fixed_at: Some(_) }
+        )
+    }
+}
+
+/// What a store does to a view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreEffect {
+    /// The store writes exactly this field: the view takes the stored value.
+    Assign,
+    /// The store writes this field with the fresh formal's value.
+    Fixed,
+    /// The store may write this field (aliasing, an unresolved class): the view is forgotten.
+    Havoc,
+}
+
+/// An integer local set once per call from a call's result: a fresh formal from its definition.
+#[derive(Clone, Debug)]
+pub struct FixedLocal {
+    pub var: ir::VarId,
+    /// The offset of its one definition.
+    pub pc: u32,
+    pub origin: String,
+}
+
+/// The views of one procedure and what its field instructions do to them.
+#[derive(Clone, Debug, Default)]
+pub struct FieldPlan {
+    /// In the order their formals follow the declared parameters.
+    pub views: Vec<View>,
+    /// Their formals follow those of the views.
+    pub locals: Vec<FixedLocal>,
+    /// The variable holding `this`, when it is never reassigned.
+    pub this: Option<ir::VarId>,
+    /// A field read (`true` for static) → the view it reads.
+    pub reads: HashMap<(bool, FieldRef), ViewKey>,
+    /// Per store offset, the views it changes.
+    pub stores: HashMap<u32, Vec<(ViewKey, StoreEffect)>>,
+    /// Per call offset, what it does to the threaded views it may change.
+    pub calls: HashMap<u32, Vec<(ViewKey, CallEffect)>>,
+}
+
+/// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
+pub struct Plans {
+    pub plans: Vec<FieldPlan>,
+    pub assumes_jdk_natives: bool,
+}
+
+/// What the code reachable from a method may write.
+#[derive(Clone, Debug, Default)]
+struct Writes {
+    /// (static, field as resolved) of every store.
+    fields: BTreeSet<(bool, Resolved)>,
+    /// Code that cannot be seen was reached.
+    anything: bool,
+    /// A JDK native method was reached.
+    jdk_native: bool,
+}
+
+impl Writes {
+    /// Whether one of the writes may change `key`'s field.
+    fn may_write(&self, key: &ViewKey) -> bool {
+        let target = Resolved {
+            field: key.field().clone(),
+            resolved: true,
+        };
+        self.fields
+            .iter()
+            .any(|(is_static, w)| *is_static == key.is_static() && w.may_alias(&target))
+    }
+
+    fn add(&mut self, other: &Writes) {
+        self.anything |= other.anything;
+        self.jdk_native |= other.jdk_native;
+        self.fields.extend(other.fields.iter().cloned());
+    }
+}
+
+/// A field reference with its declaring class when resolution found it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Resolved {
+    field: FieldRef,
+    resolved: bool,
+}
+
+impl Resolved {
+    /// Whether a store to `self` may change `other` (same kind checked by the caller).
+    fn may_alias(&self, other: &Resolved) -> bool {
+        self.field.name == other.field.name
+            && self.field.ty == other.field.ty
+            && (!(self.resolved && other.resolved) || self.field.class == other.field.class)
+    }
+}
+
+/// One method's own field instructions.
+struct Own {
+    this: Option<ir::VarId>,
+    /// Integer views read by the body.
+    reads: BTreeMap<(bool, FieldRef), ViewKey>,
+    /// Its stores to integer fields.
+    stores: Vec<Store>,
+    /// Calls on `this` (their offsets), for views of `this.f` a callee needs.
+    this_calls: BTreeSet<u32>,
+}
+
+/// A `putfield` or `putstatic` of an integer field.
+struct Store {
+    pc: u32,
+    is_static: bool,
+    /// A `putfield` on the method's own `this`.
+    on_this: bool,
+    field: Resolved,
+    /// The stored value is one the lowering havocs (see [`opaque`]).
+    opaque: bool,
+    /// It runs at most once per call: no loop (natural or not) contains it.
+    outside_loops: bool,
+}
+
+/// Decides every chain method's views. `methods[i]` has `bodies[i]`; `callees` maps (method
+/// index, call offset) to the method indices the chains enter there.
+pub fn plan(
+    java: &Program,
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    methods: &[MethodRef],
+    bodies: &[std::sync::Arc<ir::Body>],
+    callees: &HashMap<(usize, u32), Vec<usize>>,
+) -> Plans {
+    let mut resolver = Resolver {
+        java,
+        cache: HashMap::new(),
+    };
+    let node_writes = node_writes(java, graph, &mut resolver);
+    let own: Vec<Own> = bodies
+        .iter()
+        .map(|b| own_fields(b, &mut resolver))
+        .collect();
+    let mut writes = WriteIndex::new(graph, node_writes);
+    let reachable: Vec<Writes> = methods
+        .iter()
+        .map(|method| writes.through_calls(graph, method))
+        .collect();
+    let mut assumes_jdk_natives = false;
+    // A view needs every write to be seen (a JDK native writes only JDK fields, assumed).
+    let viewable = |index: usize, key: &ViewKey, assumes: &mut bool| -> bool {
+        let writes = &reachable[index];
+        if writes.anything {
+            return false;
+        }
+        if writes.jdk_native {
+            if java.origin(&key.field().class) != Some(Origin::User) {
+                return false;
+            }
+            *assumes = true;
+        }
+        true
+    };
+    let written_by_calls = |index: usize, key: &ViewKey| reachable[index].may_write(key);
+    // Which views each method needs: its reads, then what its chain callees need through it.
+    let mut needed: Vec<BTreeSet<ViewKey>> = own
+        .iter()
+        .map(|o| o.reads.values().cloned().collect())
+        .collect();
+    propagate_to_callers(&mut needed, &own, callees);
+    let threaded = threaded_views(&mut needed, &own, callees, written_by_calls);
+    let mut plans = Vec::new();
+    for (index, keys) in needed.iter().enumerate() {
+        let mut views = Vec::new();
+        for key in keys {
+            if matches!(key, ViewKey::This(_)) && own[index].this.is_none() {
+                continue;
+            }
+            let threads = threaded[index].contains(key);
+            if !viewable(index, key, &mut assumes_jdk_natives)
+                || (written_by_calls(index, key) && !threads)
+            {
+                continue;
+            }
+            let stores: Vec<&Store> = own[index]
+                .stores
+                .iter()
+                .filter(|s| store_may_write(s, key))
+                .collect();
+            let mode = if threads {
+                ViewMode::Threaded
+            } else if stores.is_empty() {
+                ViewMode::Formal
+            } else {
+                let fixed = match stores.as_slice() {
+                    [only]
+                        if key.is_static()
+                            && only.field.resolved
+                            && only.field.field == *key.field()
+                            && only.opaque
+                            && only.outside_loops =>
+                    {
+                        Some(only.pc)
+                    }
+                    _ => None,
+                };
+                ViewMode::Local { fixed_at: fixed }
+            };
+            views.push((key.clone(), mode));
+        }
+        let mut plan = finish_plan(&methods[index], &bodies[index], &own[index], views);
+        plan.calls = call_effects(
+            graph,
+            call_sites,
+            &mut writes,
+            methods,
+            index,
+            &own[index],
+            &plan,
+            callees,
+            &threaded,
+        );
+        plans.push(plan);
+    }
+    Plans {
+        plans,
+        assumes_jdk_natives,
+    }
+}
+
+/// Adds to each caller the views its chain callees need: statics always, fields of `this`
+/// through calls on `this`.
+fn propagate_to_callers(
+    needed: &mut [BTreeSet<ViewKey>],
+    own: &[Own],
+    callees: &HashMap<(usize, u32), Vec<usize>>,
+) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for ((caller, pc), targets) in callees {
+            for &callee in targets {
+                let through_this = own[*caller].this_calls.contains(pc);
+                let wanted: Vec<ViewKey> = needed[callee]
+                    .iter()
+                    .filter(|k| k.is_static() || through_this)
+                    .cloned()
+                    .collect();
+                for key in wanted {
+                    if needed[*caller].insert(key) {
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The fields of `this` each method threads: those it needs that its calls write, and, down
+/// the chains, those a caller threads into a callee on `this` that reads or stores them
+/// (which then needs them too).
+fn threaded_views(
+    needed: &mut [BTreeSet<ViewKey>],
+    own: &[Own],
+    callees: &HashMap<(usize, u32), Vec<usize>>,
+    written_by_calls: impl Fn(usize, &ViewKey) -> bool,
+) -> Vec<BTreeSet<ViewKey>> {
+    let mut threaded: Vec<BTreeSet<ViewKey>> = needed
+        .iter()
+        .enumerate()
+        .map(|(index, keys)| {
+            keys.iter()
+                .filter(|k| !k.is_static() && own[index].this.is_some())
+                .filter(|k| written_by_calls(index, k))
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for ((caller, pc), targets) in callees {
+            if !own[*caller].this_calls.contains(pc) {
+                continue;
+            }
+            for key in threaded[*caller].clone() {
+                for &callee in targets {
+                    let uses = needed[callee].contains(&key)
+                        || own[callee]
+                            .stores
+                            .iter()
+                            .any(|s| s.on_this && store_may_write(s, &key));
+                    if uses && own[callee].this.is_some() && threaded[callee].insert(key.clone()) {
+                        needed[callee].insert(key.clone());
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    threaded
+}
+
+/// What each call of method `index` does to its threaded views: nothing when no callee may
+/// write the field, the callee's returned value when every callee that may write it is a
+/// chain method called on `this` threading it, else forgotten.
+#[allow(clippy::too_many_arguments)]
+fn call_effects(
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    writes: &mut WriteIndex,
+    methods: &[MethodRef],
+    index: usize,
+    own: &Own,
+    plan: &FieldPlan,
+    callees: &HashMap<(usize, u32), Vec<usize>>,
+    threaded: &[BTreeSet<ViewKey>],
+) -> HashMap<u32, Vec<(ViewKey, CallEffect)>> {
+    let threaded_here: Vec<&ViewKey> = plan
+        .views
+        .iter()
+        .filter(|v| v.mode == ViewMode::Threaded)
+        .map(|v| &v.key)
+        .collect();
+    let mut effects: HashMap<u32, Vec<(ViewKey, CallEffect)>> = HashMap::new();
+    let Some(node) = graph.node(&methods[index]) else {
+        return effects;
+    };
+    if threaded_here.is_empty() {
+        return effects;
+    }
+    for pc in call_sites.offsets(node) {
+        let entered = call_sites.entered(node, pc);
+        let unresolved = call_sites.is_unresolved(node, pc);
+        let on_chains = callees.get(&(index, pc)).map_or(&[][..], Vec::as_slice);
+        let chain_index = |callee: usize| {
+            on_chains
+                .iter()
+                .copied()
+                .find(|&m| graph.node(&methods[m]) == Some(callee))
+        };
+        for &key in &threaded_here {
+            let mut effect = None;
+            for &callee in entered {
+                let running = writes.running(callee);
+                if !running.anything && !running.may_write(key) {
+                    continue;
+                }
+                let threads = own.this_calls.contains(&pc)
+                    && chain_index(callee).is_some_and(|m| threaded[m].contains(key));
+                effect = match (effect, threads) {
+                    (Some(CallEffect::Havoc), _) | (_, false) => Some(CallEffect::Havoc),
+                    _ => Some(CallEffect::Returned),
+                };
+            }
+            if unresolved {
+                effect = Some(CallEffect::Havoc);
+            }
+            if let Some(effect) = effect {
+                effects.entry(pc).or_default().push((key.clone(), effect));
+            }
+        }
+    }
+    effects
+}
+
+fn store_may_write(store: &Store, key: &ViewKey) -> bool {
+    let target = Resolved {
+        field: key.field().clone(),
+        resolved: true,
+    };
+    store.is_static == key.is_static() && store.field.may_alias(&target)
+}
+
+/// Names, origins and store effects of a method's chosen views, and its fixed locals.
+fn finish_plan(
+    method: &MethodRef,
+    body: &ir::Body,
+    own: &Own,
+    views: Vec<(ViewKey, ViewMode)>,
+) -> FieldPlan {
+    let ambiguous: Vec<bool> = views
+        .iter()
+        .map(|(key, _)| {
+            views
+                .iter()
+                .filter(|(other, _)| other.field().name == key.field().name)
+                .count()
+                > 1
+        })
+        .collect();
+    let views: Vec<View> = views
+        .into_iter()
+        .zip(ambiguous)
+        .map(|((key, mode), ambiguous)| {
+            let field = key.field();
+            let name = if ambiguous {
+                format!("{}_{}", field.class.simple(), field.name)
+            } else {
+                field.name.to_string()
+            };
+            let origin = match (&key, &mode) {
+                (ViewKey::This(_), _) => format!("field {} of this", field.name),
+                (ViewKey::Static(_), ViewMode::Local { fixed_at: Some(pc) }) => format!(
+                    "static field {}.{}, written at {}@{pc}",
+                    field.class.source(),
+                    field.name,
+                    method.name
+                ),
+                (ViewKey::Static(_), _) => {
+                    format!("static field {}.{}", field.class.source(), field.name)
+                }
+            };
+            View {
+                key,
+                mode,
+                name,
+                origin,
+            }
+        })
+        .collect();
+    let reads = own
+        .reads
+        .iter()
+        .filter(|(_, key)| views.iter().any(|v| &v.key == *key))
+        .map(|(read, key)| (read.clone(), key.clone()))
+        .collect();
+    let mut stores: HashMap<u32, Vec<(ViewKey, StoreEffect)>> = HashMap::new();
+    for store in &own.stores {
+        for view in &views {
+            if !store_may_write(store, &view.key) {
+                continue;
+            }
+            // A store to a narrower field keeps only the low bits of an unnarrowed value.
+            let exact = store.field.resolved
+                && store.field.field == *view.key.field()
+                && (store.is_static || store.on_this)
+                && matches!(view.key.field().ty, Type::Int | Type::Long);
+            let effect = match view.mode {
+                ViewMode::Local { fixed_at: Some(pc) } if pc == store.pc => StoreEffect::Fixed,
+                _ if exact => StoreEffect::Assign,
+                _ => StoreEffect::Havoc,
+            };
+            stores
+                .entry(store.pc)
+                .or_default()
+                .push((view.key.clone(), effect));
+        }
+    }
+    FieldPlan {
+        views,
+        locals: fixed_locals(method, body),
+        this: own.this,
+        reads,
+        stores,
+        calls: HashMap::new(),
+    }
+}
+
+/// Field resolution (JVMS §5.4.3.2) by class name, cached.
+struct Resolver<'p> {
+    java: &'p Program,
+    cache: HashMap<FieldRef, Resolved>,
+}
+
+impl Resolver<'_> {
+    fn resolve(&mut self, field: &FieldRef) -> Resolved {
+        if let Some(known) = self.cache.get(field) {
+            return known.clone();
+        }
+        let declaring = self.declaring(&field.class, field, 0);
+        let resolved = match declaring {
+            Some(class) => Resolved {
+                field: FieldRef {
+                    class,
+                    ..field.clone()
+                },
+                resolved: true,
+            },
+            None => Resolved {
+                field: field.clone(),
+                resolved: false,
+            },
+        };
+        self.cache.insert(field.clone(), resolved.clone());
+        resolved
+    }
+
+    /// The class declaring `field` as seen from `class`: itself, its superinterfaces, then its
+    /// superclass (depth-limited against malformed cyclic hierarchies).
+    fn declaring(&self, class: &ClassName, field: &FieldRef, depth: usize) -> Option<ClassName> {
+        const MAX_DEPTH: usize = 64;
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let loaded = self.java.class(class).ok()?;
+        if loaded
+            .fields
+            .iter()
+            .any(|f| f.name == field.name && f.ty == field.ty)
+        {
+            return Some(class.clone());
+        }
+        loaded
+            .interfaces
+            .iter()
+            .chain(&loaded.super_class)
+            .find_map(|next| self.declaring(next, field, depth + 1))
+    }
+}
+
+/// The integer reads, stores and calls on `this` of one body.
+fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
+    let this = body
+        .params
+        .iter()
+        .copied()
+        .find(|&v| body.var(v).origin == ir::VarOrigin::This)
+        .filter(|&this| !body.statements().any(|(_, s)| assigns(s, this)));
+    let successors = block_successors(body);
+    let loops = find_loops(&successors);
+    let is_this = |operand: &Operand| matches!(operand, Operand::Var(v) if Some(*v) == this);
+    let mut own = Own {
+        this,
+        reads: BTreeMap::new(),
+        stores: Vec::new(),
+        this_calls: BTreeSet::new(),
+    };
+    for (block, stmt) in body.statements() {
+        match &stmt.kind {
+            StmtKind::Assign {
+                value: ir::Expr::Load(place),
+                ..
+            } => {
+                let read = match place {
+                    Place::Static(field) => Some((true, field)),
+                    Place::Field { object, field } if is_this(object) => Some((false, field)),
+                    _ => None,
+                };
+                if let Some((is_static, field)) = read.filter(|(_, f)| f.ty.is_integer()) {
+                    let resolved = resolver.resolve(field);
+                    // Only a resolved field can be told apart from others of its name.
+                    if resolved.resolved {
+                        let key = if is_static {
+                            ViewKey::Static(resolved.field)
+                        } else {
+                            ViewKey::This(resolved.field)
+                        };
+                        own.reads.insert((is_static, field.clone()), key);
+                    }
+                }
+            }
+            StmtKind::Store { place, value } => {
+                let (is_static, on_this, field) = match place {
+                    Place::Static(field) => (true, false, field),
+                    Place::Field { object, field } => (false, is_this(object), field),
+                    Place::ArrayElement { .. } => continue,
+                };
+                if !field.ty.is_integer() {
+                    continue;
+                }
+                own.stores.push(Store {
+                    pc: stmt.pc,
+                    is_static,
+                    on_this,
+                    field: resolver.resolve(field),
+                    opaque: opaque(body, value),
+                    outside_loops: loops.reducible && loops.enclosing[block.0 as usize].is_empty(),
+                });
+            }
+            StmtKind::Invoke { call, .. }
+                if call.receiver.as_ref().is_some_and(is_this)
+                    && !matches!(call.kind, CallKind::Dynamic(_)) =>
+            {
+                own.this_calls.insert(stmt.pc);
+            }
+            _ => {}
+        }
+    }
+    own
+}
+
+/// The integer locals of `body` defined once, outside every loop, by a call's result: either
+/// directly or copied from the stack slot the call just before left it in.
+fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
+    let successors = block_successors(body);
+    let loops = find_loops(&successors);
+    let mut definitions: BTreeMap<ir::VarId, Vec<(usize, usize)>> = BTreeMap::new();
+    for (block, stmts) in body.blocks.iter().enumerate() {
+        for (index, stmt) in stmts.stmts.iter().enumerate() {
+            let defined = match &stmt.kind {
+                StmtKind::Assign { dst, .. } => Some(*dst),
+                StmtKind::Invoke { dst, .. } => *dst,
+                _ => None,
+            };
+            if let Some(var) = defined {
+                definitions.entry(var).or_default().push((block, index));
+            }
+        }
+    }
+    let mut fixed = Vec::new();
+    for (var, places) in definitions {
+        let declared = body.var(var);
+        let &[(block, index)] = places.as_slice() else {
+            continue;
+        };
+        if !matches!(declared.origin, ir::VarOrigin::Local(_))
+            || !declared.ty.is_integer()
+            || !loops.reducible
+            || !loops.enclosing[block].is_empty()
+        {
+            continue;
+        }
+        let stmts = &body.blocks[block].stmts;
+        // A parameter's length or size is no unknown value.
+        let opaque_call = |call: &ir::Call| !views::reads_parameter_view(body, call);
+        let from_call = match &stmts[index].kind {
+            StmtKind::Invoke { call, .. } => opaque_call(call),
+            StmtKind::Assign {
+                value: ir::Expr::Use(Operand::Var(slot)),
+                ..
+            } => index.checked_sub(1).is_some_and(|previous| {
+                matches!(&stmts[previous].kind,
+                    StmtKind::Invoke { dst: Some(d), call } if d == slot && opaque_call(call))
+            }),
+            _ => false,
+        };
+        if from_call {
+            let pc = stmts[index].pc;
+            fixed.push(FixedLocal {
+                var,
+                pc,
+                origin: format!(
+                    "local {} set from a call's result at {}@{pc}",
+                    declared.name, method.name
+                ),
+            });
+        }
+    }
+    fixed
+}
+
+fn assigns(stmt: &ir::Stmt, var: ir::VarId) -> bool {
+    match &stmt.kind {
+        StmtKind::Assign { dst, .. } => *dst == var,
+        StmtKind::Invoke { dst, .. } => *dst == Some(var),
+        _ => false,
+    }
+}
+
+/// Whether every value `operand` can hold comes from a call's result or a field read (through
+/// copies): values the lowering havocs, which a fixed view may name instead.
+fn opaque(body: &ir::Body, operand: &Operand) -> bool {
+    let Operand::Var(start) = operand else {
+        return false;
+    };
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![*start];
+    while let Some(var) = stack.pop() {
+        if !seen.insert(var) {
+            continue;
+        }
+        // A parameter holds the caller's value on entry, which no statement defines.
+        if matches!(
+            body.var(var).origin,
+            ir::VarOrigin::Param(_) | ir::VarOrigin::This
+        ) {
+            return false;
+        }
+        let mut defined = false;
+        for (_, stmt) in body.statements() {
+            match &stmt.kind {
+                StmtKind::Assign { dst, value } if *dst == var => {
+                    defined = true;
+                    match value {
+                        ir::Expr::Load(_) => {}
+                        ir::Expr::Use(Operand::Var(source)) => stack.push(*source),
+                        _ => return false,
+                    }
+                }
+                StmtKind::Invoke { dst, .. } if *dst == Some(var) => defined = true,
+                _ => {}
+            }
+        }
+        if !defined {
+            return false;
+        }
+    }
+    true
+}
+
+/// What each call-graph node's own code may write.
+fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -> Vec<Writes> {
+    let mut writes: Vec<Writes> = graph
+        .methods
+        .iter()
+        .map(|node| match &node.kind {
+            NodeKind::Code => code_writes(java, &node.method, resolver),
+            // A spec states whether its method writes fields of the program.
+            NodeKind::Spec(spec) => Writes {
+                anything: spec.writes_fields,
+                ..Writes::default()
+            },
+            NodeKind::Native if java.origin(&node.method.class) == Some(Origin::Jdk) => Writes {
+                jdk_native: true,
+                ..Writes::default()
+            },
+            NodeKind::Native | NodeKind::Abstract | NodeKind::Broken(_) => Writes {
+                anything: true,
+                ..Writes::default()
+            },
+        })
+        .collect();
+    for call in &graph.unresolved {
+        writes[call.caller].anything = true;
+    }
+    writes
+}
+
+fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) -> Writes {
+    let Ok(body) = java.body(method) else {
+        return Writes {
+            anything: true,
+            ..Writes::default()
+        };
+    };
+    let mut writes = Writes::default();
+    for (_, stmt) in body.statements() {
+        match &stmt.kind {
+            StmtKind::Store { place, .. } => {
+                let (is_static, field) = match place {
+                    Place::Static(field) => (true, field),
+                    Place::Field { field, .. } => (false, field),
+                    Place::ArrayElement { .. } => continue,
+                };
+                if !field.ty.is_integer() {
+                    continue;
+                }
+                let resolved = resolver.resolve(field);
+                // A class initializer's writes to its own static fields happen before anything
+                // else can read them (see the module documentation).
+                let own_initializer = is_static
+                    && method.name.as_ref() == "<clinit>"
+                    && resolved.resolved
+                    && resolved.field.class == method.class;
+                if !own_initializer {
+                    writes.fields.insert((is_static, resolved));
+                }
+            }
+            StmtKind::Invoke { call, .. } => {
+                // A concatenation runs its object arguments' `toString`, which the call graph
+                // does not follow.
+                if let CallKind::Dynamic(DynamicCall::StringConcat { .. }) = &call.kind
+                    && call.method.parsed_descriptor().map_or(true, |d| {
+                        d.params.iter().any(|p| {
+                            matches!(p, Type::Ref(c) if c.internal() != "java/lang/String")
+                                || matches!(p, Type::Array(_))
+                        })
+                    })
+                {
+                    writes.anything = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    writes
+}
+
+/// What running a call-graph node may write: its own code and everything it reaches,
+/// computed once per node asked for.
+struct WriteIndex {
+    successors: Vec<Vec<usize>>,
+    nodes: Vec<Writes>,
+    running: HashMap<usize, Writes>,
+}
+
+impl WriteIndex {
+    fn new(graph: &CallGraph, nodes: Vec<Writes>) -> WriteIndex {
+        let mut successors: Vec<Vec<usize>> = vec![Vec::new(); graph.methods.len()];
+        for edge in &graph.edges {
+            successors[edge.caller].push(edge.callee);
+        }
+        WriteIndex {
+            successors,
+            nodes,
+            running: HashMap::new(),
+        }
+    }
+
+    /// The writes of every node reachable from `method` through at least one call (its own
+    /// body counts only when a call leads back to it), and unseen code when the method itself
+    /// has unresolved calls.
+    fn through_calls(&mut self, graph: &CallGraph, method: &MethodRef) -> Writes {
+        let Some(start) = graph.node(method) else {
+            return Writes {
+                anything: true,
+                ..Writes::default()
+            };
+        };
+        let mut total = Writes {
+            anything: self.nodes[start].anything,
+            ..Writes::default()
+        };
+        total.add(&self.reach(self.successors[start].clone()));
+        total
+    }
+
+    /// The writes of running `node`: its own and those of everything it reaches.
+    fn running(&mut self, node: usize) -> Writes {
+        if let Some(known) = self.running.get(&node) {
+            return known.clone();
+        }
+        let writes = self.reach(vec![node]);
+        self.running.insert(node, writes.clone());
+        writes
+    }
+
+    /// The union of the writes of the nodes reachable from `starts` (included).
+    fn reach(&self, starts: Vec<usize>) -> Writes {
+        let mut total = Writes::default();
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = starts;
+        while let Some(node) = stack.pop() {
+            if std::mem::replace(&mut seen[node], true) {
+                continue;
+            }
+            total.add(&self.nodes[node]);
+            stack.extend(&self.successors[node]);
+        }
+        total
+    }
+}

@@ -1,0 +1,601 @@
+//! The numeric lowering: from the IR of the methods on a method's creation-site chains to the
+//! invariants crate's program form, and from its analysis to one counting invariant per
+//! creation site.
+//!
+//! [`lower`] turns each method that appears on a chain into one procedure ([`body`]) and asks
+//! for an invariant before every allocation and call. [`Lowered::site_invariant`] conjoins the
+//! frames of a chain with `formal = actual` at each call (the invariants crate's
+//! `chain_invariant`) and projects the result onto the variables that tell visits apart: the
+//! virtual iteration counter of every loop around each call site and the allocation
+//! ([`loops`]). Its integer points, with the chain's
+//! first method's parameters as parameters, are one per execution of the allocation, or more
+//! when the lowering lost precision. For an array allocation the invariant also has one column
+//! per given dimension, holding that dimension's value at the execution.
+//!
+//! Integer fields whose every write is seen are read through views ([`fields`]): they become
+//! formals of the methods that need them, hence parameters of the counts, listed with their
+//! origin by [`Lowered::view_params`]; a field of `this` that callees write is carried across
+//! calls on `this` by the callees' summaries (the invariants crate).
+//!
+//! It does not count (the polyhedra crate does), pick call targets (the call graph and
+//! [`crate::sites`] do), or model object fields other than integer views, array contents or
+//! integer overflow.
+
+mod body;
+mod fields;
+mod liveness;
+mod loops;
+mod specs;
+#[cfg(test)]
+mod tests;
+mod views;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use membound_invariants::{
+    Action, Analysis, Invariant, Options, Point, PointId, ProcId, Program, VarKind, analyze,
+    chain_invariant,
+};
+
+use crate::sites::{ChainElement, CreationSite, Sites};
+use membound_front::callgraph::{CallGraph, CallSites};
+use membound_front::program::Program as JavaProgram;
+use membound_front::specs::MethodSpec;
+use membound_jvm::MethodRef;
+use membound_jvm::error::{Error, Result};
+
+pub use body::{
+    CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds,
+    identifier, lower_body, numeric_formal_kind,
+};
+pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
+pub use specs::{spec_formal_kinds, spec_formal_names};
+
+use specs::{SpecCallee, lower_spec};
+
+/// The methods of a set of chains lowered to one numeric program, and its analysis.
+#[derive(Debug)]
+pub struct Lowered {
+    pub program: Program,
+    pub analysis: Analysis,
+    procedures: HashMap<MethodRef, ProcId>,
+    /// `None` when several statements of a method share the key.
+    points: HashMap<(ProcId, PointKey), Option<PointId>>,
+    /// Per program point, the names of its inductive variables.
+    inductive: Vec<Vec<String>>,
+    /// Per program point, the names of the variables holding an array allocation's dimensions.
+    lengths: Vec<Vec<String>>,
+    /// Per procedure, the origins of its field-view and fixed-local formals (the last of its
+    /// formals).
+    view_origins: Vec<Vec<String>>,
+    /// What the field views take for granted.
+    pub assumptions: Vec<String>,
+}
+
+/// The counting invariant of a creation site (or of the suffix of its chain from some method).
+#[derive(Clone, Debug)]
+pub struct SiteInvariant {
+    /// Over the chain's first method's parameters; its dims are [`Self::executions`] followed by
+    /// [`Self::lengths`].
+    pub set: Invariant,
+    /// The columns whose values tell executions apart.
+    pub executions: Vec<String>,
+    /// For an array allocation, the columns holding its given dimensions, outermost first.
+    pub lengths: Vec<String>,
+}
+
+impl SiteInvariant {
+    /// The set with one integer point per execution of the allocation (lengths projected out:
+    /// exact when they are affine in the execution columns, an over-approximation otherwise).
+    pub fn executions_set(&self) -> Invariant {
+        let kept: Vec<&str> = self.executions.iter().map(String::as_str).collect();
+        self.set.project_onto(&kept)
+    }
+}
+
+/// Lowers every method on the chains of `sites` (which come from `graph`) and analyses the
+/// result; the call graph tells what each method may write.
+pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Lowered> {
+    let methods = chain_methods(sites, graph);
+    let specs: Vec<Option<Arc<MethodSpec>>> = methods
+        .iter()
+        .map(|m| {
+            graph
+                .node(m)
+                .and_then(|id| graph.methods[id].kind.spec().cloned())
+        })
+        .collect();
+    // Methods with code come first (the field plans cover those), spec'd ones after.
+    let code_count = specs.iter().take_while(|s| s.is_none()).count();
+    let procedures: HashMap<MethodRef, ProcId> = methods
+        .iter()
+        .enumerate()
+        .map(|(index, method)| (method.clone(), ProcId(index)))
+        .collect();
+    let bodies = methods[..code_count]
+        .iter()
+        .map(|method| java.body(method))
+        .collect::<Result<Vec<_>>>()?;
+    let formals: Vec<_> = bodies
+        .iter()
+        .map(|body| formal_kinds(body))
+        .chain(methods[code_count..].iter().map(spec_formal_kinds))
+        .collect();
+    let callees = callees_by_call_site(sites, &procedures);
+    let call_sites = graph.call_sites();
+    let complete = complete_call_sites(graph, &call_sites, &methods, &callees);
+    let by_index = callees
+        .iter()
+        .filter(|&(&(caller, _), _)| caller.0 < code_count)
+        .map(|(&(caller, pc), list)| {
+            let code: Vec<usize> = list
+                .iter()
+                .map(|c| c.0)
+                .filter(|&c| c < code_count)
+                .collect();
+            ((caller.0, pc), code)
+        })
+        .collect();
+    let plans = fields::plan(
+        java,
+        graph,
+        &call_sites,
+        &methods[..code_count],
+        &bodies,
+        &by_index,
+    );
+    let mut assumptions = if plans.assumes_jdk_natives {
+        vec![JDK_NATIVES_KEEP_FIELDS.to_string()]
+    } else {
+        Vec::new()
+    };
+    if formals
+        .iter()
+        .flatten()
+        .any(|k| *k == Some(FormalKind::CollectionSize))
+    {
+        assumptions.push(views::COLLECTION_SIZES.to_string());
+    }
+    let mut plans = plans.plans;
+    plans.resize(methods.len(), FieldPlan::default());
+    let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();
+    let formal_counts: Vec<usize> = formals
+        .iter()
+        .zip(&view_origins)
+        .map(|(declared, views)| declared.iter().flatten().count() + views.len())
+        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for method in &methods {
+        let base = identifier(&method.name);
+        names.push(unique(base, |name| names.iter().any(|n| n == name)));
+    }
+    let mut program = Program::default();
+    let mut points = HashMap::new();
+    let mut inductive = Vec::new();
+    let mut lengths = Vec::new();
+    for (index, method) in methods.iter().enumerate() {
+        let caller = ProcId(index);
+        let name = &names[index];
+        let mut lowered = match &specs[index] {
+            None => {
+                let targets = |pc: u32| CallTargets {
+                    targets: callees
+                        .get(&(caller, pc))
+                        .into_iter()
+                        .flatten()
+                        .map(|&callee| CallTarget {
+                            procedure: callee,
+                            method: &methods[callee.0],
+                            formals: &formals[callee.0],
+                            fields: &plans[callee.0],
+                            returns_value: callee.0 < code_count
+                                && body::returns_integer(&methods[callee.0]),
+                        })
+                        .collect(),
+                    complete: complete.contains(&(caller, pc)),
+                };
+                lower_body(name, &bodies[index], &plans[index], &targets)
+            }
+            Some(spec) => {
+                let formal_counts = &formal_counts;
+                let entered: Vec<SpecCallee> = callees
+                    .iter()
+                    .filter(|&(&(from, _), _)| from == caller)
+                    .flat_map(|(&(_, pc), list)| {
+                        list.iter().map(move |&callee| SpecCallee {
+                            pc,
+                            procedure: callee,
+                            formals: formal_counts[callee.0],
+                        })
+                    })
+                    .collect();
+                lower_spec(name, method, spec, &entered)
+            }
+        };
+        lowered.points.push(LocalPoint {
+            key: PointKey::Entry,
+            node: lowered.procedure.entry,
+            inductive: Vec::new(),
+            lengths: Vec::new(),
+        });
+        for point in &lowered.points {
+            let id = PointId(program.points.len());
+            // Two statements at one offset cannot be told apart by a chain: neither is used.
+            let entry = points.entry((caller, point.key)).or_insert(Some(id));
+            if *entry != Some(id) {
+                *entry = None;
+            }
+            program.points.push(Point {
+                name: point_name(name, point.key, &names, &program),
+                procedure: caller,
+                node: point.node,
+            });
+            let names = |vars: &[membound_invariants::VarId]| -> Vec<String> {
+                vars.iter()
+                    .map(|&v| lowered.procedure.var_name(v).to_string())
+                    .collect()
+            };
+            inductive.push(names(&point.inductive));
+            lengths.push(names(&point.lengths));
+        }
+        program.procedures.push(lowered.procedure);
+    }
+    let mut analysis = analyze(&program, &Options::default());
+    keep_only_needed_columns(&program, &mut analysis, &inductive, &lengths);
+    Ok(Lowered {
+        program,
+        analysis,
+        procedures,
+        points,
+        inductive,
+        lengths,
+        view_origins,
+        assumptions,
+    })
+}
+
+/// Projects each point's invariant onto its inductive variables, its array lengths and the
+/// caller variables its call passes, the only columns a chain reads: eliminating the rest frame
+/// by frame gives the same chain invariant as eliminating them after conjoining, on far smaller
+/// polyhedra.
+fn keep_only_needed_columns(
+    program: &Program,
+    analysis: &mut Analysis,
+    inductive: &[Vec<String>],
+    lengths: &[Vec<String>],
+) {
+    for (index, point) in program.points.iter().enumerate() {
+        let procedure = program.procedure(point.procedure);
+        let mut needed: Vec<&str> = inductive[index]
+            .iter()
+            .chain(&lengths[index])
+            .map(String::as_str)
+            .collect();
+        for edge in procedure.outgoing(point.node) {
+            if let Action::Call { args, .. } = &edge.action {
+                needed.extend(
+                    args.iter()
+                        .flat_map(|a| a.vars())
+                        .map(|v| procedure.var_name(v)),
+                );
+            }
+        }
+        needed.sort_unstable();
+        needed.dedup();
+        analysis.invariants[index] = analysis.invariants[index].project_onto(&needed);
+    }
+}
+
+/// Every method on some chain, each once, in order of first appearance, those a spec stands
+/// for last.
+fn chain_methods(sites: &Sites, graph: &CallGraph) -> Vec<MethodRef> {
+    let mut methods: Vec<MethodRef> = Vec::new();
+    for element in sites.sites.iter().flat_map(|site| &site.chain) {
+        if !methods.contains(&element.method) {
+            methods.push(element.method.clone());
+        }
+    }
+    let is_spec = |m: &MethodRef| {
+        graph
+            .node(m)
+            .is_some_and(|id| graph.methods[id].kind.spec().is_some())
+    };
+    methods.sort_by_key(is_spec);
+    methods
+}
+
+/// For each (caller, call offset) on a chain, the procedures the chains enter there.
+fn callees_by_call_site(
+    sites: &Sites,
+    procedures: &HashMap<MethodRef, ProcId>,
+) -> HashMap<(ProcId, u32), Vec<ProcId>> {
+    let mut callees: HashMap<(ProcId, u32), Vec<ProcId>> = HashMap::new();
+    for site in &sites.sites {
+        for pair in site.chain.windows(2) {
+            let caller = procedures[&pair[0].method];
+            let callee = procedures[&pair[1].method];
+            let list = callees.entry((caller, pair[0].pc)).or_default();
+            if !list.contains(&callee) {
+                list.push(callee);
+            }
+        }
+    }
+    callees
+}
+
+/// The chain call sites whose every possible callee is a procedure the chains enter there: no
+/// unresolved call, no method that allocates nothing (and so is on no chain).
+fn complete_call_sites(
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    methods: &[MethodRef],
+    callees: &HashMap<(ProcId, u32), Vec<ProcId>>,
+) -> HashSet<(ProcId, u32)> {
+    callees
+        .iter()
+        .filter(|&(&(caller, pc), list)| {
+            let Some(node) = graph.node(&methods[caller.0]) else {
+                return false;
+            };
+            let on_chains: HashSet<usize> = list
+                .iter()
+                .filter_map(|p| graph.node(&methods[p.0]))
+                .collect();
+            !call_sites.is_unresolved(node, pc)
+                && !call_sites.entered(node, pc).is_empty()
+                && call_sites
+                    .entered(node, pc)
+                    .iter()
+                    .all(|c| on_chains.contains(c))
+        })
+        .map(|(&site, _)| site)
+        .collect()
+}
+
+/// `m1_at5` for the point before offset 5 of `m1`, `m1_at5_m2` on the way into `m2`.
+fn point_name(procedure: &str, key: PointKey, names: &[String], program: &Program) -> String {
+    let base = match key {
+        PointKey::At(pc) => format!("{procedure}_at{pc}"),
+        PointKey::Call(pc, callee) => format!("{procedure}_at{pc}_{}", names[callee.0]),
+        PointKey::Entry => format!("{procedure}_entry"),
+    };
+    unique(base, |name| program.point_by_name(name).is_some())
+}
+
+fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = base.clone();
+    let mut suffix = 1;
+    while taken(&name) {
+        suffix += 1;
+        name = format!("{base}_{suffix}");
+    }
+    name
+}
+
+impl Lowered {
+    /// The names `method`'s formals have as parameters of its counting invariants (one per
+    /// integer or array parameter, in order), when it was lowered.
+    pub fn formal_names(&self, method: &MethodRef) -> Option<Vec<String>> {
+        let procedure = self.program.procedure(*self.procedures.get(method)?);
+        Some(
+            procedure
+                .formals
+                .iter()
+                .map(|&f| procedure.var_name(f).to_string())
+                .collect(),
+        )
+    }
+
+    /// The field views and fixed locals that are formals of `method`, as (name, origin), in
+    /// formal order.
+    pub fn view_params(&self, method: &MethodRef) -> Vec<(String, String)> {
+        let Some(&id) = self.procedures.get(method) else {
+            return Vec::new();
+        };
+        let procedure = self.program.procedure(id);
+        let origins = &self.view_origins[id.0];
+        let first = procedure.formals.len().saturating_sub(origins.len());
+        procedure.formals[first..]
+            .iter()
+            .zip(origins)
+            .map(|(&f, origin)| (procedure.var_name(f).to_string(), origin.clone()))
+            .collect()
+    }
+
+    /// The counting invariant of one creation site (see the module documentation), with the
+    /// entry method's formals as parameters under their own names.
+    pub fn site_invariant(&self, site: &CreationSite) -> Result<SiteInvariant> {
+        self.suffix_invariant(site, 0)
+    }
+
+    /// The counting invariant of the part of `site`'s chain that starts at element `from`, with
+    /// that method's formals as parameters: how often the allocation runs per call of it.
+    pub fn suffix_invariant(&self, site: &CreationSite, from: usize) -> Result<SiteInvariant> {
+        let frames = self.frame_points(site)?;
+        let frames = frames.get(from..).unwrap_or_default();
+        let (target, calls) = frames
+            .split_last()
+            .ok_or_else(|| Error::Input("a creation site with an empty chain".to_string()))?;
+        let chain = chain_invariant(&self.program, &self.analysis, calls, *target)
+            .map_err(|e| Error::Input(format!("chain invariant: {e}")))?;
+        let entered = site.chain.get(from + 1..).unwrap_or_default();
+        let (executions, lengths) = self.kept_columns(frames, entered);
+        let kept: Vec<&str> = executions
+            .iter()
+            .chain(&lengths)
+            .map(String::as_str)
+            .collect();
+        let mut set = chain.project_onto(&kept);
+        set.params = self.parameter_names(calls.first().unwrap_or(target), &set);
+        Ok(SiteInvariant {
+            set,
+            executions,
+            lengths,
+        })
+    }
+
+    /// How often chain element `from` of `site` makes its call per call of its method: the
+    /// invariant at the call, on the counters of the loops around it, with the method's formals
+    /// as parameters.
+    pub fn call_invariant(&self, site: &CreationSite, from: usize) -> Result<Invariant> {
+        let frames = self.frame_points(site)?;
+        let call = frames
+            .get(from)
+            .filter(|_| from + 1 < frames.len())
+            .copied()
+            .ok_or_else(|| Error::Input(format!("no call at chain element {from} of {site:?}")))?;
+        let chain = chain_invariant(&self.program, &self.analysis, &[], call)
+            .map_err(|e| Error::Input(format!("call invariant: {e}")))?;
+        let kept: Vec<&str> = self.inductive[call.0].iter().map(String::as_str).collect();
+        let mut set = chain.project_onto(&kept);
+        set.params = self.parameter_names(&call, &set);
+        Ok(set)
+    }
+
+    /// The binding invariant of the part of `site`'s chain from element `from` to the entry of
+    /// element `from + depth`'s method (`depth >= 1`): the values that method's formals can
+    /// have when the chain enters it, with the first method's formals as parameters. Its dims
+    /// are the entered method's formals under [`Self::formal_names`].
+    pub fn binding_invariant(
+        &self,
+        site: &CreationSite,
+        from: usize,
+        depth: usize,
+    ) -> Result<Invariant> {
+        let frames = self.frame_points(site)?;
+        let calls = frames.get(from..from + depth).unwrap_or_default();
+        let entered = site
+            .chain
+            .get(from + depth)
+            .filter(|_| depth >= 1 && calls.len() == depth)
+            .ok_or_else(|| Error::Input(format!("no call chain of depth {depth} in {site:?}")))?;
+        let callee = self.procedures[&entered.method];
+        let entry = self
+            .points
+            .get(&(callee, PointKey::Entry))
+            .copied()
+            .flatten()
+            .ok_or_else(|| Error::Input(format!("{} has no entry point", entered.method)))?;
+        let chain = chain_invariant(&self.program, &self.analysis, calls, entry)
+            .map_err(|e| Error::Input(format!("binding invariant: {e}")))?;
+        let procedure = self.program.procedure(callee);
+        let prefix = format!("{}__", self.program.point(calls[depth - 1]).name);
+        let snapshots: Vec<String> = (0..procedure.formals.len())
+            .map(|index| {
+                let snapshot = procedure
+                    .var_ids()
+                    .find(|v| procedure.vars[v.0].kind == VarKind::Snapshot(index));
+                snapshot.map_or_else(String::new, |v| {
+                    format!("{prefix}{}", procedure.var_name(v))
+                })
+            })
+            .collect();
+        let kept: Vec<&str> = snapshots.iter().map(String::as_str).collect();
+        let mut set = chain.project_onto(&kept);
+        if set.dims.len() != snapshots.len() {
+            return Err(Error::Input(format!(
+                "binding invariant: not every formal of {} is bound",
+                entered.method
+            )));
+        }
+        set.params = self.parameter_names(&calls[0], &set);
+        set.dims = procedure
+            .formals
+            .iter()
+            .map(|&f| procedure.var_name(f).to_string())
+            .collect();
+        Ok(set)
+    }
+
+    /// The point of each chain element: the call into the next method, then the allocation.
+    fn frame_points(&self, site: &CreationSite) -> Result<Vec<PointId>> {
+        let procedure = |method: &MethodRef| {
+            self.procedures
+                .get(method)
+                .copied()
+                .ok_or_else(|| Error::Input(format!("{method} was not lowered")))
+        };
+        let mut frames = Vec::new();
+        for (index, element) in site.chain.iter().enumerate() {
+            let here = procedure(&element.method)?;
+            let key = match site.chain.get(index + 1) {
+                Some(next) => PointKey::Call(element.pc, procedure(&next.method)?),
+                None => PointKey::At(element.pc),
+            };
+            let point = self
+                .points
+                .get(&(here, key))
+                .copied()
+                .flatten()
+                .ok_or_else(|| {
+                    Error::Input(format!(
+                        "{}: no single statement at offset {} to attach an invariant to",
+                        element.method, element.pc
+                    ))
+                })?;
+            frames.push(point);
+        }
+        Ok(frames)
+    }
+
+    /// The chain invariant's columns to keep: per frame its inductive variables, each under the
+    /// prefix `chain_invariant` gives that frame, then the allocation's lengths. They tell
+    /// executions apart: one call runs once per valuation of its frame's loop counters, so the
+    /// counters of all frames identify an execution. The callee formals bound at each call are
+    /// not kept: where they matter they bound the counters, and an argument the lowering cannot
+    /// express (a call's result) must not make a count that does not depend on it unbounded.
+    /// A class initializer runs at most once: the frames before one (`entered[k]` is the method
+    /// frame `k` calls) keep no column, so they say only whether it may run.
+    fn kept_columns(
+        &self,
+        frames: &[PointId],
+        entered: &[ChainElement],
+    ) -> (Vec<String>, Vec<String>) {
+        let mut kept = Vec::new();
+        let mut prefix = String::new();
+        for (index, &point) in frames.iter().enumerate() {
+            kept.extend(
+                self.inductive[point.0]
+                    .iter()
+                    .map(|name| format!("{prefix}{name}")),
+            );
+            if entered
+                .get(index)
+                .is_some_and(|next| next.method.name.as_ref() == "<clinit>")
+            {
+                kept.clear();
+            }
+            if index + 1 < frames.len() {
+                prefix = format!("{}__", self.program.point(point).name);
+            }
+        }
+        let lengths = frames.last().map_or_else(Vec::new, |last| {
+            self.lengths[last.0]
+                .iter()
+                .map(|name| format!("{prefix}{name}"))
+                .collect()
+        });
+        (kept, lengths)
+    }
+
+    /// The entry procedure's snapshot parameters renamed to the formals they snapshot.
+    fn parameter_names(&self, entry_point: &PointId, invariant: &Invariant) -> Vec<String> {
+        let procedure = self
+            .program
+            .procedure(self.program.point(*entry_point).procedure);
+        invariant
+            .params
+            .iter()
+            .map(|param| {
+                procedure
+                    .var_by_name(param)
+                    .and_then(|v| match procedure.vars[v.0].kind {
+                        VarKind::Snapshot(index) => procedure.formals.get(index),
+                        _ => None,
+                    })
+                    .map_or_else(|| param.clone(), |&f| procedure.var_name(f).to_string())
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,155 @@
+//! The readable summary `membound analyze` prints: the call tree with memAlloc per method, then
+//! per method its region quantities (memCaptured, memEscapes, memRq) and its own sites with
+//! their count and region.
+
+use std::fmt::Write;
+
+use super::{Bounds, MethodBound, Quantity};
+use crate::escape::SiteRegion;
+use membound_jvm::MethodRef;
+
+/// The summary of `bounds` (see the module documentation).
+pub fn to_text(bounds: &Bounds) -> String {
+    let mut out = String::new();
+    let Some(entry) = bounds.methods.first() else {
+        return out;
+    };
+    let model = match bounds.model {
+        membound_front::sizes::ObjectModel::Count => {
+            "count: \"bytes\" are the thesis's units, 1 per object and 1 per array cell".to_string()
+        }
+        other => other.name().to_string(),
+    };
+    let _ = writeln!(out, "memAlloc of {} (object model {model})", entry.method);
+    if let Some(regions) = &entry.regions {
+        let _ = writeln!(
+            out,
+            "memRq: {} objects, {} bytes",
+            readable(&regions.mem_rq.objects),
+            readable(&regions.mem_rq.bytes)
+        );
+    }
+    let _ = writeln!(out, "\ncall tree:");
+    let mut path = Vec::new();
+    tree(&mut out, bounds, &entry.method, 1, &mut path);
+    for method in &bounds.methods {
+        method_details(&mut out, method);
+    }
+    let _ = writeln!(out, "\nassumptions:");
+    for assumption in &bounds.assumptions {
+        let _ = writeln!(out, "  - {assumption}");
+    }
+    out
+}
+
+/// One line per method of the call tree (the methods its sites' chains go through), children
+/// indented under their caller; a method already on the path is not expanded again.
+fn tree(
+    out: &mut String,
+    bounds: &Bounds,
+    method: &MethodRef,
+    depth: usize,
+    path: &mut Vec<MethodRef>,
+) {
+    let Some(bound) = bounds.methods.iter().find(|m| &m.method == method) else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "{}{}: {} objects, {} bytes",
+        "  ".repeat(depth),
+        method,
+        readable(&bound.mem_alloc.objects),
+        readable(&bound.mem_alloc.bytes)
+    );
+    path.push(method.clone());
+    let mut callees: Vec<&MethodRef> = Vec::new();
+    for site in &bound.sites {
+        if let Some(next) = site.chain.get(1).map(|e| &e.method)
+            && !callees.contains(&next)
+            && !path.contains(next)
+        {
+            callees.push(next);
+        }
+    }
+    for callee in callees {
+        tree(out, bounds, callee, depth + 1, path);
+    }
+    path.pop();
+}
+
+fn method_details(out: &mut String, method: &MethodBound) {
+    let _ = writeln!(out, "\n{}", method.method);
+    if !method.params.is_empty() {
+        let params: Vec<String> = method
+            .params
+            .iter()
+            .map(|p| format!("{} = {}", p.name, p.origin))
+            .collect();
+        let _ = writeln!(out, "  parameters: {}", params.join("; "));
+    }
+    let _ = writeln!(
+        out,
+        "  memAlloc objects: {}",
+        readable(&method.mem_alloc.objects)
+    );
+    let _ = writeln!(
+        out,
+        "  memAlloc bytes:   {}",
+        readable(&method.mem_alloc.bytes)
+    );
+    for reason in &method.unbounded {
+        let _ = writeln!(out, "  ∞: {reason}");
+    }
+    if let Some(regions) = &method.regions {
+        let quantities = [
+            ("memCaptured", &regions.mem_captured),
+            ("memEscapes", &regions.mem_escapes),
+            ("memRq", &regions.mem_rq),
+        ];
+        for (name, amount) in quantities {
+            let _ = writeln!(
+                out,
+                "  {name}: {} objects, {} bytes",
+                readable(&amount.objects),
+                readable(&amount.bytes)
+            );
+        }
+        for reason in &regions.reasons {
+            let _ = writeln!(out, "  ∞ (regions): {reason}");
+        }
+    }
+    for site in method.sites.iter().filter(|s| s.chain.len() == 1) {
+        let _ = writeln!(out, "  {}", site_line(site));
+    }
+    let through_calls = method.sites.iter().filter(|s| s.chain.len() > 1).count();
+    if through_calls > 0 {
+        let _ = writeln!(out, "  (+ {through_calls} sites in callees)");
+    }
+}
+
+fn site_line(site: &super::SiteBound) -> String {
+    let location = site.chain[0].position();
+    let mut line = format!(
+        "{location} new {}: runs {}, {} objects, {} bytes",
+        site.ty,
+        readable(&site.count),
+        readable(&site.amount.objects),
+        readable(&site.amount.bytes)
+    );
+    match site.region {
+        Some(SiteRegion::CapturedBy(index)) => {
+            let _ = write!(line, "; region {}", site.chain[index].method);
+        }
+        Some(SiteRegion::EscapesEntry) => line.push_str("; escapes"),
+        None => {}
+    }
+    for reason in &site.reasons {
+        let _ = write!(line, " [∞: {reason}]");
+    }
+    line
+}
+
+fn readable(quantity: &Quantity) -> String {
+    quantity.to_readable()
+}

@@ -1,0 +1,634 @@
+//! Memory budgets: the `QUANTITY <= AMOUNT UNIT` grammar of `membound check`, the
+//! `membound.toml` file that pins budgets per method, and checking a budget against a
+//! certificate, exactly at a parameter point or over a parameter range.
+//!
+//! A budget is checked against the certificate's expressions only (nothing is re-analyzed), so
+//! an edited or stale certificate is what gets checked. At a point the quantity is evaluated
+//! exactly. Over a range (`0 <= n <= 10000`) the quantity is bounded from above by Bernstein
+//! expansion, which over-approximates: a bound above the limit means "could not prove", never
+//! "broken". This module does not compare certificates (that is [`crate::diff`]) and
+//! does not read the command line; docs/check-and-diff.md is the user's reference.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+use membound_bernstein::{BoundExpr, EvalError, ParametricPolytope, bound_expr_over, parse_bound};
+use membound_polyhedra::{Rat, Value, parse_set};
+use serde::Deserialize;
+
+use crate::diff::{Degree, above, degree, parse_expression, point_text};
+use crate::{AmountEntry, Certificate, MethodEntry};
+use membound_jvm::error::{Error, Result};
+
+/// One of the four per-method quantities of a certificate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Quantity {
+    MemAlloc,
+    MemCaptured,
+    MemEscapes,
+    MemRq,
+}
+
+impl Quantity {
+    pub const ALL: [Quantity; 4] = [
+        Quantity::MemAlloc,
+        Quantity::MemCaptured,
+        Quantity::MemEscapes,
+        Quantity::MemRq,
+    ];
+
+    /// The name budgets and reports use: `memRq`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::MemAlloc => "memAlloc",
+            Quantity::MemCaptured => "memCaptured",
+            Quantity::MemEscapes => "memEscapes",
+            Quantity::MemRq => "memRq",
+        }
+    }
+
+    /// The quantity in a method's entry; only memAlloc is always there (the others need the
+    /// escape analysis).
+    pub fn of(self, method: &MethodEntry) -> Option<&AmountEntry> {
+        match self {
+            Quantity::MemAlloc => Some(&method.mem_alloc),
+            Quantity::MemCaptured => method.mem_captured.as_ref(),
+            Quantity::MemEscapes => method.mem_escapes.as_ref(),
+            Quantity::MemRq => method.mem_rq.as_ref(),
+        }
+    }
+}
+
+/// Which of a quantity's two expressions a budget limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Unit {
+    Objects,
+    Bytes,
+}
+
+impl Unit {
+    pub const BOTH: [Unit; 2] = [Unit::Objects, Unit::Bytes];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Objects => "objects",
+            Unit::Bytes => "bytes",
+        }
+    }
+
+    /// The expression text of `amount` in this unit.
+    pub fn of(self, amount: &AmountEntry) -> &str {
+        match self {
+            Unit::Objects => &amount.objects,
+            Unit::Bytes => &amount.bytes,
+        }
+    }
+}
+
+/// `QUANTITY <= AMOUNT UNIT`, with the amount converted to objects or bytes exactly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub quantity: Quantity,
+    pub unit: Unit,
+    /// The largest allowed value, a whole number of objects or bytes.
+    pub limit: Rat,
+    /// The budget as written.
+    pub text: String,
+}
+
+/// Byte units are binary; decimal ones would be a second, easily confused meaning of `MB`.
+const BYTE_UNITS: [(&str, i64); 4] = [
+    ("b", 1),
+    ("kib", 1 << 10),
+    ("mib", 1 << 20),
+    ("gib", 1 << 30),
+];
+
+impl Budget {
+    /// Parses `memRq <= 64MiB`, `memAlloc <= 1.5 KiB`, `memEscapes <= 1000 objects`
+    /// (quantity and unit in any case). A malformed budget is an input error saying what is
+    /// wrong.
+    pub fn parse(text: &str) -> Result<Budget> {
+        let bad = |why: String| Error::Input(format!("bad budget `{text}`: {why}"));
+        let Some((left, right)) = text.split_once("<=") else {
+            return Err(bad(
+                "expected `QUANTITY <= AMOUNT UNIT`, e.g. `memRq <= 64MiB` (a budget is an upper limit, written with `<=`)"
+                    .to_string(),
+            ));
+        };
+        let quantity = Quantity::ALL
+            .into_iter()
+            .find(|q| q.name().eq_ignore_ascii_case(left.trim()))
+            .ok_or_else(|| {
+                bad(format!(
+                    "unknown quantity `{}` (one of memAlloc, memCaptured, memEscapes, memRq)",
+                    left.trim()
+                ))
+            })?;
+        let right = right.trim();
+        let number_end = right
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+            .unwrap_or(right.len());
+        let (number, unit) = (&right[..number_end], right[number_end..].trim());
+        let amount = parse_decimal(number).ok_or_else(|| {
+            bad(format!(
+                "expected a non-negative amount after `<=`, found `{right}`"
+            ))
+        })?;
+        let (unit, factor) = parse_unit(unit).map_err(bad)?;
+        let limit = amount * Rat::from(factor);
+        if !limit.is_integer() {
+            return Err(bad(format!(
+                "`{number} {}` is not a whole number of {} ({limit})",
+                right[number_end..].trim(),
+                unit.name()
+            )));
+        }
+        Ok(Budget {
+            quantity,
+            unit,
+            limit,
+            text: text.trim().to_string(),
+        })
+    }
+}
+
+/// `1_000`, `64`, `1.5` as an exact rational; `None` for anything else.
+fn parse_decimal(text: &str) -> Option<Rat> {
+    let digits = text.replace('_', "");
+    let (whole, fraction) = digits.split_once('.').unwrap_or((&digits, ""));
+    let all_digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    if whole.is_empty() || !all_digits(whole) || !all_digits(fraction) {
+        return None;
+    }
+    let scale = Rat::from(10).pow(u32::try_from(fraction.len()).ok()?);
+    let numer: Rat = format!("{whole}{fraction}").parse().ok()?;
+    Some(numer / scale)
+}
+
+/// The unit and its size in objects or bytes.
+fn parse_unit(unit: &str) -> std::result::Result<(Unit, i64), String> {
+    let lower = unit.to_ascii_lowercase();
+    if lower == "objects" || lower == "object" {
+        return Ok((Unit::Objects, 1));
+    }
+    if let Some((_, factor)) = BYTE_UNITS.iter().find(|(name, _)| *name == lower) {
+        return Ok((Unit::Bytes, *factor));
+    }
+    if unit.is_empty() {
+        return Err("missing unit after the amount (B, KiB, MiB, GiB or objects)".to_string());
+    }
+    if matches!(lower.as_str(), "kb" | "mb" | "gb" | "k" | "m" | "g") {
+        return Err(format!(
+            "`{unit}` is not a unit here: byte units are binary, KiB, MiB, GiB (1 MiB = 1048576 B)"
+        ));
+    }
+    Err(format!(
+        "unknown unit `{unit}` (B, KiB, MiB, GiB or objects)"
+    ))
+}
+
+/// A parameter range: a conjunction of linear constraints over a method's parameters in isl
+/// syntax, `0 <= n <= 10000 and m <= n`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub text: String,
+}
+
+/// Where a budget is checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// At one point: every parameter of the method has a value.
+    At(BTreeMap<String, Rat>),
+    /// At every integer point of a range.
+    Over(Range),
+}
+
+impl Scope {
+    fn describe(&self) -> String {
+        match self {
+            Scope::At(point) => format!("at {}", point_text(point)),
+            Scope::Over(range) => format!("for {}", range.text),
+        }
+    }
+}
+
+/// A budget pinned to a method, with where to check it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pinned {
+    /// `pkg.C.m` or with its descriptor; the certificate's entry when absent.
+    pub method: Option<String>,
+    pub budget: Budget,
+    pub at: Option<BTreeMap<String, Rat>>,
+    pub range: Option<Range>,
+}
+
+/// `membound.toml`: a list of `[[budget]]` tables.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    budget: Vec<ConfigEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigEntry {
+    method: Option<String>,
+    limit: String,
+    at: Option<BTreeMap<String, i64>>,
+    #[serde(rename = "for")]
+    range: Option<String>,
+}
+
+/// Reads the budgets a `membound.toml` pins.
+pub fn read_config(path: &Path) -> Result<Vec<Pinned>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Input(format!("cannot read {}: {e}", path.display())))?;
+    parse_config(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
+}
+
+/// Parses `membound.toml` text: `[[budget]]` tables with `limit` (a budget), and optional
+/// `method`, `at` (a table of integer parameter values) and `for` (a range).
+pub fn parse_config(text: &str) -> Result<Vec<Pinned>> {
+    let file: ConfigFile = toml::from_str(text).map_err(|e| {
+        Error::Input(format!(
+            "not a budget file: {}",
+            e.to_string().trim_end().replace('\n', " ")
+        ))
+    })?;
+    if file.budget.is_empty() {
+        return Err(Error::Input(
+            "no [[budget]] table: nothing to check".to_string(),
+        ));
+    }
+    file.budget
+        .into_iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            let budget = Budget::parse(&entry.limit)
+                .map_err(|e| Error::Input(format!("[[budget]] number {}: {e}", index + 1)))?;
+            Ok(Pinned {
+                method: entry.method,
+                budget,
+                at: entry.at.map(|point| {
+                    point
+                        .into_iter()
+                        .map(|(name, value)| (name, Rat::from(value)))
+                        .collect()
+                }),
+                range: entry.range.map(|text| Range { text }),
+            })
+        })
+        .collect()
+}
+
+/// What a check found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// At a point: the value is within the limit.
+    Holds,
+    /// At a point: the value is above the limit.
+    Broken,
+    /// Over a range: the upper bound is within the limit.
+    Proved,
+    /// Over a range: the upper bound is above the limit (the budget may still hold).
+    NotProved,
+}
+
+impl Verdict {
+    pub fn failed(self) -> bool {
+        matches!(self, Verdict::Broken | Verdict::NotProved)
+    }
+    fn label(self) -> &'static str {
+        match self {
+            Verdict::Holds => "OK",
+            Verdict::Broken => "BROKEN",
+            Verdict::Proved => "PROVED",
+            Verdict::NotProved => "UNPROVED",
+        }
+    }
+}
+
+/// One budget checked for one method in one scope.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub method: String,
+    pub budget: Budget,
+    pub scope: Scope,
+    pub verdict: Verdict,
+    /// The value at the point, or the upper bound over the range.
+    pub value: Value,
+    /// The certificate's expression of the checked quantity.
+    pub expression: String,
+    /// Why the value is ∞ (the method's and its sites' reasons in the certificate).
+    pub reasons: Vec<String>,
+    /// Why a range check could not succeed, when the bound alone does not say.
+    pub note: Option<String>,
+}
+
+/// Checks `budget` for the method named `method` of `certificate` in `scope`.
+pub fn check(
+    certificate: &Certificate,
+    method: &str,
+    budget: &Budget,
+    scope: &Scope,
+) -> Result<Outcome> {
+    let entry = certificate.method(method)?;
+    let amount = budget.quantity.of(entry).ok_or_else(|| {
+        Error::Input(format!(
+            "the certificate gives no {} for {} (it is written when escape analysis ran; analyze again with a membound that computes it)",
+            budget.quantity.name(),
+            entry.method
+        ))
+    })?;
+    let text = budget.unit.of(amount);
+    let expr = parse_expression(&entry.method, text)?;
+    let (value, note) = match scope {
+        Scope::At(point) => (at_point(&entry.method, &expr, point)?, None),
+        Scope::Over(range) => over_range(&entry.method, &expr, entry, range)?,
+    };
+    let within = match &value {
+        Value::Finite(v) => *v <= budget.limit,
+        Value::Infinite => false,
+    };
+    let verdict = match (scope, within) {
+        (Scope::At(_), true) => Verdict::Holds,
+        (Scope::At(_), false) => Verdict::Broken,
+        (Scope::Over(_), true) => Verdict::Proved,
+        (Scope::Over(_), false) => Verdict::NotProved,
+    };
+    let reasons = if value == Value::Infinite && degree(&expr) == Degree::Infinite {
+        infinity_reasons(entry, budget.unit)
+    } else {
+        Vec::new()
+    };
+    Ok(Outcome {
+        method: entry.method.clone(),
+        budget: budget.clone(),
+        scope: scope.clone(),
+        verdict,
+        value,
+        expression: text.to_string(),
+        reasons,
+        note,
+    })
+}
+
+fn at_point(method: &str, expr: &BoundExpr, point: &BTreeMap<String, Rat>) -> Result<Value> {
+    expr.eval(point).map_err(|e| {
+        let EvalError::Missing(name) = &e;
+        Error::Input(format!(
+            "{method}: {e} (give it with --at {name}=… or in the budget's `at`)"
+        ))
+    })
+}
+
+/// An upper bound of `expr` over the integer points of `range`, and a note when it is ∞ for a
+/// reason the certificate does not give (the range is unbounded, or the expansion gave up). The
+/// method's parameters become the variables of a polytope without parameters, so the bound is
+/// a constant.
+fn over_range(
+    method: &str,
+    expr: &BoundExpr,
+    entry: &MethodEntry,
+    range: &Range,
+) -> Result<(Value, Option<String>)> {
+    let params: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
+    // The text goes inside a set we write around it: braces or tuples of its own would make
+    // the parser's complaint point into our wrapping.
+    if range.text.contains(['{', '}', '[', ']', ';']) {
+        return Err(Error::Input(format!(
+            "bad range `{}`: give only constraints on the parameters ({}), e.g. `0 <= {} <= 10000`, without braces or tuples",
+            range.text,
+            params.join(", "),
+            params.first().unwrap_or(&"n")
+        )));
+    }
+    let prefix = format!("{{ [{}] : ", params.join(", "));
+    let set = parse_set(&format!("{prefix}{} }}", range.text)).map_err(|e| {
+        Error::Input(format!(
+            "bad range `{}` for {method} (parameters: {}): column {}: {}",
+            range.text,
+            params.join(", "),
+            e.column.saturating_sub(prefix.chars().count()),
+            e.message
+        ))
+    })?;
+    let mut value = Value::Finite(Rat::zero());
+    let mut unbounded = false;
+    let mut empty = true;
+    for part in &set.parts {
+        let polytope = ParametricPolytope::of_part(Vec::new(), set.space.dims.clone(), part);
+        if polytope.context().is_empty() {
+            continue;
+        }
+        empty = false;
+        let cone = polytope.recession_cone();
+        unbounded |= !(cone.rays.is_empty() && cone.lines.is_empty());
+        let bound = match bound_expr_over(expr, &polytope) {
+            Ok(bound) => bound,
+            Err(e) => {
+                let note = format!("the Bernstein expansion over the range gave up: {e}");
+                return Ok((Value::Infinite, Some(note)));
+            }
+        };
+        // Without parameters every guard is decided and every leaf is a constant.
+        let part_value = bound
+            .eval(&BTreeMap::new())
+            .map_err(|e| Error::Input(format!("{method}: bound over the range: {e}")))?;
+        if above(&part_value, &value) {
+            value = part_value;
+        }
+    }
+    if empty {
+        // A budget over no point holds vacuously; a range like that is a mistake.
+        return Err(Error::Input(format!(
+            "the range `{}` for {method} has no point (its constraints contradict each other)",
+            range.text
+        )));
+    }
+    let note = (value == Value::Infinite && unbounded).then(|| {
+        format!(
+            "the range `{}` is not bounded: give every parameter a lower and an upper bound (e.g. `0 <= {} <= 10000`)",
+            range.text,
+            params.first().unwrap_or(&"n")
+        )
+    });
+    Ok((value, note))
+}
+
+/// The certificate's reasons for an ∞ in `unit`: the method's own, then those of every site
+/// whose expression in that unit has an ∞.
+fn infinity_reasons(entry: &MethodEntry, unit: Unit) -> Vec<String> {
+    let mut reasons = entry.unbounded.clone();
+    for site in &entry.sites {
+        let text = match unit {
+            Unit::Objects => &site.objects,
+            Unit::Bytes => &site.bytes,
+        };
+        let infinite = parse_bound(text).is_ok_and(|e| degree(&e) == Degree::Infinite);
+        if infinite {
+            for reason in &site.reasons {
+                if !reasons.contains(reason) {
+                    reasons.push(reason.clone());
+                }
+            }
+        }
+    }
+    reasons
+}
+
+impl Outcome {
+    /// `OK  M: memRq <= 64MiB at n=10: 2040 bytes`, and for a failure the expression and the
+    /// reasons on indented lines.
+    pub fn to_text(&self) -> String {
+        let unit = self.budget.unit.name();
+        let value = match &self.value {
+            Value::Finite(v) => format!("{v} {unit}"),
+            Value::Infinite => format!("∞ {unit}"),
+        };
+        let found = match (&self.scope, &self.value) {
+            (Scope::At(_), _) => value,
+            (Scope::Over(_), Value::Finite(_)) => format!("at most {value} (Bernstein bound)"),
+            (Scope::Over(_), Value::Infinite) => "no finite bound".to_string(),
+        };
+        let mut out = format!(
+            "{:<9}{}: {} {}: {found}",
+            self.verdict.label(),
+            self.method,
+            self.budget.text,
+            self.scope.describe(),
+        );
+        if self.verdict.failed() {
+            let _ = write!(out, ", limit {} {unit}", self.budget.limit);
+            if self.verdict == Verdict::NotProved && self.value != Value::Infinite {
+                out.push_str(" (the bound over-approximates: the budget may still hold)");
+            }
+            let _ = write!(
+                out,
+                "\n         {} {unit} = {}",
+                self.budget.quantity.name(),
+                self.expression
+            );
+            if let Some(note) = &self.note {
+                let _ = write!(out, "\n         {note}");
+            }
+            if self.value == Value::Infinite {
+                if self.reasons.is_empty() && self.note.is_none() {
+                    out.push_str("\n         ∞: the certificate gives no reason");
+                }
+                for reason in &self.reasons {
+                    let _ = write!(out, "\n         ∞ because: {reason}");
+                }
+            }
+        }
+        out.push('\n');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> (Quantity, Unit, Rat) {
+        let budget = Budget::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        (budget.quantity, budget.unit, budget.limit)
+    }
+
+    fn error(text: &str) -> String {
+        match Budget::parse(text) {
+            Ok(budget) => panic!("{text} parsed as {budget:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn amounts_convert_exactly_to_bytes_or_objects() {
+        assert_eq!(
+            parsed("memRq <= 64MiB"),
+            (Quantity::MemRq, Unit::Bytes, Rat::from(64 << 20))
+        );
+        assert_eq!(
+            parsed("  memalloc<=1.5 KiB "),
+            (Quantity::MemAlloc, Unit::Bytes, Rat::from(1536))
+        );
+        assert_eq!(
+            parsed("MEMESCAPES <= 1_000 objects"),
+            (Quantity::MemEscapes, Unit::Objects, Rat::from(1000))
+        );
+        assert_eq!(
+            parsed("memCaptured <= 3 gib"),
+            (Quantity::MemCaptured, Unit::Bytes, Rat::from(3_i64 << 30))
+        );
+        assert_eq!(
+            parsed("memRq <= 0 B"),
+            (Quantity::MemRq, Unit::Bytes, Rat::zero())
+        );
+    }
+
+    #[test]
+    fn malformed_budgets_say_what_is_wrong() {
+        assert!(error("memRq < 64MiB").contains("`<=`"));
+        assert!(error("memory <= 64MiB").contains("unknown quantity `memory`"));
+        assert!(error("memRq <= MiB").contains("expected a non-negative amount"));
+        assert!(error("memRq <= -5 B").contains("expected a non-negative amount"));
+        assert!(error("memRq <= 64").contains("missing unit"));
+        assert!(error("memRq <= 64 MB").contains("binary"));
+        assert!(error("memRq <= 64 furlongs").contains("unknown unit `furlongs`"));
+        assert!(error("memRq <= 1.3 KiB").contains("not a whole number of bytes"));
+        assert!(error("memRq <= 2.5 objects").contains("not a whole number of objects"));
+        assert!(error("memRq <= 1.2.3 B").contains("expected a non-negative amount"));
+    }
+
+    #[test]
+    fn a_config_pins_budgets_with_points_and_ranges() {
+        let pinned = parse_config(
+            r#"
+            [[budget]]
+            method = "Intro.m1"
+            at = { k = 1000 }
+            limit = "memRq <= 64MiB"
+
+            [[budget]]
+            for = "0 <= k <= 10000"
+            limit = "memAlloc <= 20 objects"
+            "#,
+        )
+        .expect("a valid file");
+        assert_eq!(pinned.len(), 2);
+        assert_eq!(pinned[0].method.as_deref(), Some("Intro.m1"));
+        assert_eq!(
+            pinned[0].at,
+            Some(BTreeMap::from([("k".to_string(), Rat::from(1000))]))
+        );
+        assert_eq!(pinned[0].budget.limit, Rat::from(64 << 20));
+        assert_eq!(pinned[1].method, None);
+        assert_eq!(
+            pinned[1].range,
+            Some(Range {
+                text: "0 <= k <= 10000".to_string()
+            })
+        );
+        assert_eq!(pinned[1].budget.unit, Unit::Objects);
+    }
+
+    #[test]
+    fn a_malformed_config_is_an_error_naming_the_entry() {
+        let bad_limit = parse_config("[[budget]]\nlimit = \"memRq <= 64 MB\"\n");
+        let message = bad_limit.expect_err("a decimal unit").to_string();
+        assert!(message.contains("[[budget]] number 1"), "{message}");
+        let unknown_key = parse_config("[[budget]]\nlimit = \"memRq <= 1 B\"\nwhere = 1\n");
+        let message = unknown_key.expect_err("an unknown key").to_string();
+        assert!(message.contains("where"), "{message}");
+        let empty = parse_config("");
+        assert!(
+            empty
+                .expect_err("no budget")
+                .to_string()
+                .contains("[[budget]]")
+        );
+    }
+}

@@ -1,0 +1,768 @@
+//! Comparing two certificates method by method (`membound diff`): each per-method quantity
+//! (memAlloc, memCaptured, memEscapes, memRq, in objects and in bytes) is classified as a
+//! regression (a new ∞, a higher degree, a larger leading coefficient, a larger value at a given
+//! point) or an improvement (the reverse), and creation sites are matched by their chain's
+//! methods and their type (offsets and lines move with every edit, so they are not part of the
+//! match). New creation sites are regressions; removed ones, added and removed methods are
+//! information.
+//!
+//! Degree and leading coefficients are read from the expressions' polynomial leaves without
+//! deciding where each `cases` arm applies, so they describe growth, not values: a change below
+//! the leading terms is caught only at the points given. Nothing here decides soundness (that
+//! is `validate` and `check`); the comparison is of the certificates' text, never re-analyzed.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use membound_bernstein::{BoundExpr, parse_bound};
+use membound_polyhedra::{Monomial, Polynomial, Rat, Value};
+
+use super::{Certificate, MethodEntry, SiteEntry};
+use crate::budget::{Quantity, Unit};
+use membound_jvm::error::{Error, Result};
+
+/// The polynomial degree of an expression in its parameters; ∞ is above every degree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Degree {
+    Finite(u32),
+    Infinite,
+}
+
+impl std::fmt::Display for Degree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Degree::Finite(d) => write!(f, "degree {d}"),
+            Degree::Infinite => write!(f, "∞"),
+        }
+    }
+}
+
+/// The largest degree of the expression's polynomial leaves (of any periodic class), or ∞ when
+/// it has an ∞ leaf anywhere (in any `cases` arm).
+pub fn degree(expr: &BoundExpr) -> Degree {
+    match expr {
+        BoundExpr::Inf => Degree::Infinite,
+        BoundExpr::Pol(qp) => Degree::Finite(qp.degree()),
+        BoundExpr::Sum(items) | BoundExpr::Max(items) => {
+            items.iter().map(degree).max().unwrap_or(Degree::Finite(0))
+        }
+        BoundExpr::Cases { arms, default } => arms
+            .iter()
+            .map(|arm| degree(&arm.expr))
+            .chain([degree(default)])
+            .max()
+            .unwrap_or(Degree::Finite(0)),
+    }
+}
+
+/// The coefficients of the monomials of total degree `d`: added over a sum, the largest over
+/// the items of a `max`, the arms of a `cases` and the classes of a periodic leaf (a branch
+/// without the monomial counts 0).
+fn leading(expr: &BoundExpr, d: u32) -> BTreeMap<Monomial<String>, Rat> {
+    let mut out = BTreeMap::new();
+    match expr {
+        BoundExpr::Inf => {}
+        BoundExpr::Pol(qp) => {
+            for class in qp.classes() {
+                let top = class.terms().filter(|(m, _)| m.degree() == d);
+                let branch = top.map(|(m, c)| (m.clone(), c.clone())).collect();
+                merge_max(&mut out, branch);
+            }
+        }
+        BoundExpr::Sum(items) => {
+            for item in items {
+                for (m, c) in leading(item, d) {
+                    *out.entry(m).or_insert_with(Rat::zero) += c;
+                }
+            }
+        }
+        BoundExpr::Max(items) => items
+            .iter()
+            .for_each(|e| merge_max(&mut out, leading(e, d))),
+        BoundExpr::Cases { arms, default } => {
+            for arm in arms {
+                merge_max(&mut out, leading(&arm.expr, d));
+            }
+            merge_max(&mut out, leading(default, d));
+        }
+    }
+    out.retain(|_, c| !c.is_zero());
+    out
+}
+
+/// `into[m] = max(into[m], branch[m])`, a missing monomial counting 0.
+fn merge_max(into: &mut BTreeMap<Monomial<String>, Rat>, branch: BTreeMap<Monomial<String>, Rat>) {
+    let monomials: Vec<Monomial<String>> = into.keys().chain(branch.keys()).cloned().collect();
+    for m in monomials {
+        let a = into.get(&m).cloned().unwrap_or_else(Rat::zero);
+        let b = branch.get(&m).cloned().unwrap_or_else(Rat::zero);
+        into.insert(m, a.max(b));
+    }
+}
+
+/// How one thing changed between the old and the new certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    NewInfinity,
+    HigherDegree,
+    LargerLeading,
+    /// Larger at the point (its `n=…,m=…` text).
+    LargerAt(String),
+    NewSite,
+    InfinityRemoved,
+    LowerDegree,
+    SmallerLeading,
+    SmallerAt(String),
+    SiteRemoved,
+    /// The expression changed, but neither its degree, its leading coefficients nor its value
+    /// at a given point says in which direction.
+    Changed,
+    MethodAdded,
+    MethodRemoved,
+    QuantityAdded,
+    QuantityRemoved,
+}
+
+impl Kind {
+    pub fn is_regression(&self) -> bool {
+        matches!(
+            self,
+            Kind::NewInfinity
+                | Kind::HigherDegree
+                | Kind::LargerLeading
+                | Kind::LargerAt(_)
+                | Kind::NewSite
+        )
+    }
+    pub fn is_improvement(&self) -> bool {
+        matches!(
+            self,
+            Kind::InfinityRemoved
+                | Kind::LowerDegree
+                | Kind::SmallerLeading
+                | Kind::SmallerAt(_)
+                | Kind::SiteRemoved
+        )
+    }
+    pub fn label(&self) -> String {
+        match self {
+            Kind::NewInfinity => "new ∞".to_string(),
+            Kind::HigherDegree => "higher degree".to_string(),
+            Kind::LargerLeading => "larger leading coefficient".to_string(),
+            Kind::LargerAt(point) => format!("larger at {point}"),
+            Kind::NewSite => "new creation site".to_string(),
+            Kind::InfinityRemoved => "∞ removed".to_string(),
+            Kind::LowerDegree => "lower degree".to_string(),
+            Kind::SmallerLeading => "smaller leading coefficient".to_string(),
+            Kind::SmallerAt(point) => format!("smaller at {point}"),
+            Kind::SiteRemoved => "creation site removed".to_string(),
+            Kind::Changed => "changed below the leading terms".to_string(),
+            Kind::MethodAdded => "new method".to_string(),
+            Kind::MethodRemoved => "method removed".to_string(),
+            Kind::QuantityAdded => "quantity added".to_string(),
+            Kind::QuantityRemoved => "quantity no longer given".to_string(),
+        }
+    }
+}
+
+/// One classified change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub method: String,
+    /// `memAlloc bytes`, or a creation site (type and chain), or empty for a whole method.
+    pub what: String,
+    pub kind: Kind,
+    /// What was compared, before and after: a degree, leading terms, a value, an expression.
+    pub old: String,
+    pub new: String,
+    /// The old and new expressions of a changed quantity.
+    pub expressions: Option<(String, String)>,
+}
+
+/// Everything that changed, in the new certificate's method order.
+#[derive(Clone, Debug, Default)]
+pub struct Diff {
+    pub changes: Vec<Change>,
+    /// (method, point, missing parameters): comparisons not made at a point.
+    pub not_at: Vec<(String, String, Vec<String>)>,
+}
+
+/// Compares `old` and `new` method by method (matched by their full name), at `points` too.
+pub fn diff(
+    old: &Certificate,
+    new: &Certificate,
+    points: &[BTreeMap<String, Rat>],
+) -> Result<Diff> {
+    let mut out = Diff::default();
+    for method in &new.methods {
+        match old.methods.iter().find(|m| m.method == method.method) {
+            Some(before) => compare_method(before, method, points, &mut out)?,
+            None => out
+                .changes
+                .push(whole_method(&method.method, Kind::MethodAdded)),
+        }
+    }
+    for method in &old.methods {
+        if !new.methods.iter().any(|m| m.method == method.method) {
+            out.changes
+                .push(whole_method(&method.method, Kind::MethodRemoved));
+        }
+    }
+    Ok(out)
+}
+
+fn whole_method(method: &str, kind: Kind) -> Change {
+    Change {
+        method: method.to_string(),
+        what: String::new(),
+        kind,
+        old: String::new(),
+        new: String::new(),
+        expressions: None,
+    }
+}
+
+fn compare_method(
+    old: &MethodEntry,
+    new: &MethodEntry,
+    points: &[BTreeMap<String, Rat>],
+    out: &mut Diff,
+) -> Result<()> {
+    let mut usable = Vec::new();
+    for point in points {
+        let mut missing: Vec<String> = new
+            .params
+            .iter()
+            .chain(&old.params)
+            .filter(|p| !point.contains_key(&p.name))
+            .map(|p| p.name.clone())
+            .collect();
+        missing.sort();
+        missing.dedup();
+        if missing.is_empty() {
+            usable.push(point);
+        } else {
+            out.not_at
+                .push((new.method.clone(), point_text(point), missing));
+        }
+    }
+    for quantity in Quantity::ALL {
+        for unit in Unit::BOTH {
+            let what = format!("{} {}", quantity.name(), unit.name());
+            let before = quantity.of(old).map(|a| unit.of(a));
+            let after = quantity.of(new).map(|a| unit.of(a));
+            let presence = |kind: Kind, was: &str, now: &str| Change {
+                method: new.method.clone(),
+                what: what.clone(),
+                kind,
+                old: was.to_string(),
+                new: now.to_string(),
+                expressions: None,
+            };
+            match (before, after) {
+                (None, None) => {}
+                (Some(a), None) => out.changes.push(presence(Kind::QuantityRemoved, a, "")),
+                (None, Some(b)) => out.changes.push(presence(Kind::QuantityAdded, "", b)),
+                (Some(a), Some(b)) if a == b => {}
+                (Some(a), Some(b)) => {
+                    let changes = compare_expressions(&new.method, &what, a, b, &usable)?;
+                    out.changes.extend(changes);
+                }
+            }
+        }
+    }
+    compare_sites(&old.sites, &new.sites, &new.method, out);
+    Ok(())
+}
+
+/// A certificate expression parsed; a malformed one is an input error naming the method.
+pub fn parse_expression(method: &str, text: &str) -> Result<BoundExpr> {
+    parse_bound(text).map_err(|e| Error::Input(format!("{method}: bad expression `{text}`: {e}")))
+}
+
+/// `k=1000,n=5`.
+pub fn point_text(point: &BTreeMap<String, Rat>) -> String {
+    let values: Vec<String> = point.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    values.join(",")
+}
+
+/// The changes of one quantity whose expression text changed: its growth (∞, degree, leading
+/// coefficients), then its value at each point; `Changed` when none of them moved.
+fn compare_expressions(
+    method: &str,
+    what: &str,
+    old_text: &str,
+    new_text: &str,
+    points: &[&BTreeMap<String, Rat>],
+) -> Result<Vec<Change>> {
+    let (old, new) = (
+        parse_expression(method, old_text)?,
+        parse_expression(method, new_text)?,
+    );
+    let change = |kind: Kind, old: String, new: String| Change {
+        method: method.to_string(),
+        what: what.to_string(),
+        kind,
+        old,
+        new,
+        expressions: Some((old_text.to_string(), new_text.to_string())),
+    };
+    let (before, after) = (degree(&old), degree(&new));
+    let degrees = |kind: Kind| Some((kind, before.to_string(), after.to_string()));
+    let growth = match (before, after) {
+        (Degree::Finite(_), Degree::Infinite) => degrees(Kind::NewInfinity),
+        (Degree::Infinite, Degree::Finite(_)) => degrees(Kind::InfinityRemoved),
+        (Degree::Infinite, Degree::Infinite) => None,
+        (Degree::Finite(a), Degree::Finite(b)) if b > a => degrees(Kind::HigherDegree),
+        (Degree::Finite(a), Degree::Finite(b)) if b < a => degrees(Kind::LowerDegree),
+        (Degree::Finite(d), Degree::Finite(_)) => leading_change(&old, &new, d),
+    };
+    let mut changes: Vec<Change> = growth
+        .into_iter()
+        .map(|(kind, was, now)| change(kind, was, now))
+        .collect();
+    for point in points {
+        let at = |expr: &BoundExpr| {
+            expr.eval(point)
+                .map_err(|e| Error::Input(format!("{method}: {e}")))
+        };
+        let (a, b) = (at(&old)?, at(&new)?);
+        let kind = if above(&b, &a) {
+            Kind::LargerAt(point_text(point))
+        } else if above(&a, &b) {
+            Kind::SmallerAt(point_text(point))
+        } else {
+            continue;
+        };
+        changes.push(change(kind, a.to_string(), b.to_string()));
+    }
+    if changes.is_empty() {
+        changes.push(change(Kind::Changed, String::new(), String::new()));
+    }
+    Ok(changes)
+}
+
+/// How the leading coefficients (of degree `d`, both expressions' degree) moved, with the
+/// leading terms before and after; a regression when any coefficient grew.
+fn leading_change(old: &BoundExpr, new: &BoundExpr, d: u32) -> Option<(Kind, String, String)> {
+    let (before, after) = (leading(old, d), leading(new, d));
+    let coefficient = |lead: &BTreeMap<_, Rat>, m| lead.get(m).cloned().unwrap_or_default();
+    let monomials: Vec<&Monomial<String>> = before.keys().chain(after.keys()).collect();
+    let grew = |from: &BTreeMap<_, Rat>, to: &BTreeMap<_, Rat>| {
+        monomials
+            .iter()
+            .any(|m| coefficient(to, *m) > coefficient(from, *m))
+    };
+    let kind = if grew(&before, &after) {
+        Kind::LargerLeading
+    } else if grew(&after, &before) {
+        Kind::SmallerLeading
+    } else {
+        return None;
+    };
+    let text = |lead: &BTreeMap<Monomial<String>, Rat>| {
+        Polynomial::from_terms(lead.iter().map(|(m, c)| (m.clone(), c.clone()))).to_string()
+    };
+    Some((kind, text(&before), text(&after)))
+}
+
+/// `a > b`, ∞ being above every number.
+pub fn above(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Finite(a), Value::Finite(b)) => a > b,
+        (Value::Infinite, Value::Finite(_)) => true,
+        (_, Value::Infinite) => false,
+    }
+}
+
+/// Sites are matched by their chain's methods and type, as multisets: the new certificate's
+/// sites beyond the old one's number of the same key are new, and the other way round removed.
+fn compare_sites(old: &[SiteEntry], new: &[SiteEntry], method: &str, out: &mut Diff) {
+    let key = |site: &SiteEntry| -> (Vec<String>, String) {
+        let chain = site.chain.iter().map(|e| e.method.clone()).collect();
+        (chain, site.ty.clone())
+    };
+    let group = |sites: &[SiteEntry]| {
+        let mut groups: BTreeMap<(Vec<String>, String), Vec<SiteEntry>> = BTreeMap::new();
+        for site in sites {
+            groups.entry(key(site)).or_default().push(site.clone());
+        }
+        groups
+    };
+    let (before, after) = (group(old), group(new));
+    let surplus = |of: &BTreeMap<_, Vec<SiteEntry>>, than: &BTreeMap<_, Vec<SiteEntry>>| {
+        of.iter()
+            .flat_map(|(k, sites)| sites.iter().skip(than.get(k).map_or(0, Vec::len)))
+            .cloned()
+            .collect::<Vec<SiteEntry>>()
+    };
+    let site_change = |site: &SiteEntry, kind: Kind| {
+        let bytes = format!("bytes: {}", site.bytes);
+        let (old, new) = match kind {
+            Kind::NewSite => (String::new(), bytes),
+            _ => (bytes, String::new()),
+        };
+        Change {
+            method: method.to_string(),
+            what: site_text(site),
+            kind,
+            old,
+            new,
+            expressions: None,
+        }
+    };
+    for site in surplus(&after, &before) {
+        out.changes.push(site_change(&site, Kind::NewSite));
+    }
+    for site in surplus(&before, &after) {
+        out.changes.push(site_change(&site, Kind::SiteRemoved));
+    }
+}
+
+/// `Intro$B at Intro.m1(I)V:22 -> Intro.m2(I)V:28` (the offset when there is no line).
+fn site_text(site: &SiteEntry) -> String {
+    let chain: Vec<String> = site
+        .chain
+        .iter()
+        .map(|e| match e.line {
+            Some(line) => format!("{}:{line}", e.method),
+            None => format!("{}@{}", e.method, e.offset),
+        })
+        .collect();
+    format!("{} at {}", site.ty, chain.join(" -> "))
+}
+
+impl Change {
+    /// `(old -> new)`, `(new)` or `(was old)`, empty when there is nothing to show.
+    fn detail(&self) -> String {
+        match (self.old.is_empty(), self.new.is_empty()) {
+            (false, false) => format!(" ({} -> {})", self.old, self.new),
+            (true, false) => format!(" ({})", self.new),
+            (false, true) => format!(" (was {})", self.old),
+            (true, true) => String::new(),
+        }
+    }
+    /// `memAlloc bytes: higher degree`, `new creation site A at M.m()V:3`, `method removed`.
+    fn title(&self) -> String {
+        match self.kind {
+            _ if self.what.is_empty() => self.kind.label(),
+            Kind::NewSite | Kind::SiteRemoved => format!("{} {}", self.kind.label(), self.what),
+            _ => format!("{}: {}", self.what, self.kind.label()),
+        }
+    }
+    fn heading(&self) -> &'static str {
+        if self.kind.is_regression() {
+            "REGRESSION"
+        } else if self.kind.is_improvement() {
+            "IMPROVEMENT"
+        } else {
+            "INFO"
+        }
+    }
+}
+
+impl Diff {
+    pub fn regressions(&self) -> usize {
+        self.changes
+            .iter()
+            .filter(|c| c.kind.is_regression())
+            .count()
+    }
+
+    fn improvements(&self) -> usize {
+        self.changes
+            .iter()
+            .filter(|c| c.kind.is_improvement())
+            .count()
+    }
+
+    /// One line per change (the expressions below a regression), then the points not used and
+    /// a summary line.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let mut shown: Vec<(&str, &str)> = Vec::new();
+        for c in &self.changes {
+            let _ = writeln!(
+                out,
+                "{:<12} {}: {}{}",
+                c.heading(),
+                c.method,
+                c.title(),
+                c.detail()
+            );
+            // A regressing quantity's expressions, once.
+            if let (true, Some((old, new))) = (c.kind.is_regression(), &c.expressions)
+                && !shown.contains(&(c.method.as_str(), c.what.as_str()))
+            {
+                shown.push((&c.method, &c.what));
+                let _ = writeln!(out, "             old: {old}\n             new: {new}");
+            }
+        }
+        for (method, point, missing) in &self.not_at {
+            let _ = writeln!(
+                out,
+                "{:<12} {method}: not compared at {point} (no value for {})",
+                "INFO",
+                missing.join(", ")
+            );
+        }
+        if self.changes.is_empty() {
+            out.push_str("no change in the bounds or the creation sites\n");
+        }
+        let others = self.changes.len() - self.regressions() - self.improvements();
+        let _ = writeln!(
+            out,
+            "{} regression(s), {} improvement(s), {others} other change(s)",
+            self.regressions(),
+            self.improvements()
+        );
+        out
+    }
+
+    /// A pull-request comment: a heading with the count, a table per method with
+    /// regressions (and its expressions folded), then one table of everything else.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        let regressing: Vec<&str> = {
+            let mut methods: Vec<&str> = Vec::new();
+            for c in self.changes.iter().filter(|c| c.kind.is_regression()) {
+                if !methods.contains(&c.method.as_str()) {
+                    methods.push(&c.method);
+                }
+            }
+            methods
+        };
+        if regressing.is_empty() {
+            out.push_str("### membound diff: no memory regression\n");
+        } else {
+            let _ = writeln!(
+                out,
+                "### membound diff: {} regression(s) in {} method(s)",
+                self.regressions(),
+                regressing.len()
+            );
+        }
+        for method in &regressing {
+            let _ = writeln!(
+                out,
+                "\n#### `{}`\n\n| what | change | old | new |\n|---|---|---|---|",
+                cell(method)
+            );
+            let mine: Vec<&Change> = self
+                .changes
+                .iter()
+                .filter(|c| c.method == *method && c.kind.is_regression())
+                .collect();
+            for c in &mine {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} |",
+                    cell(&c.what),
+                    cell(&c.kind.label()),
+                    code(&c.old),
+                    code(&c.new)
+                );
+            }
+            let mut expressions: Vec<(&str, &(String, String))> = Vec::new();
+            for c in &mine {
+                if let Some(pair) = &c.expressions
+                    && !expressions.iter().any(|(what, _)| *what == c.what)
+                {
+                    expressions.push((&c.what, pair));
+                }
+            }
+            if !expressions.is_empty() {
+                out.push_str("\n<details><summary>expressions</summary>\n\n");
+                out.push_str("| what | old | new |\n|---|---|---|\n");
+                for (what, (old, new)) in expressions {
+                    let _ = writeln!(out, "| {} | {} | {} |", cell(what), code(old), code(new));
+                }
+                out.push_str("\n</details>\n");
+            }
+        }
+        let others: Vec<&Change> = self
+            .changes
+            .iter()
+            .filter(|c| !c.kind.is_regression())
+            .collect();
+        if !others.is_empty() {
+            // Folded: on a large certificate this is long, and none of it fails the check.
+            let _ = writeln!(
+                out,
+                "\n<details><summary>{} improvement(s) and {} other change(s)</summary>\n",
+                self.improvements(),
+                others.len() - self.improvements()
+            );
+            out.push_str("| method | what | change | old | new |\n|---|---|---|---|---|\n");
+            for c in others {
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | {} | {} | {} |",
+                    cell(&c.method),
+                    cell(&c.what),
+                    cell(&c.kind.label()),
+                    code(&c.old),
+                    code(&c.new)
+                );
+            }
+            out.push_str("\n</details>\n");
+        }
+        // One line per point, naming the methods it did not apply to.
+        let mut by_point: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (method, point, _) in &self.not_at {
+            match by_point.iter_mut().find(|(p, _)| p == point) {
+                Some((_, methods)) => methods.push(method),
+                None => by_point.push((point, vec![method])),
+            }
+        }
+        for (point, methods) in by_point {
+            let names: Vec<String> = methods.iter().map(|m| format!("`{m}`")).collect();
+            let _ = writeln!(
+                out,
+                "\nNot compared at `{point}` (a parameter has no value there): {}",
+                names.join(", ")
+            );
+        }
+        out
+    }
+}
+
+/// Table cell text: a `|` would end the cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// A table cell in code font, empty for no text.
+fn code(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("`{}`", cell(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ChainEntry;
+
+    fn expr(text: &str) -> BoundExpr {
+        parse_bound(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn kinds(old: &str, new: &str, points: &[&str]) -> Vec<Kind> {
+        let points: Vec<BTreeMap<String, Rat>> = points
+            .iter()
+            .map(|p| {
+                let (name, value) = p.split_once('=').expect("name=value");
+                BTreeMap::from([(name.to_string(), value.parse().expect("a number"))])
+            })
+            .collect();
+        let refs: Vec<&BTreeMap<String, Rat>> = points.iter().collect();
+        compare_expressions("M", "memAlloc bytes", old, new, &refs)
+            .expect("valid expressions")
+            .into_iter()
+            .map(|c| c.kind)
+            .collect()
+    }
+
+    #[test]
+    fn degree_is_the_largest_leaf_degree_and_infinity_is_above_all() {
+        assert_eq!(degree(&expr("(3)")), Degree::Finite(0));
+        assert_eq!(
+            degree(&expr("cases(n >= 1 -> (n^2*m + 1); otherwise -> (n))")),
+            Degree::Finite(3)
+        );
+        assert_eq!(degree(&expr("max((n), infty)")), Degree::Infinite);
+        assert!(Degree::Infinite > Degree::Finite(1000));
+    }
+
+    #[test]
+    fn leading_terms_add_over_sums_and_take_the_maximum_over_branches() {
+        let lead = leading(
+            &expr("(2*n^2 + n) + max((3*n^2), cases(n >= 1 -> (5*n^2); otherwise -> (0)))"),
+            2,
+        );
+        let n2 = Monomial::from_powers([("n".to_string(), 2)]);
+        assert_eq!(lead, BTreeMap::from([(n2, Rat::from(7))]));
+    }
+
+    #[test]
+    fn each_class_of_change_is_found() {
+        assert_eq!(kinds("(n)", "(n) + infty", &[]), [Kind::NewInfinity]);
+        assert_eq!(kinds("infty", "(n)", &[]), [Kind::InfinityRemoved]);
+        assert_eq!(kinds("(n)", "(n^2)", &[]), [Kind::HigherDegree]);
+        assert_eq!(kinds("(n^2)", "(n)", &[]), [Kind::LowerDegree]);
+        assert_eq!(kinds("(2*n)", "(3*n)", &[]), [Kind::LargerLeading]);
+        assert_eq!(kinds("(3*n)", "(2*n)", &[]), [Kind::SmallerLeading]);
+        // One coefficient up and another down: a regression.
+        assert_eq!(
+            kinds("(2*n + 3*m)", "(3*n + 2*m)", &[]),
+            [Kind::LargerLeading]
+        );
+        // Below the leading terms only a point tells.
+        assert_eq!(kinds("(n + 1)", "(n + 2)", &[]), [Kind::Changed]);
+        assert_eq!(
+            kinds("(n + 1)", "(n + 2)", &["n=5"]),
+            [Kind::LargerAt("n=5".to_string())]
+        );
+        assert_eq!(
+            kinds("(n + 2)", "(n + 1)", &["n=5"]),
+            [Kind::SmallerAt("n=5".to_string())]
+        );
+        // Equal at the point: nothing to report there.
+        assert_eq!(
+            kinds("cases(n >= 9 -> (n); otherwise -> (0))", "(n)", &["n=10"]),
+            [Kind::Changed]
+        );
+    }
+
+    fn site(chain: &[(&str, u32)], ty: &str) -> SiteEntry {
+        SiteEntry {
+            chain: chain
+                .iter()
+                .map(|(method, offset)| ChainEntry {
+                    method: method.to_string(),
+                    offset: *offset,
+                    line: None,
+                })
+                .collect(),
+            ty: ty.to_string(),
+            count: "(1)".to_string(),
+            objects: "(1)".to_string(),
+            bytes: "(16)".to_string(),
+            region: None,
+            reasons: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn sites_match_by_chain_methods_and_type_not_offsets() {
+        let old = [
+            site(&[("M.a()V", 4)], "A"),
+            site(&[("M.a()V", 9), ("M.b()V", 2)], "B"),
+        ];
+        // Offsets moved; one more A in a; B's chain now goes through c.
+        let new = [
+            site(&[("M.a()V", 6)], "A"),
+            site(&[("M.a()V", 12)], "A"),
+            site(&[("M.a()V", 11), ("M.c()V", 2)], "B"),
+        ];
+        let mut out = Diff::default();
+        compare_sites(&old, &new, "M.a()V", &mut out);
+        let found: Vec<(Kind, &str)> = out
+            .changes
+            .iter()
+            .map(|c| (c.kind.clone(), c.what.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Kind::NewSite, "A at M.a()V@12"),
+                (Kind::NewSite, "B at M.a()V@11 -> M.c()V@2"),
+                (Kind::SiteRemoved, "B at M.a()V@9 -> M.b()V@2"),
+            ]
+        );
+        assert_eq!(out.regressions(), 2);
+    }
+}

@@ -1,0 +1,257 @@
+//! Certificates: the versioned file a team ships with its build (YAML or JSON, the same
+//! fields), written from the bounds of `membound analyze` and read back by `eval`, `check`,
+//! `diff` and `validate`. Every quantity is a bound expression in its text form
+//! (`membound_bernstein::parse_bound` reads it), over the parameters listed with the method.
+//! docs/certificate.md is the reference for the format.
+//!
+//! This module knows the file format and how to evaluate it; it does not analyze anything.
+
+pub mod budget;
+mod codegen;
+pub mod diff;
+mod eval;
+mod sarif;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use membound_jvm::error::{Error, Result};
+
+pub use codegen::{JavaFile, JavaOptions, to_java};
+pub use eval::{Evaluation, evaluate, value_json, value_of, value_text};
+pub use sarif::to_sarif;
+
+/// A site's `region` when its objects may outlive the chain's first method.
+pub const ESCAPES: &str = "escapes";
+
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Certificate {
+    /// The format version.
+    pub membound: u32,
+    pub tool: Tool,
+    pub input: Input,
+    pub entry: Entry,
+    /// What every bound takes for granted.
+    pub assumptions: Vec<String>,
+    /// The entry first, then every method of its call tree that allocates.
+    pub methods: Vec<MethodEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tool {
+    pub version: String,
+    pub object_model: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Input {
+    pub path: String,
+    pub sha256: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub method: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodEntry {
+    /// `pkg.Class.name(descriptor)`.
+    pub method: String,
+    pub params: Vec<ParamEntry>,
+    pub mem_alloc: AmountEntry,
+    /// The size of the method's region: what a call allocates, callees included, that dies
+    /// when it returns (absent when escape analysis did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_captured: Option<AmountEntry>,
+    /// What a call allocates that may outlive it (absent when escape analysis did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_escapes: Option<AmountEntry>,
+    /// The memory a call needs under method regions: `mem_escapes` plus the largest stack of
+    /// regions active at once (absent when escape analysis did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_rq: Option<AmountEntry>,
+    /// Why `mem_alloc` is ∞ beyond its sites (code the analysis cannot see).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unbounded: Vec<String>,
+    /// Why a region's size (hence `mem_rq`) is ∞ beyond its sites' reasons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub region_reasons: Vec<String>,
+    /// For a method a library spec stands for, where the spec comes from (`bundled` or its
+    /// file): its sites are the spec's allocations, at offsets 0, 1, … in the spec's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    pub sites: Vec<SiteEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamEntry {
+    pub name: String,
+    pub origin: String,
+}
+
+/// A quantity in objects and in bytes (the `count` model's units for `count`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AmountEntry {
+    pub objects: String,
+    pub bytes: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteEntry {
+    /// From the method down to the allocating instruction.
+    pub chain: Vec<ChainEntry>,
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// How often the allocation runs per call of the method.
+    pub count: String,
+    pub objects: String,
+    pub bytes: String,
+    /// The method whose region holds the objects (it dies when that method returns), or
+    /// `escapes` when they may outlive the chain's first method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Why something here is ∞.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+}
+
+/// One step of a chain, as `membound sites --format json` prints it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainEntry {
+    pub method: String,
+    pub offset: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+impl Certificate {
+    /// A certificate of the program at `input` (its SHA-256 is computed here) with these
+    /// methods, entry first; this build's version and format.
+    pub fn new(
+        input: &Path,
+        object_model: &str,
+        assumptions: Vec<String>,
+        methods: Vec<MethodEntry>,
+    ) -> Result<Certificate> {
+        Ok(Certificate {
+            membound: FORMAT_VERSION,
+            tool: Tool {
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                object_model: object_model.to_string(),
+            },
+            input: Input {
+                path: input.display().to_string(),
+                sha256: sha256_of(input)?,
+            },
+            entry: Entry {
+                method: methods
+                    .first()
+                    .map(|m| m.method.clone())
+                    .unwrap_or_default(),
+            },
+            assumptions,
+            methods,
+        })
+    }
+
+    pub fn to_yaml(&self) -> String {
+        serde_norway::to_string(self).unwrap_or_else(|e| format!("# cannot write YAML: {e}\n"))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self)
+            .map_or_else(|e| format!("{{\"error\": \"{e}\"}}"), |s| s + "\n")
+    }
+
+    /// Reads a certificate written as JSON or YAML.
+    pub fn read(path: &Path) -> Result<Certificate> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::Input(format!("cannot read certificate {}: {e}", path.display()))
+        })?;
+        Certificate::parse(&text).map_err(|e| {
+            Error::Input(format!(
+                "{}: not a membound certificate: {e}",
+                path.display()
+            ))
+        })
+    }
+
+    /// Parses certificate text (JSON when it starts with `{`, else YAML) and checks its version.
+    pub fn parse(text: &str) -> std::result::Result<Certificate, String> {
+        let certificate: Certificate = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text).map_err(|e| e.to_string())?
+        } else {
+            serde_norway::from_str(text).map_err(|e| e.to_string())?
+        };
+        if certificate.membound != FORMAT_VERSION {
+            return Err(format!(
+                "format version {} (this membound reads version {FORMAT_VERSION})",
+                certificate.membound
+            ));
+        }
+        Ok(certificate)
+    }
+
+    /// The entry of the method named `name` (`pkg.C.m`, or with its descriptor).
+    pub fn method(&self, name: &str) -> Result<&MethodEntry> {
+        let matches: Vec<&MethodEntry> = self
+            .methods
+            .iter()
+            .filter(|m| m.method == name || m.method.split('(').next() == Some(name))
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(one),
+            [] => Err(Error::Input(format!(
+                "the certificate has no method {name}; it has: {}",
+                self.methods
+                    .iter()
+                    .map(|m| m.method.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            many => Err(Error::Input(format!(
+                "{name} is overloaded in the certificate; give a descriptor: {}",
+                many.iter()
+                    .map(|m| m.method.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+}
+
+/// The SHA-256 of a file, or of a directory's files in name order (their paths and contents).
+fn sha256_of(path: &Path) -> Result<String> {
+    let mut hasher = Sha256::new();
+    hash_into(path, path, &mut hasher)?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn hash_into(root: &Path, path: &Path, hasher: &mut Sha256) -> Result<()> {
+    let io = |e: std::io::Error| Error::Input(format!("cannot read {}: {e}", path.display()));
+    if path.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .map_err(io)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for entry in entries {
+            hash_into(root, &entry, hasher)?;
+        }
+    } else {
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        hasher.update(relative.to_string_lossy().as_bytes());
+        hasher.update(std::fs::read(path).map_err(io)?);
+    }
+    Ok(())
+}

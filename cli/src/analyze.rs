@@ -1,0 +1,187 @@
+//! `membound analyze` and `membound eval`: memAlloc of a method and its call tree, written as a
+//! certificate; a certificate's numbers at parameter values.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use membound_polyhedra::Rat;
+
+use super::{ListFormat, MethodInput, ModelArg, json_text};
+use membound_analysis::memalloc;
+use membound_analysis::memrq;
+use membound_certificate::{self as certificate, Certificate};
+use membound_jvm::error::{Error, Result};
+
+#[derive(Debug, Args)]
+pub(super) struct AnalyzeArgs {
+    #[command(flatten)]
+    target: MethodInput,
+    /// Write the certificate to this file (YAML, or JSON when it ends in .json).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// What to print: a readable summary, or the certificate itself.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
+    /// How object sizes are computed.
+    #[arg(long, value_enum, default_value_t = ModelArg::DEFAULT)]
+    object_model: ModelArg,
+    /// Stop enumerating creation sites after this many chains.
+    #[arg(long, default_value_t = membound_analysis::sites::DEFAULT_MAX_CHAINS)]
+    max_chains: usize,
+    /// Name a parameter of the analyzed method, `NEW=OLD` (`--param levels=p0`), or pin one to
+    /// a value, `NAME=INTEGER` (`--param n=100`: the certificate then holds only for runs with
+    /// that value, an assumption it lists); repeatable, `a=b,c=d` also works.
+    #[arg(long = "param", value_name = "NEW=OLD|NAME=INTEGER")]
+    params: Vec<String>,
+}
+
+/// One `--param` of `analyze`.
+enum ParamEdit {
+    Rename { new: String, old: String },
+    Pin { name: String, value: i64 },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ReportFormat {
+    Text,
+    Yaml,
+    Json,
+    /// SARIF 2.1.0: what keeps bounds from being finite, for code-scanning views.
+    Sarif,
+}
+
+pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
+    let (program, graph, sites) = args.target.sites(args.max_chains)?;
+    if let Some(limit) = sites.truncated_at {
+        return Err(Error::Input(format!(
+            "{} reaches more than {limit} creation sites; raise --max-chains to analyze them all",
+            sites.entry
+        )));
+    }
+    let bar = progress_bar();
+    let mut bounds = memrq::analyze(&program, &graph, &sites, args.object_model.0, &|| {
+        bar.inc(1)
+    })?;
+    bar.finish_and_clear();
+    if let Some(entry) = bounds.methods.first_mut() {
+        for edit in parse_param_edits(&args.params)? {
+            match edit {
+                ParamEdit::Rename { new, old } => entry.rename_param(&old, &new)?,
+                ParamEdit::Pin { name, value } => {
+                    let pinned = entry.pin_param(&name, value)?;
+                    bounds.assumptions.push(pinned);
+                }
+            }
+        }
+    }
+    let certificate = membound_analysis::certify::certificate(&args.target.input, &bounds)?;
+    if let Some(path) = &args.output {
+        write_certificate(&certificate, path)?;
+    }
+    Ok(match args.format {
+        ReportFormat::Text => memalloc::to_text(&bounds),
+        ReportFormat::Yaml => certificate.to_yaml(),
+        ReportFormat::Json => certificate.to_json(),
+        ReportFormat::Sarif => json_text(&certificate::to_sarif(&certificate, &|class| {
+            let class = program
+                .class(&membound_jvm::ClassName::from_source(class))
+                .ok()?;
+            class.source_file.as_deref().map(str::to_string)
+        })),
+    })
+}
+
+/// A spinner on stderr (drawn only on a terminal) counting chains as they are counted.
+fn progress_bar() -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} counting chains: {pos} done [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
+fn write_certificate(certificate: &Certificate, path: &Path) -> Result<()> {
+    let text = if path.extension().is_some_and(|e| e == "json") {
+        certificate.to_json()
+    } else {
+        certificate.to_yaml()
+    };
+    std::fs::write(path, text)
+        .map_err(|e| Error::Input(format!("cannot write {}: {e}", path.display())))
+}
+
+#[derive(Debug, Args)]
+pub(super) struct EvalArgs {
+    /// A certificate written by `membound analyze -o`.
+    certificate: PathBuf,
+    /// Only this method (`pkg.C.m` or with its descriptor).
+    #[arg(long)]
+    method: Option<String>,
+    /// A parameter value, `n=7` (repeatable; `n=7,m=5` also works).
+    #[arg(long = "param")]
+    params: Vec<String>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
+}
+
+pub(super) fn eval(args: &EvalArgs) -> Result<String> {
+    let certificate = Certificate::read(&args.certificate)?;
+    let point = parse_params(&args.params)?;
+    let evaluation = certificate::evaluate(&certificate, args.method.as_deref(), &point)?;
+    Ok(match args.format {
+        ListFormat::Text => evaluation.to_text(),
+        ListFormat::Json => json_text(&evaluation.to_json()),
+    })
+}
+
+/// `["levels=p0", "n=100", "a=b,c=d"]` as parameter edits, in order: `NEW=OLD` renames,
+/// `NAME=INTEGER` pins.
+fn parse_param_edits(params: &[String]) -> Result<Vec<ParamEdit>> {
+    params
+        .iter()
+        .flat_map(|p| p.split(','))
+        .map(|text| {
+            let (left, right) = text
+                .split_once('=')
+                .map(|(left, right)| (left.trim(), right.trim()))
+                .filter(|(left, right)| !left.is_empty() && !right.is_empty())
+                .ok_or_else(|| {
+                    Error::Input(format!(
+                        "bad --param `{text}`: expected NEW=OLD or NAME=INTEGER"
+                    ))
+                })?;
+            if let Ok(value) = right.parse::<i64>() {
+                return Ok(ParamEdit::Pin {
+                    name: left.to_string(),
+                    value,
+                });
+            }
+            if membound_analysis::lowering::identifier(left) != left {
+                return Err(Error::Input(format!(
+                    "--param {text}: `{left}` is not a name (letters, digits and _, starting \
+                     with a letter)"
+                )));
+            }
+            Ok(ParamEdit::Rename {
+                new: left.to_string(),
+                old: right.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// `["n=7", "m=5,k=1"]` as values by name; malformed text is an input error.
+pub(super) fn parse_params(params: &[String]) -> Result<BTreeMap<String, Rat>> {
+    let mut point = BTreeMap::new();
+    for text in params.iter().flat_map(|p| p.split(',')) {
+        let bad = || Error::Input(format!("bad --param `{text}`: expected NAME=INTEGER"));
+        let (name, value) = text.split_once('=').ok_or_else(bad)?;
+        let value: i64 = value.trim().parse().map_err(|_| bad())?;
+        point.insert(name.trim().to_string(), Rat::from(value));
+    }
+    Ok(point)
+}

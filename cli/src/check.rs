@@ -1,0 +1,103 @@
+//! `membound check`: a certificate's bounds against budgets given on the command line or pinned
+//! in a `membound.toml` (see `membound_certificate::budget` and docs/check-and-diff.md).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::analyze::parse_params;
+use membound_certificate::Certificate;
+use membound_certificate::budget::{self, Budget, Pinned, Range, Scope};
+use membound_jvm::error::{Error, Result};
+
+/// The budget file looked for in the current directory when no `--budget` is given.
+const CONFIG_FILE: &str = "membound.toml";
+
+#[derive(Debug, Args)]
+pub(super) struct CheckArgs {
+    /// A certificate written by `membound analyze -o`.
+    certificate: PathBuf,
+    /// A budget, `QUANTITY <= AMOUNT UNIT`: `memRq <= 64MiB`, `memAlloc <= 1000 objects`
+    /// (repeatable). Without one, the budgets of membound.toml are checked.
+    #[arg(long = "budget", value_name = "BUDGET")]
+    budgets: Vec<String>,
+    /// Check at this parameter point: `n=1000,m=10` (repeatable, merged).
+    #[arg(long, value_name = "POINT")]
+    at: Vec<String>,
+    /// Check at every integer point of this parameter range: linear constraints in isl
+    /// syntax, `0 <= n <= 10000 and m <= n`.
+    #[arg(long = "for", value_name = "RANGE")]
+    range: Option<String>,
+    /// The method whose bounds are checked (default: the certificate's entry).
+    #[arg(long)]
+    method: Option<String>,
+    /// A budget file (default: ./membound.toml when no --budget is given).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// The report, and whether a budget was broken or could not be proved.
+pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
+    let certificate = Certificate::read(&args.certificate)?;
+    let at = if args.at.is_empty() {
+        None
+    } else {
+        Some(parse_params(&args.at)?)
+    };
+    let defaults = |budget: Budget| Pinned {
+        method: args.method.clone(),
+        budget,
+        at: at.clone(),
+        range: args.range.clone().map(|text| Range { text }),
+    };
+    let mut pinned: Vec<Pinned> = args
+        .budgets
+        .iter()
+        .map(|text| Budget::parse(text).map(defaults))
+        .collect::<Result<_>>()?;
+    let config = match &args.config {
+        Some(path) => Some(path.clone()),
+        None => (pinned.is_empty() && Path::new(CONFIG_FILE).exists())
+            .then(|| PathBuf::from(CONFIG_FILE)),
+    };
+    if let Some(path) = config {
+        // The file's entries take what they do not say from the command line.
+        for entry in budget::read_config(&path)? {
+            let fallback = defaults(entry.budget.clone());
+            pinned.push(Pinned {
+                method: entry.method.or(fallback.method),
+                budget: entry.budget,
+                at: entry.at.or(fallback.at),
+                range: entry.range.or(fallback.range),
+            });
+        }
+    }
+    if pinned.is_empty() {
+        return Err(Error::Input(format!(
+            "no budget to check: give --budget 'memRq <= 64MiB' or a budget file ({CONFIG_FILE} here, or --config FILE)"
+        )));
+    }
+    let mut report = String::new();
+    let mut failed = false;
+    for entry in &pinned {
+        let method = entry
+            .method
+            .clone()
+            .unwrap_or_else(|| certificate.entry.method.clone());
+        let mut scopes: Vec<Scope> = Vec::new();
+        scopes.extend(entry.at.clone().map(Scope::At));
+        scopes.extend(entry.range.clone().map(Scope::Over));
+        if scopes.is_empty() {
+            return Err(Error::Input(format!(
+                "budget `{}` for {method}: give a point (--at n=1000) or a range (--for '0 <= n <= 10000'), or `at`/`for` in {CONFIG_FILE}",
+                entry.budget.text
+            )));
+        }
+        for scope in &scopes {
+            let outcome = budget::check(&certificate, &method, &entry.budget, scope)?;
+            failed |= outcome.verdict.failed();
+            report.push_str(&outcome.to_text());
+        }
+    }
+    Ok((report, failed))
+}

@@ -1,0 +1,47 @@
+//! `membound diff`: two certificates compared method by method (see
+//! `membound_certificate::diff` for the classes of change).
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::analyze::parse_params;
+use membound_certificate::{Certificate, diff as compare};
+use membound_jvm::error::Result;
+
+#[derive(Debug, Args)]
+pub(super) struct DiffArgs {
+    /// The certificate before the change (e.g. the main branch's).
+    old: PathBuf,
+    /// The certificate after the change.
+    new: PathBuf,
+    /// Also compare values at this parameter point: `n=1000,m=10` (repeatable: one point each).
+    #[arg(long, value_name = "POINT")]
+    at: Vec<String>,
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    format: DiffFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum DiffFormat {
+    Text,
+    /// For a pull-request comment.
+    Markdown,
+}
+
+/// The report, and whether the new certificate regresses.
+pub(super) fn diff(args: &DiffArgs) -> Result<(String, bool)> {
+    let old = Certificate::read(&args.old)?;
+    let new = Certificate::read(&args.new)?;
+    let points = args
+        .at
+        .iter()
+        .map(|point| parse_params(std::slice::from_ref(point)))
+        .collect::<Result<Vec<_>>>()?;
+    let found = compare::diff(&old, &new, &points)?;
+    let report = match args.format {
+        DiffFormat::Text => found.to_text(),
+        DiffFormat::Markdown => found.to_markdown(),
+    };
+    Ok((report, found.regressions() > 0))
+}

@@ -1,0 +1,417 @@
+//! The `membound` command: parses arguments with clap and calls the libraries. Keep it thin:
+//! every command loads its input, calls one library function, and prints one of its
+//! renderings. Errors print as one line on stderr and exit with code 2. It knows no algorithm.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod analyze;
+mod check;
+mod codegen;
+mod diff;
+mod invariants;
+mod math;
+mod validate;
+
+use membound_analysis::memrq;
+use membound_analysis::sites;
+use membound_analysis::sites::Sites;
+use membound_certificate::Certificate;
+use membound_front::callgraph;
+use membound_front::callgraph::CallGraph;
+use membound_front::classpath::{Classpath, Jdk};
+use membound_front::hierarchy::Hierarchy;
+use membound_front::ir;
+use membound_front::program::Program;
+use membound_front::select::select_method;
+use membound_front::sizes::ObjectModel;
+use membound_front::specs::Specs;
+use membound_jvm::MethodRef;
+use membound_jvm::error::{Error, Result};
+use membound_runtime::measure;
+
+/// Parametric heap-memory bounds for Java bytecode.
+#[derive(Debug, Parser)]
+#[command(name = "membound", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Bound what a method and every method of its call tree allocate (memAlloc), print a
+    /// summary and write the certificate.
+    Analyze(analyze::AnalyzeArgs),
+    /// Evaluate a certificate at parameter values.
+    Eval(analyze::EvalArgs),
+    /// Run the program under the allocation agent and check the certificate against the run:
+    /// exit 1 if any prediction is below what was observed.
+    Validate(validate::ValidateArgs),
+    /// Check a certificate's bounds against budgets: exit 1 if one is broken.
+    Check(check::CheckArgs),
+    /// Compare two certificates method by method: exit 1 on a regression.
+    Diff(diff::DiffArgs),
+    /// Write code that evaluates a certificate's bounds at run time.
+    Codegen(codegen::CodegenArgs),
+    /// Print a method's IR (typed three-address code with its control-flow graph).
+    Ir(MethodInput),
+    /// Print the call graph reachable from a method.
+    Callgraph {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+        format: GraphFormat,
+    },
+    /// List the creation sites (allocation call chains) reachable from a method.
+    Sites {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+        /// Stop enumerating after this many chains.
+        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
+        max_chains: usize,
+    },
+    /// Print, per creation site of a method, its chain and the invariant counted for it (isl).
+    Invariants {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+        /// Stop enumerating after this many chains.
+        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
+        max_chains: usize,
+    },
+    /// Print the region tree of a method: each activation with its region's size, memRq and
+    /// the creation sites its region captures, and the sites that escape the method.
+    Regions {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
+        format: TreeFormat,
+        /// How object sizes are computed.
+        #[arg(long, value_enum, default_value_t = ModelArg::DEFAULT)]
+        object_model: ModelArg,
+        /// Stop enumerating after this many chains.
+        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
+        max_chains: usize,
+    },
+    /// Run the program on a real JVM under the allocation agent and count, per creation site,
+    /// what the method allocates.
+    Measure(MeasureArgs),
+    /// Count the integer points of a parametric set given in isl syntax, e.g.
+    /// '[n] -> { [i,j] : 1 <= i <= n and 1 <= j <= i }'.
+    Count {
+        /// The set (omit with --file).
+        set: Option<String>,
+        /// Count each line of this file instead (blank lines and # comments skipped).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Also print the count at this point, alone on the last line: n=7,m=5.
+        #[arg(long)]
+        at: Option<String>,
+        #[arg(long, value_enum, default_value_t = math::CountFormat::Text)]
+        format: math::CountFormat,
+    },
+    /// Bound a polynomial from above over a parametric set, in the parameters, e.g.
+    /// '[n] -> { [i] -> i*(n - i) : 0 <= i <= n }'.
+    Bound {
+        /// The piecewise polynomial in isl syntax.
+        polynomial: String,
+        /// Also print the bound's value at this point, alone on the last line: n=10.
+        #[arg(long)]
+        at: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct MeasureArgs {
+    /// A .jar or a directory of classes.
+    input: PathBuf,
+    /// The watched method: `pkg.Class.method`, or with a descriptor to watch one overload.
+    #[arg(long)]
+    method: String,
+    /// A certificate with regions: also report the peak of the run replayed into them (each
+    /// object freed when the method whose region holds it returns).
+    #[arg(long)]
+    cert: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
+    #[command(flatten)]
+    run: ProgramRun,
+}
+
+/// How to run the program under the agent (shared by `measure` and `validate`).
+#[derive(Debug, Args)]
+struct ProgramRun {
+    /// The main class (default: the jar manifest's Main-Class).
+    #[arg(long)]
+    main: Option<String>,
+    /// The java launcher (default: $JAVA_HOME/bin/java, then java on PATH).
+    #[arg(long)]
+    java: Option<PathBuf>,
+    /// The agent library (default: $MEMBOUND_AGENT, then the one built next to membound).
+    #[arg(long)]
+    agent: Option<PathBuf>,
+    /// An extra JVM option, such as -Xmx2g (repeatable).
+    #[arg(long = "jvm-arg", allow_hyphen_values = true)]
+    jvm_args: Vec<String>,
+    /// The program's arguments, after `--`.
+    #[arg(last = true)]
+    program_args: Vec<String>,
+}
+
+impl ProgramRun {
+    fn options(&self, input: PathBuf, method: String) -> measure::MeasureOptions {
+        measure::MeasureOptions {
+            input,
+            method,
+            main: self.main.clone(),
+            java: self.java.clone(),
+            agent: self.agent.clone(),
+            jvm_args: self.jvm_args.clone(),
+            program_args: self.program_args.clone(),
+        }
+    }
+}
+
+/// The program to load and the method to look at.
+#[derive(Debug, Args)]
+struct MethodInput {
+    /// A .jar, a directory of classes, or a .class file.
+    input: PathBuf,
+    /// The method: `pkg.Class.method`, or `pkg.Class.method(I)V` when it is overloaded.
+    #[arg(long)]
+    method: String,
+    /// More classpath entries, separated by ':'.
+    #[arg(long)]
+    classpath: Option<String>,
+    /// The JDK whose classes to use (default: $JAVA_HOME, then the java on PATH).
+    #[arg(long)]
+    jdk: Option<PathBuf>,
+    /// A library spec file (YAML, docs/specs.md): what the methods it names allocate, stated
+    /// instead of analyzed; its entries override the bundled ones. Repeatable.
+    #[arg(long = "spec", value_name = "FILE")]
+    specs: Vec<PathBuf>,
+    /// Analyze the JDK from its bytecode only, without the bundled specs of JDK methods.
+    #[arg(long)]
+    no_bundled_specs: bool,
+}
+
+/// `--object-model`, which takes the models' own names.
+#[derive(Debug, Clone, Copy)]
+struct ModelArg(ObjectModel);
+
+impl ModelArg {
+    const DEFAULT: ModelArg = ModelArg(ObjectModel::HotspotCoops);
+}
+
+impl std::fmt::Display for ModelArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
+impl ValueEnum for ModelArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [ModelArg; ObjectModel::ALL.len()] = {
+            let mut all = [ModelArg::DEFAULT; ObjectModel::ALL.len()];
+            let mut index = 0;
+            while index < all.len() {
+                all[index] = ModelArg(ObjectModel::ALL[index]);
+                index += 1;
+            }
+            all
+        };
+        &ALL
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()))
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum GraphFormat {
+    Text,
+    Dot,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TreeFormat {
+    Text,
+    Dot,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ListFormat {
+    Text,
+    Json,
+}
+
+/// Entry point of the `membound` binary.
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match run(cli.command) {
+        Ok((output, failed)) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`membound … | head`) is not an error of ours.
+            let _ = stdout.write_all(output.as_bytes());
+            // A check that failed (an unsound certificate) exits 1, after its report.
+            ExitCode::from(u8::from(failed))
+        }
+        Err(error) => {
+            eprintln!("membound: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+/// Runs one command and returns what it prints and whether a check it made failed.
+fn run(command: Command) -> Result<(String, bool)> {
+    let output = match command {
+        Command::Validate(args) => return validate::validate(&args),
+        Command::Check(args) => return check::check(&args),
+        Command::Diff(args) => return diff::diff(&args),
+        Command::Codegen(args) => return codegen::codegen(&args),
+        Command::Analyze(args) => analyze::analyze(&args),
+        Command::Eval(args) => analyze::eval(&args),
+        Command::Ir(target) => {
+            let (program, method) = target.load()?;
+            let body = program.body(&method)?;
+            Ok(ir::print_body(&body))
+        }
+        Command::Callgraph { target, format } => {
+            let (_, graph) = target.call_graph()?;
+            Ok(match format {
+                GraphFormat::Text => callgraph::to_text(&graph),
+                GraphFormat::Dot => callgraph::to_dot(&graph),
+                GraphFormat::Json => json_text(&callgraph::to_json(&graph)),
+            })
+        }
+        Command::Sites {
+            target,
+            format,
+            max_chains,
+        } => {
+            let (_, _, found) = target.sites(max_chains)?;
+            Ok(match format {
+                ListFormat::Text => sites::to_text(&found),
+                ListFormat::Json => json_text(&sites::to_json(&found)),
+            })
+        }
+        Command::Invariants {
+            target,
+            format,
+            max_chains,
+        } => invariants::invariants(&target, max_chains, format),
+        Command::Regions {
+            target,
+            format,
+            object_model,
+            max_chains,
+        } => {
+            let (program, graph, found) = target.sites(max_chains)?;
+            let bounds = memrq::analyze(&program, &graph, &found, object_model.0, &|| {})?;
+            Ok(match format {
+                TreeFormat::Text => memrq::to_text(&bounds),
+                TreeFormat::Dot => memrq::to_dot(&bounds),
+            })
+        }
+        Command::Count {
+            set,
+            file,
+            at,
+            format,
+        } => math::count(set.as_deref(), file.as_deref(), at.as_deref(), format),
+        Command::Bound { polynomial, at } => math::bound(&polynomial, at.as_deref()),
+        Command::Measure(args) => {
+            let options = args.run.options(args.input.clone(), args.method.clone());
+            let measurement = match &args.cert {
+                Some(path) => {
+                    let certificate = Certificate::read(path)?;
+                    let entry = certificate.method(&args.method)?;
+                    if entry.mem_rq.is_none() {
+                        return Err(Error::Input(format!(
+                            "{} has no regions for {} (analyze it again with this membound)",
+                            path.display(),
+                            entry.method
+                        )));
+                    }
+                    measure::measure_regions(
+                        &options,
+                        membound_runtime::validate::placement(&certificate, entry),
+                    )?
+                }
+                None => measure::measure(&options)?,
+            };
+            // The program's own output goes to stderr, so stdout stays the report.
+            eprint!("{}", measurement.program_stdout);
+            Ok(match args.format {
+                ListFormat::Text => measurement.to_text(),
+                ListFormat::Json => json_text(&measurement.to_json()),
+            })
+        }
+    }?;
+    Ok((output, false))
+}
+
+impl MethodInput {
+    /// Loads the program and builds the call graph from the method.
+    fn call_graph(&self) -> Result<(Program, CallGraph)> {
+        let (program, method) = self.load()?;
+        let graph = callgraph::build(&Hierarchy::new(&program), &method, &self.specs()?)?;
+        Ok((program, graph))
+    }
+
+    /// The bundled specs (unless turned off), then the `--spec` files in order.
+    fn specs(&self) -> Result<Specs> {
+        let mut specs = if self.no_bundled_specs {
+            Specs::none()
+        } else {
+            Specs::bundled()
+        };
+        for path in &self.specs {
+            specs.add_file(path)?;
+        }
+        Ok(specs)
+    }
+
+    /// Loads the program and enumerates the creation sites of the method, with the call graph
+    /// they were found in.
+    fn sites(&self, max_chains: usize) -> Result<(Program, CallGraph, Sites)> {
+        let (program, graph) = self.call_graph()?;
+        let found = sites::enumerate(&program, &graph, max_chains)?;
+        Ok((program, graph, found))
+    }
+
+    /// Opens the classpath (input, extra entries, JDK) and selects the method.
+    fn load(&self) -> Result<(Program, MethodRef)> {
+        let mut classpath = Classpath::new();
+        classpath.add_entry(&self.input)?;
+        for entry in self.classpath.iter().flat_map(|spec| spec.split(':')) {
+            if !entry.is_empty() {
+                classpath.add_entry(std::path::Path::new(entry))?;
+            }
+        }
+        classpath.add_jdk(&Jdk::locate(self.jdk.as_deref())?)?;
+        let program = Program::new(classpath);
+        let method = select_method(&program, &self.method)?;
+        Ok((program, method))
+    }
+}
+
+/// Pretty-printed JSON with a final newline.
+fn json_text(value: &serde_json::Value) -> String {
+    format!("{value:#}\n")
+}

@@ -1,0 +1,59 @@
+//! `membound validate`: runs the program under the agent and checks a certificate against it.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::analyze::parse_params;
+use super::{ListFormat, ProgramRun, json_text};
+use membound_certificate::Certificate;
+use membound_jvm::error::{Error, Result};
+
+#[derive(Debug, Args)]
+pub(super) struct ValidateArgs {
+    /// A certificate written by `membound analyze -o`.
+    certificate: PathBuf,
+    /// The watched method (default: the certificate's entry).
+    #[arg(long)]
+    method: Option<String>,
+    /// The program (default: the certificate's input path).
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// A parameter value to use instead of the recorded one, `n=7` (repeatable).
+    #[arg(long = "param")]
+    params: Vec<String>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
+    #[command(flatten)]
+    run: ProgramRun,
+}
+
+/// The report, and whether the certificate failed (some prediction below the run).
+pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
+    let certificate = Certificate::read(&args.certificate)?;
+    let given = parse_params(&args.params)?;
+    let method = args
+        .method
+        .clone()
+        .unwrap_or_else(|| certificate.entry.method.clone());
+    let entry = certificate.method(&method)?;
+    let input = args
+        .input
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&certificate.input.path));
+    let options = args.run.options(input, entry.method.clone());
+    // With regions in the certificate, the run is also replayed into them, for memRq.
+    let measurement = membound_runtime::validate::measure_for(&certificate, entry, &options)?;
+    eprint!("{}", measurement.program_stdout);
+    let validation =
+        membound_runtime::validate::validate(&certificate, &method, &measurement, &given)?;
+    if let Some(reason) = validation.unchecked {
+        return Err(Error::Input(reason));
+    }
+    let failed = validation.broken().next().is_some();
+    let output = match args.format {
+        ListFormat::Text => validation.to_text(),
+        ListFormat::Json => json_text(&validation.to_json()),
+    };
+    Ok((output, failed))
+}

@@ -1,0 +1,547 @@
+//! Building the call graph: a worklist over reachable methods with rapid type analysis, and the
+//! class-hierarchy fallback applied at the fixpoint.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
+use crate::classpath::Origin;
+use crate::hierarchy::Hierarchy;
+use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Place, StmtKind};
+use crate::specs::{MethodSpec, Specs};
+use membound_jvm::error::Result;
+use membound_jvm::{ClassName, MethodRef, Type};
+
+/// Builds the call graph of everything reachable from `entry`, with `specs` standing for the
+/// methods they cover (the entry itself is always analyzed from its code).
+///
+/// Fails only when the entry itself cannot be loaded; every later problem is recorded in the
+/// graph (a broken body, an unresolved call) and the rest of the graph is still built.
+pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Result<CallGraph> {
+    let entry_body = hierarchy.program().body(entry)?;
+    let mut builder = Builder {
+        hierarchy,
+        specs,
+        graph: CallGraph::new(entry.clone()),
+        worklist: VecDeque::from([0]),
+        instantiated: BTreeSet::new(),
+        receivers_by_supertype: HashMap::default(),
+        lambdas: Vec::new(),
+        virtual_sites: Vec::new(),
+        sites_by_declared: HashMap::default(),
+        initialized: HashSet::default(),
+        edge_keys: HashSet::default(),
+        unseen_abstract: Vec::new(),
+    };
+    builder.seed_external_receivers(&entry_body);
+    loop {
+        builder.drain_worklist();
+        if !builder.apply_cha_fallback() {
+            break;
+        }
+    }
+    Ok(builder.graph)
+}
+
+/// A class created by `LambdaMetafactory`: it implements `interface`, and its functional method
+/// (`method_name`) runs `implementation`.
+struct LambdaClass {
+    interface: ClassName,
+    method_name: String,
+    implementation: MethodRef,
+}
+
+/// A virtual or interface call site, kept so that classes instantiated later can add targets.
+struct VirtualSite {
+    caller: NodeId,
+    pc: u32,
+    line: Option<u32>,
+    method: MethodRef,
+    kind: EdgeKind,
+    targets: usize,
+    /// Its named class's subclasses on the classpath were dispatched (narrowed by an interface
+    /// spec, if one covers the call).
+    via_cha: bool,
+    /// An interface spec narrowed that dispatch: classes the program creates still count.
+    narrowed: bool,
+    /// A site left without any target is recorded as unresolved once.
+    reported: bool,
+}
+
+/// Where a call comes from.
+#[derive(Clone, Copy)]
+struct Site {
+    caller: NodeId,
+    pc: u32,
+    line: Option<u32>,
+}
+
+struct Builder<'h, 'p> {
+    hierarchy: &'h Hierarchy<'p>,
+    specs: &'h Specs,
+    graph: CallGraph,
+    worklist: VecDeque<NodeId>,
+    instantiated: BTreeSet<ClassName>,
+    /// For each class, the instantiated classes that are it or inherit from it.
+    receivers_by_supertype: HashMap<ClassName, Vec<ClassName>>,
+    lambdas: Vec<LambdaClass>,
+    virtual_sites: Vec<VirtualSite>,
+    /// For each class, the virtual sites whose named method is declared on it.
+    sites_by_declared: HashMap<ClassName, Vec<usize>>,
+    initialized: HashSet<(NodeId, ClassName)>,
+    edge_keys: HashSet<(NodeId, u32, NodeId, EdgeKind)>,
+    /// The entry's parameter types that are interfaces or abstract classes: objects of classes
+    /// the analysis never sees created.
+    unseen_abstract: Vec<ClassName>,
+}
+
+impl Builder<'_, '_> {
+    /// The entry's reference parameters (and `this`) hold objects created outside the analyzed
+    /// code: their declared classes are receivers too, and so are the application's concrete
+    /// classes that extend them; abstract ones are covered by the CHA fallback.
+    fn seed_external_receivers(&mut self, entry: &Body) {
+        for &param in &entry.params {
+            if let Type::Ref(class) = &entry.var(param).ty {
+                let abstract_type = self
+                    .hierarchy
+                    .class(class)
+                    .is_some_and(|c| c.is_interface() || c.is_abstract());
+                if abstract_type {
+                    self.unseen_abstract.push(class.clone());
+                }
+                let extensible = self
+                    .hierarchy
+                    .class(class)
+                    .is_none_or(|c| !c.access.is_final());
+                if extensible && self.hierarchy.program().origin(class) == Some(Origin::Jdk) {
+                    self.graph.external_jdk_types.insert(class.clone());
+                }
+                self.instantiate(class.clone());
+                self.instantiate_application_subclasses(class);
+            }
+        }
+    }
+
+    /// The application's concrete classes that extend `declared` (an overriding method of one
+    /// may run on an object handed in). A JDK class extending a JDK type is not looked for: the
+    /// whole JDK would have to be scanned.
+    fn instantiate_application_subclasses(&mut self, declared: &ClassName) {
+        let hierarchy = self.hierarchy;
+        let concrete = |class: &ClassName| {
+            hierarchy
+                .class(class)
+                .is_some_and(|c| !c.is_interface() && !c.is_abstract())
+        };
+        let subclasses: Vec<ClassName> = hierarchy
+            .program()
+            .user_classes()
+            .filter(|c| *c != declared && hierarchy.is_subtype(c, declared) && concrete(c))
+            .cloned()
+            .collect();
+        for class in subclasses {
+            self.instantiate(class);
+        }
+    }
+
+    fn drain_worklist(&mut self) {
+        while let Some(node) = self.worklist.pop_front() {
+            self.visit(node);
+        }
+    }
+
+    fn visit(&mut self, node: NodeId) {
+        if let Some(spec) = self.graph.methods[node].kind.spec().cloned() {
+            self.visit_spec(node, &spec);
+            return;
+        }
+        let method = self.graph.methods[node].method.clone();
+        let body = match self.hierarchy.program().lift(&method) {
+            Ok(body) => body,
+            Err(error) => {
+                self.graph.methods[node].kind = NodeKind::Broken(error.to_string());
+                return;
+            }
+        };
+        let mut statements: Vec<_> = body.statements().map(|(_, stmt)| stmt).collect();
+        statements.sort_by_key(|stmt| stmt.pc);
+        for stmt in statements {
+            let site = Site {
+                caller: node,
+                pc: stmt.pc,
+                line: stmt.line,
+            };
+            match &stmt.kind {
+                StmtKind::Assign { value, .. } => self.visit_expr(site, value),
+                StmtKind::Invoke { call, .. } => self.visit_call(site, call),
+                StmtKind::Store {
+                    place: Place::Static(field),
+                    ..
+                } => self.initialize(site, &field.class),
+                StmtKind::Store { .. } | StmtKind::Monitor { .. } => {}
+            }
+        }
+    }
+
+    /// A spec'd method: what it allocates is instantiated, what it calls is dispatched like a
+    /// virtual call from the spec's own call offsets ([`MethodSpec::call_pc`]).
+    fn visit_spec(&mut self, node: NodeId, spec: &MethodSpec) {
+        for allocation in &spec.allocations {
+            if let Type::Ref(class) = &allocation.ty {
+                self.instantiate(class.clone());
+            }
+        }
+        for (index, call) in spec.calls.iter().enumerate() {
+            let site = Site {
+                caller: node,
+                pc: spec.call_pc(index),
+                line: None,
+            };
+            self.virtual_call(site, &call.method, EdgeKind::Virtual);
+        }
+    }
+
+    fn visit_expr(&mut self, site: Site, value: &Expr) {
+        match value {
+            Expr::New(class) => {
+                self.initialize(site, class);
+                self.instantiate(class.clone());
+            }
+            Expr::Load(Place::Static(field)) => self.initialize(site, &field.class),
+            _ => {}
+        }
+    }
+
+    fn visit_call(&mut self, site: Site, call: &Call) {
+        match &call.kind {
+            CallKind::Static => {
+                self.initialize(site, &call.method.class);
+                self.exact_call(site, &call.method, EdgeKind::Static);
+            }
+            CallKind::Special => self.exact_call(site, &call.method, EdgeKind::Special),
+            CallKind::Virtual => self.virtual_call(site, &call.method, EdgeKind::Virtual),
+            CallKind::Interface => self.virtual_call(site, &call.method, EdgeKind::Interface),
+            CallKind::Dynamic(DynamicCall::Lambda {
+                interface,
+                implementation,
+            }) => self.add_lambda(LambdaClass {
+                interface: interface.clone(),
+                method_name: call.method.name.to_string(),
+                implementation: implementation.clone(),
+            }),
+            // The concatenation's own allocations are reported by `sites`; it calls no user code.
+            CallKind::Dynamic(DynamicCall::StringConcat { .. }) => {}
+            CallKind::Dynamic(DynamicCall::Other { bootstrap }) => self.unresolved(
+                site,
+                &call.method,
+                format!("invokedynamic with unknown bootstrap method {bootstrap}"),
+            ),
+        }
+    }
+
+    /// A call with one target: resolved through the hierarchy from the named class.
+    fn exact_call(&mut self, site: Site, method: &MethodRef, kind: EdgeKind) {
+        match self.resolve(method) {
+            Some(target) => self.add_edge(site, target, kind, Dispatch::Exact),
+            None => self.unresolved(site, method, self.why_unresolved(method)),
+        }
+    }
+
+    /// Array classes (`[I`) declare no methods: their `clone` and the rest are `Object`'s.
+    fn resolve(&self, method: &MethodRef) -> Option<MethodRef> {
+        if method.class.internal().starts_with('[') {
+            let on_object = MethodRef::new(ClassName::object(), &method.name, &method.descriptor);
+            return self.hierarchy.resolve(&on_object);
+        }
+        self.hierarchy.resolve(method)
+    }
+
+    fn why_unresolved(&self, method: &MethodRef) -> String {
+        if self.hierarchy.class(&method.class).is_none() {
+            format!("class {} is not on the classpath", method.class)
+        } else {
+            format!(
+                "no method {} in {} or its supertypes",
+                method.signature(),
+                method.class
+            )
+        }
+    }
+
+    fn virtual_call(&mut self, site: Site, method: &MethodRef, kind: EdgeKind) {
+        let receiver = if method.class.internal().starts_with('[') {
+            ClassName::object()
+        } else {
+            method.class.clone()
+        };
+        let method = MethodRef::new(receiver.clone(), &method.name, &method.descriptor);
+        let index = self.virtual_sites.len();
+        self.sites_by_declared
+            .entry(receiver.clone())
+            .or_default()
+            .push(index);
+        self.virtual_sites.push(VirtualSite {
+            caller: site.caller,
+            pc: site.pc,
+            line: site.line,
+            method,
+            kind,
+            targets: 0,
+            via_cha: false,
+            narrowed: false,
+            reported: false,
+        });
+        let receivers = self.receivers_by_supertype.get(&receiver).cloned();
+        for receiver in receivers.into_iter().flatten() {
+            self.dispatch(index, &receiver, Dispatch::Rta);
+        }
+        // A call an interface spec covers, on a type a parameter's unseen object may have,
+        // gets its covered classes now: RTA's classes alone would miss the parameter's.
+        let covered = self.interface_spec(&self.virtual_sites[index].method);
+        if let Some(spec) = covered
+            && self.unseen_abstract.iter().any(|unseen| {
+                self.hierarchy.is_subtype(unseen, &receiver)
+                    || self.hierarchy.is_subtype(&receiver, unseen)
+            })
+        {
+            self.dispatch_cha(index, Some(spec));
+        }
+        for lambda in 0..self.lambdas.len() {
+            self.dispatch_lambda(index, lambda);
+        }
+    }
+
+    /// Adds the target a receiver of class `receiver` selects at virtual site `index`.
+    fn dispatch(&mut self, index: usize, receiver: &ClassName, how: Dispatch) {
+        let site = &self.virtual_sites[index];
+        if !self.hierarchy.is_subtype(receiver, &site.method.class) {
+            return;
+        }
+        let Some(target) = self.hierarchy.select(receiver, &site.method) else {
+            return;
+        };
+        let (from, kind) = (self.site_of(index), site.kind);
+        self.virtual_sites[index].targets += 1;
+        self.add_edge(from, target, kind, how);
+    }
+
+    fn dispatch_lambda(&mut self, index: usize, lambda: usize) {
+        let site = &self.virtual_sites[index];
+        let class = &self.lambdas[lambda];
+        if *site.method.name != *class.method_name
+            || !self
+                .hierarchy
+                .is_subtype(&class.interface, &site.method.class)
+        {
+            return;
+        }
+        let (from, target) = (self.site_of(index), class.implementation.clone());
+        self.virtual_sites[index].targets += 1;
+        self.add_edge(from, target, EdgeKind::Lambda, Dispatch::Rta);
+    }
+
+    fn site_of(&self, index: usize) -> Site {
+        let site = &self.virtual_sites[index];
+        Site {
+            caller: site.caller,
+            pc: site.pc,
+            line: site.line,
+        }
+    }
+
+    /// A class becomes a possible receiver: every virtual site so far may dispatch to it.
+    fn instantiate(&mut self, class: ClassName) {
+        if !self.instantiated.insert(class.clone()) {
+            return;
+        }
+        let mut supertypes: BTreeSet<ClassName> = (*self.hierarchy.supertypes(&class)).clone();
+        supertypes.insert(ClassName::object());
+        for supertype in supertypes {
+            let sites = self.sites_by_declared.get(&supertype).cloned();
+            // A site dispatched by CHA has every subclass already, unless an interface spec
+            // left out JDK classes: one the program creates is a receiver all the same.
+            for index in sites.into_iter().flatten() {
+                let site = &self.virtual_sites[index];
+                if !site.via_cha || site.narrowed {
+                    self.dispatch(index, &class, Dispatch::Rta);
+                }
+            }
+            self.receivers_by_supertype
+                .entry(supertype)
+                .or_default()
+                .push(class.clone());
+        }
+    }
+
+    fn add_lambda(&mut self, lambda: LambdaClass) {
+        let index = self.lambdas.len();
+        self.lambdas.push(lambda);
+        for site in 0..self.virtual_sites.len() {
+            self.dispatch_lambda(site, index);
+        }
+    }
+
+    /// At the fixpoint, virtual sites RTA left without a target get every subclass on the
+    /// classpath as receiver, except that a call an interface spec covers gets only the JDK
+    /// classes the spec lists (and the application's classes). Returns whether anything was
+    /// added.
+    fn apply_cha_fallback(&mut self) -> bool {
+        let before = self.graph.edges.len();
+        for index in 0..self.virtual_sites.len() {
+            let site = &self.virtual_sites[index];
+            if site.targets > 0 || site.reported {
+                continue;
+            }
+            if !site.via_cha {
+                let covered = self.interface_spec(&site.method);
+                self.dispatch_cha(index, covered);
+            }
+            if self.virtual_sites[index].targets == 0 {
+                self.virtual_sites[index].reported = true;
+                let (from, method) = (
+                    self.site_of(index),
+                    self.virtual_sites[index].method.clone(),
+                );
+                let reason = format!(
+                    "no implementation of {} on the classpath",
+                    method.signature()
+                );
+                self.unresolved(from, &method, reason);
+            }
+        }
+        self.graph.edges.len() > before
+    }
+
+    /// Dispatches virtual site `index` to every subclass of its named class on the classpath,
+    /// or with an interface spec `covered`, to the JDK classes it lists and the application's.
+    fn dispatch_cha(&mut self, index: usize, covered: Option<Arc<MethodSpec>>) {
+        self.virtual_sites[index].via_cha = true;
+        self.virtual_sites[index].narrowed = covered.is_some();
+        let declared = self.virtual_sites[index].method.class.clone();
+        for receiver in self.hierarchy.subtypes(&declared) {
+            if covered
+                .as_ref()
+                .is_none_or(|spec| self.unseen_receiver_may_be(spec, &receiver))
+            {
+                self.dispatch(index, &receiver, Dispatch::Cha);
+            }
+        }
+        if let Some(spec) = covered {
+            self.record_interface_spec(spec);
+        }
+    }
+
+    /// The interface spec covering a call of `method` (the most specific one when interfaces
+    /// along the called class's supertypes have one each). Only an abstract interface method
+    /// can be covered: a default method is a target itself.
+    fn interface_spec(&self, method: &MethodRef) -> Option<Arc<MethodSpec>> {
+        self.specs
+            .interface_specs(method)
+            .iter()
+            .filter(|spec| self.hierarchy.is_subtype(&method.class, &spec.class))
+            .filter(|spec| {
+                let declared = MethodRef::new(spec.class.clone(), &method.name, &method.descriptor);
+                self.hierarchy
+                    .access(&declared)
+                    .is_some_and(|access| access.is_abstract())
+            })
+            .cloned()
+            .reduce(|a, b| {
+                if self.hierarchy.is_subtype(&b.class, &a.class) {
+                    b
+                } else {
+                    a
+                }
+            })
+    }
+
+    /// Whether an object created out of sight, of class `receiver`, may reach a call `spec`
+    /// covers: an application class may, a JDK class only if the spec lists it.
+    fn unseen_receiver_may_be(&self, spec: &MethodSpec, receiver: &ClassName) -> bool {
+        self.hierarchy.program().origin(receiver) != Some(Origin::Jdk)
+            || spec.covers.as_ref().is_some_and(|c| c.contains(receiver))
+    }
+
+    /// An interface spec that narrowed a dispatch is a node of its own, reached by no edge (the
+    /// calls go to the covered classes' methods): every stage that lists the specs a graph used
+    /// lists it.
+    fn record_interface_spec(&mut self, spec: Arc<MethodSpec>) {
+        let method = MethodRef::new(
+            spec.class.clone(),
+            &spec.name,
+            spec.descriptor.as_deref().unwrap_or_default(),
+        );
+        self.graph.add_node(method, NodeKind::Spec(spec));
+    }
+
+    /// The class initializers a first use of `class` may run. The JDK's own classes are taken
+    /// as initialized before the analyzed method runs (the VM initializes the core ones at
+    /// start-up), so their initializers are not followed: a named assumption of every bound.
+    fn initialize(&mut self, site: Site, class: &ClassName) {
+        if self.hierarchy.program().origin(class) == Some(Origin::Jdk) {
+            return;
+        }
+        if !self.initialized.insert((site.caller, class.clone())) {
+            return;
+        }
+        let running = self.graph.methods[site.caller].method.class.clone();
+        for clinit in self.hierarchy.initializers(class) {
+            if !self.initialization_started(&running, &clinit.class) {
+                self.add_edge(site, clinit, EdgeKind::ClassInit, Dispatch::Exact);
+            }
+        }
+    }
+
+    /// Whether code of class `running` runs only once `class`'s initialization has started: its
+    /// own, and its superclasses' (JVMS §5.5; superinterfaces are not initialized with it).
+    fn initialization_started(&self, running: &ClassName, class: &ClassName) -> bool {
+        running == class
+            || (self.hierarchy.is_subtype(running, class)
+                && self
+                    .hierarchy
+                    .class(class)
+                    .is_some_and(|c| !c.is_interface()))
+    }
+
+    fn add_edge(&mut self, site: Site, target: MethodRef, kind: EdgeKind, dispatch: Dispatch) {
+        let node_kind = self.node_kind(&target);
+        let follow = matches!(node_kind, NodeKind::Code | NodeKind::Spec(_));
+        let (callee, new) = self.graph.add_node(target, node_kind);
+        if self.edge_keys.insert((site.caller, site.pc, callee, kind)) {
+            self.graph.edges.push(Edge {
+                caller: site.caller,
+                pc: site.pc,
+                line: site.line,
+                callee,
+                kind,
+                dispatch,
+            });
+        }
+        if new && follow {
+            self.worklist.push_back(callee);
+        }
+    }
+
+    fn node_kind(&self, method: &MethodRef) -> NodeKind {
+        if let Some(spec) = self.specs.find(method) {
+            return NodeKind::Spec(spec.clone());
+        }
+        match self.hierarchy.access(method) {
+            Some(access) if access.is_native() => NodeKind::Native,
+            Some(access) if access.is_abstract() => NodeKind::Abstract,
+            Some(_) => NodeKind::Code,
+            None => NodeKind::Broken(format!("{method} is not declared")),
+        }
+    }
+
+    fn unresolved(&mut self, site: Site, target: &MethodRef, reason: String) {
+        self.graph.unresolved.push(Unresolved {
+            caller: site.caller,
+            pc: site.pc,
+            line: site.line,
+            target: target.clone(),
+            reason,
+        });
+    }
+}

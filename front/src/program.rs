@@ -1,0 +1,110 @@
+//! The program under analysis: a classpath with parsed classes and lifted bodies, cached.
+//!
+//! [`Program`] is what the later stages (hierarchy, call graph, escape analysis) ask for classes
+//! and method bodies. It parses a class the first time it is asked for and lifts a method the
+//! first time its body is asked for, and keeps both; it is `Send + Sync`, so stages running in
+//! parallel share one program. Errors are not cached: asking again for a broken class reports
+//! the error again. It does not resolve methods through the hierarchy: `body` wants the class
+//! that declares the method.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::{Arc, RwLock};
+
+use crate::classfile::Class;
+use crate::classpath::{Classpath, Origin};
+use crate::ir::{self, Body};
+use membound_jvm::error::{Error, Result};
+use membound_jvm::{ClassName, MethodRef};
+
+/// A classpath with caches of parsed classes and lifted bodies.
+pub struct Program {
+    classpath: Classpath,
+    classes: Cache<ClassName, Class>,
+    bodies: Cache<MethodRef, Body>,
+}
+
+impl Program {
+    pub fn new(classpath: Classpath) -> Self {
+        Program {
+            classpath,
+            classes: Cache::default(),
+            bodies: Cache::default(),
+        }
+    }
+
+    pub fn classpath(&self) -> &Classpath {
+        &self.classpath
+    }
+
+    /// The parsed class of this name.
+    pub fn class(&self, name: &ClassName) -> Result<Arc<Class>> {
+        self.classes
+            .get_or_try_insert(name, || self.classpath.load(name))
+    }
+
+    /// The lifted body of a method, looked up in the class `method.class` itself, and kept.
+    pub fn body(&self, method: &MethodRef) -> Result<Arc<Body>> {
+        self.bodies.get_or_try_insert(method, || self.lift(method))
+    }
+
+    /// The lifted body of a method, not kept: for passes over a whole call graph, where keeping
+    /// every body of the JDK that a program reaches would cost gigabytes.
+    pub fn lift(&self, method: &MethodRef) -> Result<Body> {
+        let class = self.class(&method.class)?;
+        let declared = class
+            .method(&method.name, &method.descriptor)
+            .ok_or_else(|| Error::Input(format!("method {method} is not declared")))?;
+        ir::lift_method(&class, declared)
+    }
+
+    /// Whether the class is on the classpath (without loading it).
+    pub fn has_class(&self, name: &ClassName) -> bool {
+        self.classpath.contains(name)
+    }
+
+    /// Whether the class comes from the user's entries or from the JDK.
+    pub fn origin(&self, name: &ClassName) -> Option<Origin> {
+        self.classpath.origin(name)
+    }
+
+    /// The classes of the user's entries (not the JDK's), in entry order.
+    pub fn user_classes(&self) -> impl Iterator<Item = &ClassName> {
+        self.classpath.user_classes().iter()
+    }
+}
+
+/// A map filled on demand and read from many threads; the value is computed outside the lock,
+/// so two threads may compute the same value once each, and the first stored wins.
+struct Cache<K, V> {
+    map: RwLock<HashMap<K, Arc<V>>>,
+}
+
+impl<K, V> Default for Cache<K, V> {
+    fn default() -> Self {
+        Cache {
+            map: RwLock::new(HashMap::new()),
+        }
+    }
+}
+
+impl<K: Eq + Hash + Clone, V> Cache<K, V> {
+    fn get_or_try_insert(&self, key: &K, compute: impl FnOnce() -> Result<V>) -> Result<Arc<V>> {
+        if let Some(value) = self.read().get(key) {
+            return Ok(value.clone());
+        }
+        let value = Arc::new(compute()?);
+        let mut map = self
+            .map
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        Ok(map.entry(key.clone()).or_insert(value).clone())
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<K, Arc<V>>> {
+        // A panic elsewhere cannot leave the map half-updated, so a poisoned lock is still sound.
+        self.map
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

@@ -1,0 +1,380 @@
+//! The YAML form of specs (docs/specs.md is the reference) and its checking: every method,
+//! type, parameter name and expression is validated here, so a bad spec file is one input error
+//! naming the entry, never a surprise later.
+
+use serde::Deserialize;
+
+use membound_polyhedra::{Affine, Rat, parse_set};
+
+use super::{
+    Arg, Holder, MethodSpec, SpecAllocation, SpecCall, SpecExpr, SpecSource, Store, declared_params,
+};
+use membound_jvm::{ClassName, MethodRef, Type};
+
+/// The format version this membound reads.
+pub const FORMAT: u32 = 1;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpecFile {
+    membound_specs: u32,
+    #[serde(default)]
+    specs: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    method: String,
+    params: Option<Vec<String>>,
+    #[serde(default)]
+    allocates: Vec<AllocationEntry>,
+    #[serde(default)]
+    calls: Vec<CallEntry>,
+    returns: Option<String>,
+    stores: Option<Vec<StoreEntry>>,
+    #[serde(default)]
+    writes_fields: bool,
+    assumption: Option<String>,
+    covers: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllocationEntry {
+    #[serde(rename = "type")]
+    ty: String,
+    count: Option<Scalar>,
+    length: Option<Scalar>,
+    escapes: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallEntry {
+    method: String,
+    times: Option<Scalar>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoreEntry {
+    value: String,
+    into: String,
+}
+
+/// An expression written as a YAML number or string.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Number(i64),
+    Text(String),
+}
+
+impl Scalar {
+    fn text(&self) -> String {
+        match self {
+            Scalar::Number(n) => n.to_string(),
+            Scalar::Text(t) => t.trim().to_string(),
+        }
+    }
+}
+
+/// Parses and checks a spec file.
+pub fn parse(text: &str, source: &SpecSource) -> Result<Vec<MethodSpec>, String> {
+    let file: SpecFile = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+    if file.membound_specs != FORMAT {
+        return Err(format!(
+            "spec format {} is not supported (this membound reads format {FORMAT})",
+            file.membound_specs
+        ));
+    }
+    file.specs
+        .into_iter()
+        .map(|entry| {
+            let method = entry.method.clone();
+            convert(entry, source).map_err(|e| format!("spec of {method}: {e}"))
+        })
+        .collect()
+}
+
+fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
+    if entry.covers.is_some() {
+        return interface_spec(entry, source);
+    }
+    let (class, name, descriptor) = split_method(&entry.method)?;
+    let declared = match &descriptor {
+        Some(d) => declared_params(d).map_err(|e| format!("bad descriptor {d}: {e}"))?,
+        None => Vec::new(),
+    };
+    let params = match entry.params {
+        Some(names) if descriptor.is_none() => {
+            return Err(format!(
+                "`params` ({}) needs a descriptor to name",
+                names.join(", ")
+            ));
+        }
+        Some(names) if names.len() != declared.len() => {
+            return Err(format!(
+                "`params` names {} parameters, the descriptor declares {}",
+                names.len(),
+                declared.len()
+            ));
+        }
+        Some(names) => names,
+        None => (0..declared.len()).map(|i| format!("p{i}")).collect(),
+    };
+    if let Some(bad) = params
+        .iter()
+        .find(|n| !is_class_part(n) || n.contains('$') || *n == "this")
+    {
+        return Err(format!("`{bad}` is not a parameter name"));
+    }
+    let names = Names {
+        params: &params,
+        declared: &declared,
+    };
+    let allocations = entry
+        .allocates
+        .iter()
+        .map(|a| allocation(a, &names))
+        .collect::<Result<Vec<_>, String>>()?;
+    let calls = entry
+        .calls
+        .iter()
+        .map(|c| {
+            let (class, name, descriptor) = split_method(&c.method)?;
+            let descriptor =
+                descriptor.ok_or_else(|| format!("the call {} needs a descriptor", c.method))?;
+            let times = c
+                .times
+                .as_ref()
+                .map(|t| names.expr(&t.text()))
+                .transpose()?;
+            Ok(SpecCall {
+                method: MethodRef::new(class, &name, &descriptor),
+                times,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let returns = match entry.returns.as_deref() {
+        None => Vec::new(),
+        Some(text) => vec![names.holder(text)?],
+    };
+    let stores = entry
+        .stores
+        .map(|list| {
+            list.iter()
+                .map(|s| {
+                    Ok(Store {
+                        value: names.argument(&s.value)?,
+                        into: names.argument(&s.into)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, String>>()
+        })
+        .transpose()?;
+    Ok(MethodSpec {
+        class,
+        name,
+        descriptor,
+        source: source.clone(),
+        params,
+        allocations,
+        calls,
+        returns,
+        stores,
+        writes_fields: entry.writes_fields,
+        assumption: entry.assumption,
+        covers: None,
+    })
+}
+
+/// An entry with `covers`: the JDK classes a call of an interface method may reach when its
+/// receiver was created out of sight. It states nothing else (its classes' methods do).
+fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
+    let (class, name, descriptor) = split_method(&entry.method)?;
+    let descriptor = descriptor.ok_or("an interface spec (`covers`) needs a descriptor")?;
+    declared_params(&descriptor).map_err(|e| format!("bad descriptor {descriptor}: {e}"))?;
+    let states_more = entry.params.is_some()
+        || !entry.allocates.is_empty()
+        || !entry.calls.is_empty()
+        || entry.returns.is_some()
+        || entry.stores.is_some()
+        || entry.writes_fields;
+    if states_more {
+        return Err(
+            "an interface spec (`covers`) states only the classes it covers and an \
+                    assumption: what they allocate is their own methods' business"
+                .to_string(),
+        );
+    }
+    let covers = entry
+        .covers
+        .unwrap_or_default()
+        .iter()
+        .map(|text| match source_type(text)? {
+            Type::Ref(class) => Ok(class),
+            other => Err(format!("`covers` lists classes; {other} is not one")),
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(MethodSpec {
+        class,
+        name,
+        descriptor: Some(descriptor),
+        source: source.clone(),
+        params: Vec::new(),
+        allocations: Vec::new(),
+        calls: Vec::new(),
+        returns: Vec::new(),
+        stores: Some(Vec::new()),
+        writes_fields: false,
+        assumption: entry.assumption,
+        covers: Some(covers),
+    })
+}
+
+fn allocation(entry: &AllocationEntry, names: &Names<'_>) -> Result<SpecAllocation, String> {
+    let ty = source_type(&entry.ty)?;
+    let count = names.expr(&entry.count.as_ref().map_or("1".to_string(), Scalar::text))?;
+    let length = match (&ty, &entry.length) {
+        (Type::Array(_), Some(length)) => match length.text().as_str() {
+            "unbounded" => None,
+            text => Some(names.expr(text)?),
+        },
+        (Type::Array(_), None) => {
+            return Err(format!(
+                "the array {ty} needs a `length` (an expression, or `unbounded`)"
+            ));
+        }
+        (_, Some(_)) => return Err(format!("{ty} is not an array: it has no `length`")),
+        (_, None) => None,
+    };
+    let escapes = match entry.escapes.as_deref() {
+        None => Holder::Global,
+        Some(text) => names.holder(text)?,
+    };
+    Ok(SpecAllocation {
+        ty,
+        count,
+        length,
+        escapes,
+    })
+}
+
+/// How a spec entry names things.
+struct Names<'a> {
+    params: &'a [String],
+    declared: &'a [Type],
+}
+
+impl Names<'_> {
+    /// An affine expression over the numeric parameters.
+    fn expr(&self, text: &str) -> Result<SpecExpr, String> {
+        if let Some(bad) = self
+            .params
+            .iter()
+            .zip(self.declared)
+            .find(|(name, ty)| ty.numeric_measure().is_none() && mentions(text, name))
+        {
+            return Err(format!(
+                "`{text}`: parameter {} is a {}, which has no integer value",
+                bad.0, bad.1
+            ));
+        }
+        let set = format!(
+            "[{}] -> {{ [spec_value] : spec_value = {text} }}",
+            self.params.join(", ")
+        );
+        let parsed = parse_set(&set).map_err(|e| format!("bad expression `{text}`: {e}"))?;
+        let column = self.params.len();
+        let affine = match parsed.parts.as_slice() {
+            [basic] if basic.locals.is_empty() => basic.constraints.iter().find_map(|c| {
+                let coeff = c.expr.coeff(column);
+                let factor = coeff.recip().filter(|_| c.is_equality())?;
+                let mut rest = c.expr.clone();
+                rest.set_coeff(column, Rat::zero());
+                Some(rest.scale(&-factor))
+            }),
+            _ => None,
+        };
+        let affine: Affine = affine
+            .ok_or_else(|| format!("`{text}` is not an affine expression of the parameters"))?;
+        Ok(SpecExpr {
+            text: text.to_string(),
+            affine,
+        })
+    }
+
+    /// `this`, a parameter name, `returned`, `captured` or `global`.
+    fn holder(&self, text: &str) -> Result<Holder, String> {
+        match text {
+            "returned" | "fresh" => Ok(Holder::Returned),
+            "captured" => Ok(Holder::Captured),
+            "global" | "unknown" => Ok(Holder::Global),
+            other => {
+                let name = other.strip_prefix("into ").unwrap_or(other);
+                self.argument(name).map(Holder::Argument)
+            }
+        }
+    }
+
+    /// `this` or a reference parameter.
+    fn argument(&self, name: &str) -> Result<Arg, String> {
+        if name == "this" {
+            return Ok(Arg::This);
+        }
+        let index = self
+            .params
+            .iter()
+            .position(|p| p == name)
+            .ok_or_else(|| format!("`{name}` is not `this` or a parameter of the spec"))?;
+        if !self.declared[index].is_reference() {
+            return Err(format!("parameter {name} is not a reference"));
+        }
+        Ok(Arg::Param(index))
+    }
+}
+
+/// `pkg.Class.name(desc)` or `pkg.Class.name` → class, name, descriptor.
+fn split_method(text: &str) -> Result<(ClassName, String, Option<String>), String> {
+    let selector = crate::select::Selector::parse(text.trim()).map_err(|e| e.to_string())?;
+    Ok((selector.class, selector.name, selector.descriptor))
+}
+
+/// `int`, `java.lang.String`, `byte[]`, `java.lang.Object[][]`.
+fn source_type(text: &str) -> Result<Type, String> {
+    let text = text.trim();
+    if let Some(element) = text.strip_suffix("[]") {
+        return source_type(element).map(Type::array_of);
+    }
+    Ok(match text {
+        "boolean" => Type::Boolean,
+        "byte" => Type::Byte,
+        "char" => Type::Char,
+        "short" => Type::Short,
+        "int" => Type::Int,
+        "long" => Type::Long,
+        "float" => Type::Float,
+        "double" => Type::Double,
+        class if !class.is_empty() && class.split('.').all(is_class_part) => {
+            Type::Ref(ClassName::from_source(class))
+        }
+        _ => return Err(format!("`{text}` is not a type")),
+    })
+}
+
+/// A Java identifier (class and package names; `$` separates nested classes).
+fn is_class_part(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Whether `name` occurs in `text` as a whole identifier.
+fn mentions(text: &str, name: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|word| word == name)
+}

@@ -1,0 +1,300 @@
+//! `membound measure`: the ground truth. Runs a Java program on a real JVM under the JVMTI agent
+//! (`membound-agent`, `libmembound_agent.so`), which records every allocation made under the
+//! watched method with its call chain, and aggregates what it saw per creation site: the chain
+//! from the watched method to the allocating instruction, and the allocated type. Allocations the
+//! VM makes on its own behalf while the method runs (class loading, interned names) are counted
+//! apart, as VM-internal.
+//!
+//! [`measure`] is the whole command; [`run_under_agent`] and [`parse_events`] give the raw event
+//! stream (with activation entries and exits, in order), and [`replay_regions`] computes the
+//! peak of a method-region replay of it once the regions of the creation sites are known.
+
+mod events;
+mod launch;
+mod replay;
+mod report;
+
+pub use events::{
+    Allocation, EntryValues, Event, EventStream, FieldValue, Frame, Parameter, StreamInfo,
+    parse_events, read_events,
+};
+pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
+pub use replay::{EntryPeak, Placement, RegionPeak, RegionReplay, replay_regions};
+pub use report::{
+    ChainFrame, Measurement, SiteCount, SiteCounter, Totals, aggregate, named_values,
+};
+
+use membound_jvm::error::{Error, Result};
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+/// What to run and which method to watch.
+#[derive(Debug, Clone, Default)]
+pub struct MeasureOptions {
+    /// A jar or a directory of classes.
+    pub input: PathBuf,
+    /// The watched method: `pkg.Class.m(I)V` or `pkg/Class.m(I)V`; without a descriptor every
+    /// overload is watched.
+    pub method: String,
+    /// The main class; defaults to the jar manifest's `Main-Class`.
+    pub main: Option<String>,
+    /// The `java` launcher; defaults to `$JAVA_HOME/bin/java`, then `java` on `PATH`.
+    pub java: Option<PathBuf>,
+    /// The agent library; defaults to `$MEMBOUND_AGENT`, then the one next to the executable.
+    pub agent: Option<PathBuf>,
+    /// Extra JVM options (`-Xmx2g`, `-Xss16m`), placed before the agent's own flags so that
+    /// those win where both set the same option.
+    pub jvm_args: Vec<String>,
+    /// Arguments passed to the program's `main`.
+    pub program_args: Vec<String>,
+}
+
+/// A finished run under the agent.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub stream: EventStream,
+    /// The program's exit status; None when it was killed by a signal.
+    pub exit_code: Option<i32>,
+    /// What the program printed on standard output (its standard error is passed through).
+    pub stdout: String,
+}
+
+/// Runs the program under the agent and aggregates the allocations per creation site. The
+/// events are counted as they are read, never held all at once.
+pub fn measure(options: &MeasureOptions) -> Result<Measurement> {
+    measure_recording(options, &[], None::<fn(&Allocation) -> Placement>)
+}
+
+/// [`measure`], also replaying the run into method regions: `place` says which activation's
+/// region holds each allocated object, and the measurement gets each entry's peak.
+pub fn measure_regions(
+    options: &MeasureOptions,
+    place: impl Fn(&Allocation) -> Placement,
+) -> Result<Measurement> {
+    measure_recording(options, &[], Some(place))
+}
+
+/// [`measure`], or with `place` [`measure_regions`], the agent also recording the static
+/// integer fields `statics` (`pkg.C.f`, `C` the declaring class) at every entry of the watched
+/// method whose class is initialized by then.
+pub fn measure_recording(
+    options: &MeasureOptions,
+    statics: &[String],
+    place: Option<impl Fn(&Allocation) -> Placement>,
+) -> Result<Measurement> {
+    let mut counter = SiteCounter::default();
+    let mut replay = place.map(RegionReplay::new);
+    let finished = run_java(options, statics, |events| {
+        read_events(events, |event| {
+            counter.add(&event);
+            if let Some(replay) = &mut replay {
+                replay.add(&event);
+            }
+        })
+    })?;
+    let mut measurement = counter.finish(&finished.read)?;
+    if let Some(replay) = replay {
+        measurement.region_peaks = per_entry(replay.finish(), &finished.read);
+    }
+    if finished.exit_code != Some(0) {
+        let status = finished
+            .exit_code
+            .map_or_else(|| "a signal".to_owned(), |c| format!("status {c}"));
+        measurement
+            .warnings
+            .push(format!("the program ended with {status}"));
+    }
+    measurement.program_exit_code = finished.exit_code;
+    measurement.program_stdout = finished.stdout;
+    Ok(measurement)
+}
+
+/// The peaks aligned with the watched method's entries (an entry that allocated nothing
+/// peaked at 0).
+fn per_entry(peaks: Vec<EntryPeak>, info: &StreamInfo) -> Vec<EntryPeak> {
+    info.entries
+        .iter()
+        .map(|entry| {
+            let activation = entry.activation;
+            peaks
+                .iter()
+                .find(|p| p.activation == activation)
+                .copied()
+                .unwrap_or(EntryPeak {
+                    activation,
+                    peak: RegionPeak::default(),
+                })
+        })
+        .collect()
+}
+
+/// Runs the program under the agent and reads back the whole event stream.
+pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
+    let finished = run_java(options, &[], parse_events)?;
+    Ok(Run {
+        stream: finished.read,
+        exit_code: finished.exit_code,
+        stdout: finished.stdout,
+    })
+}
+
+/// A finished JVM, and what was read from the agent's events.
+struct Finished<T> {
+    read: T,
+    exit_code: Option<i32>,
+    stdout: String,
+}
+
+/// Runs the program under the agent, also recording `statics`, then hands the agent's event
+/// file to `read`.
+fn run_java<T>(
+    options: &MeasureOptions,
+    statics: &[String],
+    read: impl FnOnce(BufReader<File>) -> Result<T>,
+) -> Result<Finished<T>> {
+    check_method_name(&options.method)?;
+    statics
+        .iter()
+        .try_for_each(|field| check_static_field(field))?;
+    let launch = launch::launch_for(&options.input, options.main.as_deref())?;
+    let java = find_java(options.java.as_deref())?;
+    let agent = find_agent(options.agent.as_deref())?;
+    let events = EventFile::create()?;
+    let invocation = launch::Invocation {
+        java: &java,
+        agent: &agent,
+        method: &options.method,
+        static_fields: statics,
+        events: events.path(),
+        jvm_args: &options.jvm_args,
+        program_args: &options.program_args,
+    };
+    let output = invocation
+        .command(&launch)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| Error::Input(format!("cannot run {}: {e}", java.display())))?;
+    let read = events.open().and_then(read).map_err(|e| match output.status.code() {
+        Some(code) if code != 0 => Error::Input(format!(
+            "the JVM exited with status {code} before the agent wrote its events (see its messages above)"
+        )),
+        _ => e,
+    })?;
+    Ok(Finished {
+        read,
+        exit_code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    })
+}
+
+/// Rejects a method name the agent would refuse, before starting a JVM for nothing: it must be
+/// `Class.method`, optionally package-qualified (dots or slashes) and with a descriptor.
+fn check_method_name(method: &str) -> Result<()> {
+    let qualified = method.split('(').next().unwrap_or_default();
+    if is_agent_member(qualified, method) {
+        Ok(())
+    } else {
+        Err(Error::MethodSelection(format!(
+            "method `{method}` is not of the form pkg.Class.method or pkg.Class.method(descriptor)"
+        )))
+    }
+}
+
+/// Rejects a static field name the agent would refuse: `Class.field`, optionally
+/// package-qualified.
+fn check_static_field(field: &str) -> Result<()> {
+    if is_agent_member(field, field) && !field.contains(' ') {
+        Ok(())
+    } else {
+        Err(Error::Input(format!(
+            "static field `{field}` is not of the form pkg.Class.field"
+        )))
+    }
+}
+
+/// Whether `qualified` is `Class.member` and its `option` text has no comma (which would end it
+/// in the agent's option string).
+fn is_agent_member(qualified: &str, option: &str) -> bool {
+    qualified
+        .rsplit_once('.')
+        .is_some_and(|(class, name)| !class.is_empty() && !name.is_empty())
+        && !option.contains(',')
+}
+
+/// The agent's output file: a fresh name in the temporary directory, removed when dropped.
+struct EventFile {
+    path: PathBuf,
+}
+
+impl EventFile {
+    fn create() -> Result<EventFile> {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir();
+        for attempt in 0..100u32 {
+            let path = dir.join(format!(
+                "membound-{}-{stamp}-{attempt}.events",
+                std::process::id()
+            ));
+            // create_new: never reuse (or follow a planted link to) an existing file.
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(_) => return Ok(EventFile { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(Error::Io { path, source }),
+            }
+        }
+        Err(Error::Input(format!(
+            "cannot create a file for the agent's events in {}",
+            dir.display()
+        )))
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn open(&self) -> Result<BufReader<File>> {
+        let file = File::open(&self.path).map_err(|source| Error::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(BufReader::new(file))
+    }
+}
+
+impl Drop for EventFile {
+    fn drop(&mut self) {
+        // Best effort: a leftover file in the temporary directory is harmless.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_names_need_a_class_and_a_method() {
+        assert!(check_method_name("pkg.Class.m(I)V").is_ok());
+        assert!(check_method_name("pkg/sub/Class.m").is_ok());
+        assert!(check_method_name("m(I)V").is_err());
+        assert!(check_method_name("Class.").is_err());
+        assert!(check_method_name("").is_err());
+        assert!(check_method_name("A.m,out=/etc/passwd").is_err());
+    }
+
+    #[test]
+    fn static_fields_need_a_class_and_a_field() {
+        assert!(check_static_field("p.Config.size").is_ok());
+        assert!(check_static_field("Outer$Inner.n").is_ok());
+        assert!(check_static_field("size").is_err());
+        assert!(check_static_field("C.n,out=/etc/passwd").is_err());
+    }
+}

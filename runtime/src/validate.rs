@@ -1,0 +1,754 @@
+//! `membound validate`: a certificate against a real run. The program runs under the agent
+//! ([`crate::measure`]); the certificate is evaluated at the parameter values the agent recorded
+//! at each entry of the watched method (or at values the user gives), summed over the entries;
+//! each parameter is bound by its origin (a declared parameter, an array's or string's length, a
+//! collection's size, a field of `this`, a static field: [`Binding`]), and a parameter whose
+//! value is fixed inside the method leaves the run not checked unless the user gives it;
+//! and every prediction — per creation site, and the method's total — must be at least what the
+//! run allocated. Objects are always compared; bytes only when the certificate's object model
+//! is a HotSpot one (the `count` model's units are not bytes).
+//!
+//! It does not analyze: the certificate is taken as written, which is how an edited or stale
+//! certificate is caught.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+use membound_polyhedra::{Int, Rat, Value};
+use serde_json::{Value as Json, json};
+
+use crate::measure::{
+    self, Allocation, ChainFrame, EntryValues, MeasureOptions, Measurement, Placement, SiteCount,
+};
+use membound_certificate::{Certificate, MethodEntry, SiteEntry, value_of, value_text};
+use membound_jvm::error::Result;
+
+/// Observed against predicted, for one site or one method total.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// `total` or the site's chain and type.
+    pub what: String,
+    pub quantity: &'static str,
+    pub observed: u64,
+    pub predicted: Value,
+}
+
+impl Comparison {
+    /// A prediction below the observation: the certificate is unsound for this run.
+    pub fn is_broken(&self) -> bool {
+        match &self.predicted {
+            Value::Infinite => false,
+            Value::Finite(bound) => *bound < Rat::from(Int::from(self.observed)),
+        }
+    }
+}
+
+/// The outcome of a validation.
+#[derive(Clone, Debug)]
+pub struct Validation {
+    pub method: String,
+    /// The parameter values of each entry the predictions were evaluated at.
+    pub points: Vec<BTreeMap<String, Rat>>,
+    pub comparisons: Vec<Comparison>,
+    pub warnings: Vec<String>,
+    /// Why nothing could be compared: a parameter whose value the run does not record (a field
+    /// view, a value fixed inside the method) and that was not given. There are then no
+    /// comparisons.
+    pub unchecked: Option<String>,
+}
+
+impl Validation {
+    pub fn broken(&self) -> impl Iterator<Item = &Comparison> {
+        self.comparisons.iter().filter(|c| c.is_broken())
+    }
+}
+
+/// Compares `measurement` of `method` with `certificate`. `given` values override recorded ones.
+pub fn validate(
+    certificate: &Certificate,
+    method: &str,
+    measurement: &Measurement,
+    given: &BTreeMap<String, Rat>,
+) -> Result<Validation> {
+    let entry = certificate.method(method)?;
+    let points = match entry_points(entry, measurement, given) {
+        Ok(points) => points,
+        Err(missing) => {
+            return Ok(Validation {
+                method: entry.method.clone(),
+                points: Vec::new(),
+                comparisons: Vec::new(),
+                warnings: measurement.warnings.clone(),
+                unchecked: Some(missing),
+            });
+        }
+    };
+    let bytes_compared = certificate.tool.object_model != "count";
+    let mut comparisons = Vec::new();
+    let total_objects = predict(entry, &points, &entry.mem_alloc.objects)?;
+    comparisons.push(Comparison {
+        what: "total".to_string(),
+        quantity: "objects",
+        observed: measurement.total.objects,
+        predicted: total_objects,
+    });
+    if bytes_compared {
+        comparisons.push(Comparison {
+            what: "total".to_string(),
+            quantity: "bytes",
+            observed: measurement.total.bytes,
+            predicted: predict(entry, &points, &entry.mem_alloc.bytes)?,
+        });
+    }
+    let specs = SpecMethods::of(certificate);
+    let (under_specs, direct): (Vec<&SiteCount>, Vec<&SiteCount>) =
+        measurement.sites.iter().partition(|site| {
+            specs
+                .first_on(site.chain.iter().map(|f| f.method.as_str()))
+                .is_some()
+        });
+    comparisons.extend(spec_comparisons(
+        entry,
+        &points,
+        &specs,
+        &under_specs,
+        bytes_compared,
+    )?);
+    for (chain, observed) in by_chain(direct) {
+        let matching: Vec<_> = entry
+            .sites
+            .iter()
+            .filter(|s| has_chain(s, &chain))
+            .collect();
+        let types: Vec<&str> = observed.iter().map(|s| s.type_name.as_str()).collect();
+        let what = format!("{} {}", frames_text(&chain), types.join(" + "));
+        let group = Group {
+            what,
+            observed: &observed,
+            predicted: &matching,
+        };
+        comparisons.extend(group.compare(entry, &points, bytes_compared)?);
+    }
+    if let Some(mem_rq) = &entry.mem_rq {
+        for (index, (point, entry_peak)) in points.iter().zip(&measurement.region_peaks).enumerate()
+        {
+            let what = format!("memRq (entry {})", index + 1);
+            comparisons.push(Comparison {
+                what: what.clone(),
+                quantity: "objects",
+                observed: entry_peak.peak.objects,
+                predicted: value_of(&entry.method, &mem_rq.objects, point)?,
+            });
+            if bytes_compared {
+                comparisons.push(Comparison {
+                    what,
+                    quantity: "bytes",
+                    observed: entry_peak.peak.bytes,
+                    predicted: value_of(&entry.method, &mem_rq.bytes, point)?,
+                });
+            }
+        }
+    }
+    Ok(Validation {
+        method: entry.method.clone(),
+        points,
+        comparisons,
+        warnings: measurement.warnings.clone(),
+        unchecked: None,
+    })
+}
+
+/// Runs the program under the agent for validating `entry` of `certificate`: recording the
+/// static fields its parameters come from and, when the certificate has memRq, replaying the
+/// run into its regions.
+pub fn measure_for(
+    certificate: &Certificate,
+    entry: &MethodEntry,
+    options: &MeasureOptions,
+) -> Result<Measurement> {
+    let statics: Vec<String> = entry
+        .params
+        .iter()
+        .filter_map(|param| match binding(&param.origin) {
+            Binding::Recorded(Recorded::Static { class, name }) => Some(format!("{class}.{name}")),
+            _ => None,
+        })
+        .collect();
+    if entry.mem_rq.is_some() {
+        measure::measure_recording(options, &statics, Some(placement(certificate, entry)))
+    } else {
+        measure::measure_recording(options, &statics, None::<fn(&Allocation) -> Placement>)
+    }
+}
+
+/// How a certificate parameter gets its value from a run, read from its origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Binding<'a> {
+    /// A value the agent records at each entry of the method.
+    Recorded(Recorded<'a>),
+    /// A value fixed inside the method (a static field or a local written there): no run
+    /// records it at the entry.
+    FixedInside,
+    /// An origin of no known form: bound by the parameter's name, as the run names values.
+    ByName,
+}
+
+/// A value the agent records at an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Recorded<'a> {
+    /// Declared parameter `i` (from 0), an integer.
+    Parameter(usize),
+    /// The length of array or `String` parameter `i`.
+    Length(usize),
+    /// `size()` of collection or map parameter `i`.
+    Size(usize),
+    /// The integer field `this.f`.
+    ThisField(&'a str),
+    /// The static integer field `class.name`, `class` the declaring class.
+    Static { class: &'a str, name: &'a str },
+}
+
+/// The binding an origin says, as `memalloc` and `lowering::fields` write origins:
+/// `parameter 0 (int n)`, `length of parameter 1 (a)`, `size of parameter 2 (c)`,
+/// `field n of this`, `static field p.C.size`; fixed inside the method are `static field
+/// p.C.size, written at main@12` and `local n set from a call's result at main@3`.
+fn binding(origin: &str) -> Binding<'_> {
+    // `analyze --param NEW=OLD` appends `; named NEW by --param`.
+    let origin = origin.split(';').next().unwrap_or(origin);
+    let index = |rest: &str| rest.split(' ').next().and_then(|i| i.parse().ok());
+    let recorded = if let Some(rest) = origin.strip_prefix("parameter ") {
+        index(rest).map(Recorded::Parameter)
+    } else if let Some(rest) = origin.strip_prefix("length of parameter ") {
+        index(rest).map(Recorded::Length)
+    } else if let Some(rest) = origin.strip_prefix("size of parameter ") {
+        index(rest).map(Recorded::Size)
+    } else if let Some(rest) = origin.strip_prefix("field ") {
+        rest.strip_suffix(" of this")
+            .filter(|name| !name.contains(' '))
+            .map(Recorded::ThisField)
+    } else if let Some(rest) = origin.strip_prefix("static field ") {
+        if rest.contains(", written at ") {
+            return Binding::FixedInside;
+        }
+        rest.rsplit_once('.')
+            .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !rest.contains(' '))
+            .map(|(class, name)| Recorded::Static { class, name })
+    } else if origin.starts_with("local ") && origin.contains(" set from a call's result at ") {
+        return Binding::FixedInside;
+    } else {
+        None
+    };
+    recorded.map_or(Binding::ByName, Binding::Recorded)
+}
+
+/// The value `wanted` had at the entry `values` recorded; None when the run did not record it
+/// (or recorded a null array, string or collection).
+fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
+    let parameter = |index: usize, kinds: &[&str]| {
+        values
+            .parameters
+            .iter()
+            .find(|p| p.index == index && kinds.contains(&p.kind.as_str()))
+            .and_then(|p| p.value)
+    };
+    let field = |fields: &[measure::FieldValue], class: Option<&str>, name: &str| {
+        // Fields of `this` come in resolution order: the first of a name is the one read.
+        fields
+            .iter()
+            .find(|f| f.name == name && class.is_none_or(|c| c == f.class))
+            .map(|f| f.value)
+    };
+    match *wanted {
+        Recorded::Parameter(index) => parameter(index, &["int", "long"]),
+        Recorded::Length(index) => parameter(index, &["array", "string"]),
+        Recorded::Size(index) => parameter(index, &["collection", "map"]),
+        Recorded::ThisField(name) => field(&values.this_fields, None, name),
+        Recorded::Static { class, name } => field(&values.statics, Some(class), name),
+    }
+}
+
+/// The parameter values of each recorded entry, bound by origin ([`binding`]), with `given`
+/// values taking precedence; the message naming a missing one.
+fn entry_points(
+    entry: &MethodEntry,
+    measurement: &Measurement,
+    given: &BTreeMap<String, Rat>,
+) -> std::result::Result<Vec<BTreeMap<String, Rat>>, String> {
+    measurement
+        .entries
+        .iter()
+        .map(|values| {
+            let named = measure::named_values(values);
+            let mut point = BTreeMap::new();
+            for param in &entry.params {
+                let recorded = match binding(&param.origin) {
+                    Binding::Recorded(wanted) => recorded_value(values, &wanted),
+                    Binding::FixedInside => None,
+                    // `a.length` is named `a_length` in a certificate.
+                    Binding::ByName => named
+                        .iter()
+                        .find(|(name, _)| name.replace('.', "_") == param.name)
+                        .and_then(|(_, v)| *v),
+                };
+                let value = given
+                    .get(&param.name)
+                    .cloned()
+                    .or_else(|| recorded.map(Rat::from));
+                let value = value.ok_or_else(|| {
+                    format!(
+                        "no value for parameter {} ({}) of {}: the run records {}; give --param {}=…",
+                        param.name,
+                        param.origin,
+                        entry.method,
+                        if named.is_empty() {
+                            "no parameter".to_string()
+                        } else {
+                            named.keys().cloned().collect::<Vec<_>>().join(", ")
+                        },
+                        param.name
+                    )
+                })?;
+                point.insert(param.name.clone(), value);
+            }
+            Ok(point)
+        })
+        .collect()
+}
+
+/// The sum over the entries of the expression `text` of `entry`.
+fn predict(entry: &MethodEntry, points: &[BTreeMap<String, Rat>], text: &str) -> Result<Value> {
+    let mut total = Value::Finite(Rat::from(0));
+    for point in points {
+        total = total + value_of(&entry.method, text, point)?;
+    }
+    Ok(total)
+}
+
+/// Where the certificate's regions put each object of a run of `entry`'s method, for the
+/// method-region replay: the frame of the method its site's `region` names, or escaping.
+/// An allocation whose chain matches no site (or repeats a method, which the site
+/// enumeration cuts) is taken to escape, the placement that frees it last.
+pub fn placement<'c>(
+    certificate: &'c Certificate,
+    entry: &'c MethodEntry,
+) -> impl Fn(&Allocation) -> Placement + 'c {
+    let specs = SpecMethods::of(certificate);
+    move |allocation| {
+        let chain = &allocation.chain;
+        let end = invokedynamic_end(chain.iter().map(|f| &*f.method));
+        let frames: Frames<'_> = chain[..end]
+            .iter()
+            .map(|f| (&*f.method, f.offset))
+            .collect();
+        let site = match specs.first_on(chain.iter().map(|f| &*f.method)) {
+            // Under a spec'd method: the spec's site of that type at that call, or of any type.
+            Some(at) => {
+                let at_call = |site: &&SiteEntry| {
+                    site.chain.len() == at + 1
+                        && has_chain_prefix(site, &frames[..at])
+                        && site.chain[at].method == frames[at].0
+                };
+                let mut candidates = entry.sites.iter().filter(at_call);
+                candidates
+                    .clone()
+                    .find(|site| site.ty == allocation.type_name)
+                    .or_else(|| candidates.next())
+            }
+            None => entry.sites.iter().find(|site| has_chain(site, &frames)),
+        };
+        site.and_then(|site| site.region.as_deref())
+            .and_then(|region| chain.iter().position(|frame| *frame.method == *region))
+            .map_or(Placement::Escapes, Placement::Frame)
+    }
+}
+
+/// The observed sites grouped by their chain with recursion folded (one allocating
+/// instruction: a multi-dimensional array's levels are observed as one site per type, but the
+/// certificate predicts them together), in the order of the measurement.
+fn by_chain<'s>(sites: Vec<&'s SiteCount>) -> Vec<(Frames<'s>, Vec<&'s SiteCount>)> {
+    let mut groups: Vec<(Frames<'s>, Vec<&'s SiteCount>)> = Vec::new();
+    let mut index: HashMap<Frames<'s>, usize> = HashMap::new();
+    for site in sites {
+        let chain = &site.chain[..invokedynamic_end(site.chain.iter().map(|f| f.method.as_str()))];
+        let chain: Frames<'_> = fold_recursion(chain)
+            .into_iter()
+            .map(|f| (f.method.as_str(), f.offset))
+            .collect();
+        match index.get(&chain) {
+            Some(&group) => groups[group].1.push(site),
+            None => {
+                index.insert(chain.clone(), groups.len());
+                groups.push((chain, vec![site]));
+            }
+        }
+    }
+    groups
+}
+
+/// A chain as the method and offset of each frame, outermost first.
+type Frames<'a> = Vec<(&'a str, i64)>;
+
+/// Whether `site`'s chain is `frames`.
+fn has_chain(site: &SiteEntry, frames: &[(&str, i64)]) -> bool {
+    site.chain.len() == frames.len() && has_chain_prefix(site, frames)
+}
+
+/// Whether `site`'s chain starts with `frames`.
+fn has_chain_prefix(site: &SiteEntry, frames: &[(&str, i64)]) -> bool {
+    site.chain.len() >= frames.len()
+        && site
+            .chain
+            .iter()
+            .zip(frames)
+            .all(|(p, &(method, offset))| p.method == method && i64::from(p.offset) == offset)
+}
+
+/// The methods of a certificate that a library spec stands for. What a run allocates under one
+/// is the spec's to bound, and only in sum: an amortized spec charges one call (a constructor,
+/// earlier adds) for the growth another call performs, so a per-call comparison would be wrong.
+struct SpecMethods<'c>(std::collections::BTreeSet<&'c str>);
+
+impl<'c> SpecMethods<'c> {
+    fn of(certificate: &'c Certificate) -> SpecMethods<'c> {
+        SpecMethods(
+            certificate
+                .methods
+                .iter()
+                .filter(|m| m.spec.is_some())
+                .map(|m| m.method.as_str())
+                .collect(),
+        )
+    }
+
+    /// The position of the first method of a chain (given as its frames' methods) that is
+    /// spec'd.
+    fn first_on<'m>(&self, mut methods: impl Iterator<Item = &'m str>) -> Option<usize> {
+        methods.position(|m| self.0.contains(m))
+    }
+
+    fn contains(&self, method: &str) -> bool {
+        self.0.contains(method)
+    }
+}
+
+/// Everything the run allocated under spec'd methods against the sum of the spec sites'
+/// predictions, objects and (when compared) bytes.
+fn spec_comparisons(
+    entry: &MethodEntry,
+    points: &[BTreeMap<String, Rat>],
+    specs: &SpecMethods<'_>,
+    observed: &[&SiteCount],
+    bytes_compared: bool,
+) -> Result<Vec<Comparison>> {
+    let predicted: Vec<&SiteEntry> = entry
+        .sites
+        .iter()
+        .filter(|site| site.chain.iter().any(|e| specs.contains(&e.method)))
+        .collect();
+    if predicted.is_empty() && observed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut methods: Vec<&str> = specs.0.iter().copied().collect();
+    methods.retain(|m| {
+        predicted
+            .iter()
+            .any(|site| site.chain.iter().any(|e| e.method == *m))
+            || observed
+                .iter()
+                .any(|site| site.chain.iter().any(|f| f.method == *m))
+    });
+    let group = Group {
+        what: format!("under library specs ({})", methods.join(", ")),
+        observed,
+        predicted: &predicted,
+    };
+    group.compare(entry, points, bytes_compared)
+}
+
+/// Observed sites and the certificate's sites that predict them, compared in sum.
+struct Group<'a> {
+    what: String,
+    observed: &'a [&'a SiteCount],
+    predicted: &'a [&'a SiteEntry],
+}
+
+impl Group<'_> {
+    /// Objects and, when compared, bytes: what the run allocated against the predictions summed
+    /// over the entries.
+    fn compare(
+        self,
+        entry: &MethodEntry,
+        points: &[BTreeMap<String, Rat>],
+        bytes_compared: bool,
+    ) -> Result<Vec<Comparison>> {
+        let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Value> {
+            let mut total = Value::Finite(Rat::from(0));
+            for site in self.predicted {
+                total = total + predict(entry, points, pick(site))?;
+            }
+            Ok(total)
+        };
+        let mut comparisons = vec![Comparison {
+            what: self.what.clone(),
+            quantity: "objects",
+            observed: self.observed.iter().map(|s| s.count).sum(),
+            predicted: sum(|s| &s.objects)?,
+        }];
+        if bytes_compared {
+            comparisons.push(Comparison {
+                what: self.what,
+                quantity: "bytes",
+                observed: self.observed.iter().map(|s| s.bytes).sum(),
+                predicted: sum(|s| &s.bytes)?,
+            });
+        }
+        Ok(comparisons)
+    }
+}
+
+/// Where a chain (given as its frames' methods) stops belonging to the program: at the first
+/// frame of the method-handle machinery (`java.lang.invoke`) an `invokedynamic` runs, whose
+/// allocations (a string concatenation's String and bytes) are the instruction's own.
+fn invokedynamic_end<'m>(methods: impl Iterator<Item = &'m str>) -> usize {
+    let mut count = 0;
+    for (index, method) in methods.enumerate() {
+        if index > 0 && method.starts_with("java.lang.invoke.") {
+            return index;
+        }
+        count = index + 1;
+    }
+    count
+}
+
+/// The chain with its call cycles folded away: where a method appears again, the frames from
+/// its first appearance up to the repeat are dropped. Creation sites are enumerated with
+/// recursion cut where a chain re-enters a method already on it (and such a site's bound is ∞),
+/// so a run's deeper chains belong to the site of the folded chain; unfolded, they would match
+/// no site and be compared with a prediction of 0.
+fn fold_recursion(chain: &[ChainFrame]) -> Vec<&ChainFrame> {
+    let mut folded: Vec<&ChainFrame> = Vec::new();
+    for frame in chain {
+        if let Some(first) = folded.iter().position(|f| f.method == frame.method) {
+            folded.truncate(first);
+        }
+        folded.push(frame);
+    }
+    folded
+}
+
+/// `m@pc -> m2@pc2`, outermost first.
+fn frames_text(frames: &[(&str, i64)]) -> String {
+    frames
+        .iter()
+        .map(|(method, offset)| format!("{method}@{offset}"))
+        .collect::<Vec<_>>()
+        .join(" -> ")
+}
+
+/// Observed / predicted as a ratio, when both are finite and the prediction is not 0.
+fn ratio(comparison: &Comparison) -> Option<f64> {
+    match &comparison.predicted {
+        // Floating point only for the printed ratio; the verdict is exact.
+        Value::Finite(bound) if !bound.is_zero() => {
+            Some(comparison.observed as f64 / bound.to_f64_lossy())
+        }
+        _ => None,
+    }
+}
+
+impl Validation {
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} ({} entr{})",
+            self.method,
+            self.points.len(),
+            if self.points.len() == 1 { "y" } else { "ies" }
+        );
+        for point in &self.points {
+            let values: Vec<String> = point.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = writeln!(out, "  at {}", values.join(", "));
+        }
+        for c in &self.comparisons {
+            let verdict = if c.is_broken() { "BROKEN" } else { "ok" };
+            let ratio =
+                ratio(c).map_or_else(String::new, |r| format!("  observed/predicted {r:.3}"));
+            let _ = writeln!(
+                out,
+                "{verdict:6} {} {}: observed {}, predicted {}{ratio}",
+                c.what,
+                c.quantity,
+                c.observed,
+                value_text(&c.predicted)
+            );
+        }
+        for warning in &self.warnings {
+            let _ = writeln!(out, "warning: {warning}");
+        }
+        if let Some(reason) = &self.unchecked {
+            let _ = writeln!(out, "not checked: {reason}");
+            return out;
+        }
+        let broken = self.broken().count();
+        let _ = writeln!(
+            out,
+            "{}",
+            if broken == 0 {
+                "the certificate holds for this run".to_string()
+            } else {
+                format!(
+                    "{broken} prediction(s) below what the run allocated: the certificate is unsound for this run"
+                )
+            }
+        );
+        out
+    }
+
+    pub fn to_json(&self) -> Json {
+        let comparisons: Vec<Json> = self
+            .comparisons
+            .iter()
+            .map(|c| {
+                json!({
+                    "what": c.what,
+                    "quantity": c.quantity,
+                    "observed": c.observed,
+                    "predicted": membound_certificate::value_json(&c.predicted),
+                    "ratio": ratio(c),
+                    "broken": c.is_broken(),
+                })
+            })
+            .collect();
+        json!({
+            "method": self.method,
+            "comparisons": comparisons,
+            "broken": self.broken().count(),
+            "warnings": self.warnings,
+            "unchecked": self.unchecked,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(method: &str, offset: i64) -> ChainFrame {
+        ChainFrame {
+            method: method.to_string(),
+            offset,
+            line: None,
+        }
+    }
+
+    #[test]
+    fn origins_say_where_a_run_records_the_value() {
+        use Recorded::*;
+        let cases = [
+            ("parameter 0 (int n)", Binding::Recorded(Parameter(0))),
+            ("length of parameter 2 (a)", Binding::Recorded(Length(2))),
+            ("length of parameter 1 (s)", Binding::Recorded(Length(1))),
+            ("size of parameter 3 (c)", Binding::Recorded(Size(3))),
+            (
+                "field fromCount of this",
+                Binding::Recorded(ThisField("fromCount")),
+            ),
+            (
+                "static field p.C$D.size",
+                Binding::Recorded(Static {
+                    class: "p.C$D",
+                    name: "size",
+                }),
+            ),
+            (
+                "static field fields.Views.size; named rows by --param",
+                Binding::Recorded(Static {
+                    class: "fields.Views",
+                    name: "size",
+                }),
+            ),
+            (
+                "static field p.C.size, written at main@12",
+                Binding::FixedInside,
+            ),
+            (
+                "local count set from a call's result at main@3",
+                Binding::FixedInside,
+            ),
+            ("parameter x (int n)", Binding::ByName),
+            ("something else", Binding::ByName),
+        ];
+        for (origin, expected) in cases {
+            assert_eq!(binding(origin), expected, "{origin}");
+        }
+    }
+
+    #[test]
+    fn recorded_values_are_found_by_kind_and_resolution_order() {
+        let parameter = |index, kind: &str, value| measure::Parameter {
+            index,
+            name: format!("p{index}"),
+            kind: kind.to_string(),
+            value,
+        };
+        let field = |class: &str, name: &str, value| measure::FieldValue {
+            class: class.to_string(),
+            name: name.to_string(),
+            value,
+        };
+        let values = EntryValues {
+            activation: 1,
+            parameters: vec![
+                parameter(0, "int", Some(4)),
+                parameter(1, "string", Some(11)),
+                parameter(2, "map", Some(3)),
+                parameter(3, "array", None),
+            ],
+            this_fields: vec![field("p.Sub", "n", 5), field("p.Base", "n", 9)],
+            statics: vec![field("p.C", "size", 7)],
+        };
+        let found = |wanted| recorded_value(&values, &wanted);
+        assert_eq!(found(Recorded::Parameter(0)), Some(4));
+        assert_eq!(found(Recorded::Length(1)), Some(11));
+        assert_eq!(found(Recorded::Size(2)), Some(3));
+        // A parameter of another kind is not the value an origin means.
+        assert_eq!(found(Recorded::Length(0)), None);
+        assert_eq!(found(Recorded::Size(1)), None);
+        // A null array has no length.
+        assert_eq!(found(Recorded::Length(3)), None);
+        // The subclass's `n` hides the superclass's.
+        assert_eq!(found(Recorded::ThisField("n")), Some(5));
+        let size = |class| Recorded::Static {
+            class,
+            name: "size",
+        };
+        assert_eq!(found(size("p.C")), Some(7));
+        assert_eq!(found(size("q.C")), None);
+    }
+
+    #[test]
+    fn recursive_chains_fold_to_the_chain_enumeration_cuts() {
+        let frames = |chain: &[ChainFrame]| -> Vec<(String, i64)> {
+            fold_recursion(chain)
+                .into_iter()
+                .map(|f| (f.method.clone(), f.offset))
+                .collect()
+        };
+        // simulate -> step -> step -> new: the site simulate@11 -> step@113.
+        let direct = [frame("simulate", 11), frame("step", 31), frame("step", 113)];
+        assert_eq!(
+            frames(&direct),
+            [("simulate".to_string(), 11), ("step".to_string(), 113)]
+        );
+        // a -> b -> a -> c (mutual recursion) folds to a@3 -> c@9.
+        let mutual = [frame("a", 1), frame("b", 2), frame("a", 3), frame("c", 9)];
+        assert_eq!(
+            frames(&mutual),
+            [("a".to_string(), 3), ("c".to_string(), 9)]
+        );
+        // A chain without repeats is left alone.
+        let plain = [frame("a", 1), frame("b", 2)];
+        assert_eq!(frames(&plain).len(), 2);
+    }
+}
