@@ -1,8 +1,9 @@
 //! Polynomial maximization over parametric polytopes (Bernstein expansion) and bound expressions.
 //!
 //! This crate owns the Bernstein expansion of a polynomial over a parametric polytope, the
-//! pruning of candidate bounds, and the bound expressions (`Sum`, `Max`, `Cases`, `Pol`, `Inf`)
-//! that memory bounds are written in. It knows nothing of Java or of programs: it maximizes a
+//! pruning of candidate bounds, and the bound expressions (`Sum`, `Max`, `Cases`, `Pol`, `Inf`,
+//! and for the closed forms of recursion `Mul`, `Pow`, `Log2`) that memory bounds are written
+//! in. It knows nothing of Java or of programs: it maximizes a
 //! polynomial in some variables over a polytope whose constraints depend linearly on
 //! parameters, and writes the result as an expression in the parameters. It does not count
 //! integer points (that is the polyhedra crate) and it does not build the memRq tree (that is
@@ -12,8 +13,8 @@
 //! - [`BoundExpr`] ([`expr`]): the evaluation tree, exact [`BoundExpr::eval`] (∞ is
 //!   [`Value::Infinite`](membound_polyhedra::Value)), serde, [`BoundExpr::to_readable`],
 //!   [`BoundExpr::to_text`] and [`parse_bound`] ([`text`]), [`simplify()`] ([`mod@simplify`]),
-//!   [`to_java`] ([`java`]: exact `long` evaluation, rational coefficients multiplied out,
-//!   overflow raises `ArithmeticException`).
+//!   [`to_java`] ([`java`]: exact evaluation in `BigInteger` fractions, a result beyond a
+//!   `long` raises `ArithmeticException`).
 //! - [`Guard`] / [`ParamDomain`] ([`guard`]): conjunctions of linear constraints over integer
 //!   parameters and the exact (integer-aware) reasoning on them.
 //! - [`ParametricPolytope`] ([`vertices`]): parametric vertices and chambers.
@@ -34,6 +35,10 @@
 //! comparison; floats are never used. Evaluation accepts rational parameter values (`p/q`)
 //! and is exact, but guards are derived for integer parameters, so the bound is only claimed
 //! at integer points.
+//!
+//! Powers and `⌊log2⌋` are bounded through their monotonicity, products of factors proved
+//! non-negative by the product of the factors' bounds ([`bound_expr_over`]); evaluation of a
+//! power or product beyond [`expr::MAX_VALUE_BITS`] bits is an error, never a hang.
 //!
 //! Known looseness: several isl pieces (or the residue classes of periodic coefficients) are
 //! combined by `Max`, each piece being 0 where it is empty; an unbounded set gives `Inf`

@@ -11,9 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use membound_polyhedra::{Constraint, Polynomial, Rat};
+use membound_polyhedra::{Constraint, Polynomial, QuasiPolynomial, Rat};
 
-use crate::compare::value_at;
+use crate::compare::{nonnegative_on, value_at};
 use crate::expansion::{Coefficient, bernstein_coefficients, degree_in};
 use crate::expr::{Arm, BoundExpr};
 use crate::guard::{Guard, ParamDomain, linear_to_affine};
@@ -112,6 +112,17 @@ pub fn upper_bound(
 /// its default's over the whole polytope (a superset of where it applies); a `Sum` by the sum
 /// of its items' bounds, which is loose when they peak at different points. Guard atoms that
 /// are not linear in the polytope's names are dropped, which only enlarges the polytope.
+///
+/// Powers and logarithms are monotone in their operand, so `b^e` is bounded by `b^E` and
+/// `floor_log2(x)` by `floor_log2(X)` with `E`, `X` the bounds of `e`, `x`: exact when the
+/// operand's bound is (an affine exponent is largest at a vertex; at a rational vertex its
+/// bound is rounded up, so it may pass the integer maximum). A product is distributed over a
+/// sum factor (up to [`MAX_DISTRIBUTED`] terms), its polynomial factors multiplied into one,
+/// and then bounded by the product of its factors' bounds when every factor is proved
+/// non-negative on the polytope (loose when they peak at different points), by 0 when the
+/// polynomial is proved non-positive and the other factors non-negative and finite (loose:
+/// the true maximum is below 0); a product with a factor of unproved sign is ∞ where the
+/// polytope is not empty.
 pub fn bound_expr_over(
     expr: &BoundExpr,
     polytope: &ParametricPolytope,
@@ -120,12 +131,7 @@ pub fn bound_expr_over(
         items.iter().map(|e| bound_expr_over(e, polytope)).collect()
     };
     let bound = match expr {
-        BoundExpr::Pol(qp) => BoundExpr::Max(
-            qp.classes()
-                .iter()
-                .map(|class| upper_bound(class, polytope))
-                .collect::<Result<_, _>>()?,
-        ),
+        BoundExpr::Pol(qp) => quasi_polynomial_bound(qp, polytope)?,
         BoundExpr::Sum(items) => BoundExpr::Sum(over_each(items)?),
         BoundExpr::Max(items) => BoundExpr::Max(over_each(items)?),
         BoundExpr::Cases { arms, default } => {
@@ -135,19 +141,143 @@ pub fn bound_expr_over(
             }
             BoundExpr::Max(bounds)
         }
-        BoundExpr::Inf => {
-            let context = polytope.context();
-            if context.is_empty() {
-                return Ok(BoundExpr::zero());
-            }
-            let arm = Arm {
-                guard: context.to_guard(),
-                expr: BoundExpr::Inf,
-            };
-            return Ok(cases(vec![arm], BoundExpr::zero()));
-        }
+        BoundExpr::Inf => return Ok(infinite_where_not_empty(polytope)),
+        BoundExpr::Pow { base, exponent } => BoundExpr::Pow {
+            base: base.clone(),
+            exponent: Box::new(bound_expr_over(exponent, polytope)?),
+        },
+        BoundExpr::Log2 { arg } => BoundExpr::log2(bound_expr_over(arg, polytope)?),
+        BoundExpr::Mul(factors) => product_bound(factors, polytope)?,
     };
     Ok(simplify(&bound, &Guard::always()))
+}
+
+/// Most terms a product is distributed into over its sum factors.
+pub const MAX_DISTRIBUTED: usize = 64;
+
+/// The maximum of a residue-class-wise bound of a quasi-polynomial.
+fn quasi_polynomial_bound(
+    qp: &QuasiPolynomial,
+    polytope: &ParametricPolytope,
+) -> Result<BoundExpr, VertexError> {
+    Ok(BoundExpr::Max(
+        qp.classes()
+            .iter()
+            .map(|class| upper_bound(class, polytope))
+            .collect::<Result<_, _>>()?,
+    ))
+}
+
+/// ∞ where the polytope is not empty, 0 elsewhere.
+fn infinite_where_not_empty(polytope: &ParametricPolytope) -> BoundExpr {
+    let context = polytope.context();
+    if context.is_empty() {
+        return BoundExpr::zero();
+    }
+    let arm = Arm {
+        guard: context.to_guard(),
+        expr: BoundExpr::Inf,
+    };
+    cases(vec![arm], BoundExpr::zero())
+}
+
+/// The bound of a product (see [`bound_expr_over`]).
+fn product_bound(
+    factors: &[BoundExpr],
+    polytope: &ParametricPolytope,
+) -> Result<BoundExpr, VertexError> {
+    let factors = flattened_factors(factors);
+    if let Some(terms) = distributed(&factors) {
+        return bound_expr_over(&BoundExpr::Sum(terms), polytope);
+    }
+    let mut polynomial = QuasiPolynomial::constant(1);
+    let mut others = Vec::new();
+    for factor in factors {
+        match factor {
+            BoundExpr::Pol(qp) => polynomial = polynomial.mul(&qp),
+            other => others.push(other),
+        }
+    }
+    if others.is_empty() {
+        return quasi_polynomial_bound(&polynomial, polytope);
+    }
+    let joint = polytope.joint_domain();
+    let sign_proved = |qp: &QuasiPolynomial| qp.classes().iter().all(|c| nonnegative_on(c, &joint));
+    if !others.iter().all(|f| proved_nonnegative(f, &joint)) {
+        return Ok(infinite_where_not_empty(polytope));
+    }
+    if !sign_proved(&polynomial) {
+        // A non-positive polynomial times non-negative finite factors is at most 0.
+        let finite = !others.iter().any(BoundExpr::may_be_infinite);
+        return Ok(if finite && sign_proved(&polynomial.neg()) {
+            BoundExpr::zero()
+        } else {
+            infinite_where_not_empty(polytope)
+        });
+    }
+    let mut bounds = vec![quasi_polynomial_bound(&polynomial, polytope)?];
+    for factor in &others {
+        bounds.push(bound_expr_over(factor, polytope)?);
+    }
+    Ok(BoundExpr::Mul(bounds))
+}
+
+/// The factors of a product with nested products spread out.
+fn flattened_factors(factors: &[BoundExpr]) -> Vec<BoundExpr> {
+    let mut out = Vec::new();
+    for factor in factors {
+        match factor {
+            BoundExpr::Mul(inner) => out.extend(flattened_factors(inner)),
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+/// The terms of a product with a sum factor multiplied out over that sum's items, when there
+/// are at most [`MAX_DISTRIBUTED`] of them.
+fn distributed(factors: &[BoundExpr]) -> Option<Vec<BoundExpr>> {
+    let mut terms: Vec<Vec<BoundExpr>> = vec![Vec::new()];
+    let mut any_sum = false;
+    for factor in factors {
+        match factor {
+            BoundExpr::Sum(items) if !items.is_empty() => {
+                any_sum = true;
+                if terms.len() * items.len() > MAX_DISTRIBUTED {
+                    return None;
+                }
+                terms = terms
+                    .iter()
+                    .flat_map(|term| {
+                        items.iter().map(move |item| {
+                            let mut next = term.clone();
+                            next.push(item.clone());
+                            next
+                        })
+                    })
+                    .collect();
+            }
+            other => terms.iter_mut().for_each(|term| term.push(other.clone())),
+        }
+    }
+    any_sum.then(|| terms.into_iter().map(BoundExpr::Mul).collect())
+}
+
+/// Whether `expr >= 0` is proved at every integer point of `joint` (parameters and variables
+/// together); `false` means not proved.
+fn proved_nonnegative(expr: &BoundExpr, joint: &ParamDomain) -> bool {
+    match expr {
+        BoundExpr::Inf | BoundExpr::Pow { .. } | BoundExpr::Log2 { .. } => true,
+        BoundExpr::Pol(qp) => qp.classes().iter().all(|c| nonnegative_on(c, joint)),
+        BoundExpr::Max(items) => items.iter().any(|e| proved_nonnegative(e, joint)),
+        BoundExpr::Sum(items) | BoundExpr::Mul(items) => {
+            items.iter().all(|e| proved_nonnegative(e, joint))
+        }
+        BoundExpr::Cases { .. } => expr
+            .children()
+            .into_iter()
+            .all(|e| proved_nonnegative(e, joint)),
+    }
 }
 
 /// The polytope with the guard's linear atoms added as constraints.

@@ -4,13 +4,16 @@
 //! `Max` (`max(a + c, b + c) = c + max(a, b)`), and maxima resolved by splitting the domain
 //! where one operand wins (a linear difference splits along its zero hyperplane, a difference
 //! in one parameter at its integer sign changes). What cannot be resolved stays a `Max`.
+//! Products multiply their polynomial factors into one (a factor of 0 makes the product 0
+//! unless another factor may be ∞); powers and logarithms of constants are folded when the
+//! value is small; other products, powers and logarithms are left as they are.
 //!
 //! Every rewrite keeps the value at every integer point of the assumed domain.
 
 use membound_polyhedra::{Constraint, Int, Monomial, Polynomial, QuasiPolynomial, Rat, Relation};
 
 use crate::compare::{at_least, value_at};
-use crate::expr::{Arm, BoundExpr};
+use crate::expr::{Arm, BoundExpr, floor_log2, power};
 use crate::guard::{Atom, Guard, ParamDomain, linear_to_affine};
 use crate::univariate::{SignRun, UnivariatePolynomial};
 
@@ -42,6 +45,72 @@ pub fn simplify_in(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
             domain,
         ),
         BoundExpr::Cases { arms, default } => cases_of(arms, default, domain),
+        BoundExpr::Mul(items) => product_of(items.iter().map(|e| simplify_in(e, domain)).collect()),
+        BoundExpr::Pow { base, exponent } => power_of(base, simplify_in(exponent, domain)),
+        BoundExpr::Log2 { arg } => log2_of(simplify_in(arg, domain)),
+    }
+}
+
+/// Most bits of a power of a constant folded into a polynomial leaf (larger ones stay powers,
+/// which read better and evaluate lazily).
+const MAX_FOLDED_BITS: u64 = 128;
+
+/// A product with nested products flattened and its polynomial factors multiplied (first).
+fn product_of(items: Vec<BoundExpr>) -> BoundExpr {
+    let mut polynomial = QuasiPolynomial::constant(1);
+    let mut rest = Vec::new();
+    let mut pending = items;
+    while let Some(item) = pending.pop() {
+        match item {
+            BoundExpr::Inf => return BoundExpr::Inf,
+            BoundExpr::Pol(qp) => polynomial = polynomial.mul(&qp),
+            BoundExpr::Mul(inner) => pending.extend(inner),
+            other => rest.push(other),
+        }
+    }
+    rest.reverse();
+    if polynomial.is_zero() && !rest.iter().any(BoundExpr::may_be_infinite) {
+        return BoundExpr::zero();
+    }
+    let unit = polynomial == QuasiPolynomial::constant(1);
+    match (unit, rest.len()) {
+        (_, 0) => BoundExpr::Pol(polynomial),
+        (true, 1) => rest.remove(0),
+        (true, _) => BoundExpr::Mul(rest),
+        (false, _) => {
+            rest.insert(0, BoundExpr::Pol(polynomial));
+            BoundExpr::Mul(rest)
+        }
+    }
+}
+
+/// `base^exponent`, folded into a constant when the exponent is one and the value small.
+fn power_of(base: &Int, exponent: BoundExpr) -> BoundExpr {
+    if exponent == BoundExpr::Inf {
+        return BoundExpr::Inf;
+    }
+    let constant = exponent.as_polynomial().and_then(Polynomial::as_constant);
+    if let Some(value) = constant.and_then(|c| power(base, &c.ceil()).ok())
+        && value.numer().bits() + value.denom().bits() <= MAX_FOLDED_BITS
+    {
+        return BoundExpr::pol(Polynomial::constant(value));
+    }
+    BoundExpr::Pow {
+        base: base.clone(),
+        exponent: Box::new(exponent),
+    }
+}
+
+/// `floor_log2(arg)`, folded when the argument is a constant.
+fn log2_of(arg: BoundExpr) -> BoundExpr {
+    if arg == BoundExpr::Inf {
+        return BoundExpr::Inf;
+    }
+    match arg.as_polynomial().and_then(Polynomial::as_constant) {
+        Some(value) => BoundExpr::pol(Polynomial::constant(Rat::from(Int::from(floor_log2(
+            &value,
+        ))))),
+        None => BoundExpr::log2(arg),
     }
 }
 
@@ -75,7 +144,13 @@ fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
         return rest.remove(0);
     }
     if !total.is_zero() {
-        rest.insert(0, BoundExpr::Pol(total));
+        // Largest terms first: the polynomial after powers and products (`2^n - 1`), before
+        // maxima and cases of polynomials (`3*mc + 1 + cases(…)`).
+        if rest.iter().any(BoundExpr::has_exponential_forms) {
+            rest.push(BoundExpr::Pol(total));
+        } else {
+            rest.insert(0, BoundExpr::Pol(total));
+        }
     }
     BoundExpr::Sum(rest)
 }

@@ -101,6 +101,12 @@ impl ParametricPolytope {
         )
     }
 
+    /// The polytope as a domain over its parameters and variables together: its integer points
+    /// are the pairs (parameter value, point of the polytope there).
+    pub fn joint_domain(&self) -> ParamDomain {
+        ParamDomain::from_polyhedron(self.names(), self.integer_tightened())
+    }
+
     /// Rays and lines of the recession cone, the same for every parameter value where the
     /// polytope is not empty.
     pub fn recession_cone(&self) -> Generators {

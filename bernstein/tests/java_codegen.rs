@@ -1,11 +1,13 @@
-//! The generated Java agrees with exact evaluation (rounded up) on parameter ranges. Needs a
-//! JDK (`javac`, `java` on the PATH); fails with a clear message without one.
+//! The generated Java agrees with exact evaluation (rounded up) on parameter ranges, powers,
+//! products and logarithms included; a value beyond a `long` throws `ArithmeticException`
+//! (printed `overflow`) where evaluation gives a value beyond 64 bits or refuses its size.
+//! Needs a JDK (`javac`, `java` on the PATH); fails with a clear message without one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use membound_bernstein::{BoundExpr, bound_text, parse_bound, to_java};
+use membound_bernstein::{BoundExpr, EvalError, bound_text, parse_bound, to_java};
 use membound_polyhedra::{Rat, Value};
 
 /// Compiles every class with one `Main` printing `class.bound(args)` for each call, runs it
@@ -23,7 +25,8 @@ fn run_java(dir: &Path, examples: &[(&str, BoundExpr, Vec<Vec<i64>>)]) -> Vec<St
         for args in calls {
             let args: Vec<String> = args.iter().map(|a| format!("{a}L")).collect();
             lines.push(format!(
-                "        System.out.println({class}.bound({}));",
+                "        try {{ System.out.println({class}.bound({})); }} \
+                 catch (ArithmeticException e) {{ System.out.println(\"overflow\"); }}",
                 args.join(", ")
             ));
         }
@@ -66,9 +69,13 @@ fn expected(expr: &BoundExpr, params: &[String], args: &[i64]) -> String {
         .cloned()
         .zip(args.iter().map(|&a| Rat::from(a)))
         .collect();
-    match expr.eval(&point).unwrap() {
-        Value::Infinite => i64::MAX.to_string(),
-        Value::Finite(v) => v.ceil().to_string(),
+    match expr.eval(&point) {
+        Ok(Value::Infinite) => i64::MAX.to_string(),
+        Ok(Value::Finite(v)) => Rat::from(v.ceil())
+            .to_i64()
+            .map_or_else(|| "overflow".to_string(), |v| v.to_string()),
+        Err(EvalError::TooLarge { .. }) => "overflow".to_string(),
+        Err(e) => panic!("{e}"),
     }
 }
 
@@ -96,15 +103,36 @@ fn generated_java_matches_exact_evaluation() {
                 .unwrap(),
         ),
     ];
+    let closed_forms = [
+        ("BinaryTree", "2^(d) + (-1)"),
+        ("Villages", "(8/3)*4^(l) + (-8/3)"),
+        ("Chain", "(n)*2^(n)"),
+        ("Halving", "2^[floor_log2(n) + (1)] + (-1)"),
+        ("Fraction", "2^(-n) + (1/3)*3^(1/2*n)"),
+        (
+            "Mixed",
+            "cases(n >= 2 -> (n + 1)*floor_log2(n*n + 3); otherwise -> max(2^(n), infty*(0)))",
+        ),
+        ("HugeThenSmall", "2^(n)*2^(-n) + (0)*4^(n)"),
+        ("Refused", "2^(n^3)"),
+    ];
+    let examples = examples.into_iter().chain(
+        closed_forms
+            .into_iter()
+            .map(|(class, text)| (class, parse_bound(text).unwrap())),
+    );
     let examples: Vec<(&str, BoundExpr, Vec<Vec<i64>>)> = examples
-        .into_iter()
         .map(|(class, expr)| {
             let calls: Vec<Vec<i64>> = if expr.params().len() == 2 {
                 (-2..6)
                     .flat_map(|a| (-2..6).map(move |b| vec![a, b]))
                     .collect()
             } else {
-                (-3..12).map(|a| vec![a]).collect()
+                // Around 2^63 and far beyond a long, and beyond exact evaluation for n^3.
+                (-3..12)
+                    .chain([30, 61, 62, 63, 64, 100, 300])
+                    .map(|a| vec![a])
+                    .collect()
             };
             (class, expr, calls)
         })

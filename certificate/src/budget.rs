@@ -377,11 +377,11 @@ pub fn check(
 }
 
 fn at_point(method: &str, expr: &BoundExpr, point: &BTreeMap<String, Rat>) -> Result<Value> {
-    expr.eval(point).map_err(|e| {
-        let EvalError::Missing(name) = &e;
-        Error::Input(format!(
+    expr.eval(point).map_err(|e| match &e {
+        EvalError::Missing(name) => Error::Input(format!(
             "{method}: {e} (give it with --at {name}=… or in the budget's `at`)"
-        ))
+        )),
+        _ => Error::Input(format!("{method}: {e}")),
     })
 }
 

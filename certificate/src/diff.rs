@@ -21,10 +21,17 @@ use super::{Certificate, MethodEntry, SiteEntry};
 use crate::budget::{Quantity, Unit};
 use membound_jvm::error::{Error, Result};
 
-/// The polynomial degree of an expression in its parameters; ∞ is above every degree.
+/// How fast an expression grows with its parameters: a polynomial degree, below every
+/// exponential, below ∞.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Degree {
+    /// A polynomial of this degree; a logarithm counts 0, and `b^floor_log2(x)` counts as the
+    /// polynomial it is (`2^floor_log2(n)` is about `n`: degree 1; a base that is not a power
+    /// of 2 is rounded up to the next one, `3^floor_log2(n)` counting as degree 2).
     Finite(u32),
+    /// A power whose exponent grows like a polynomial of this degree (`2^n`: 1, `2^(n^2)`: 2;
+    /// 0 for an exponent whose growth is not recognized), above every polynomial.
+    Exponential(u32),
     Infinite,
 }
 
@@ -32,33 +39,100 @@ impl std::fmt::Display for Degree {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Degree::Finite(d) => write!(f, "degree {d}"),
+            Degree::Exponential(0) => write!(f, "exponential"),
+            Degree::Exponential(d) => write!(f, "exponential (exponent of degree {d})"),
             Degree::Infinite => write!(f, "∞"),
         }
     }
 }
 
-/// The largest degree of the expression's polynomial leaves (of any periodic class), or ∞ when
-/// it has an ∞ leaf anywhere (in any `cases` arm).
+/// The growth class of an expression: the largest of its sums', maxima's and cases' items
+/// (of any periodic class), ∞ when it has an ∞ leaf anywhere (in any `cases` arm).
 pub fn degree(expr: &BoundExpr) -> Degree {
     match expr {
         BoundExpr::Inf => Degree::Infinite,
         BoundExpr::Pol(qp) => Degree::Finite(qp.degree()),
-        BoundExpr::Sum(items) | BoundExpr::Max(items) => {
-            items.iter().map(degree).max().unwrap_or(Degree::Finite(0))
-        }
-        BoundExpr::Cases { arms, default } => arms
-            .iter()
-            .map(|arm| degree(&arm.expr))
-            .chain([degree(default)])
+        BoundExpr::Sum(_) | BoundExpr::Max(_) | BoundExpr::Cases { .. } => expr
+            .children()
+            .into_iter()
+            .map(degree)
             .max()
             .unwrap_or(Degree::Finite(0)),
+        BoundExpr::Mul(items) => items
+            .iter()
+            .map(degree)
+            .fold(Degree::Finite(0), product_degree),
+        BoundExpr::Log2 { arg } => match degree(arg) {
+            Degree::Infinite => Degree::Infinite,
+            Degree::Finite(_) => Degree::Finite(0),
+            // The logarithm of b^(n^k) grows like n^k.
+            Degree::Exponential(k) => Degree::Finite(k),
+        },
+        BoundExpr::Pow { base, exponent } => match degree(exponent) {
+            Degree::Infinite => Degree::Infinite,
+            Degree::Exponential(_) => Degree::Exponential(u32::MAX),
+            Degree::Finite(0) => match logarithmic_weight(exponent) {
+                // b^(w·log2 n) = n^(w·log2 b), log2 b rounded up.
+                Some(weight) => {
+                    let exponent = weight * Rat::from((base - 1u32).bits() as i64);
+                    Degree::Finite(u32::try_from(exponent.ceil()).unwrap_or(u32::MAX))
+                }
+                None => Degree::Exponential(0),
+            },
+            Degree::Finite(d) => Degree::Exponential(d),
+        },
+    }
+}
+
+/// The growth of a product of two factors.
+fn product_degree(a: Degree, b: Degree) -> Degree {
+    match (a, b) {
+        (Degree::Infinite, _) | (_, Degree::Infinite) => Degree::Infinite,
+        (Degree::Exponential(x), Degree::Exponential(y)) => Degree::Exponential(x.max(y)),
+        (Degree::Exponential(x), _) | (_, Degree::Exponential(x)) => Degree::Exponential(x),
+        (Degree::Finite(x), Degree::Finite(y)) => Degree::Finite(x.saturating_add(y)),
+    }
+}
+
+/// For an exponent of degree 0: `w` such that it grows like `w·log2 n` (each `floor_log2(x)`
+/// weighing the degree of `x`), `None` when its form is not recognized.
+fn logarithmic_weight(expr: &BoundExpr) -> Option<Rat> {
+    match expr {
+        BoundExpr::Pol(qp) if qp.degree() == 0 => Some(Rat::zero()),
+        BoundExpr::Log2 { arg } => match degree(arg) {
+            Degree::Finite(d) => Some(Rat::from(i64::from(d))),
+            _ => None,
+        },
+        BoundExpr::Sum(items) => items.iter().map(logarithmic_weight).sum(),
+        BoundExpr::Max(_) | BoundExpr::Cases { .. } => expr
+            .children()
+            .into_iter()
+            .map(logarithmic_weight)
+            .collect::<Option<Vec<Rat>>>()?
+            .into_iter()
+            .max(),
+        BoundExpr::Mul(items) => {
+            // A constant times one logarithmic factor.
+            let mut weight = None;
+            let mut scale = Rat::one();
+            for item in items {
+                match item.as_polynomial().and_then(Polynomial::as_constant) {
+                    Some(c) => scale *= c,
+                    None if weight.is_none() => weight = Some(logarithmic_weight(item)?),
+                    None => return None,
+                }
+            }
+            Some(weight.unwrap_or_default() * scale.abs())
+        }
+        _ => None,
     }
 }
 
 /// The coefficients of the monomials of total degree `d`: added over a sum, the largest over
 /// the items of a `max`, the arms of a `cases` and the classes of a periodic leaf (a branch
-/// without the monomial counts 0).
-fn leading(expr: &BoundExpr, d: u32) -> BTreeMap<Monomial<String>, Rat> {
+/// without the monomial counts 0), multiplied over a product of polynomials; `None` when a
+/// power or a logarithm grows at degree `d` (its terms have no coefficients to compare).
+fn leading(expr: &BoundExpr, d: u32) -> Option<BTreeMap<Monomial<String>, Rat>> {
     let mut out = BTreeMap::new();
     match expr {
         BoundExpr::Inf => {}
@@ -71,23 +145,50 @@ fn leading(expr: &BoundExpr, d: u32) -> BTreeMap<Monomial<String>, Rat> {
         }
         BoundExpr::Sum(items) => {
             for item in items {
-                for (m, c) in leading(item, d) {
+                for (m, c) in leading(item, d)? {
                     *out.entry(m).or_insert_with(Rat::zero) += c;
                 }
             }
         }
-        BoundExpr::Max(items) => items
-            .iter()
-            .for_each(|e| merge_max(&mut out, leading(e, d))),
-        BoundExpr::Cases { arms, default } => {
-            for arm in arms {
-                merge_max(&mut out, leading(&arm.expr, d));
+        BoundExpr::Max(_) | BoundExpr::Cases { .. } => {
+            for branch in expr.children() {
+                merge_max(&mut out, leading(branch, d)?);
             }
-            merge_max(&mut out, leading(default, d));
+        }
+        BoundExpr::Mul(items) => return leading_of_product(items, d),
+        BoundExpr::Pow { .. } | BoundExpr::Log2 { .. } => {
+            if degree(expr) >= Degree::Finite(d) {
+                return None;
+            }
         }
     }
     out.retain(|_, c| !c.is_zero());
-    out
+    Some(out)
+}
+
+/// The leading coefficients of a product: the product of its factors' leading terms when
+/// their degrees add up to `d`.
+fn leading_of_product(items: &[BoundExpr], d: u32) -> Option<BTreeMap<Monomial<String>, Rat>> {
+    let mut product = Polynomial::one();
+    let mut total = 0u32;
+    for item in items {
+        let Degree::Finite(k) = degree(item) else {
+            return None;
+        };
+        total = total.saturating_add(k);
+        let terms = leading(item, k)?;
+        product = &product * &Polynomial::from_terms(terms);
+    }
+    if total != d {
+        return Some(BTreeMap::new());
+    }
+    Some(
+        product
+            .terms()
+            .filter(|(m, c)| m.degree() == d && !c.is_zero())
+            .map(|(m, c)| (m.clone(), c.clone()))
+            .collect(),
+    )
 }
 
 /// `into[m] = max(into[m], branch[m])`, a missing monomial counting 0.
@@ -310,12 +411,14 @@ fn compare_expressions(
     let (before, after) = (degree(&old), degree(&new));
     let degrees = |kind: Kind| Some((kind, before.to_string(), after.to_string()));
     let growth = match (before, after) {
-        (Degree::Finite(_), Degree::Infinite) => degrees(Kind::NewInfinity),
-        (Degree::Infinite, Degree::Finite(_)) => degrees(Kind::InfinityRemoved),
         (Degree::Infinite, Degree::Infinite) => None,
-        (Degree::Finite(a), Degree::Finite(b)) if b > a => degrees(Kind::HigherDegree),
-        (Degree::Finite(a), Degree::Finite(b)) if b < a => degrees(Kind::LowerDegree),
-        (Degree::Finite(d), Degree::Finite(_)) => leading_change(&old, &new, d),
+        (_, Degree::Infinite) => degrees(Kind::NewInfinity),
+        (Degree::Infinite, _) => degrees(Kind::InfinityRemoved),
+        (a, b) if b > a => degrees(Kind::HigherDegree),
+        (a, b) if b < a => degrees(Kind::LowerDegree),
+        (Degree::Finite(d), _) => leading_change(&old, &new, d),
+        // Exponentials of one class: only their values at the points tell.
+        _ => None,
     };
     let mut changes: Vec<Change> = growth
         .into_iter()
@@ -343,9 +446,10 @@ fn compare_expressions(
 }
 
 /// How the leading coefficients (of degree `d`, both expressions' degree) moved, with the
-/// leading terms before and after; a regression when any coefficient grew.
+/// leading terms before and after; a regression when any coefficient grew; `None` when they
+/// did not move or a power or logarithm at that degree has none.
 fn leading_change(old: &BoundExpr, new: &BoundExpr, d: u32) -> Option<(Kind, String, String)> {
-    let (before, after) = (leading(old, d), leading(new, d));
+    let (before, after) = (leading(old, d)?, leading(new, d)?);
     let coefficient = |lead: &BTreeMap<_, Rat>, m| lead.get(m).cloned().unwrap_or_default();
     let monomials: Vec<&Monomial<String>> = before.keys().chain(after.keys()).collect();
     let grew = |from: &BTreeMap<_, Rat>, to: &BTreeMap<_, Rat>| {
@@ -684,7 +788,7 @@ mod tests {
             2,
         );
         let n2 = Monomial::from_powers([("n".to_string(), 2)]);
-        assert_eq!(lead, BTreeMap::from([(n2, Rat::from(7))]));
+        assert_eq!(lead, Some(BTreeMap::from([(n2, Rat::from(7))])));
     }
 
     #[test]

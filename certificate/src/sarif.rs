@@ -5,8 +5,8 @@
 //! - `unbounded-allocation`: a creation site whose count, objects or bytes are ∞ (a string
 //!   concatenation, a set the counter could not count exactly, a length the analysis cannot
 //!   follow), at the allocating instruction;
-//! - `recursion-without-spec`: a creation site reached through recursion, which has no bound
-//!   without a specification of the recursion, at the allocating instruction;
+//! - `recursion-without-spec`: a creation site reached through recursion that membound found
+//!   no bound for and no specification states, at the allocating instruction;
 //! - `unknown-code`: a method's memAlloc is ∞ because it reaches code the analysis cannot see
 //!   (a native method, an unresolved call, a missing implementation), one result per such code,
 //!   at the certificate method reaching it that calls no other such method on the certificate's
@@ -38,8 +38,8 @@ const RULES: [(&str, &str, &str); 3] = [
     (
         RECURSION,
         "Allocation under recursion without a specification",
-        "This allocation is reached through a recursive call, and membound bounds recursion \
-         only with a specification of it, so the enclosing methods' memAlloc is infinite.",
+        "This allocation is reached through a recursive call that membound found no bound for \
+         and that no specification states, so the enclosing methods' memAlloc is infinite.",
     ),
     (
         UNKNOWN_CODE,

@@ -59,6 +59,10 @@ fn scale(quantity: &Quantity, factor: &Rat) -> Quantity {
             default: Box::new(scale(default, factor)),
         },
         BoundExpr::Inf => BoundExpr::Inf,
+        BoundExpr::Mul(_) | BoundExpr::Pow { .. } | BoundExpr::Log2 { .. } => BoundExpr::Mul(vec![
+            BoundExpr::Pol(QuasiPolynomial::constant(factor.clone())),
+            quantity.clone(),
+        ]),
     }
 }
 
@@ -244,7 +248,11 @@ pub fn tidy(quantity: &Quantity) -> Quantity {
                 .collect(),
             default: Box::new(tidy(default)),
         },
-        BoundExpr::Pol(_) | BoundExpr::Inf => quantity.clone(),
+        BoundExpr::Pol(_)
+        | BoundExpr::Inf
+        | BoundExpr::Mul(_)
+        | BoundExpr::Pow { .. }
+        | BoundExpr::Log2 { .. } => quantity.clone(),
     }
 }
 
