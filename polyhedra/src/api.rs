@@ -1,14 +1,16 @@
-//! The entry points the CLI wraps (`membound count '<set>' [--at n=7,m=5] [--format json]`).
+//! The entry points the CLI wraps (`membound count '<set>' [--at n=7,m=5] [--format json]`, and
+//! the weighted sum of a piecewise quasi-polynomial over its domain).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::count::{Count, CountError, Value, count};
+use crate::count::{Count, CountError, Value, count, sum_piecewise};
 use crate::isl::print::basic_constraints_text;
-use crate::isl::{ParseError, parse_set};
+use crate::isl::{ParseError, parse_piecewise, parse_set};
 use crate::quasipoly::QuasiPolynomial;
 use crate::scalar::Int;
+use crate::set::{BasicSet, Set};
 
 /// Anything that can go wrong between a set's text and its count.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,6 +28,15 @@ pub enum Error {
 /// Parses an isl set and counts its integer points.
 pub fn count_text(text: &str) -> Result<Count, Error> {
     Ok(count(&parse_set(text)?)?)
+}
+
+/// Parses an isl piecewise quasi-polynomial over a set (`[n] -> { [i, j] -> i*j : 0 <= j <= i
+/// <= n }`) and sums each piece's quasi-polynomial over the integer points of its domain, as a
+/// piecewise quasi-polynomial in the parameters (pieces that overlap add up, as in isl).
+pub fn sum_text(text: &str) -> Result<Count, Error> {
+    let weight = parse_piecewise(text)?;
+    let everywhere = Set::from_basic(BasicSet::universe(weight.space.clone()));
+    Ok(sum_piecewise(&everywhere, &weight)?)
 }
 
 /// Parses `n=7,m=5` (spaces allowed) into parameter values.

@@ -21,7 +21,9 @@
 //!   every part) and `project_out_dims` (the rational shadow, an over-approximation).
 //! - [`Polynomial`], [`QuasiPolynomial`]: exact multivariate (quasi-)polynomials.
 //! - [`count()`]: integer points of a set as a [`Count`]: a [`PiecewiseQuasiPolynomial`] with
-//!   disjoint chambers (0 outside them), or `Infinite` for unbounded sets.
+//!   disjoint chambers (0 outside them), or `Infinite` for unbounded sets. [`sum()`] /
+//!   [`sum_piecewise`] / [`sum_text`]: the sum of a (piecewise) quasi-polynomial weight over the
+//!   integer points, in the same form (`count` is `sum` with weight 1).
 //! - [`isl`]: parsing and printing of isl syntax ([`parse_set`], [`parse_piecewise`]); errors
 //!   are [`ParseError`]s with a column, never panics.
 //!
@@ -34,6 +36,14 @@
 //! assert_eq!(at, Value::Finite(28.into()));
 //! let json = serde_json::to_string(&count.report()).unwrap(); // chambers and expressions
 //! # let _ = json;
+//! ```
+//! A weighted sum (what a call site contributes: a callee's count summed over the caller's
+//! points) takes isl's piecewise quasi-polynomial syntax:
+//! ```
+//! use membound_polyhedra::{parse_point, sum_text, Value};
+//! let sum = sum_text("[n] -> { [i, j] -> i*j : 0 <= i <= n and 0 <= j <= i }").unwrap();
+//! let at = sum.eval(&parse_point("n=3").unwrap()).unwrap();
+//! assert_eq!(at, Value::Finite(25.into())); // 1*1 + 2*(1+2) + 3*(1+2+3)
 //! ```
 //! `count.to_readable()` prints one chamber per line with periodic numbers in the thesis
 //! notation (`[a0, a1, a2]_n`, index 0 when `n ≡ 0 mod 3`); `to_isl()` prints the same value
@@ -57,9 +67,11 @@ pub mod scalar;
 pub mod set;
 
 pub use affine::Affine;
-pub use api::{ChamberReport, CountReport, Error, count_at, count_text, parse_point};
+pub use api::{ChamberReport, CountReport, Error, count_at, count_text, parse_point, sum_text};
 pub use constraint::{Constraint, Relation};
-pub use count::{Count, CountError, Piece, PiecewiseQuasiPolynomial, Value, count};
+pub use count::{
+    Count, CountError, Piece, PiecewiseQuasiPolynomial, Value, count, sum, sum_piecewise,
+};
 pub use isl::{ParseError, parse_piecewise, parse_set};
 pub use polyhedron::Polyhedron;
 pub use polynomial::{Monomial, Polynomial};

@@ -160,10 +160,9 @@ impl QuasiPolynomial {
         self.scale(&Rat::from(-1))
     }
 
-    /// The quasi-polynomial with integer variable `var` fixed to `value`: its residue picks the
-    /// classes where `var` is periodic, and `value` replaces it in every class.
-    pub fn with_value(&self, var: &str, value: &Int) -> Self {
-        let constant = Polynomial::constant(Rat::from(value.clone()));
+    /// The quasi-polynomial on the residue class `var ≡ residue` (modulo `var`'s period): `var`
+    /// is no longer periodic, and stays a variable of the polynomials.
+    pub fn on_residue(&self, var: &str, residue: &Int) -> Self {
         let periods: Vec<(String, u32)> = self
             .periods
             .iter()
@@ -175,16 +174,34 @@ impl QuasiPolynomial {
                 let residues = residues_of(index, &periods);
                 let old_index = Self::class_index(&self.periods, &|v, p| {
                     if v == var {
-                        value.mod_floor(&Int::from(p)).try_into().unwrap_or(0)
+                        residue.mod_floor(&Int::from(p)).try_into().unwrap_or(0)
                     } else {
                         let at = periods.iter().position(|(w, _)| w == v).unwrap_or(0);
                         residues[at]
                     }
                 });
-                self.classes[old_index].substitute(&var.to_string(), &constant)
+                self.classes[old_index].clone()
             })
             .collect();
         let mut result = QuasiPolynomial { periods, classes };
+        result.simplify();
+        result
+    }
+
+    /// The quasi-polynomial with integer variable `var` fixed to `value`: its residue picks the
+    /// classes where `var` is periodic, and `value` replaces it in every class.
+    pub fn with_value(&self, var: &str, value: &Int) -> Self {
+        let constant = Polynomial::constant(Rat::from(value.clone()));
+        let on_class = self.on_residue(var, value);
+        let classes = on_class
+            .classes
+            .iter()
+            .map(|class| class.substitute(&var.to_string(), &constant))
+            .collect();
+        let mut result = QuasiPolynomial {
+            periods: on_class.periods,
+            classes,
+        };
         result.simplify();
         result
     }
@@ -365,11 +382,20 @@ impl QuasiPolynomial {
         coefficient
     }
 
+    /// Each monomial with its coefficient: a periodic number reduced to its own periods (a
+    /// constant when the coefficient is the same in every class). Monomials come by decreasing
+    /// degree.
+    pub fn periodic_terms(&self) -> Vec<(Monomial<String>, QuasiPolynomial)> {
+        self.coefficient_tables()
+            .into_iter()
+            .map(|(monomial, table)| (monomial, self.periodic_coefficient(table)))
+            .collect()
+    }
+
     /// The thesis notation: `4/3*mc^2 + [8/3, 0, 4/3]_mc*mc + [0, -4/3, -1]_mc`.
     pub fn to_readable(&self) -> String {
         let mut out = String::new();
-        for (monomial, table) in self.coefficient_tables() {
-            let coefficient = self.periodic_coefficient(table);
+        for (monomial, coefficient) in self.periodic_terms() {
             let name = monomial_text(&monomial);
             match coefficient
                 .as_polynomial()
@@ -402,8 +428,7 @@ impl QuasiPolynomial {
     /// isl syntax: periodic coefficients become combinations of `floor((v - r)/p)`.
     pub fn to_isl(&self) -> String {
         let mut total = Polynomial::<String>::zero();
-        for (monomial, table) in self.coefficient_tables() {
-            let coefficient = self.periodic_coefficient(table);
+        for (monomial, coefficient) in self.periodic_terms() {
             let as_floors = floor_form(&coefficient);
             total = total + &as_floors * &Polynomial::from_terms([(monomial, Rat::one())]);
         }

@@ -207,6 +207,12 @@ impl BasicSet {
         let shift = |c: usize| if c < first_local { c } else { c + names.len() };
         let mut space = self.space.clone();
         space.dims.extend(names.iter().cloned());
+        self.moved_to(space, shift)
+    }
+
+    /// The same set in `space`, its column `c` (a param, dim or local) moved to `column(c)`
+    /// in constraints and division numerators; the locals keep their order.
+    pub fn moved_to(&self, space: Space, column: impl Fn(usize) -> usize) -> BasicSet {
         BasicSet {
             space,
             locals: self
@@ -215,12 +221,12 @@ impl BasicSet {
                 .map(|local| Local {
                     name: local.name.clone(),
                     div: local.div.as_ref().map(|div| Div {
-                        numerator: div.numerator.remap(shift),
+                        numerator: div.numerator.remap(&column),
                         denominator: div.denominator.clone(),
                     }),
                 })
                 .collect(),
-            constraints: self.constraints.iter().map(|c| c.remap(shift)).collect(),
+            constraints: self.constraints.iter().map(|c| c.remap(&column)).collect(),
         }
     }
 

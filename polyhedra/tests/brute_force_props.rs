@@ -2,14 +2,17 @@
 //! parameters, small coefficients, with and without mod constraints and unions), on sets with
 //! existential variables that no projection handles exactly (non-unit coefficients on both
 //! sides, non-unit equalities, several coupled existentials), and on unions of 13 to 40 parts,
-//! the count equals brute-force enumeration at sampled parameter values.
+//! the count equals brute-force enumeration at sampled parameter values. The same sets with a
+//! random weight (a polynomial of degree up to 2 in dims and parameters, with floors and `mod`s
+//! that make it periodic in both): the weighted sum equals the sum of the weight at the
+//! enumerated points.
 
 mod common;
 
 use std::collections::BTreeMap;
 
-use common::brute::brute_count;
-use membound_polyhedra::{Int, Rat, Value, count, parse_set};
+use common::brute::{brute_count, brute_sum};
+use membound_polyhedra::{Int, Rat, Value, count, parse_piecewise, parse_set, sum_text};
 use proptest::prelude::*;
 
 const VARS: [&str; 4] = ["i", "j", "k", "l"];
@@ -152,6 +155,77 @@ fn large_union() -> impl Strategy<Value = (String, usize)> {
     })
 }
 
+/// One term of a random weight over `names`: a constant, a variable, a product or square, a
+/// floor or a `mod` (periodic in the variables they mention).
+fn weight_term(names: Vec<&'static str>) -> impl Strategy<Value = String> {
+    let pick = move || proptest::sample::select(names.clone());
+    (0usize..6, -2i64..=3, pick(), pick(), 2i64..=3, -1i64..=1).prop_map(
+        |(shape, c, v, w, m, k)| match shape {
+            0 => c.to_string(),
+            1 => format!("{c}*{v}"),
+            2 => format!("{c}*{v}*{w}"),
+            3 => format!("{c}*{v}^2"),
+            4 => format!("{c}*floor(({v} + {w} + {k})/{m})"),
+            _ => format!("{c}*({v} mod {m})"),
+        },
+    )
+}
+
+/// A random weight over the dims and parameters of a set of `dims` dims and `params`
+/// parameters: a sum of one to three [`weight_term`]s.
+fn weight(dims: usize, params: usize) -> impl Strategy<Value = String> {
+    let names: Vec<&'static str> = VARS[..dims]
+        .iter()
+        .chain(&PARAMS[..params])
+        .copied()
+        .collect();
+    proptest::collection::vec(weight_term(names), 1..=3).prop_map(|terms| terms.join(" + "))
+}
+
+/// `(set text, parameters)` with a random weight: the set in isl syntax and the same set
+/// carrying the weight (`[n] -> { [i] -> weight : … }`).
+fn weighted(
+    sets: impl Strategy<Value = (String, usize)>,
+) -> impl Strategy<Value = (String, String, usize)> {
+    sets.prop_flat_map(|(text, params)| {
+        let dims = parse_set(&text)
+            .expect("generated sets parse")
+            .space
+            .dims
+            .len();
+        weight(dims, params).prop_map(move |weight| {
+            let (tuple, body) = text.split_once("] : ").expect("a set with a body");
+            (
+                text.clone(),
+                format!("{tuple}] -> {weight} : {body}"),
+                params,
+            )
+        })
+    })
+}
+
+/// Our sum of `weighted` (the set `text` with a weight) equals the brute-force sum at
+/// `values`.
+fn sum_agrees_with_enumeration(
+    text: &str,
+    weighted: &str,
+    params: usize,
+    values: &[i64],
+) -> Result<(), TestCaseError> {
+    let set = parse_set(text).expect("generated sets parse");
+    let weight = parse_piecewise(weighted).expect("generated weights parse");
+    let summed = sum_text(weighted).expect("generated weighted sets sum");
+    let point: BTreeMap<String, Int> = PARAMS[..params]
+        .iter()
+        .zip(values)
+        .map(|(p, v)| (p.to_string(), Int::from(*v)))
+        .collect();
+    let ours = summed.eval(&point).expect("evaluates");
+    let brute = brute_sum(&set, &values[..params], BOX, &weight.pieces[0].qp);
+    prop_assert_eq!(ours, Value::Finite(brute), "{}", weighted);
+    Ok(())
+}
+
 /// Our count of `text` equals enumeration at `values` (the first `params` of them).
 fn agrees_with_enumeration(text: &str, params: usize, values: &[i64]) -> Result<(), TestCaseError> {
     let set = parse_set(text).expect("generated sets parse");
@@ -187,6 +261,39 @@ proptest! {
     #[test]
     fn unions_of_many_parts_count_exactly((text, params) in large_union(), values in proptest::collection::vec(-1i64..=5, 2)) {
         agrees_with_enumeration(&text, params, &values)?;
+    }
+}
+
+/// `cases` cases from a fixed seed, so that a run is reproducible (and its time stable);
+/// PROPTEST_RNG_SEED explores further.
+fn fixed_seed(cases: u32) -> ProptestConfig {
+    let mut config = ProptestConfig::with_cases(cases);
+    if std::env::var("PROPTEST_RNG_SEED").is_err() {
+        config.rng_seed = proptest::test_runner::RngSeed::Fixed(1919);
+    }
+    config
+}
+
+proptest! {
+    #![proptest_config(fixed_seed(4))]
+
+    #[test]
+    fn weighted_sums_over_unions_of_many_parts_are_exact((text, weighted, params) in weighted(large_union()), values in proptest::collection::vec(-1i64..=5, 2)) {
+        sum_agrees_with_enumeration(&text, &weighted, params, &values)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(fixed_seed(24))]
+
+    #[test]
+    fn weighted_sums_equal_enumeration((text, weighted, params) in weighted(random_set()), values in proptest::collection::vec(-1i64..=5, 2)) {
+        sum_agrees_with_enumeration(&text, &weighted, params, &values)?;
+    }
+
+    #[test]
+    fn weighted_sums_over_existentials_are_exact((text, weighted, params) in weighted(existential_set()), values in proptest::collection::vec(-1i64..=5, 2)) {
+        sum_agrees_with_enumeration(&text, &weighted, params, &values)?;
     }
 }
 

@@ -56,36 +56,60 @@ struct Cell {
     vars: Vec<usize>,
 }
 
+/// A variable of a summand handed to the engine: a column of the set (a parameter or a dim), or
+/// a symbol, an opaque factor that stays in the result as it is (the counting code uses it for
+/// a periodic coefficient in the parameters).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub(crate) enum SummandVar {
+    Column(usize),
+    Symbol(usize),
+}
+
+/// The summation of one basic set. Its columns are the parameters, the symbols, the set's
+/// variables, then the divisions it creates, so every affine form stays as short as the set is
+/// small (forms are dense vectors: an engine shared by many sets, each on columns of its own,
+/// made forms of thousands of zeros).
 pub(crate) struct Engine {
     n_params: usize,
+    /// Symbols are the columns right after the parameters.
+    n_symbols: usize,
     /// Division columns created while counting: column → definition over params and earlier
     /// divisions.
     pub divs: Vec<(usize, Div)>,
     next_column: usize,
-    faulhaber: Vec<ColumnPoly>,
 }
 
 /// The placeholder variable of the Faulhaber polynomials.
 const FAULHABER_VAR: usize = usize::MAX;
 
 impl Engine {
-    pub fn new(n_params: usize) -> Engine {
+    pub fn new(n_params: usize, n_symbols: usize) -> Engine {
         Engine {
             n_params,
+            n_symbols,
             divs: Vec::new(),
-            next_column: 0,
-            faulhaber: Vec::new(),
+            next_column: n_params + n_symbols,
         }
     }
 
-    /// Counts the integer points of `set` (its dims and locals are the variables; its locals
-    /// are divisions, so each point of the dims has one value of them).
-    pub fn count(&mut self, set: &BasicSet) -> Result<EngineResult, CountError> {
+    /// The engine column of symbol `index`, when it is one.
+    pub fn symbol_of_column(&self, column: usize) -> Option<usize> {
+        (self.n_params..self.n_params + self.n_symbols)
+            .contains(&column)
+            .then(|| column - self.n_params)
+    }
+
+    /// Sums `summand` over the integer points of `set` (its dims and locals are the variables;
+    /// its locals are divisions, so each point of the dims has one value of them). An engine
+    /// sums one set.
+    pub fn sum(
+        &mut self,
+        set: &BasicSet,
+        summand: &Polynomial<SummandVar>,
+    ) -> Result<EngineResult, CountError> {
         let first_var = self.n_params;
         let n_vars = set.n_dims() + set.locals.len();
-        // Engine columns: params, then this set's variables, then divisions (shared by all
-        // sets counted with this engine, so columns never clash).
-        let offset = self.next_column.max(first_var);
+        let offset = self.next_column;
         let column = |c: usize| {
             if c < first_var {
                 c
@@ -99,9 +123,13 @@ impl Engine {
             .iter()
             .map(|c| c.remap(column).normalized_for_integers())
             .collect();
+        let summand = summand.map_vars(|var| match *var {
+            SummandVar::Column(c) => column(c),
+            SummandVar::Symbol(index) => first_var + index,
+        });
         let cell = Cell {
             constraints,
-            summand: ColumnPoly::one(),
+            summand,
             vars: (offset..offset + n_vars).collect(),
         };
         let Some(cell) = self.without_equalities(cell) else {
@@ -463,30 +491,36 @@ impl Engine {
             if coefficient.is_zero() {
                 continue;
             }
-            let s_k = self.faulhaber(k).clone();
+            let s_k = faulhaber(k);
             let at_upper = s_k.substitute(&FAULHABER_VAR, &upper_poly);
             let at_below = s_k.substitute(&FAULHABER_VAR, &below_lower);
             total = total + &coefficient * &(at_upper - at_below);
         }
         total
     }
+}
 
-    /// `S_k(m) = Σ_{x=0}^{m} x^k`, from `(m+1)^{k+1} = Σ_{j<=k} C(k+1, j) S_j(m)`.
-    fn faulhaber(&mut self, k: usize) -> &ColumnPoly {
-        while self.faulhaber.len() <= k {
-            let n = self.faulhaber.len();
+thread_local! {
+    /// The Faulhaber polynomials computed so far (every engine needs the same few).
+    static FAULHABER: std::cell::RefCell<Vec<ColumnPoly>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `S_k(m) = Σ_{x=0}^{m} x^k`, from `(m+1)^{k+1} = Σ_{j<=k} C(k+1, j) S_j(m)`.
+fn faulhaber(k: usize) -> ColumnPoly {
+    FAULHABER.with_borrow_mut(|known| {
+        while known.len() <= k {
+            let n = known.len();
             let m_plus_one = ColumnPoly::var(FAULHABER_VAR) + ColumnPoly::one();
             let mut rest = m_plus_one.pow(n as u32 + 1);
             let mut binomial = Rat::one();
-            for (j, s_j) in self.faulhaber.iter().enumerate() {
+            for (j, s_j) in known.iter().enumerate() {
                 rest = &rest - &s_j.scale(&binomial);
                 binomial = binomial * Rat::from((n + 1 - j) as i64) / Rat::from((j + 1) as i64);
             }
-            self.faulhaber
-                .push(rest.scale(&(Rat::one() / Rat::from(n as i64 + 1))));
+            known.push(rest.scale(&(Rat::one() / Rat::from(n as i64 + 1))));
         }
-        &self.faulhaber[k]
-    }
+        known[k].clone()
+    })
 }
 
 enum Step {

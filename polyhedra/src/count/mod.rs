@@ -1,10 +1,13 @@
 //! Counting integer points: `count(set)` gives the number of integer points of a parametric set
-//! as a piecewise quasi-polynomial in its parameters (or ∞ for an unbounded set).
+//! as a piecewise quasi-polynomial in its parameters (or ∞ for an unbounded set), and
+//! `sum(set, weight)` the sum of a quasi-polynomial weight over them. Counting is summing with
+//! weight 1: one code path.
 //!
-//! Every set is counted exactly, in three steps:
+//! The weight is first split by `weight.rs` into polynomials the engine sums (one per residue
+//! class of the dims it is periodic in). Then every set is summed exactly, in three steps:
 //! - existential variables are eliminated first (`existential.rs`): each part becomes a union of
 //!   basic sets whose locals are all integer divisions, with the same integer points;
-//! - each basic set is counted by `engine.rs`'s exact nested summation. A union is counted by
+//! - each basic set is summed by `engine.rs`'s exact nested summation. A union is summed by
 //!   inclusion–exclusion over its parts (intersections are basic sets again) up to
 //!   `INCLUSION_EXCLUSION_PARTS` parts, and beyond that as a disjoint union (`disjoint.rs`):
 //!   inclusion–exclusion costs up to `2^parts` counts, the disjoint pieces roughly `parts²`
@@ -12,13 +15,15 @@
 //!   disjoint route is 20 times faster);
 //! - the finished cells are merged into pieces with pairwise disjoint domains.
 //!
-//! The only failure is [`CountError::TooComplex`], when a limit on the work is reached.
+//! The failures are [`CountError::TooComplex`], when a limit on the work is reached, and
+//! [`CountError::UnknownVariable`] for a weight over names the set does not have.
 
 mod coalesce;
 mod disjoint;
 mod engine;
 mod existential;
 mod piecewise;
+mod weight;
 
 pub use piecewise::{Count, EvalError, Piece, PiecewiseQuasiPolynomial, Value};
 
@@ -37,15 +42,70 @@ const INCLUSION_EXCLUSION_PARTS: usize = 12;
 pub enum CountError {
     #[error("the set is too complex to count within the engine's limits")]
     TooComplex,
+    #[error("the weight mentions '{0}', which is neither a dim nor a parameter of the set")]
+    UnknownVariable(String),
 }
 
-/// The number of integer points of `set` for each value of its parameters.
+/// The number of integer points of `set` for each value of its parameters: its sum with
+/// weight 1.
 pub fn count(set: &Set) -> Result<Count, CountError> {
+    sum(set, &QuasiPolynomial::constant(1))
+}
+
+/// For each value of the set's parameters, the sum of `weight` over the integer points of
+/// `set`, as a piecewise quasi-polynomial in the parameters; ∞ when a part of the set where
+/// the weight is not 0 is unbounded. The weight's variables are the set's dims and parameters
+/// (by name); it may be periodic in any of them.
+pub fn sum(set: &Set, weight: &QuasiPolynomial) -> Result<Count, CountError> {
+    let params_space = set.space.params_only();
+    Ok(match signed_pieces(set, weight)? {
+        Some(pieces) => Count::Finite(PiecewiseQuasiPolynomial::from_overlapping(
+            params_space,
+            pieces,
+        )),
+        None => Count::Infinite,
+    })
+}
+
+/// The sum of a piecewise weight over `set`: each piece's quasi-polynomial summed over the
+/// points of `set` in the piece's domain (pieces that overlap add up, as their values do). The
+/// domains' parameters and dims are matched to the set's by name.
+pub fn sum_piecewise(set: &Set, weight: &PiecewiseQuasiPolynomial) -> Result<Count, CountError> {
+    let mut pieces = Vec::new();
+    for piece in &weight.pieces {
+        let domain = domain_in_space(&piece.domain, &set.space)?;
+        let within = Set {
+            space: set.space.clone(),
+            parts: set
+                .parts
+                .iter()
+                .flat_map(|part| domain.iter().map(move |d| part.intersect(d)))
+                .filter(|part| !piecewise::is_obviously_empty(part))
+                .collect(),
+        };
+        match signed_pieces(&within, &piece.qp)? {
+            Some(found) => pieces.extend(found),
+            None => return Ok(Count::Infinite),
+        }
+    }
+    Ok(Count::Finite(PiecewiseQuasiPolynomial::from_overlapping(
+        set.space.params_only(),
+        pieces,
+    )))
+}
+
+/// The sum of `weight` over `set` as pieces whose domains may overlap (their values add up);
+/// `None` when it is infinite.
+fn signed_pieces(set: &Set, weight: &QuasiPolynomial) -> Result<Option<Vec<Piece>>, CountError> {
+    let split = weight::split_weight(weight, &set.space)?;
+    if split.classes.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
     let mut parts = Vec::new();
     for part in &set.parts {
         parts.extend(existential::without_existentials(part)?);
     }
-    // Each basic set with its sign: the count is the signed sum of their counts.
+    // Each basic set with its sign: the sum is the signed sum of their sums.
     let signed_sets: Vec<(bool, BasicSet)> = if parts.len() <= INCLUSION_EXCLUSION_PARTS {
         intersections(&parts)
             .into_iter()
@@ -57,38 +117,73 @@ pub fn count(set: &Set) -> Result<Count, CountError> {
             .map(|piece| (true, piece))
             .collect()
     };
-    let mut engine = Engine::new(set.space.params.len());
-    let mut signed_cells: Vec<(bool, FinishedCell)> = Vec::new();
+    let params_space = set.space.params_only();
+    let mut pieces = Vec::new();
     for (positive, basic) in signed_sets {
-        match engine.count(&basic)? {
-            EngineResult::Finite(cells) => {
-                signed_cells.extend(cells.into_iter().map(|c| (positive, c)))
+        for class in &split.classes {
+            let mut in_class = basic.clone();
+            for congruence in &class.congruences {
+                in_class.add_mod_constraint(
+                    &Affine::var(congruence.column),
+                    congruence.modulus.clone(),
+                    congruence.residue.clone(),
+                );
             }
-            // An unbounded part makes the count infinite whatever the other parts hold (and
-            // parts come before their intersections).
-            EngineResult::Infinite => return Ok(Count::Infinite),
+            let mut engine = Engine::new(set.space.params.len(), split.symbols.len());
+            let cells = match engine.sum(&in_class, &class.summand)? {
+                EngineResult::Finite(cells) => cells,
+                // An unbounded part makes the sum infinite whatever the other parts hold (and
+                // parts come before their intersections).
+                EngineResult::Infinite => return Ok(None),
+            };
+            for cell in cells {
+                let piece = to_piece(&engine, &params_space, &split.symbols, cell)?;
+                pieces.push(if positive {
+                    piece
+                } else {
+                    Piece {
+                        qp: piece.qp.neg(),
+                        ..piece
+                    }
+                });
+            }
         }
     }
-    let params_space = set.space.params_only();
+    Ok(Some(pieces))
+}
 
-    let pieces = signed_cells
-        .into_iter()
-        .map(|(positive, cell)| {
-            let piece = to_piece(&engine, &params_space, cell)?;
-            Ok(if positive {
-                piece
-            } else {
-                Piece {
-                    qp: piece.qp.neg(),
-                    ..piece
-                }
+/// The basic sets of `domain` over `space`: its params and dims are `space`'s of the same
+/// name, its locals come after `space`'s dims.
+fn domain_in_space(domain: &Set, space: &Space) -> Result<Vec<BasicSet>, CountError> {
+    let named: Vec<&String> = domain
+        .space
+        .params
+        .iter()
+        .chain(&domain.space.dims)
+        .collect();
+    let mut columns = Vec::with_capacity(named.len());
+    for name in named {
+        let column = space
+            .params
+            .iter()
+            .position(|p| p == name)
+            .or_else(|| {
+                let dim = space.dims.iter().position(|d| d == name)?;
+                Some(space.params.len() + dim)
             })
-        })
-        .collect::<Result<Vec<_>, CountError>>()?;
-    Ok(Count::Finite(PiecewiseQuasiPolynomial::from_overlapping(
-        params_space,
-        pieces,
-    )))
+            .ok_or_else(|| CountError::UnknownVariable(name.clone()))?;
+        columns.push(column);
+    }
+    let first_local = space.params.len() + space.dims.len();
+    let map = |c: usize| match columns.get(c) {
+        Some(&column) => column,
+        None => c - columns.len() + first_local,
+    };
+    Ok(domain
+        .parts
+        .iter()
+        .map(|part| part.moved_to(space.clone(), map))
+        .collect())
 }
 
 /// Non-empty intersections of every non-empty subset of `parts` (supersets of an empty
@@ -119,14 +214,19 @@ fn intersections(parts: &[BasicSet]) -> Vec<(Vec<usize>, BasicSet)> {
 
 /// Turns an engine cell (over engine columns) into a piece over the parameters, keeping only
 /// the divisions it uses.
-fn to_piece(engine: &Engine, space: &Space, cell: FinishedCell) -> Result<Piece, CountError> {
+fn to_piece(
+    engine: &Engine,
+    space: &Space,
+    symbols: &[QuasiPolynomial],
+    cell: FinishedCell,
+) -> Result<Piece, CountError> {
     let n_params = space.params.len();
     let mut used = engine.divs_used_by(&cell.guard);
     used.extend(
         cell.summand
             .variables()
             .into_iter()
-            .filter(|c| *c >= n_params),
+            .filter(|&c| c >= n_params && engine.symbol_of_column(c).is_none()),
     );
     used.extend(
         engine.divs_used_by(
@@ -170,7 +270,10 @@ fn to_piece(engine: &Engine, space: &Space, cell: FinishedCell) -> Result<Piece,
             let term = monomial.powers().iter().fold(
                 QuasiPolynomial::constant(coeff.clone()),
                 |t, (c, e)| {
-                    let atom = &atoms[column(*c)];
+                    let atom = match engine.symbol_of_column(*c) {
+                        Some(symbol) => &symbols[symbol],
+                        None => &atoms[column(*c)],
+                    };
                     (0..*e).fold(t, |t, _| t.mul(atom))
                 },
             );

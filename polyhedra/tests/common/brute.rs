@@ -1,7 +1,7 @@
-//! Brute-force counting: enumerate the bounding box of the rational relaxation and test
-//! membership point by point (existential witnesses are searched in their own box).
+//! Brute-force counting and summing: enumerate the bounding box of the rational relaxation and
+//! test membership point by point (existential witnesses are searched in their own box).
 
-use membound_polyhedra::{Affine, BasicSet, Constraint, Polyhedron, Rat, Set};
+use membound_polyhedra::{Affine, BasicSet, Constraint, Polyhedron, QuasiPolynomial, Rat, Set};
 
 /// Existential witnesses are searched within this many times the dims' radius.
 const WITNESS_SCALE: i64 = 4;
@@ -9,11 +9,41 @@ const WITNESS_SCALE: i64 = 4;
 /// Number of integer points of `set` at `params`; every dim must also lie in
 /// `[-radius, radius]` (a safety net for unbounded relaxations).
 pub fn brute_count(set: &Set, params: &[i64], radius: i64) -> u64 {
+    let mut total = 0;
+    for_each_point(set, params, radius, |_| total += 1);
+    total
+}
+
+/// The sum of `weight` (over the set's params and dims, by name) at the integer points of
+/// `set` at `params`, within `[-radius, radius]` as for [`brute_count`].
+pub fn brute_sum(set: &Set, params: &[i64], radius: i64, weight: &QuasiPolynomial) -> Rat {
+    let names: Vec<&String> = set.space.params.iter().chain(&set.space.dims).collect();
+    let mut total = Rat::zero();
+    for_each_point(set, params, radius, |dims| {
+        let value = |name: &str| {
+            let at = names
+                .iter()
+                .position(|n| *n == name)
+                .expect("weight over set names");
+            Rat::from(if at < params.len() {
+                params[at]
+            } else {
+                dims[at - params.len()]
+            })
+        };
+        total += weight.eval(&value);
+    });
+    total
+}
+
+/// Calls `visit` with the dims of every integer point of `set` at `params` (within
+/// `[-radius, radius]`).
+fn for_each_point(set: &Set, params: &[i64], radius: i64, mut visit: impl FnMut(&[i64])) {
     let ranges: Vec<(i64, i64)> = (0..set.space.dims.len())
         .map(|d| column_range(set, params, d, radius))
         .collect();
     if ranges.iter().any(|(lo, hi)| lo > hi) {
-        return 0;
+        return;
     }
     // Each part with the range of every local (used for its existentials).
     let parts: Vec<(&BasicSet, Vec<(i64, i64)>)> = set
@@ -30,7 +60,6 @@ pub fn brute_count(set: &Set, params: &[i64], radius: i64) -> u64 {
         .collect();
     let params: Vec<Rat> = params.iter().map(|&p| Rat::from(p)).collect();
     let mut point: Vec<i64> = ranges.iter().map(|(lo, _)| *lo).collect();
-    let mut total = 0;
     loop {
         let mut values: Vec<Rat> = params.clone();
         values.extend(point.iter().map(|&v| Rat::from(v)));
@@ -38,12 +67,12 @@ pub fn brute_count(set: &Set, params: &[i64], radius: i64) -> u64 {
             .iter()
             .any(|(part, locals)| member(part, locals, &mut values))
         {
-            total += 1;
+            visit(&point);
         }
         let mut index = 0;
         loop {
             if index == point.len() {
-                return total;
+                return;
             }
             point[index] += 1;
             if point[index] <= ranges[index].1 {

@@ -200,3 +200,74 @@ pub fn hard_corpus(size: usize) -> Vec<Sample> {
         })
         .collect()
 }
+
+/// The weight shapes of a call site's contribution (a callee's count in its formals, summed
+/// over the caller's points), by name; `{v}`/`{w}` are dims, `{p}` a parameter. "argument"
+/// adds a dim `x` bound to an affine expression of a dim and a parameter (a call's argument)
+/// and weighs by it.
+const WEIGHT_SHAPES: [(&str, &str); 6] = [
+    ("square", "{v}^2"),
+    ("product", "{v}*{w} + {p}"),
+    // [1, 0]_v: 1 on even v.
+    ("periodic", "1 - {v} + 2*floor({v}/2)"),
+    // isl reads no `mod` in a quasi-polynomial: `v mod 2` is `v - 2*floor(v/2)`.
+    ("mixed", "floor(({v} + {p})/3)*{w} + {v} - 2*floor({v}/2)"),
+    ("in-params", "floor({p}/2)*{v} + {p} - 3*floor({p}/3)"),
+    ("argument", "x^2 + floor(x/2)*{v}"),
+];
+
+/// `sample` (a set `[params] -> { [dims] : body }`) carrying a weight of a shape picked by
+/// `rng`: the text becomes an isl piecewise quasi-polynomial over the set, and the shape the
+/// weight's.
+fn with_weight(rng: &mut Lcg, sample: Sample) -> Sample {
+    let (head, body) = sample.text.split_once("] : ").expect("a set with a body");
+    let (params_part, dims) = head.split_once("{ [").expect("a tuple");
+    let body = body.strip_suffix(" }").expect("a closed set");
+    let dims: Vec<&str> = dims.split(", ").collect();
+    let (shape, template) = WEIGHT_SHAPES[rng.below(WEIGHT_SHAPES.len() as u64) as usize];
+    let pick =
+        |rng: &mut Lcg, names: &[&str]| names[rng.below(names.len() as u64) as usize].to_string();
+    let param_names: Vec<&str> = sample.params.iter().map(String::as_str).collect();
+    let (v, w, p) = (pick(rng, &dims), pick(rng, &dims), pick(rng, &param_names));
+    let weight = template
+        .replace("{v}", &v)
+        .replace("{w}", &w)
+        .replace("{p}", &p);
+    let text = if shape == "argument" {
+        let binding = format!("x = {}{v} + {p} + {}", rng.range(1, 3), rng.range(-1, 1));
+        format!(
+            "{params_part}{{ [{}, x] -> {weight} : ({body}) and {binding} }}",
+            dims.join(", ")
+        )
+    } else {
+        format!(
+            "{params_part}{{ [{}] -> {weight} : {body} }}",
+            dims.join(", ")
+        )
+    };
+    Sample {
+        text,
+        shape,
+        ..sample
+    }
+}
+
+/// The corpus's first `size` sets, each with a weight of one of [`WEIGHT_SHAPES`]: isl
+/// piecewise quasi-polynomials, the same on every run.
+pub fn weighted_corpus(size: usize) -> Vec<Sample> {
+    let mut rng = Lcg(0x0005_0e16);
+    corpus(size)
+        .into_iter()
+        .map(|sample| with_weight(&mut rng, sample))
+        .collect()
+}
+
+/// The harder corpus's first `size` sets (existentials, unions of 13 to 16 parts), each with a
+/// weight as in [`weighted_corpus`].
+pub fn weighted_hard_corpus(size: usize) -> Vec<Sample> {
+    let mut rng = Lcg(0x0005_ba4d);
+    hard_corpus(size)
+        .into_iter()
+        .map(|sample| with_weight(&mut rng, sample))
+        .collect()
+}

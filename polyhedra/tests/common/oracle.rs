@@ -1,4 +1,5 @@
-//! Runs barvinok's `card` (islpy-barvinok, GPL, in its own process) on a batch of sets.
+//! Runs barvinok's `card` and `sum` (islpy-barvinok, GPL, in its own process) on a batch of
+//! sets or of piecewise quasi-polynomials.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,6 +10,9 @@ use super::corpus::Sample;
 pub struct OracleAnswer {
     pub values: Vec<String>,
     pub seconds: f64,
+    /// Why barvinok's summation gave no answer on this sample: the signal that ended it (it
+    /// aborts on some inputs), or "timeout" (it runs for minutes on others).
+    pub crashed: Option<String>,
 }
 
 fn repo_root() -> PathBuf {
@@ -32,8 +36,19 @@ pub fn oracle_python() -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(&output.stdout).trim().to_string())
 }
 
-/// barvinok's count of every sample at its points.
+/// barvinok's count of every sample (a set) at its points.
 pub fn barvinok_card(samples: &[Sample]) -> Vec<OracleAnswer> {
+    barvinok("set", samples)
+}
+
+/// barvinok's sum of every sample (a piecewise quasi-polynomial over its domain) at its
+/// points.
+pub fn barvinok_sum(samples: &[Sample]) -> Vec<OracleAnswer> {
+    barvinok("sum", samples)
+}
+
+/// Runs the oracle with each sample's text under `key` (`set` for `card`, `sum` for `sum`).
+fn barvinok(key: &str, samples: &[Sample]) -> Vec<OracleAnswer> {
     let script = repo_root().join("polyhedra/tests/oracle/card.py");
     let mut child = Command::new(oracle_python())
         .arg(&script)
@@ -43,7 +58,7 @@ pub fn barvinok_card(samples: &[Sample]) -> Vec<OracleAnswer> {
         .expect("cannot start the barvinok oracle");
     let mut input = String::new();
     for sample in samples {
-        let request = serde_json::json!({ "set": sample.text, "params": sample.params, "points": sample.points });
+        let request = serde_json::json!({ key: sample.text, "params": sample.params, "points": sample.points });
         input.push_str(&request.to_string());
         input.push('\n');
     }
@@ -70,6 +85,7 @@ pub fn barvinok_card(samples: &[Sample]) -> Vec<OracleAnswer> {
                     })
                     .unwrap_or_default(),
                 seconds: answer["seconds"].as_f64().unwrap_or(0.0),
+                crashed: answer["crashed"].as_str().map(str::to_string),
             }
         })
         .collect()
