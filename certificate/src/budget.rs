@@ -346,7 +346,10 @@ pub fn check(
     let text = budget.unit.of(amount);
     let expr = parse_expression(&entry.method, text)?;
     let (value, note) = match scope {
-        Scope::At(point) => (at_point(&entry.method, &expr, point)?, None),
+        Scope::At(point) => {
+            crate::check_read::check_point_names(point, &[entry])?;
+            (at_point(&entry.method, &expr, point)?, None)
+        }
         Scope::Over(range) => over_range(&entry.method, &expr, entry, range)?,
     };
     let within = match &value {

@@ -42,7 +42,7 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
     let at = if args.at.is_empty() {
         None
     } else {
-        Some(parse_params(&args.at)?)
+        Some(parse_params("--at", &args.at)?)
     };
     let defaults = |budget: Budget| Pinned {
         method: args.method.clone(),

@@ -18,7 +18,7 @@ tool:
   object_model: hotspot-coops
 input:
   path: demo.jar
-  sha256: '00'
+  sha256: '0000000000000000000000000000000000000000000000000000000000000000'
 entry:
   method: Demo.run(II)V
 assumptions:
