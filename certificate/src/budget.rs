@@ -208,6 +208,7 @@ pub enum Scope {
 impl Scope {
     fn describe(&self) -> String {
         match self {
+            Scope::At(point) if point.is_empty() => "(no parameters)".to_string(),
             Scope::At(point) => format!("at {}", point_text(point)),
             Scope::Over(range) => format!("for {}", range.text),
         }
