@@ -67,7 +67,7 @@ pub fn degree_in(poly: &Polynomial, vars: &[String]) -> u32 {
 }
 
 /// `poly` as exponent vector over `vars` → coefficient polynomial in the other names.
-fn split_by_vars(poly: &Polynomial, vars: &[String]) -> Vec<(Vec<u32>, Polynomial)> {
+pub(crate) fn split_by_vars(poly: &Polynomial, vars: &[String]) -> Vec<(Vec<u32>, Polynomial)> {
     let mut split: BTreeMap<Vec<u32>, Polynomial> = BTreeMap::new();
     for (monomial, coeff) in poly.terms() {
         let exponents: Vec<u32> = vars.iter().map(|v| monomial.exponent(v)).collect();

@@ -11,10 +11,12 @@
 
 use std::collections::BTreeMap;
 
-use membound_polyhedra::{Constraint, Monomial, Polynomial, QuasiPolynomial, Rat};
+use membound_polyhedra::{Constraint, Polynomial, QuasiPolynomial, Rat};
 
 use crate::compare::{nonnegative_on, value_at};
-use crate::expansion::{Coefficient, bernstein_coefficients, coefficient_count, degree_in};
+use crate::expansion::{
+    Coefficient, bernstein_coefficients, coefficient_count, degree_in, split_by_vars,
+};
 use crate::expr::{Arm, BoundExpr};
 use crate::guard::{Guard, ParamDomain, affine_to_linear, linear_to_affine};
 use crate::simplify::{cases, resolve_max, simplify, simplify_in};
@@ -378,12 +380,7 @@ fn proved_nonnegative(expr: &BoundExpr, joint: &ParamDomain) -> bool {
 
 /// The polytope with the guard's linear atoms added as constraints.
 fn cut_by(polytope: &ParametricPolytope, guard: &Guard) -> ParametricPolytope {
-    let names: Vec<String> = polytope
-        .params
-        .iter()
-        .chain(&polytope.vars)
-        .cloned()
-        .collect();
+    let names = polytope.names();
     let mut cut = polytope.clone();
     cut.constraints
         .extend(guard.atoms.iter().filter_map(|atom| {
@@ -485,25 +482,15 @@ fn magnitude_bound(
     domain: &ParamDomain,
 ) -> BoundExpr {
     let largest: Vec<BoundExpr> = largest.iter().map(|m| simplify_in(m, domain)).collect();
-    let mut by_monomial: BTreeMap<Vec<u32>, Polynomial> = BTreeMap::new();
-    for (monomial, coefficient) in poly.terms() {
-        let exponents: Vec<u32> = vars.iter().map(|v| monomial.exponent(v)).collect();
-        let rest = monomial
-            .powers()
-            .iter()
-            .filter(|(v, _)| !vars.contains(v))
-            .cloned();
-        let term = Polynomial::from_terms([(Monomial::from_powers(rest), coefficient.clone())]);
-        let entry = by_monomial.entry(exponents).or_default();
-        *entry = &*entry + &term;
-    }
-    let terms = by_monomial.into_iter().map(|(exponents, coefficient)| {
-        let mut factors = vec![simplify_in(&absolute(vec![coefficient]), domain)];
-        for (k, exponent) in exponents.iter().enumerate() {
-            factors.extend(std::iter::repeat_n(largest[k].clone(), *exponent as usize));
-        }
-        BoundExpr::Mul(factors)
-    });
+    let terms = split_by_vars(poly, vars)
+        .into_iter()
+        .map(|(exponents, coefficient)| {
+            let mut factors = vec![simplify_in(&absolute(vec![coefficient]), domain)];
+            for (k, exponent) in exponents.iter().enumerate() {
+                factors.extend(std::iter::repeat_n(largest[k].clone(), *exponent as usize));
+            }
+            BoundExpr::Mul(factors)
+        });
     simplify_in(&BoundExpr::Sum(terms.collect()), domain)
 }
 
@@ -512,12 +499,7 @@ fn magnitude_bound(
 /// max(hi, -lo)`. `None` when a variable has no such lower or upper bound.
 fn box_magnitude_bound(poly: &Polynomial, polytope: &ParametricPolytope) -> Option<BoundExpr> {
     let np = polytope.params.len();
-    let names: Vec<String> = polytope
-        .params
-        .iter()
-        .chain(&polytope.vars)
-        .cloned()
-        .collect();
+    let names = polytope.names();
     let mut largest = Vec::new();
     for k in 0..polytope.vars.len() {
         let (mut lower, mut upper) = (None, None);

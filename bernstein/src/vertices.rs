@@ -87,7 +87,8 @@ impl ParametricPolytope {
             self.constraints.clone(),
         )
     }
-    fn names(&self) -> Vec<String> {
+    /// The parameters, then the variables: the polytope's columns.
+    pub(crate) fn names(&self) -> Vec<String> {
         self.params.iter().chain(&self.vars).cloned().collect()
     }
 
