@@ -496,18 +496,18 @@ mod tests {
             r#"
 membound: 1
 tool: { version: "0", object_model: hotspot-coops }
-input: { path: p, sha256: "0" }
+input: { path: p, sha256: "0000000000000000000000000000000000000000000000000000000000000000" }
 entry: { method: "A.m(I)V" }
 assumptions: []
 methods:
 - method: "A.m(I)V"
   params: [ { name: n, origin: parameter 0 (int n) } ]
-  mem_alloc: { objects: "n", bytes: "infty" }
+  mem_alloc: { objects: "(n)", bytes: "infty" }
   sites:
   - chain: [ { method: "A.m(I)V", offset: 3 } ]
     type: A
-    count: "n"
-    objects: "n"
+    count: "(n)"
+    objects: "(n)"
     bytes: "infty"
 "#,
         )

@@ -7,7 +7,7 @@ use membound_polyhedra::{ParseError, PiecewiseQuasiPolynomial, Rat, Value, parse
 
 use crate::expr::{BoundExpr, EvalError};
 use crate::guard::Guard;
-use crate::maximize::upper_bound;
+use crate::maximize::{Limits, upper_bound_within};
 use crate::simplify::simplify;
 use crate::vertices::{ParametricPolytope, VertexError};
 
@@ -28,13 +28,22 @@ pub enum Error {
 /// residue classes) of the Bernstein bound of each. Pieces are read over the rationals, so
 /// integer divisions and existential variables are relaxed, which is sound.
 pub fn bound_piecewise(pw: &PiecewiseQuasiPolynomial) -> Result<BoundExpr, VertexError> {
+    bound_piecewise_within(pw, &Limits::default(), &mut Vec::new())
+}
+
+/// [`bound_piecewise`] within `limits`, with a note for each place a cheaper bound was used.
+pub fn bound_piecewise_within(
+    pw: &PiecewiseQuasiPolynomial,
+    limits: &Limits,
+    notes: &mut Vec<String>,
+) -> Result<BoundExpr, VertexError> {
     let mut bounds = Vec::new();
     for piece in &pw.pieces {
         for part in &piece.domain.parts {
             let polytope =
                 ParametricPolytope::of_part(pw.space.params.clone(), pw.space.dims.clone(), part);
             for class in piece.qp.classes() {
-                bounds.push(upper_bound(class, &polytope)?);
+                bounds.push(upper_bound_within(class, &polytope, limits, notes)?);
             }
         }
     }
@@ -76,11 +85,18 @@ pub fn render_value(value: &Value) -> String {
     value.to_string()
 }
 
-/// What `membound bound TEXT [--at POINT]` prints: the readable bound, then, with a point,
-/// its value alone on the last line.
-pub fn bound_command(text: &str, at: Option<&str>) -> Result<String, Error> {
-    let bound = bound_text(text)?;
+/// What `membound bound TEXT [--at POINT]` prints: the readable bound, a `note:` line for each
+/// chamber bounded more cheaply because its expansion would pass `limits`, then, with a point,
+/// the value alone on the last line.
+pub fn bound_command(text: &str, at: Option<&str>, limits: &Limits) -> Result<String, Error> {
+    let pw = parse_piecewise(text)?;
+    let mut notes = Vec::new();
+    let bound = bound_piecewise_within(&pw, limits, &mut notes)?;
     let mut out = bound.to_readable();
+    for note in notes {
+        out.push_str("\nnote: ");
+        out.push_str(&note);
+    }
     if let Some(point) = at {
         let value = bound.eval(&parse_point(point)?)?;
         out.push('\n');

@@ -93,6 +93,10 @@ fn bernstein_on_bounded(poly: &Polynomial, domain: &ParamDomain) -> bool {
         .collect();
     let params = domain.params();
     let degree = crate::expansion::degree_in(poly, params);
+    let count = crate::expansion::coefficient_count(generators.len(), degree + MAX_ELEVATION);
+    if count > crate::maximize::DEFAULT_MAX_COEFFICIENTS {
+        return false;
+    }
     (0..=MAX_ELEVATION).any(|elevation| {
         bernstein_coefficients(poly, params, &generators, degree + elevation)
             .iter()

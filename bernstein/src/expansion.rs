@@ -67,7 +67,7 @@ pub fn degree_in(poly: &Polynomial, vars: &[String]) -> u32 {
 }
 
 /// `poly` as exponent vector over `vars` → coefficient polynomial in the other names.
-fn split_by_vars(poly: &Polynomial, vars: &[String]) -> Vec<(Vec<u32>, Polynomial)> {
+pub(crate) fn split_by_vars(poly: &Polynomial, vars: &[String]) -> Vec<(Vec<u32>, Polynomial)> {
     let mut split: BTreeMap<Vec<u32>, Polynomial> = BTreeMap::new();
     for (monomial, coeff) in poly.terms() {
         let exponents: Vec<u32> = vars.iter().map(|v| monomial.exponent(v)).collect();
@@ -157,6 +157,24 @@ pub fn homogenize(
     result
 }
 
+/// How many Bernstein coefficients an expansion of degree `degree` over `generators`
+/// generators has: the multi-indices summing to the degree, `C(degree + generators - 1,
+/// generators - 1)` (saturating). Budgets compare it before anything is expanded.
+pub fn coefficient_count(generators: usize, degree: u32) -> u128 {
+    if generators == 0 {
+        return u128::from(degree == 0);
+    }
+    let (n, k) = (
+        u128::from(degree) + generators as u128 - 1,
+        generators as u128 - 1,
+    );
+    let k = k.min(n - k);
+    // C(n, i) = C(n, i - 1) * (n - i + 1) / i, exact at every step.
+    (1..=k)
+        .try_fold(1u128, |acc, i| acc.checked_mul(n - i + 1).map(|v| v / i))
+        .unwrap_or(u128::MAX)
+}
+
 /// `d! / (k_1! … k_m!)`.
 pub fn multinomial(index: &[u32]) -> Rat {
     let factorial = |n: u32| (1..=n).fold(Rat::one(), |acc, k| acc * Rat::from(k as i64));
@@ -243,6 +261,16 @@ mod tests {
             BTreeMap::from([("x".to_string(), &y + &n), ("y".to_string(), x.clone())]);
         assert_eq!(substitute_all(&(&x * &y), &replacements), &(&y + &n) * &x);
         assert_eq!(degree_in(&(&(&x * &x) * &n), &["x".to_string()]), 2);
+    }
+
+    #[test]
+    fn coefficient_counts_are_binomials() {
+        assert_eq!(coefficient_count(2, 3), 4);
+        assert_eq!(coefficient_count(4, 30), 5456);
+        assert_eq!(coefficient_count(32, 5), 376_992);
+        assert_eq!(coefficient_count(1, 7), 1);
+        assert_eq!(coefficient_count(0, 0), 1);
+        assert_eq!(coefficient_count(65536, 16), u128::MAX);
     }
 
     #[test]

@@ -48,7 +48,10 @@
 //! `membound bound TEXT [--at POINT]` is [`bound_command`]: it parses TEXT with the polyhedra
 //! crate's isl parser (errors carry a column), bounds it ([`bound_text`]: the maximum over the
 //! set variables, as an expression in the parameters), prints [`BoundExpr::to_readable`], and
-//! with a point prints the value alone on the last line (an integer, `p/q` or `infty`).
+//! with a point prints the value alone on the last line (an integer, `p/q` or `infty`). A
+//! chamber whose expansion would have more coefficients than [`Limits`] allows (the degree and
+//! the number of vertices decide it, before anything is expanded) is bounded by the largest
+//! coordinates of its vertices instead, and a `note:` line says so.
 //! ```
 //! use membound_bernstein::{bound_command, bound_text, parse_point};
 //! let bound = bound_text("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }").unwrap();
@@ -57,7 +60,9 @@
 //! let value = bound.eval(&parse_point("n=10").unwrap()).unwrap();
 //! assert_eq!(value.to_string(), "25");
 //! // What the CLI prints for `membound bound '…' --at n=10`: the bound, then the value.
-//! let out = bound_command("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }", Some("n=10")).unwrap();
+//! let limits = membound_bernstein::Limits::default();
+//! let out = bound_command("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }", Some("n=10"), &limits)
+//!     .unwrap();
 //! assert_eq!(out.lines().last(), Some("25"));
 //! // The parseable text form, for certificates and round trips:
 //! assert_eq!(membound_bernstein::parse_bound(&bound.to_text()).unwrap(), bound);
@@ -76,11 +81,17 @@ pub mod text;
 pub mod univariate;
 pub mod vertices;
 
-pub use api::{Error, bound_command, bound_piecewise, bound_text, parse_point, render_value};
+pub use api::{
+    Error, bound_command, bound_piecewise, bound_piecewise_within, bound_text, parse_point,
+    render_value,
+};
 pub use expr::{Arm, BoundExpr, EvalError};
 pub use guard::{Atom, Guard, ParamDomain};
 pub use java::to_java;
-pub use maximize::{bound_expr_over, expand, upper_bound};
+pub use maximize::{
+    DEFAULT_MAX_COEFFICIENTS, DEFAULT_MAX_DEGREE, Limits, bound_expr_over, expand, upper_bound,
+    upper_bound_within,
+};
 pub use simplify::simplify;
 pub use text::parse_bound;
 pub use vertices::{Chamber, ParametricPolytope};

@@ -14,17 +14,50 @@ use std::collections::BTreeMap;
 use membound_polyhedra::{Constraint, Polynomial, QuasiPolynomial, Rat};
 
 use crate::compare::{nonnegative_on, value_at};
-use crate::expansion::{Coefficient, bernstein_coefficients, degree_in};
+use crate::expansion::{
+    Coefficient, bernstein_coefficients, coefficient_count, degree_in, split_by_vars,
+};
 use crate::expr::{Arm, BoundExpr};
-use crate::guard::{Guard, ParamDomain, linear_to_affine};
-use crate::simplify::{cases, resolve_max, simplify};
+use crate::guard::{Guard, ParamDomain, affine_to_linear, linear_to_affine};
+use crate::simplify::{cases, resolve_max, simplify, simplify_in};
 use crate::small_values::with_exact_small_values;
-use crate::vertices::{Chamber, ParametricPolytope, VertexError};
+use crate::vertices::{Chamber, MAX_SUBSETS, ParametricPolytope, VertexError};
 
 /// Rounds of refinement (each splits one edge of one part or elevates one part's degree).
 const MAX_REFINEMENTS: usize = 2;
 /// Most Bernstein coefficients a refined expansion may have: each is a candidate to prune.
 const MAX_COEFFICIENTS: usize = 80;
+
+/// How far a Bernstein expansion may go before a cheaper bound is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most Bernstein coefficients of one chamber's expansion (each a candidate bound to
+    /// prune): `C(degree + vertices - 1, vertices - 1)` grows with the total degree and, through
+    /// the vertices, with the dimension (a box in 5 variables has 32).
+    pub max_coefficients: u128,
+    /// Highest total degree expanded: every candidate bound has that degree in the
+    /// parameters, and deciding which candidates dominate slows down steeply with it.
+    pub max_degree: u32,
+}
+
+/// The default highest degree expanded: degree 15 over 4 vertices took 1 s in a release build,
+/// degree 19 6 s and degree 27 over a minute.
+pub const DEFAULT_MAX_DEGREE: u32 = 12;
+
+/// The default budget of coefficients per chamber, which keeps pruning the candidates within
+/// about a second (a degree-15 polynomial over 4 vertices, 816 coefficients, took 1 s in a
+/// release build; degree 19, 1540 coefficients, 7 s; degree 23, 2600, 43 s); `i^15*j^15` over a
+/// box (5456) and a product of 5 variables over a box (376992) are above it.
+pub const DEFAULT_MAX_COEFFICIENTS: u128 = 500;
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_coefficients: DEFAULT_MAX_COEFFICIENTS,
+            max_degree: DEFAULT_MAX_DEGREE,
+        }
+    }
+}
 
 /// The raw expansion in one chamber: its coefficients give candidate upper bounds (their
 /// maximum) and lower bounds (their minimum).
@@ -78,10 +111,42 @@ pub fn upper_bound(
     poly: &Polynomial,
     polytope: &ParametricPolytope,
 ) -> Result<BoundExpr, VertexError> {
+    upper_bound_within(poly, polytope, &Limits::default(), &mut Vec::new())
+}
+
+/// [`upper_bound`] within `limits`: a chamber whose expansion would pass them is bounded by
+/// [`vertex_magnitude_bound`] instead (sound, looser), and `notes` says so once.
+pub fn upper_bound_within(
+    poly: &Polynomial,
+    polytope: &ParametricPolytope,
+    limits: &Limits,
+    notes: &mut Vec<String>,
+) -> Result<BoundExpr, VertexError> {
     let (poly, reduced) = polytope.reduced_for(poly);
     let context = reduced.context();
     if context.is_empty() {
         return Ok(BoundExpr::zero());
+    }
+    let search = reduced.vertex_search_size();
+    if search > MAX_SUBSETS {
+        let bound = box_magnitude_bound(&poly, &reduced);
+        notes.push(format!(
+            "the polytope has {} variables and {} constraints: searching its vertices would try \
+             {search} subsets, beyond {MAX_SUBSETS}: {}",
+            reduced.vars.len(),
+            reduced.constraints.len(),
+            if bound.is_some() {
+                "bounded by each variable's own bounds instead (sound, possibly looser)"
+            } else {
+                "∞, as a variable has no bounds of its own"
+            }
+        ));
+        let expr = bound.unwrap_or(BoundExpr::Inf);
+        let arm = Arm {
+            guard: context.to_guard(),
+            expr: simplify_in(&expr, &context),
+        };
+        return Ok(cases(vec![arm], BoundExpr::zero()));
     }
     if !bounded_where_it_matters(&poly, &reduced) {
         let arm = Arm {
@@ -92,12 +157,45 @@ pub fn upper_bound(
     }
     // Chamber bounds are simplified where they are made; the Cases around them only needs
     // its trivial forms removed.
+    let degree = degree_in(&poly, &reduced.vars);
     let arms = reduced
         .chambers()?
         .iter()
-        .map(|chamber| Arm {
-            guard: chamber.domain.to_guard(),
-            expr: chamber_bound(&poly, &reduced.vars, chamber),
+        .map(|chamber| {
+            let count = coefficient_count(chamber.vertices.len(), degree);
+            let expr = if count <= limits.max_coefficients && degree <= limits.max_degree {
+                chamber_bound(&poly, &reduced.vars, chamber)
+            } else {
+                let why = if degree > limits.max_degree {
+                    format!(
+                        "is of degree {degree}, beyond the budget of {}",
+                        limits.max_degree
+                    )
+                } else {
+                    let count = match count {
+                        u128::MAX => "too many".to_string(),
+                        count => count.to_string(),
+                    };
+                    format!(
+                        "of degree {degree} over {} vertices would have {count} coefficients, \
+                         beyond the budget of {}",
+                        chamber.vertices.len(),
+                        limits.max_coefficients
+                    )
+                };
+                let note = format!(
+                    "the Bernstein expansion {why}: bounded by the largest coordinates of the \
+                     vertices instead (sound, possibly looser)"
+                );
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+                vertex_magnitude_bound(&poly, &reduced.vars, chamber)
+            };
+            Arm {
+                guard: chamber.domain.to_guard(),
+                expr,
+            }
         })
         .collect();
     let symbolic = cases(arms, BoundExpr::zero());
@@ -282,12 +380,7 @@ fn proved_nonnegative(expr: &BoundExpr, joint: &ParamDomain) -> bool {
 
 /// The polytope with the guard's linear atoms added as constraints.
 fn cut_by(polytope: &ParametricPolytope, guard: &Guard) -> ParametricPolytope {
-    let names: Vec<String> = polytope
-        .params
-        .iter()
-        .chain(&polytope.vars)
-        .cloned()
-        .collect();
+    let names = polytope.names();
     let mut cut = polytope.clone();
     cut.constraints
         .extend(guard.atoms.iter().filter_map(|atom| {
@@ -356,6 +449,91 @@ impl Part {
     }
 }
 
+/// A bound of `poly` on a chamber without expanding it: with `c_α(p)` the coefficient of each
+/// monomial `x^α` of the variables and `M_k` the largest `|v_k|` over the chamber's vertices,
+/// `|poly(x)| <= Σ |c_α| Π M_k^α_k` on the polytope (every point is a convex combination of
+/// the vertices, so `|x_k| <= M_k`). Exact for a positive polynomial whose every variable is
+/// largest at one vertex (`i^15*j^15` on a box); loose otherwise.
+pub fn vertex_magnitude_bound(poly: &Polynomial, vars: &[String], chamber: &Chamber) -> BoundExpr {
+    let largest: Vec<BoundExpr> = (0..vars.len())
+        .map(|k| absolute(chamber.vertices.iter().map(|v| v[k].clone()).collect()))
+        .collect();
+    magnitude_bound(poly, vars, &largest, &chamber.domain)
+}
+
+/// `max(|v|)` over `values`.
+fn absolute(values: Vec<Polynomial>) -> BoundExpr {
+    BoundExpr::Max(
+        values
+            .into_iter()
+            .flat_map(|v| [-&v, v])
+            .map(BoundExpr::pol)
+            .collect(),
+    )
+}
+
+/// `Σ |c_α| Π M_k^α_k` over the monomials `x^α` of the variables of `poly` (their coefficients
+/// `c_α` polynomials in the parameters), where `|x_k| <= largest[k]`: a bound of `|poly|`,
+/// simplified on `domain`.
+fn magnitude_bound(
+    poly: &Polynomial,
+    vars: &[String],
+    largest: &[BoundExpr],
+    domain: &ParamDomain,
+) -> BoundExpr {
+    let largest: Vec<BoundExpr> = largest.iter().map(|m| simplify_in(m, domain)).collect();
+    let terms = split_by_vars(poly, vars)
+        .into_iter()
+        .map(|(exponents, coefficient)| {
+            let mut factors = vec![simplify_in(&absolute(vec![coefficient]), domain)];
+            for (k, exponent) in exponents.iter().enumerate() {
+                factors.extend(std::iter::repeat_n(largest[k].clone(), *exponent as usize));
+            }
+            BoundExpr::Mul(factors)
+        });
+    simplify_in(&BoundExpr::Sum(terms.collect()), domain)
+}
+
+/// A bound of `poly` from bounds each variable has on its own (`lo(p) <= x_k <= hi(p)`, one
+/// constraint each, as in a box), without vertices: [`magnitude_bound`] with `|x_k| <=
+/// max(hi, -lo)`. `None` when a variable has no such lower or upper bound.
+fn box_magnitude_bound(poly: &Polynomial, polytope: &ParametricPolytope) -> Option<BoundExpr> {
+    let np = polytope.params.len();
+    let names = polytope.names();
+    let mut largest = Vec::new();
+    for k in 0..polytope.vars.len() {
+        let (mut lower, mut upper) = (None, None);
+        for c in &polytope.constraints {
+            let alone = (0..polytope.vars.len()).all(|j| j == k || c.expr.coeff(np + j).is_zero());
+            let a = c.expr.coeff(np + k);
+            if !alone || a.is_zero() {
+                continue;
+            }
+            // a·x_k + rest >= 0 (or = 0): x_k against -rest/a.
+            let mut rest = c.expr.clone();
+            rest.set_coeff(np + k, Rat::zero());
+            let end = affine_to_linear(&rest.scale(&(Rat::from(-1) / a.clone())), &names);
+            if a.is_positive() || c.is_equality() {
+                lower.get_or_insert(end.clone());
+            }
+            if a.is_negative() || c.is_equality() {
+                upper.get_or_insert(end);
+            }
+        }
+        let (lower, upper) = (lower?, upper?);
+        largest.push(BoundExpr::Max(vec![
+            BoundExpr::pol(upper),
+            BoundExpr::pol(-lower),
+        ]));
+    }
+    Some(magnitude_bound(
+        poly,
+        &polytope.vars,
+        &largest,
+        &ParamDomain::universe(polytope.params.clone()),
+    ))
+}
+
 fn chamber_bound(poly: &Polynomial, vars: &[String], chamber: &Chamber) -> BoundExpr {
     let degree = degree_in(poly, vars);
     let base = Part::new(poly, vars, chamber.vertices.clone(), degree);
@@ -379,8 +557,10 @@ fn refined(
     for _ in 0..MAX_REFINEMENTS {
         let current = score(&parts, samples);
         let mut best: Option<(Rat, Vec<Part>)> = None;
+        let total: usize = parts.iter().map(|p| p.coefficients.len()).sum();
         for (index, part) in parts.iter().enumerate() {
-            for replacement in refinements_of(poly, vars, part) {
+            let room = MAX_COEFFICIENTS.saturating_sub(total - part.coefficients.len());
+            for replacement in refinements_of(poly, vars, part, room) {
                 let mut candidate = parts.clone();
                 candidate.splice(index..=index, replacement);
                 if candidate
@@ -406,16 +586,24 @@ fn refined(
 }
 
 /// The two halves of every edge split (`v_j` or `v_i` replaced by their midpoint: every
-/// point of the hull lies in one of the halves), and the degree elevated by one.
-fn refinements_of(poly: &Polynomial, vars: &[String], part: &Part) -> Vec<Vec<Part>> {
+/// point of the hull lies in one of the halves), and the degree elevated by one; only those
+/// with at most `room` coefficients, which are counted before anything is expanded.
+fn refinements_of(poly: &Polynomial, vars: &[String], part: &Part, room: usize) -> Vec<Vec<Part>> {
     let m = part.generators.len();
     let half = Rat::new(1, 2).unwrap_or_default();
-    let mut options = vec![vec![Part::new(
-        poly,
-        vars,
-        part.generators.clone(),
-        part.degree + 1,
-    )]];
+    let fits = |count: u128| count <= room as u128;
+    let mut options = Vec::new();
+    if fits(coefficient_count(m, part.degree + 1)) {
+        options.push(vec![Part::new(
+            poly,
+            vars,
+            part.generators.clone(),
+            part.degree + 1,
+        )]);
+    }
+    if !fits(coefficient_count(m, part.degree).saturating_mul(2)) {
+        return options;
+    }
     for i in 0..m {
         for j in i + 1..m {
             let middle: Vec<Polynomial> = part.generators[i]

@@ -21,6 +21,10 @@ use crate::univariate::{SignRun, UnivariatePolynomial};
 const MAX_SPLIT_DEPTH: usize = 3;
 /// Most sign runs a one-parameter split may produce.
 const MAX_RUNS: usize = 4;
+/// Most dominance tests one pruning makes (each a sign test of a difference of candidates,
+/// which takes up to a millisecond at degree 8 in three parameters); the candidates left when
+/// they run out are kept as they are.
+const MAX_COMPARISONS: usize = 1000;
 
 /// `expr` simplified for the integer parameter values satisfying `assumptions`.
 pub fn simplify(expr: &BoundExpr, assumptions: &Guard) -> BoundExpr {
@@ -262,7 +266,14 @@ pub fn prune(candidates: Vec<Polynomial>, domain: &ParamDomain) -> Vec<Polynomia
         unique.sort_by_key(|p| std::cmp::Reverse(value_at(p, point)));
     }
     let mut kept: Vec<Polynomial> = Vec::new();
+    let mut comparisons = 0usize;
     for candidate in unique {
+        // Past the budget the rest are kept unpruned: their maximum is still a bound.
+        if comparisons > MAX_COMPARISONS {
+            kept.push(candidate);
+            continue;
+        }
+        comparisons += 2 * kept.len();
         if kept.iter().any(|k| at_least(k, &candidate, domain)) {
             continue;
         }

@@ -15,7 +15,7 @@ use membound_polyhedra::{Affine, BasicSet, Constraint, Polyhedron, Polynomial, R
 use crate::guard::{ParamDomain, affine_to_linear};
 
 /// Most constraint subsets enumerated when looking for vertices.
-const MAX_SUBSETS: usize = 20_000;
+pub const MAX_SUBSETS: usize = 20_000;
 /// Most chambers of one decomposition.
 const MAX_CHAMBERS: usize = 256;
 
@@ -87,7 +87,8 @@ impl ParametricPolytope {
             self.constraints.clone(),
         )
     }
-    fn names(&self) -> Vec<String> {
+    /// The parameters, then the variables: the polytope's columns.
+    pub(crate) fn names(&self) -> Vec<String> {
         self.params.iter().chain(&self.vars).cloned().collect()
     }
 
@@ -99,6 +100,13 @@ impl ParametricPolytope {
             self.params.clone(),
             self.polyhedron().project_out(&var_columns),
         )
+    }
+
+    /// How many constraint subsets a search for its vertices tries (and its recession cone's
+    /// generators): `C(constraints, variables)`, compared with [`MAX_SUBSETS`] before either
+    /// is attempted.
+    pub fn vertex_search_size(&self) -> usize {
+        binomial(self.constraints.len(), self.vars.len())
     }
 
     /// The polytope as a domain over its parameters and variables together: its integer points

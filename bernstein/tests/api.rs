@@ -1,20 +1,37 @@
 //! The library API behind `membound bound`: parse → bound → render → evaluate, errors with a
 //! column, serde of bound expressions, quasi-polynomials and unbounded sets.
 
-use membound_bernstein::{BoundExpr, Error, bound_command, bound_text, parse_bound, parse_point};
+use membound_bernstein::{
+    BoundExpr, Error, Limits, bound_command, bound_text, parse_bound, parse_point,
+};
 use membound_polyhedra::Value;
 
 #[test]
 fn bound_command_prints_the_bound_then_the_value_alone() {
-    let out = bound_command("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }", Some("n=10")).unwrap();
+    let out = bound_command(
+        "[n] -> { [i] -> i*(n - i) : 0 <= i <= n }",
+        Some("n=10"),
+        &Limits::default(),
+    )
+    .unwrap();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines,
         ["cases(n = 1 -> 0; n >= 0 -> 1/4*n^2; otherwise -> 0)", "25"]
     );
-    let odd = bound_command("[n] -> { [i] -> i*(n - i) : 0 <= i <= n }", Some("n=7")).unwrap();
+    let odd = bound_command(
+        "[n] -> { [i] -> i*(n - i) : 0 <= i <= n }",
+        Some("n=7"),
+        &Limits::default(),
+    )
+    .unwrap();
     assert_eq!(odd.lines().last(), Some("49/4"));
-    let rational = bound_command("[n] -> { [i] -> i : 0 <= i <= n }", Some("n=7/2")).unwrap();
+    let rational = bound_command(
+        "[n] -> { [i] -> i : 0 <= i <= n }",
+        Some("n=7/2"),
+        &Limits::default(),
+    )
+    .unwrap();
     assert_eq!(rational.lines().last(), Some("7/2"));
 }
 
@@ -25,7 +42,11 @@ fn bad_input_is_an_error_with_a_column_never_a_panic() {
         other => panic!("expected a parse error, got {other:?}"),
     }
     assert!(matches!(
-        bound_command("[n] -> { [i] -> i : 0 <= i <= n }", Some("m=3")),
+        bound_command(
+            "[n] -> { [i] -> i : 0 <= i <= n }",
+            Some("m=3"),
+            &Limits::default()
+        ),
         Err(Error::Eval(_))
     ));
     assert!(matches!(parse_point("n=ten"), Err(Error::Point { .. })));

@@ -208,6 +208,7 @@ pub enum Scope {
 impl Scope {
     fn describe(&self) -> String {
         match self {
+            Scope::At(point) if point.is_empty() => "(no parameters)".to_string(),
             Scope::At(point) => format!("at {}", point_text(point)),
             Scope::Over(range) => format!("for {}", range.text),
         }
@@ -237,9 +238,31 @@ struct ConfigFile {
 struct ConfigEntry {
     method: Option<String>,
     limit: String,
-    at: Option<BTreeMap<String, i64>>,
+    at: Option<BTreeMap<String, ConfigValue>>,
     #[serde(rename = "for")]
     range: Option<String>,
+}
+
+/// A parameter value in `membound.toml`: a TOML integer, or a string of digits for one beyond
+/// what TOML's integers hold (`k = "100000000000000000000000"`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ConfigValue {
+    Integer(i64),
+    Digits(String),
+}
+
+impl ConfigValue {
+    fn value(&self, name: &str) -> std::result::Result<Rat, String> {
+        match self {
+            ConfigValue::Integer(v) => Ok(Rat::from(membound_polyhedra::Int::from(*v))),
+            ConfigValue::Digits(text) => text
+                .trim()
+                .parse::<membound_polyhedra::Int>()
+                .map(Rat::from)
+                .map_err(|_| format!("`at.{name}` = \"{text}\" is not an integer")),
+        }
+    }
 }
 
 /// Reads the budgets a `membound.toml` pins.
@@ -253,10 +276,13 @@ pub fn read_config(path: &Path) -> Result<Vec<Pinned>> {
 /// `method`, `at` (a table of integer parameter values) and `for` (a range).
 pub fn parse_config(text: &str) -> Result<Vec<Pinned>> {
     let file: ConfigFile = toml::from_str(text).map_err(|e| {
-        Error::Input(format!(
-            "not a budget file: {}",
-            e.to_string().trim_end().replace('\n', " ")
-        ))
+        let message = e.to_string().trim_end().replace('\n', " ");
+        let hint = if message.contains("integer") {
+            " (a value beyond 64 bits goes in quotes: k = \"100000000000000000000000\")"
+        } else {
+            ""
+        };
+        Error::Input(format!("not a budget file: {message}{hint}"))
     })?;
     if file.budget.is_empty() {
         return Err(Error::Input(
@@ -269,15 +295,20 @@ pub fn parse_config(text: &str) -> Result<Vec<Pinned>> {
         .map(|(index, entry)| {
             let budget = Budget::parse(&entry.limit)
                 .map_err(|e| Error::Input(format!("[[budget]] number {}: {e}", index + 1)))?;
+            let at = entry
+                .at
+                .map(|point| {
+                    point
+                        .iter()
+                        .map(|(name, value)| Ok((name.clone(), value.value(name)?)))
+                        .collect::<std::result::Result<BTreeMap<String, Rat>, String>>()
+                })
+                .transpose()
+                .map_err(|e| Error::Input(format!("[[budget]] number {}: {e}", index + 1)))?;
             Ok(Pinned {
                 method: entry.method,
                 budget,
-                at: entry.at.map(|point| {
-                    point
-                        .into_iter()
-                        .map(|(name, value)| (name, Rat::from(value)))
-                        .collect()
-                }),
+                at,
                 range: entry.range.map(|text| Range { text }),
             })
         })
@@ -346,7 +377,10 @@ pub fn check(
     let text = budget.unit.of(amount);
     let expr = parse_expression(&entry.method, text)?;
     let (value, note) = match scope {
-        Scope::At(point) => (at_point(&entry.method, &expr, point)?, None),
+        Scope::At(point) => {
+            crate::check_read::check_point_names(point, &[entry])?;
+            (at_point(&entry.method, &expr, point)?, None)
+        }
         Scope::Over(range) => over_range(&entry.method, &expr, entry, range)?,
     };
     let within = match &value {
@@ -613,6 +647,29 @@ mod tests {
             })
         );
         assert_eq!(pinned[1].budget.unit, Unit::Objects);
+    }
+
+    #[test]
+    fn config_values_may_be_beyond_64_bits() {
+        let pinned = parse_config(
+            "[[budget]]\nlimit = \"memRq <= 1 B\"\nat = { k = 9000000000000000000, n = \"123456789012345678901234567890\" }\n",
+        )
+        .expect("a valid file");
+        let at = pinned[0].at.as_ref().expect("a point");
+        assert_eq!(at["k"].to_string(), "9000000000000000000");
+        assert_eq!(at["n"].to_string(), "123456789012345678901234567890");
+        let huge = parse_config(&format!(
+            "[[budget]]\nlimit = \"memRq <= 1 B\"\nat = {{ k = 1{} }}\n",
+            "0".repeat(60)
+        ));
+        let message = huge.expect_err("beyond TOML's integers").to_string();
+        assert!(message.contains("goes in quotes"), "{message}");
+        let text = parse_config("[[budget]]\nlimit = \"memRq <= 1 B\"\nat = { k = \"1e30\" }\n");
+        let message = text.expect_err("not an integer").to_string();
+        assert!(
+            message.contains("`at.k` = \"1e30\" is not an integer"),
+            "{message}"
+        );
     }
 
     #[test]

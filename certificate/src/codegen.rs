@@ -385,7 +385,8 @@ mod tests {
     fn certificate(methods: &[(&str, &[&str], &str)]) -> Certificate {
         let mut yaml = String::from(
             "membound: 1\ntool: {version: 0.1.0, object_model: count}\n\
-             input: {path: x, sha256: '00'}\nentry: {method: 'a.C.m()V'}\n\
+             input: {path: x, sha256: '0000000000000000000000000000000000000000000000000000000000000000'}\n\
+             entry: {method: 'a.C.m()V'}\n\
              assumptions: []\nmethods:\n",
         );
         for (method, params, bytes) in methods {
@@ -455,12 +456,20 @@ mod tests {
         assert!(!file.source.contains("memRq_m("), "{}", file.source);
     }
 
+    /// A certificate whose memAlloc bytes is `bytes`, made in memory: reading would refuse it.
+    fn unchecked(bytes: &str) -> Certificate {
+        let mut cert = certificate(&[("a.C.m(I)V", &["n"], "(n)")]);
+        cert.methods[0].mem_alloc.bytes = bytes.to_string();
+        assert!(Certificate::parse(&cert.to_yaml()).is_err(), "{bytes}");
+        cert
+    }
+
     #[test]
     fn bad_names_and_expressions_are_input_errors() {
-        let cert = certificate(&[("a.C.m(I)V", &["n"], "(k)")]);
+        let cert = unchecked("(k)");
         let error = to_java(&cert, &options("Bounds")).unwrap_err();
         assert!(error.to_string().contains("mentions k"), "{error}");
-        let cert = certificate(&[("a.C.m(I)V", &["n"], "(n")]);
+        let cert = unchecked("(n");
         let error = to_java(&cert, &options("Bounds")).unwrap_err();
         assert!(
             error.to_string().contains("bad memAlloc expression"),

@@ -294,6 +294,10 @@ pub fn diff(
     new: &Certificate,
     points: &[BTreeMap<String, Rat>],
 ) -> Result<Diff> {
+    let every: Vec<&MethodEntry> = old.methods.iter().chain(&new.methods).collect();
+    for point in points {
+        crate::check_read::check_point_names(point, &every)?;
+    }
     let mut out = Diff::default();
     for method in &new.methods {
         match old.methods.iter().find(|m| m.method == method.method) {

@@ -56,6 +56,7 @@ pub fn evaluate(
         Some(name) => vec![certificate.method(name)?],
         None => certificate.methods.iter().collect(),
     };
+    crate::check_read::check_point_names(point, &chosen)?;
     let mut evaluation = Evaluation {
         methods: Vec::new(),
         skipped: Vec::new(),

@@ -7,6 +7,7 @@
 //! This module knows the file format and how to evaluate it; it does not analyze anything.
 
 pub mod budget;
+pub mod check_read;
 mod codegen;
 pub mod diff;
 mod eval;
@@ -171,9 +172,7 @@ impl Certificate {
 
     /// Reads a certificate written as JSON or YAML.
     pub fn read(path: &Path) -> Result<Certificate> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::Input(format!("cannot read certificate {}: {e}", path.display()))
-        })?;
+        let text = check_read::read_text(path)?;
         Certificate::parse(&text).map_err(|e| {
             Error::Input(format!(
                 "{}: not a membound certificate: {e}",
@@ -182,19 +181,17 @@ impl Certificate {
         })
     }
 
-    /// Parses certificate text (JSON when it starts with `{`, else YAML) and checks its version.
+    /// Parses certificate text (JSON when it starts with `{`, else YAML), checks its version
+    /// and what [`check_read`] checks.
     pub fn parse(text: &str) -> std::result::Result<Certificate, String> {
-        let certificate: Certificate = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| e.to_string())?
-        } else {
-            serde_norway::from_str(text).map_err(|e| e.to_string())?
-        };
+        let certificate: Certificate = check_read::deserialize(text)?;
         if certificate.membound != FORMAT_VERSION {
             return Err(format!(
                 "format version {} (this membound reads version {FORMAT_VERSION})",
                 certificate.membound
             ));
         }
+        check_read::check_meaning(&certificate)?;
         Ok(certificate)
     }
 

@@ -294,7 +294,7 @@ mod tests {
     const CERTIFICATE: &str = "\
 membound: 1
 tool: {version: 0.1.0, object_model: count}
-input: {path: x, sha256: '00'}
+input: {path: x, sha256: '0000000000000000000000000000000000000000000000000000000000000000'}
 entry: {method: 'a.Main.run(I)V'}
 assumptions: []
 methods:

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use membound_polyhedra::Rat;
+use membound_polyhedra::{Int, Rat};
 
 use super::{ListFormat, MethodInput, ModelArg, json_text};
 use membound_analysis::memalloc;
@@ -53,6 +53,8 @@ enum ReportFormat {
 }
 
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
+    // Bad `--param` text is refused before the analysis runs.
+    let edits = parse_param_edits(&args.params)?;
     let (program, graph, sites) = args.target.sites(args.max_chains)?;
     if let Some(limit) = sites.truncated_at {
         return Err(Error::Input(format!(
@@ -66,7 +68,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     })?;
     bar.finish_and_clear();
     if let Some(entry) = bounds.methods.first_mut() {
-        for edit in parse_param_edits(&args.params)? {
+        for edit in edits {
             match edit {
                 ParamEdit::Rename { new, old } => entry.rename_param(&old, &new)?,
                 ParamEdit::Pin { name, value } => {
@@ -130,7 +132,7 @@ pub(super) struct EvalArgs {
 
 pub(super) fn eval(args: &EvalArgs) -> Result<String> {
     let certificate = Certificate::read(&args.certificate)?;
-    let point = parse_params(&args.params)?;
+    let point = parse_params("--param", &args.params)?;
     let evaluation = certificate::evaluate(&certificate, args.method.as_deref(), &point)?;
     Ok(match args.format {
         ListFormat::Text => evaluation.to_text(),
@@ -154,7 +156,13 @@ fn parse_param_edits(params: &[String]) -> Result<Vec<ParamEdit>> {
                         "bad --param `{text}`: expected NEW=OLD or NAME=INTEGER"
                     ))
                 })?;
-            if let Ok(value) = right.parse::<i64>() {
+            if right.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.')) {
+                let value = integer_value("--param", text, right)?;
+                let value = i64::try_from(&value).map_err(|_| {
+                    Error::Input(format!(
+                        "bad --param `{text}`: {value} is beyond 64 bits (a pinned value is a Java int or long)"
+                    ))
+                })?;
                 return Ok(ParamEdit::Pin {
                     name: left.to_string(),
                     value,
@@ -174,14 +182,34 @@ fn parse_param_edits(params: &[String]) -> Result<Vec<ParamEdit>> {
         .collect()
 }
 
-/// `["n=7", "m=5,k=1"]` as values by name; malformed text is an input error.
-pub(super) fn parse_params(params: &[String]) -> Result<BTreeMap<String, Rat>> {
+/// `["n=7", "m=5,k=1"]` as values by name, integers of any size; malformed text is an input
+/// error naming `option` (`--param`, `--at`).
+pub(super) fn parse_params(option: &str, params: &[String]) -> Result<BTreeMap<String, Rat>> {
     let mut point = BTreeMap::new();
     for text in params.iter().flat_map(|p| p.split(',')) {
-        let bad = || Error::Input(format!("bad --param `{text}`: expected NAME=INTEGER"));
-        let (name, value) = text.split_once('=').ok_or_else(bad)?;
-        let value: i64 = value.trim().parse().map_err(|_| bad())?;
-        point.insert(name.trim().to_string(), Rat::from(value));
+        let (name, value) = text
+            .split_once('=')
+            .map(|(name, value)| (name.trim(), value.trim()))
+            .filter(|(name, _)| !name.is_empty())
+            .ok_or_else(|| Error::Input(format!("bad {option} `{text}`: expected NAME=INTEGER")))?;
+        point.insert(
+            name.to_string(),
+            Rat::from(integer_value(option, text, value)?),
+        );
     }
     Ok(point)
+}
+
+/// The integer `value` of `option`'s `text`, of any size; anything else (`1e30`, `1.5`) is an
+/// input error saying so.
+fn integer_value(option: &str, text: &str, value: &str) -> Result<Int> {
+    value
+        .strip_prefix('+')
+        .unwrap_or(value)
+        .parse::<Int>()
+        .map_err(|_| {
+            Error::Input(format!(
+                "bad {option} `{text}`: `{value}` is not an integer (write it in decimal digits, e.g. 1000000)"
+            ))
+        })
 }

@@ -42,7 +42,7 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
     let at = if args.at.is_empty() {
         None
     } else {
-        Some(parse_params(&args.at)?)
+        Some(parse_params("--at", &args.at)?)
     };
     let defaults = |budget: Budget| Pinned {
         method: args.method.clone(),
@@ -87,6 +87,10 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
         let mut scopes: Vec<Scope> = Vec::new();
         scopes.extend(entry.at.clone().map(Scope::At));
         scopes.extend(entry.range.clone().map(Scope::Over));
+        // A method without parameters has one value: no point to give.
+        if scopes.is_empty() && certificate.method(&method)?.params.is_empty() {
+            scopes.push(Scope::At(Default::default()));
+        }
         if scopes.is_empty() {
             return Err(Error::Input(format!(
                 "budget `{}` for {method}: give a point (--at n=1000) or a range (--for '0 <= n <= 10000'), or `at`/`for` in {CONFIG_FILE}",

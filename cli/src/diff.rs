@@ -36,7 +36,7 @@ pub(super) fn diff(args: &DiffArgs) -> Result<(String, bool)> {
     let points = args
         .at
         .iter()
-        .map(|point| parse_params(std::slice::from_ref(point)))
+        .map(|point| parse_params("--at", std::slice::from_ref(point)))
         .collect::<Result<Vec<_>>>()?;
     let found = compare::diff(&old, &new, &points)?;
     let report = match args.format {

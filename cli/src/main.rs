@@ -125,6 +125,14 @@ enum Command {
         /// Also print the bound's value at this point, alone on the last line: n=10.
         #[arg(long)]
         at: Option<String>,
+        /// Most Bernstein coefficients expanded per chamber; past it (or past
+        /// --budget-degree) a chamber is bounded by its vertices' largest coordinates, which
+        /// may be looser, and a note says so.
+        #[arg(long, default_value_t = membound_bernstein::DEFAULT_MAX_COEFFICIENTS)]
+        budget_coefficients: u128,
+        /// Highest total degree expanded by Bernstein.
+        #[arg(long, default_value_t = membound_bernstein::DEFAULT_MAX_DEGREE)]
+        budget_degree: u32,
     },
 }
 
@@ -334,7 +342,18 @@ fn run(command: Command) -> Result<(String, bool)> {
             at,
             format,
         } => math::count(set.as_deref(), file.as_deref(), at.as_deref(), format),
-        Command::Bound { polynomial, at } => math::bound(&polynomial, at.as_deref()),
+        Command::Bound {
+            polynomial,
+            at,
+            budget_coefficients,
+            budget_degree,
+        } => {
+            let limits = membound_bernstein::Limits {
+                max_coefficients: budget_coefficients,
+                max_degree: budget_degree,
+            };
+            math::bound(&polynomial, at.as_deref(), limits)
+        }
         Command::Measure(args) => {
             let options = args.run.options(args.input.clone(), args.method.clone());
             let measurement = match &args.cert {

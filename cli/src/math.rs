@@ -56,9 +56,10 @@ pub fn count(
     Ok(out)
 }
 
-/// The upper bound of a piecewise polynomial over its set, in its parameters.
-pub fn bound(text: &str, at: Option<&str>) -> Result<String> {
-    let mut out = bernstein::bound_command(text, at).map_err(|e| Error::Input(e.to_string()))?;
+/// The upper bound of a piecewise polynomial over its set, in its parameters, within `limits`.
+pub fn bound(text: &str, at: Option<&str>, limits: bernstein::Limits) -> Result<String> {
+    let mut out =
+        bernstein::bound_command(text, at, &limits).map_err(|e| Error::Input(e.to_string()))?;
     out.push('\n');
     Ok(out)
 }

@@ -31,12 +31,13 @@ pub(super) struct ValidateArgs {
 /// The report, and whether the certificate failed (some prediction below the run).
 pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
     let certificate = Certificate::read(&args.certificate)?;
-    let given = parse_params(&args.params)?;
+    let given = parse_params("--param", &args.params)?;
     let method = args
         .method
         .clone()
         .unwrap_or_else(|| certificate.entry.method.clone());
     let entry = certificate.method(&method)?;
+    membound_certificate::check_read::check_point_names(&given, &[entry])?;
     let input = args
         .input
         .clone()

@@ -18,7 +18,7 @@ tool:
   object_model: hotspot-coops
 input:
   path: demo.jar
-  sha256: '00'
+  sha256: '0000000000000000000000000000000000000000000000000000000000000000'
 entry:
   method: Demo.run(II)V
 assumptions:
@@ -135,20 +135,21 @@ fn every_budget_given_is_checked_and_one_broken_fails_the_run() {
 
 #[test]
 fn an_infinite_quantity_breaks_a_finite_budget_and_says_why() {
-    let args = [
-        "--method",
-        "Demo.spin",
-        "--budget",
-        "memAlloc <= 1GiB",
-        "--at",
-        "n=1",
-    ];
+    // Demo.spin has no parameters: no point to give, and a point naming one is refused.
+    let args = ["--method", "Demo.spin", "--budget", "memAlloc <= 1GiB"];
     let run = check("infinite", &args);
     let expected = [
-        "BROKEN   Demo.spin()V: memAlloc <= 1GiB at n=1: ∞ bytes",
+        "BROKEN   Demo.spin()V: memAlloc <= 1GiB (no parameters): ∞ bytes",
         "∞ because: calls Demo.nat()V",
     ];
     assert_run(&run, 1, &expected);
+    let run = check("infinite-point", &[&args[..], &["--at", "n=1"]].concat());
+    assert_run(&run, 2, &[]);
+    assert!(
+        run.stderr.contains("Demo.spin()V has no parameter `n`"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -194,5 +194,5 @@ fn unreadable_certificates_and_points_exit_2() {
         .concat(),
     );
     assert_run(&run, 2, &[]);
-    assert!(run.stderr.contains("bad --param `k=ten`"), "{}", run.stderr);
+    assert!(run.stderr.contains("bad --at `k=ten`"), "{}", run.stderr);
 }

@@ -93,7 +93,7 @@ fn all_certificate(dir: &Path, len_origin: &str) -> PathBuf {
     let text = format!(
         "membound: 1
 tool: {{version: 0.1.0, object_model: count}}
-input: {{path: '{classes}', sha256: '00'}}
+input: {{path: '{classes}', sha256: '0000000000000000000000000000000000000000000000000000000000000000'}}
 entry: {{method: '{method}'}}
 assumptions: []
 methods:
