@@ -1,0 +1,183 @@
+//! `membound heap`: what a running program's heap holds (the `membound-heap` crate): abstract
+//! heap graphs of snapshots taken by the agent or read from HPROF dumps.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+use membound_heap::graph::abstract_heap;
+use membound_heap::scope::RootSelection;
+use membound_heap::{Snapshot, render};
+
+use super::{ProgramRun, json_text};
+use crate::error::{Error, Result};
+use crate::measure::{SnapshotMoment, run_for_snapshots};
+
+#[derive(Debug, Args)]
+pub(super) struct HeapArgs {
+    #[command(subcommand)]
+    command: HeapCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum HeapCommand {
+    /// Summarize a heap snapshot into structures with their shapes and the edges between them
+    /// (an abstract heap graph).
+    Graph(GraphArgs),
+}
+
+/// Where the snapshots come from: a file, or a run of the program under the agent.
+#[derive(Debug, Args)]
+struct HeapInput {
+    /// An HPROF dump (`jcmd PID GC.heap_dump`, `-XX:+HeapDumpOnOutOfMemoryError`), a snapshot
+    /// file of the agent, or the program to run: a jar or a directory of classes.
+    input: PathBuf,
+    /// When to snapshot the program's heap: `end` (as main returns), `exit:pkg.Class.method`
+    /// (at each exit of that method), `gc` (after each garbage collection). Default: end.
+    #[arg(long)]
+    at: Option<String>,
+    /// The roots the structures are reached from: the program's (statics of application
+    /// classes, locals of application methods) or all of the JVM's.
+    #[arg(long, value_enum, default_value_t = Roots::Program)]
+    roots: Roots,
+    #[command(flatten)]
+    run: ProgramRun,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Roots {
+    Program,
+    All,
+}
+
+impl Roots {
+    fn selection(self) -> RootSelection {
+        match self {
+            Roots::Program => RootSelection::Program,
+            Roots::All => RootSelection::All,
+        }
+    }
+}
+
+impl HeapInput {
+    /// The snapshots of the file, or of a run of the program at `--at` (default `default_at`).
+    fn snapshots(&self, default_at: &str) -> Result<Vec<Snapshot>> {
+        if membound_heap::is_snapshot_file(&self.input) {
+            if self.at.is_some() || self.run.main.is_some() {
+                return Err(Error::Input(format!(
+                    "{} is a heap snapshot file: --at and --main apply to a program run",
+                    self.input.display()
+                )));
+            }
+            return membound_heap::read_snapshots(&self.input).map_err(heap_error);
+        }
+        let moment = SnapshotMoment::parse(self.at.as_deref().unwrap_or(default_at))?;
+        let options = self.run.options(self.input.clone(), String::new());
+        let run = run_for_snapshots(&options, &moment)?;
+        // The program's own output goes to stderr, so stdout stays the report.
+        eprint!("{}", run.stdout);
+        if let Some(code) = run.exit_code.filter(|&c| c != 0) {
+            eprintln!("membound: warning: the program ended with status {code}");
+        }
+        let file = std::fs::File::open(run.path()).map_err(|source| Error::Io {
+            path: run.path().to_owned(),
+            source,
+        })?;
+        let (snapshots, report) =
+            membound_heap::agent_file::read_with_report(std::io::BufReader::new(file))
+                .map_err(heap_error)?;
+        for problem in &report.problems {
+            eprintln!("membound: warning: agent: {problem}");
+        }
+        match report.errors {
+            Some(0) => {}
+            Some(errors) => {
+                eprintln!("membound: warning: {errors} JVMTI calls failed in the agent")
+            }
+            None => {
+                eprintln!("membound: warning: the agent's file has no end (the JVM was killed?)")
+            }
+        }
+        Ok(snapshots)
+    }
+
+    /// The last snapshot: what the heap held at the latest moment asked for.
+    fn last_snapshot(&self, default_at: &str) -> Result<Snapshot> {
+        self.snapshots(default_at)?.pop().ok_or_else(|| {
+            Error::Input(format!(
+                "no snapshot was taken (the moment `{}` never came in this run)",
+                self.at.as_deref().unwrap_or(default_at)
+            ))
+        })
+    }
+}
+
+fn heap_error(error: membound_heap::Error) -> Error {
+    Error::Input(error.to_string())
+}
+
+#[derive(Debug, Args)]
+struct GraphArgs {
+    #[command(flatten)]
+    input: HeapInput,
+    #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+    format: GraphFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum GraphFormat {
+    Text,
+    Json,
+    Dot,
+    /// DOT rendered by graphviz's `dot` (Debian package graphviz).
+    Svg,
+}
+
+/// Runs `membound heap …`: the report, and whether a check failed.
+pub(super) fn heap(args: &HeapArgs) -> Result<(String, bool)> {
+    match &args.command {
+        HeapCommand::Graph(graph) => graph_command(graph).map(|out| (out, false)),
+    }
+}
+
+fn graph_command(args: &GraphArgs) -> Result<String> {
+    let snapshot = args.input.last_snapshot("end")?;
+    let graph = abstract_heap(&snapshot, args.input.roots.selection()).graph;
+    Ok(match args.format {
+        GraphFormat::Text => render::to_text(&graph),
+        GraphFormat::Json => json_text(&render::to_json(&graph)),
+        GraphFormat::Dot => render::to_dot(&graph),
+        GraphFormat::Svg => svg(&render::to_dot(&graph))?,
+    })
+}
+
+/// Renders DOT as SVG with graphviz's `dot`.
+fn svg(dot: &str) -> Result<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Error::Input(format!(
+                "--format svg needs graphviz's `dot`, which cannot be run ({e}): install graphviz (Debian: apt-get install graphviz), or use --format dot"
+            ))
+        })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(dot.as_bytes())
+            .map_err(|e| Error::Input(format!("cannot hand the graph to `dot`: {e}")))?;
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|e| Error::Input(format!("`dot` failed: {e}")))?;
+    if !output.status.success() {
+        return Err(Error::Input(format!(
+            "`dot` failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
