@@ -21,6 +21,7 @@
 //! panic.
 
 pub mod agent_file;
+pub mod diff;
 mod error;
 pub mod graph;
 pub mod hprof;
@@ -61,6 +62,31 @@ pub fn read_snapshots(path: &Path) -> Result<Vec<Snapshot>> {
             path.display()
         )))
     }
+}
+
+/// The abstract heap graph a file holds: a graph saved as JSON (`membound heap graph --format
+/// json`), or the last snapshot of a snapshot file abstracted from the `selection` of roots.
+pub fn read_graph(path: &Path, selection: scope::RootSelection) -> Result<graph::HeapGraph> {
+    let unreadable = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut head = [0u8; 1];
+    let read = read_prefix(&mut file, &mut head).map_err(unreadable)?;
+    if head[..read] == *b"{" {
+        let text = std::fs::read_to_string(path).map_err(unreadable)?;
+        return serde_json::from_str(&text).map_err(|e| {
+            Error::Input(format!(
+                "{} is not a heap graph in JSON: {e}",
+                path.display()
+            ))
+        });
+    }
+    let snapshot = read_snapshots(path)?
+        .pop()
+        .ok_or_else(|| Error::Input(format!("{} holds no snapshot", path.display())))?;
+    Ok(graph::abstract_heap(&snapshot, selection).graph)
 }
 
 /// Whether `path` is a file of snapshots (an HPROF dump, plain or gzip-compressed, or an

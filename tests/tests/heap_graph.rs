@@ -361,3 +361,57 @@ fn malformed_dumps_are_input_errors() {
     let run = membound(["heap".as_ref(), "graph".as_ref(), text.as_os_str()]);
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
+
+/// Saves the JSON graph of an agent run of the fixture.
+fn saved_graph(kind: &str, n: usize, path: &Path) {
+    let graph = graph_of_run(kind, n, &[]);
+    std::fs::write(path, graph.to_string()).expect("write the graph");
+}
+
+#[test]
+fn diff_reports_growth_and_exits_1_on_a_shape_regression() {
+    let dir = scratch_dir("heap-diff");
+    let small = dir.join("small.json");
+    let large = dir.join("large.json");
+    saved_graph("list", 5, &small);
+    saved_graph("list", 15, &large);
+    let run = membound([
+        "heap".as_ref(),
+        "diff".as_ref(),
+        small.as_os_str(),
+        large.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("heapshapes.ListNode: 5 → 15 objects (+10)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("0 shape regression(s)"),
+        "{}",
+        run.stdout
+    );
+    // A saved graph against a dump the JVM wrote of the spoiled list.
+    let spoiled = dump_written_by_the_program("spoiled", &dir);
+    let run = membound([
+        "heap".as_ref(),
+        "diff".as_ref(),
+        large.as_os_str(),
+        spoiled.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let list = json["structures"]
+        .as_array()
+        .expect("structures")
+        .iter()
+        .find(|s| s["classes"][0] == "heapshapes.ListNode")
+        .expect("the list");
+    assert_eq!(list["shape_before"], "list{next}");
+    assert_eq!(list["shape_after"], "cyclic{next}");
+    assert!(json["regressions"].as_u64() >= Some(1));
+}

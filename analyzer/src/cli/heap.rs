@@ -23,6 +23,9 @@ enum HeapCommand {
     /// Summarize a heap snapshot into structures with their shapes and the edges between them
     /// (an abstract heap graph).
     Graph(GraphArgs),
+    /// Compare two heaps (HPROF dumps, agent snapshot files, or graphs saved with `graph
+    /// --format json`): growth per structure and shape changes; exit 1 on a shape regression.
+    Diff(DiffArgs),
 }
 
 /// Where the snapshots come from: a file, or a run of the program under the agent.
@@ -132,11 +135,44 @@ enum GraphFormat {
     Svg,
 }
 
+#[derive(Debug, Args)]
+struct DiffArgs {
+    /// The heap before.
+    before: PathBuf,
+    /// The heap after.
+    after: PathBuf,
+    /// The roots the structures of a snapshot are reached from (graphs saved as JSON keep
+    /// theirs).
+    #[arg(long, value_enum, default_value_t = Roots::Program)]
+    roots: Roots,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ReportFormat {
+    Text,
+    Json,
+}
+
 /// Runs `membound heap …`: the report, and whether a check failed.
 pub(super) fn heap(args: &HeapArgs) -> Result<(String, bool)> {
     match &args.command {
         HeapCommand::Graph(graph) => graph_command(graph).map(|out| (out, false)),
+        HeapCommand::Diff(diff) => diff_command(diff),
     }
+}
+
+fn diff_command(args: &DiffArgs) -> Result<(String, bool)> {
+    let selection = args.roots.selection();
+    let before = membound_heap::read_graph(&args.before, selection).map_err(heap_error)?;
+    let after = membound_heap::read_graph(&args.after, selection).map_err(heap_error)?;
+    let found = membound_heap::diff::diff(&before, &after);
+    let report = match args.format {
+        ReportFormat::Text => found.to_text(),
+        ReportFormat::Json => json_text(&found.to_json()),
+    };
+    Ok((report, found.regressions > 0))
 }
 
 fn graph_command(args: &GraphArgs) -> Result<String> {
