@@ -203,8 +203,8 @@ fn first_paths(graph: &HeapGraph) -> BTreeMap<usize, Vec<String>> {
     let mut roots: Vec<_> = graph.roots.iter().collect();
     roots.sort_by(|a, b| (&a.root, a.to).cmp(&(&b.root, b.to)));
     for root in roots {
-        if !paths.contains_key(&root.to) {
-            paths.insert(root.to, vec![root.root.clone()]);
+        if let std::collections::btree_map::Entry::Vacant(slot) = paths.entry(root.to) {
+            slot.insert(vec![root.root.clone()]);
             queue.push_back(root.to);
         }
     }
