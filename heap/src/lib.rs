@@ -27,6 +27,7 @@ pub mod graph;
 pub mod hprof;
 pub mod render;
 pub mod scope;
+pub mod shape;
 pub mod snapshot;
 
 pub use error::{Error, Result};

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 use membound_heap::graph::abstract_heap;
 use membound_heap::scope::RootSelection;
+use membound_heap::shape::{self, ShapeFile};
 use membound_heap::{Snapshot, render};
 
 use super::{ProgramRun, json_text};
@@ -26,6 +27,39 @@ enum HeapCommand {
     /// Compare two heaps (HPROF dumps, agent snapshot files, or graphs saved with `graph
     /// --format json`): growth per structure and shape changes; exit 1 on a shape regression.
     Diff(DiffArgs),
+    /// Degree metrics of recursive structures (ShapeUp): learn them from good runs, check a
+    /// later run against them.
+    #[command(subcommand)]
+    Shape(ShapeCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ShapeCommand {
+    /// Learn degree metrics from the snapshots of a run (every snapshot is a sample), adding to
+    /// the file's samples when it exists.
+    Learn(ShapeLearnArgs),
+    /// Check each snapshot of a run against learned metrics: exit 1 when a fixed metric breaks
+    /// (range metrics only warn).
+    Check(ShapeCheckArgs),
+}
+
+#[derive(Debug, Args)]
+struct ShapeLearnArgs {
+    /// The metrics file (YAML) to write; samples already in it are kept.
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    #[command(flatten)]
+    input: HeapInput,
+}
+
+#[derive(Debug, Args)]
+struct ShapeCheckArgs {
+    /// A metrics file written by `heap shape learn`.
+    metrics: PathBuf,
+    #[command(flatten)]
+    input: HeapInput,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
 }
 
 /// Where the snapshots come from: a file, or a run of the program under the agent.
@@ -160,7 +194,70 @@ pub(super) fn heap(args: &HeapArgs) -> Result<(String, bool)> {
     match &args.command {
         HeapCommand::Graph(graph) => graph_command(graph).map(|out| (out, false)),
         HeapCommand::Diff(diff) => diff_command(diff),
+        HeapCommand::Shape(ShapeCommand::Learn(learn)) => {
+            shape_learn(learn).map(|out| (out, false))
+        }
+        HeapCommand::Shape(ShapeCommand::Check(check)) => shape_check(check),
     }
+}
+
+fn read_shape_file(path: &std::path::Path) -> Result<ShapeFile> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    ShapeFile::parse(&text, &path.display().to_string()).map_err(heap_error)
+}
+
+fn shape_learn(args: &ShapeLearnArgs) -> Result<String> {
+    let mut file = if args.output.exists() {
+        read_shape_file(&args.output)?
+    } else {
+        ShapeFile::new()
+    };
+    let snapshots = args.input.snapshots("end")?;
+    let selection = args.input.roots.selection();
+    for snapshot in &snapshots {
+        file.learn(shape::samples(snapshot, selection));
+    }
+    std::fs::write(&args.output, file.to_yaml()).map_err(|source| Error::Io {
+        path: args.output.clone(),
+        source,
+    })?;
+    Ok(format!(
+        "{} sample(s) learned into {}: {} class(es) of recursive structures\n",
+        snapshots.len(),
+        args.output.display(),
+        file.classes.len()
+    ))
+}
+
+fn shape_check(args: &ShapeCheckArgs) -> Result<(String, bool)> {
+    let file = read_shape_file(&args.metrics)?;
+    let snapshots = args.input.snapshots("end")?;
+    let selection = args.input.roots.selection();
+    let findings: Vec<shape::Finding> = snapshots
+        .iter()
+        .flat_map(|snapshot| file.check(&snapshot.moment, &shape::samples(snapshot, selection)))
+        .collect();
+    let broken = findings.iter().filter(|f| f.fixed).count();
+    let report = match args.format {
+        ReportFormat::Text => {
+            let mut out: String = findings.iter().map(|f| f.text() + "\n").collect();
+            out.push_str(&format!(
+                "{} snapshot(s) checked: {broken} fixed metric(s) broken, {} range warning(s)\n",
+                snapshots.len(),
+                findings.len() - broken
+            ));
+            out
+        }
+        ReportFormat::Json => json_text(&serde_json::json!({
+            "snapshots": snapshots.len(),
+            "broken": broken,
+            "findings": findings,
+        })),
+    };
+    Ok((report, broken > 0))
 }
 
 fn diff_command(args: &DiffArgs) -> Result<(String, bool)> {
