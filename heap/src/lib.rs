@@ -25,6 +25,7 @@ pub mod diff;
 mod error;
 pub mod graph;
 pub mod hprof;
+pub mod invariants;
 pub mod render;
 pub mod scope;
 pub mod shape;

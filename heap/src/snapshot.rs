@@ -455,7 +455,8 @@ pub(crate) mod tests {
     use super::*;
 
     /// A snapshot built from `(class, [(field, target)])` objects (identities 1, 2, …) and
-    /// static roots `(field, target)`, all objects of 16 bytes: for the other modules' tests.
+    /// static roots `(field, target)`, all objects of 16 bytes, each class declaring the
+    /// fields its objects use: for the other modules' tests.
     pub(crate) fn tiny(objects: &[(&str, &[(&str, u64)])], roots: &[(&str, u64)]) -> Snapshot {
         let mut builder = SnapshotBuilder::new(Source::Agent, "test");
         let mut classes: FxHashMap<String, ClassIndex> = FxHashMap::default();
@@ -464,11 +465,24 @@ pub(crate) mod tests {
                 Some(&c) => c,
                 None => {
                     let is_array = class.ends_with("[]");
+                    // The class's reference fields: every field its objects use.
+                    let mut names: Vec<&str> = objects
+                        .iter()
+                        .filter(|(c, _)| c == class)
+                        .flat_map(|(_, fields)| fields.iter().map(|(f, _)| *f))
+                        .filter(|f| *f != "[]")
+                        .collect();
+                    names.sort_unstable();
+                    names.dedup();
+                    let reference_fields = names
+                        .iter()
+                        .map(|n| builder.label(n).expect("label"))
+                        .collect();
                     let id = builder
                         .add_class(ClassInfo {
                             name: (*class).to_owned(),
                             is_array,
-                            reference_fields: Vec::new(),
+                            reference_fields,
                         })
                         .expect("class");
                     classes.insert((*class).to_owned(), id);

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 use membound_heap::graph::abstract_heap;
+use membound_heap::invariants;
 use membound_heap::scope::RootSelection;
 use membound_heap::shape::{self, ShapeFile};
 use membound_heap::{Snapshot, render};
@@ -31,6 +32,22 @@ enum HeapCommand {
     /// later run against them.
     #[command(subcommand)]
     Shape(ShapeCommand),
+    /// Per application class, the invariants that held at every garbage collection of a run
+    /// (never shared, acyclic, a field never null, of one type or constant, an instance
+    /// count); with --check, a run compared with saved ones: exit 1 on a violation.
+    Invariants(InvariantsArgs),
+}
+
+#[derive(Debug, Args)]
+struct InvariantsArgs {
+    #[command(flatten)]
+    input: HeapInput,
+    /// Invariants saved with `--format json`: report those this run violates, with the
+    /// allocation site of a violating object, and exit 1 if any.
+    #[arg(long, value_name = "FILE")]
+    check: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
 }
 
 #[derive(Debug, Subcommand)]
@@ -198,7 +215,60 @@ pub(super) fn heap(args: &HeapArgs) -> Result<(String, bool)> {
             shape_learn(learn).map(|out| (out, false))
         }
         HeapCommand::Shape(ShapeCommand::Check(check)) => shape_check(check),
+        HeapCommand::Invariants(args) => invariants_command(args),
     }
+}
+
+fn invariants_command(args: &InvariantsArgs) -> Result<(String, bool)> {
+    let saved = match &args.check {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            Some(
+                invariants::Report::parse(&text, &path.display().to_string())
+                    .map_err(heap_error)?,
+            )
+        }
+        None => None,
+    };
+    let snapshots = args.input.snapshots("gc")?;
+    if snapshots.is_empty() {
+        return Err(Error::Input(
+            "no snapshot was taken: the run had no garbage collection (a program can ask for one with System.gc() where it should be observed)".to_owned(),
+        ));
+    }
+    let selection = args.input.roots.selection();
+    let Some(saved) = saved else {
+        let report = invariants::infer(&snapshots, selection);
+        return Ok((
+            match args.format {
+                ReportFormat::Text => report.to_text(),
+                ReportFormat::Json => json_text(&report.to_json()),
+            },
+            false,
+        ));
+    };
+    let violations = invariants::check(&saved, &snapshots, selection);
+    let report = match args.format {
+        ReportFormat::Text => {
+            let mut out: String = violations.iter().map(|v| v.text() + "\n").collect();
+            out.push_str(&format!(
+                "{} invariant(s) checked in {} snapshot(s): {} violation(s)\n",
+                saved.invariants.len(),
+                snapshots.len(),
+                violations.len()
+            ));
+            out
+        }
+        ReportFormat::Json => json_text(&serde_json::json!({
+            "checked": saved.invariants.len(),
+            "snapshots": snapshots.len(),
+            "violations": violations,
+        })),
+    };
+    Ok((report, !violations.is_empty()))
 }
 
 fn read_shape_file(path: &std::path::Path) -> Result<ShapeFile> {
