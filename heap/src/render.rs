@@ -25,6 +25,15 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// `1 object`, `3 objects`.
+fn objects_text(count: u64) -> String {
+    if count == 1 {
+        "1 object".to_owned()
+    } else {
+        format!("{count} objects")
+    }
+}
+
 /// `list{next}`, `tree{left,right}`, `atom`.
 pub fn shape_text(structure: &Structure) -> String {
     if structure.shape == Shape::Atom {
@@ -80,10 +89,10 @@ pub fn to_text(graph: &HeapGraph) -> String {
         };
         let _ = writeln!(
             out,
-            "  #{} {}: {} objects, {}, {}{degrees}",
+            "  #{} {}: {}, {}, {}{degrees}",
             s.id,
             classes_text(s),
-            s.objects,
+            objects_text(s.objects),
             human_bytes(s.bytes),
             shape_text(s),
         );
@@ -168,20 +177,27 @@ pub fn to_dot(graph: &HeapGraph) -> String {
             human_bytes(graph.bytes)
         ))
     );
-    for (index, root) in graph.roots.iter().enumerate() {
+    // One box per root name (a frame's locals, a static field), with an edge to each
+    // structure it holds.
+    let mut names: Vec<&str> = graph.roots.iter().map(|r| r.root.as_str()).collect();
+    names.dedup();
+    for (index, name) in names.iter().enumerate() {
         let _ = writeln!(
             out,
             "  r{index} [shape=box, style=rounded, label={}];",
-            quote(&root.root)
+            quote(name)
         );
+    }
+    for root in &graph.roots {
+        let index = names.iter().position(|n| *n == root.root).unwrap_or(0);
         let _ = writeln!(out, "  r{index} -> s{};", root.to);
     }
     for s in &graph.structures {
         let fill = if s.objects > 1 { "gray85" } else { "white" };
         let label = format!(
-            "{}\n{} objects, {}",
+            "{}\n{}, {}",
             classes_text(s),
-            s.objects,
+            objects_text(s.objects),
             human_bytes(s.bytes)
         );
         let _ = writeln!(
