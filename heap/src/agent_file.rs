@@ -269,7 +269,7 @@ fn optional(field: Option<&&str>, number: usize) -> Result<Option<u32>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) const SAMPLE: &str = "membound-heap 1

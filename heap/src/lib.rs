@@ -23,6 +23,8 @@
 pub mod agent_file;
 pub mod diff;
 mod error;
+#[cfg(test)]
+mod fuzzing;
 pub mod graph;
 pub mod hprof;
 pub mod invariants;
