@@ -39,11 +39,19 @@ pub fn shape_text(structure: &Structure) -> String {
     if structure.shape == Shape::Atom {
         return "atom".to_owned();
     }
-    format!(
-        "{}{{{}}}",
-        structure.shape.name(),
-        structure.shape_fields.join(",")
-    )
+    // A structure of many classes (the JDK's module graph) holds over dozens of fields.
+    const SHOWN: usize = 6;
+    let mut fields = structure
+        .shape_fields
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(",");
+    if structure.shape_fields.len() > SHOWN {
+        let _ = write!(fields, ",… {} fields", structure.shape_fields.len());
+    }
+    format!("{}{{{fields}}}", structure.shape.name())
 }
 
 fn classes_text(structure: &Structure) -> String {
