@@ -430,12 +430,8 @@ fn describe(
         fact.objects += 1;
         fact.bytes += object.bytes;
         fact.classes.insert(object.class);
-        if let Some(site) = snapshot
-            .sites()
-            .get(object.site as usize)
-            .map(|_| object.site)
-        {
-            *fact.sites.entry(site).or_default() += 1;
+        if (object.site as usize) < snapshot.sites().len() {
+            *fact.sites.entry(object.site).or_default() += 1;
         }
         note_nulls(snapshot, from, &mut fact.null_labels);
         for reference in snapshot.references(from) {

@@ -10,7 +10,7 @@ use membound_heap::scope::RootSelection;
 use membound_heap::shape::{self, ShapeFile};
 use membound_heap::{Snapshot, render};
 
-use super::{ProgramRun, json_text};
+use super::{ListFormat, ProgramRun, json_text};
 use crate::error::{Error, Result};
 use crate::measure::{SnapshotMoment, run_for_snapshots};
 
@@ -46,8 +46,8 @@ struct InvariantsArgs {
     /// allocation site of a violating object, and exit 1 if any.
     #[arg(long, value_name = "FILE")]
     check: Option<PathBuf>,
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    format: ReportFormat,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
 }
 
 #[derive(Debug, Subcommand)]
@@ -75,8 +75,8 @@ struct ShapeCheckArgs {
     metrics: PathBuf,
     #[command(flatten)]
     input: HeapInput,
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    format: ReportFormat,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
 }
 
 /// Where the snapshots come from: a file, or a run of the program under the agent.
@@ -196,14 +196,8 @@ struct DiffArgs {
     /// theirs).
     #[arg(long, value_enum, default_value_t = Roots::Program)]
     roots: Roots,
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    format: ReportFormat,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum ReportFormat {
-    Text,
-    Json,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
 }
 
 /// Runs `membound heap …`: the report, and whether a check failed.
@@ -244,15 +238,15 @@ fn invariants_command(args: &InvariantsArgs) -> Result<(String, bool)> {
         let report = invariants::infer(&snapshots, selection);
         return Ok((
             match args.format {
-                ReportFormat::Text => report.to_text(),
-                ReportFormat::Json => json_text(&report.to_json()),
+                ListFormat::Text => report.to_text(),
+                ListFormat::Json => json_text(&report.to_json()),
             },
             false,
         ));
     };
     let violations = invariants::check(&saved, &snapshots, selection);
     let report = match args.format {
-        ReportFormat::Text => {
+        ListFormat::Text => {
             let mut out: String = violations.iter().map(|v| v.text() + "\n").collect();
             out.push_str(&format!(
                 "{} invariant(s) checked in {} snapshot(s): {} violation(s)\n",
@@ -262,7 +256,7 @@ fn invariants_command(args: &InvariantsArgs) -> Result<(String, bool)> {
             ));
             out
         }
-        ReportFormat::Json => json_text(&serde_json::json!({
+        ListFormat::Json => json_text(&serde_json::json!({
             "checked": saved.invariants.len(),
             "snapshots": snapshots.len(),
             "violations": violations,
@@ -312,7 +306,7 @@ fn shape_check(args: &ShapeCheckArgs) -> Result<(String, bool)> {
         .collect();
     let broken = findings.iter().filter(|f| f.fixed).count();
     let report = match args.format {
-        ReportFormat::Text => {
+        ListFormat::Text => {
             let mut out: String = findings.iter().map(|f| f.text() + "\n").collect();
             out.push_str(&format!(
                 "{} snapshot(s) checked: {broken} fixed metric(s) broken, {} range warning(s)\n",
@@ -321,7 +315,7 @@ fn shape_check(args: &ShapeCheckArgs) -> Result<(String, bool)> {
             ));
             out
         }
-        ReportFormat::Json => json_text(&serde_json::json!({
+        ListFormat::Json => json_text(&serde_json::json!({
             "snapshots": snapshots.len(),
             "broken": broken,
             "findings": findings,
@@ -336,8 +330,8 @@ fn diff_command(args: &DiffArgs) -> Result<(String, bool)> {
     let after = membound_heap::read_graph(&args.after, selection).map_err(heap_error)?;
     let found = membound_heap::diff::diff(&before, &after);
     let report = match args.format {
-        ReportFormat::Text => found.to_text(),
-        ReportFormat::Json => json_text(&found.to_json()),
+        ListFormat::Text => found.to_text(),
+        ListFormat::Json => json_text(&found.to_json()),
     };
     Ok((report, found.regressions > 0))
 }
