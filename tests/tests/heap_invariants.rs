@@ -44,11 +44,10 @@ fn invariants_held_at_every_collection_and_a_good_run_keeps_them() {
     let dir = scratch_dir("heap-invariants");
     let saved = dir.join("invariants.json");
     let json = saved_invariants(&saved);
-    assert_eq!(
-        json["snapshots"].as_array().map(Vec::len),
-        Some(3),
-        "{json:#}"
-    );
+    // One snapshot per collection (two collections during one walk would share the next).
+    let snapshots = json["snapshots"].as_array().expect("snapshots");
+    assert!((2..=3).contains(&snapshots.len()), "{json:#}");
+    assert_eq!(snapshots.last(), Some(&Value::from("gc 3")), "{json:#}");
     for (class, kind, field) in [
         ("heapshapes.ListNode", "never_shared", None),
         ("heapshapes.ListNode", "acyclic", None),
