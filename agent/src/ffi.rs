@@ -25,8 +25,10 @@ pub const JNI_ERR: Jint = -1;
 pub const JVMTI_VERSION_11: Jint = 0x300B_0000;
 
 pub const JVMTI_ERROR_NONE: JvmtiError = 0;
+pub const JVMTI_ERROR_CLASS_NOT_PREPARED: JvmtiError = 22;
 pub const JVMTI_ERROR_ABSENT_INFORMATION: JvmtiError = 101;
 pub const JVMTI_ERROR_OUT_OF_MEMORY: JvmtiError = 110;
+pub const JVMTI_ERROR_WRONG_PHASE: JvmtiError = 112;
 pub const JVMTI_ENABLE: c_int = 1;
 
 pub const EVENT_VM_INIT: c_int = 50;
@@ -34,9 +36,11 @@ pub const EVENT_VM_DEATH: c_int = 51;
 pub const EVENT_CLASS_PREPARE: c_int = 56;
 pub const EVENT_FRAME_POP: c_int = 61;
 pub const EVENT_BREAKPOINT: c_int = 62;
+pub const EVENT_GARBAGE_COLLECTION_FINISH: c_int = 82;
 pub const EVENT_SAMPLED_OBJECT_ALLOC: c_int = 86;
 
 pub const ACC_STATIC: Jint = 0x0008;
+pub const ACC_INTERFACE: Jint = 0x0200;
 /// The `JVMTI_CLASS_STATUS_INITIALIZED` bit of `GetClassStatus`.
 pub const CLASS_STATUS_INITIALIZED: Jint = 4;
 
@@ -52,8 +56,10 @@ pub struct JniInvokeInterface {
     _reserved: [*const c_void; 3],
     _destroy_java_vm: *const c_void,
     _attach_current_thread: *const c_void,
-    _detach_current_thread: *const c_void,
+    pub detach_current_thread: unsafe extern "C" fn(*mut JavaVm) -> Jint,
     pub get_env: unsafe extern "C" fn(*mut JavaVm, *mut *mut c_void, Jint) -> Jint,
+    pub attach_current_thread_as_daemon:
+        unsafe extern "C" fn(*mut JavaVm, *mut *mut c_void, *mut c_void) -> Jint,
 }
 
 /// A JNI environment: a pointer to the JNI function table, read by slot like JVMTI's.
@@ -102,8 +108,10 @@ pub const SET_BREAKPOINT: usize = 37;
 pub const DEALLOCATE: usize = 46;
 pub const GET_CLASS_SIGNATURE: usize = 47;
 pub const GET_CLASS_STATUS: usize = 48;
+pub const GET_CLASS_MODIFIERS: usize = 50;
 pub const GET_CLASS_METHODS: usize = 51;
 pub const GET_CLASS_FIELDS: usize = 52;
+pub const GET_IMPLEMENTED_INTERFACES: usize = 53;
 pub const GET_FIELD_NAME: usize = 59;
 pub const GET_FIELD_MODIFIERS: usize = 61;
 pub const GET_METHOD_NAME: usize = 63;
@@ -115,6 +123,9 @@ pub const GET_BYTECODES: usize = 74;
 pub const IS_METHOD_NATIVE: usize = 75;
 pub const GET_LOADED_CLASSES: usize = 77;
 pub const GET_STACK_TRACE: usize = 103;
+pub const GET_TAG: usize = 105;
+pub const SET_TAG: usize = 106;
+pub const FOLLOW_REFERENCES: usize = 114;
 pub const SET_EVENT_CALLBACKS: usize = 121;
 pub const ADD_CAPABILITIES: usize = 141;
 pub const GET_CONSTANT_POOL: usize = 145;
@@ -128,11 +139,13 @@ pub struct Capabilities {
 }
 
 /// Bit positions of the capabilities the agent needs (declaration index in `jvmti.h`).
+pub const CAN_TAG_OBJECTS: usize = 0;
 pub const CAN_GET_BYTECODES: usize = 3;
 pub const CAN_GET_LINE_NUMBERS: usize = 12;
 pub const CAN_ACCESS_LOCAL_VARIABLES: usize = 14;
 pub const CAN_GENERATE_FRAME_POP_EVENTS: usize = 18;
 pub const CAN_GENERATE_BREAKPOINT_EVENTS: usize = 19;
+pub const CAN_GENERATE_GARBAGE_COLLECTION_EVENTS: usize = 31;
 pub const CAN_GET_CONSTANT_POOL: usize = 35;
 pub const CAN_GENERATE_SAMPLED_OBJECT_ALLOC_EVENTS: usize = 43;
 
@@ -179,6 +192,7 @@ pub type BreakpointFn =
     unsafe extern "C" fn(*mut JvmtiEnv, *mut JniEnv, Jthread, JmethodId, Jlocation);
 pub type SampledObjectAllocFn =
     unsafe extern "C" fn(*mut JvmtiEnv, *mut JniEnv, Jthread, Jobject, Jclass, Jlong);
+pub type GarbageCollectionFinishFn = unsafe extern "C" fn(*mut JvmtiEnv);
 
 /// `jvmtiEventCallbacks`: one optional function pointer per event, event `E` at slot `E - 50`.
 #[repr(C)]
@@ -190,8 +204,9 @@ pub struct EventCallbacks {
     _vm_start_to_single_step: [*const c_void; 4],
     pub frame_pop: Option<FramePopFn>,
     pub breakpoint: Option<BreakpointFn>,
-    _field_access_to_vm_object_alloc: [*const c_void; 22],
-    _reserved85: *const c_void,
+    _field_access_to_garbage_collection_start: [*const c_void; 19],
+    pub garbage_collection_finish: Option<GarbageCollectionFinishFn>,
+    _object_free_to_reserved85: [*const c_void; 3],
     pub sampled_object_alloc: Option<SampledObjectAllocFn>,
 }
 
@@ -205,8 +220,9 @@ impl Default for EventCallbacks {
             _vm_start_to_single_step: [std::ptr::null(); 4],
             frame_pop: None,
             breakpoint: None,
-            _field_access_to_vm_object_alloc: [std::ptr::null(); 22],
-            _reserved85: std::ptr::null(),
+            _field_access_to_garbage_collection_start: [std::ptr::null(); 19],
+            garbage_collection_finish: None,
+            _object_free_to_reserved85: [std::ptr::null(); 3],
             sampled_object_alloc: None,
         }
     }
@@ -217,7 +233,69 @@ const _: () = assert!(std::mem::size_of::<Capabilities>() == 16);
 const _: () = assert!(std::mem::size_of::<EventCallbacks>() == 296);
 const _: () = assert!(std::mem::offset_of!(EventCallbacks, class_prepare) == 6 * 8);
 const _: () = assert!(std::mem::offset_of!(EventCallbacks, frame_pop) == 11 * 8);
+const _: () = assert!(std::mem::offset_of!(EventCallbacks, garbage_collection_finish) == 32 * 8);
 const _: () = assert!(std::mem::offset_of!(EventCallbacks, sampled_object_alloc) == 36 * 8);
 const _: () = assert!(std::mem::size_of::<FrameInfo>() == 16);
 const _: () = assert!(std::mem::size_of::<LineNumberEntry>() == 16);
 const _: () = assert!(std::mem::size_of::<LocalVariableEntry>() == 48);
+const _: () = assert!(std::mem::size_of::<HeapCallbacks>() == 128);
+const _: () = assert!(std::mem::size_of::<HeapReferenceInfo>() == 64);
+const _: () = assert!(std::mem::offset_of!(HeapReferenceInfo, method) == 24);
+
+/// `jvmtiHeapReferenceKind` values the agent tells apart.
+pub const REFERENCE_FIELD: Jint = 2;
+pub const REFERENCE_ARRAY_ELEMENT: Jint = 3;
+pub const REFERENCE_STATIC_FIELD: Jint = 8;
+pub const REFERENCE_JNI_GLOBAL: Jint = 21;
+pub const REFERENCE_MONITOR: Jint = 23;
+pub const REFERENCE_STACK_LOCAL: Jint = 24;
+pub const REFERENCE_JNI_LOCAL: Jint = 25;
+pub const REFERENCE_THREAD: Jint = 26;
+
+/// `JVMTI_VISIT_OBJECTS`: follow the references of the object just reported.
+pub const VISIT_OBJECTS: Jint = 0x100;
+/// `JVMTI_VISIT_ABORT`: stop the walk.
+pub const VISIT_ABORT: Jint = 0x8000;
+
+/// `jvmtiHeapReferenceInfo`, read through the members the agent uses: the first `jint` is
+/// the field, array or constant-pool index; a stack local's or JNI local's method sits at
+/// byte 24 (after `thread_tag`, `thread_id` and `depth`).
+#[repr(C)]
+pub struct HeapReferenceInfo {
+    pub index: Jint,
+    _rest_of_first_word: Jint,
+    _thread_id: Jlong,
+    _depth: Jlong,
+    pub method: JmethodId,
+    _location_slot_and_reserved: [Jlong; 4],
+}
+
+pub type HeapReferenceCallback = unsafe extern "C" fn(
+    Jint,
+    *const HeapReferenceInfo,
+    Jlong,
+    Jlong,
+    Jlong,
+    *mut Jlong,
+    *mut Jlong,
+    Jint,
+    *mut c_void,
+) -> Jint;
+
+/// `jvmtiHeapCallbacks`: only the reference callback is used.
+#[repr(C)]
+pub struct HeapCallbacks {
+    _heap_iteration: *const c_void,
+    pub heap_reference: Option<HeapReferenceCallback>,
+    _primitive_and_reserved: [*const c_void; 14],
+}
+
+impl HeapCallbacks {
+    pub fn references(callback: HeapReferenceCallback) -> HeapCallbacks {
+        HeapCallbacks {
+            _heap_iteration: std::ptr::null(),
+            heap_reference: Some(callback),
+            _primitive_and_reserved: [std::ptr::null(); 14],
+        }
+    }
+}

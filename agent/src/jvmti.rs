@@ -491,6 +491,219 @@ impl Jvmti {
     }
 }
 
+/// One reference a heap walk reports (see `Jvmti::follow_references`), copied out of the
+/// callback's arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct HeapReference {
+    /// A `jvmtiHeapReferenceKind`.
+    pub kind: ffi::Jint,
+    /// The field, array or constant-pool index (for those kinds).
+    pub index: ffi::Jint,
+    /// The method of the frame holding a stack or JNI local (for those kinds).
+    pub method: JmethodId,
+    /// The tag of the referee's class.
+    pub class_tag: ffi::Jlong,
+    /// The tag of the referrer's class (0 for roots).
+    pub referrer_class_tag: ffi::Jlong,
+    /// The referee's size in bytes.
+    pub size: ffi::Jlong,
+    /// The referee's tag.
+    pub tag: ffi::Jlong,
+    /// The referrer's tag; None for a root.
+    pub referrer_tag: Option<ffi::Jlong>,
+    /// An array referee's length, -1 otherwise.
+    pub length: ffi::Jint,
+}
+
+/// The visitor a walk calls for each reference: it returns the referee's new tag, if any.
+type HeapVisitor<'a> = dyn FnMut(&HeapReference) -> Option<ffi::Jlong> + 'a;
+
+/// The heap-reference callback: copies the arguments, calls the visitor passed as user data,
+/// writes back the tag it returns, and always asks to visit the referee's references. A
+/// panicking visitor aborts the walk instead of unwinding into the JVM.
+unsafe extern "C" fn on_heap_reference(
+    kind: ffi::Jint,
+    info: *const ffi::HeapReferenceInfo,
+    class_tag: ffi::Jlong,
+    referrer_class_tag: ffi::Jlong,
+    size: ffi::Jlong,
+    tag_ptr: *mut ffi::Jlong,
+    referrer_tag_ptr: *mut ffi::Jlong,
+    length: ffi::Jint,
+    user_data: *mut c_void,
+) -> ffi::Jint {
+    // SAFETY: JVMTI passes a valid info pointer for every kind (null is checked anyway), a
+    // valid tag pointer, the referrer's tag pointer or null for roots, and our user data: a
+    // `&mut &mut HeapVisitor` that outlives the walk (see `follow_references`).
+    unsafe {
+        let (index, method) = info
+            .as_ref()
+            .map_or((0, std::ptr::null_mut()), |i| (i.index, i.method));
+        let reference = HeapReference {
+            kind,
+            index,
+            method,
+            class_tag,
+            referrer_class_tag,
+            size,
+            tag: *tag_ptr,
+            referrer_tag: referrer_tag_ptr.as_ref().copied(),
+            length,
+        };
+        let visitor = &mut *user_data.cast::<&mut HeapVisitor>();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| visitor(&reference))) {
+            Ok(Some(new_tag)) => {
+                *tag_ptr = new_tag;
+                ffi::VISIT_OBJECTS
+            }
+            Ok(None) => ffi::VISIT_OBJECTS,
+            Err(_) => ffi::VISIT_ABORT,
+        }
+    }
+}
+
+impl Jvmti {
+    /// Walks every object reachable from the heap roots (`FollowReferences` with no filter),
+    /// calling `visitor` for each root and reference. The visitor runs at a safepoint, inside
+    /// the JVM's callback: it must not call JVMTI or JNI.
+    pub fn follow_references(
+        &self,
+        visitor: &mut dyn FnMut(&HeapReference) -> Option<ffi::Jlong>,
+    ) -> Result<()> {
+        let callbacks = ffi::HeapCallbacks::references(on_heap_reference);
+        let mut visitor: &mut HeapVisitor = visitor;
+        let user_data: *mut c_void = (&mut visitor as *mut &mut HeapVisitor).cast();
+        let no_class: Jclass = std::ptr::null_mut();
+        let no_object: Jobject = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::FOLLOW_REFERENCES,
+            fn(ffi::Jint, Jclass, Jobject, *const ffi::HeapCallbacks, *mut c_void),
+            0,
+            no_class,
+            no_object,
+            &callbacks,
+            user_data
+        ))
+    }
+
+    pub fn set_tag(&self, object: Jobject, tag: ffi::Jlong) -> Result<()> {
+        check(call!(
+            self,
+            ffi::SET_TAG,
+            fn(Jobject, ffi::Jlong),
+            object,
+            tag
+        ))
+    }
+
+    pub fn tag(&self, object: Jobject) -> Result<ffi::Jlong> {
+        let mut tag = 0;
+        check(call!(
+            self,
+            ffi::GET_TAG,
+            fn(Jobject, *mut ffi::Jlong),
+            object,
+            &mut tag
+        ))?;
+        Ok(tag)
+    }
+
+    /// The access flags of a class (`ACC_INTERFACE` and the like).
+    pub fn class_modifiers(&self, class: Jclass) -> Result<ffi::Jint> {
+        let mut modifiers = 0;
+        check(call!(
+            self,
+            ffi::GET_CLASS_MODIFIERS,
+            fn(Jclass, *mut ffi::Jint),
+            class,
+            &mut modifiers
+        ))?;
+        Ok(modifiers)
+    }
+
+    /// The top frame of the current thread; None when it has no Java frame.
+    pub fn top_frame(&self) -> Result<Option<FrameInfo>> {
+        let mut frame = FrameInfo {
+            method: std::ptr::null_mut(),
+            location: 0,
+        };
+        let mut count = 0;
+        let current: Jthread = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_STACK_TRACE,
+            fn(Jthread, ffi::Jint, ffi::Jint, *mut FrameInfo, *mut ffi::Jint),
+            current,
+            0,
+            1,
+            &mut frame,
+            &mut count
+        ))?;
+        Ok((count == 1).then_some(frame))
+    }
+
+    /// The interfaces a class or interface declares it implements or extends (local
+    /// references).
+    pub fn implemented_interfaces(&self, class: Jclass) -> Result<Vec<Jclass>> {
+        let mut count = 0;
+        let mut interfaces: *mut Jclass = std::ptr::null_mut();
+        check(call!(
+            self,
+            ffi::GET_IMPLEMENTED_INTERFACES,
+            fn(Jclass, *mut ffi::Jint, *mut *mut Jclass),
+            class,
+            &mut count,
+            &mut interfaces
+        ))?;
+        Ok(self.take_array(interfaces, count))
+    }
+}
+
+/// The JavaVM, kept to attach the agent's own threads to it.
+#[derive(Clone, Copy)]
+pub struct Vm {
+    vm: *mut ffi::JavaVm,
+}
+
+// SAFETY: a JavaVM pointer is valid for the life of the process and its invocation functions
+// are callable from any thread (JNI specification, "Invocation API").
+unsafe impl Send for Vm {}
+// SAFETY: as above; the wrapper holds no other state.
+unsafe impl Sync for Vm {}
+
+impl Vm {
+    /// Keeps the pointer `Agent_OnLoad` received.
+    pub fn new(vm: *mut ffi::JavaVm) -> Vm {
+        Vm { vm }
+    }
+
+    /// Attaches the current (native) thread as a daemon and returns its JNI environment.
+    pub fn attach_daemon(&self) -> Option<Jni> {
+        let mut env: *mut c_void = std::ptr::null_mut();
+        // SAFETY: the pointer came from Agent_OnLoad; null arguments take the defaults.
+        let code = unsafe {
+            ((*(*self.vm).functions).attach_current_thread_as_daemon)(
+                self.vm,
+                &mut env,
+                std::ptr::null_mut(),
+            )
+        };
+        (code == ffi::JNI_OK)
+            .then(|| Jni::new(env.cast()))
+            .flatten()
+    }
+
+    /// Detaches the current thread, attached by `attach_daemon`.
+    pub fn detach(&self) {
+        // SAFETY: the pointer came from Agent_OnLoad; detaching an attached thread that holds
+        // no Java frame is always allowed.
+        unsafe {
+            ((*(*self.vm).functions).detach_current_thread)(self.vm);
+        }
+    }
+}
+
 /// The JNI environment of the current thread, as handed to an event callback.
 #[derive(Clone, Copy)]
 pub struct Jni {

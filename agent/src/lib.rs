@@ -8,6 +8,18 @@
 //! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`; each
 //! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry.
 //!
+//! # Heap mode
+//!
+//! With `snapshot=exit:pkg/C.m(desc),out=heap.txt` or `snapshot=gc,out=heap.txt` the agent
+//! records no events: it tags every object at its allocation with its allocation site and, at
+//! each exit of the method or after each garbage collection, walks the live heap with
+//! `FollowReferences` and writes a snapshot (objects with class, size and site, references by
+//! field and array index, roots by kind) for `membound heap` (`heap_mode.rs`; the file's format
+//! is described by its reader, the `membound-heap` crate's `agent_file.rs`). The walk after a
+//! collection runs in a thread of the agent's, woken by `GarbageCollectionFinish`, in which
+//! JVMTI forbids the walk itself. Same flags as below: allocation events must see every object
+//! for its site to be known.
+//!
 //! # Seeing every allocation
 //!
 //! Allocations arrive as JVMTI `SampledObjectAlloc` events with the sampling interval set to 0.
@@ -89,12 +101,15 @@ mod agent;
 mod bytecode;
 mod entry;
 mod ffi;
+mod heap_log;
+mod heap_mode;
+mod heap_walk;
 mod jvmti;
 mod log;
 mod options;
 
 use ffi::{JavaVm, Jclass, JmethodId, JniEnv, Jobject, Jthread, JvmtiEnv};
-use jvmti::{Jni, Jvmti};
+use jvmti::{Jni, Jvmti, Vm};
 use std::ffi::{CStr, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -129,7 +144,11 @@ pub unsafe extern "C" fn Agent_OnLoad(
     // SAFETY: `vm` is the pointer the JVM passed to Agent_OnLoad.
     let jvmti = unsafe { Jvmti::from_vm(vm) };
     let started = catch_unwind(|| match jvmti {
-        Some(jvmti) => start(jvmti, &text),
+        Some(jvmti) => match options::HeapOptions::parse(&text) {
+            Ok(Some(heap)) => start_heap_mode(jvmti, Vm::new(vm), heap),
+            Ok(None) => start(jvmti, &text),
+            Err(message) => Err(message),
+        },
         None => Err("JVMTI 11 is not available in this JVM".to_owned()),
     });
     match started {
@@ -153,9 +172,6 @@ fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
         .with(ffi::CAN_ACCESS_LOCAL_VARIABLES)
         .with(ffi::CAN_GENERATE_BREAKPOINT_EVENTS)
         .with(ffi::CAN_GENERATE_FRAME_POP_EVENTS);
-    fn failed(what: &'static str) -> impl Fn(jvmti::JvmtiFailure) -> String {
-        move |e| format!("{what} failed (JVMTI error {})", e.0)
-    }
     jvmti
         .add_capabilities(&capabilities)
         .map_err(failed("AddCapabilities"))?;
@@ -186,6 +202,128 @@ fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
     jvmti
         .set_heap_sampling_interval(0)
         .map_err(failed("SetHeapSamplingInterval"))
+}
+
+/// Turns a JVMTI failure during start-up into the message the JVM prints.
+fn failed(what: &'static str) -> impl Fn(jvmti::JvmtiFailure) -> String {
+    move |e| format!("{what} failed (JVMTI error {})", e.0)
+}
+
+/// Heap mode (`snapshot=…`): asks for what tagging, walking and the chosen moment need, and
+/// enables those events only.
+fn start_heap_mode(jvmti: Jvmti, vm: Vm, options: options::HeapOptions) -> Result<(), String> {
+    let exits = matches!(options.moment, options::SnapshotMoment::Exit(_));
+    let mut capabilities = ffi::Capabilities::default()
+        .with(ffi::CAN_TAG_OBJECTS)
+        .with(ffi::CAN_GENERATE_SAMPLED_OBJECT_ALLOC_EVENTS)
+        .with(ffi::CAN_GET_LINE_NUMBERS);
+    capabilities = if exits {
+        capabilities
+            .with(ffi::CAN_GENERATE_BREAKPOINT_EVENTS)
+            .with(ffi::CAN_GENERATE_FRAME_POP_EVENTS)
+    } else {
+        capabilities.with(ffi::CAN_GENERATE_GARBAGE_COLLECTION_EVENTS)
+    };
+    jvmti
+        .add_capabilities(&capabilities)
+        .map_err(failed("AddCapabilities"))?;
+    heap_mode::install(jvmti, vm, options)?;
+    let mut callbacks = ffi::EventCallbacks::default();
+    callbacks.vm_init = Some(on_vm_init_heap);
+    callbacks.vm_death = Some(on_vm_death_heap);
+    callbacks.sampled_object_alloc = Some(on_allocation_heap);
+    let mut events = vec![
+        ffi::EVENT_VM_INIT,
+        ffi::EVENT_VM_DEATH,
+        ffi::EVENT_SAMPLED_OBJECT_ALLOC,
+    ];
+    if exits {
+        callbacks.class_prepare = Some(on_class_prepare_heap);
+        callbacks.breakpoint = Some(on_breakpoint_heap);
+        callbacks.frame_pop = Some(on_frame_pop_heap);
+        events.extend([
+            ffi::EVENT_CLASS_PREPARE,
+            ffi::EVENT_BREAKPOINT,
+            ffi::EVENT_FRAME_POP,
+        ]);
+    } else {
+        callbacks.garbage_collection_finish = Some(on_collection_heap);
+        events.push(ffi::EVENT_GARBAGE_COLLECTION_FINISH);
+    }
+    jvmti
+        .set_event_callbacks(&callbacks)
+        .map_err(failed("SetEventCallbacks"))?;
+    for event in events {
+        jvmti
+            .enable_event(event)
+            .map_err(failed("SetEventNotificationMode"))?;
+    }
+    jvmti
+        .set_heap_sampling_interval(0)
+        .map_err(failed("SetHeapSamplingInterval"))
+}
+
+/// Runs a heap-mode event handler, keeping any panic inside the agent.
+fn guarded_heap(handler: impl FnOnce(&'static heap_mode::HeapAgent)) {
+    if let Some(state) = heap_mode::heap_agent()
+        && catch_unwind(AssertUnwindSafe(|| handler(state))).is_err()
+    {
+        state.count_error();
+    }
+}
+
+unsafe extern "C" fn on_vm_init_heap(_jvmti: *mut JvmtiEnv, jni: *mut JniEnv, _thread: Jthread) {
+    guarded_heap(|state| state.start(Jni::new(jni)));
+}
+
+unsafe extern "C" fn on_vm_death_heap(_jvmti: *mut JvmtiEnv, _jni: *mut JniEnv) {
+    guarded_heap(|state| state.finish());
+}
+
+unsafe extern "C" fn on_class_prepare_heap(
+    _jvmti: *mut JvmtiEnv,
+    _jni: *mut JniEnv,
+    _thread: Jthread,
+    class: Jclass,
+) {
+    guarded_heap(|state| state.watch_class(class));
+}
+
+unsafe extern "C" fn on_breakpoint_heap(
+    _jvmti: *mut JvmtiEnv,
+    _jni: *mut JniEnv,
+    _thread: Jthread,
+    method: JmethodId,
+    location: ffi::Jlocation,
+) {
+    guarded_heap(|state| state.on_method_start(method, location));
+}
+
+unsafe extern "C" fn on_frame_pop_heap(
+    _jvmti: *mut JvmtiEnv,
+    jni: *mut JniEnv,
+    _thread: Jthread,
+    method: JmethodId,
+    _by_exception: ffi::Jboolean,
+) {
+    guarded_heap(|state| state.on_frame_pop(Jni::new(jni), method));
+}
+
+unsafe extern "C" fn on_allocation_heap(
+    _jvmti: *mut JvmtiEnv,
+    _jni: *mut JniEnv,
+    _thread: Jthread,
+    object: Jobject,
+    _class: Jclass,
+    _size: ffi::Jlong,
+) {
+    guarded_heap(|state| state.on_allocation(object));
+}
+
+/// GarbageCollectionFinish: only raw monitors and memory may be used here; the handler only
+/// counts the collection and wakes the walker thread.
+unsafe extern "C" fn on_collection_heap(_jvmti: *mut JvmtiEnv) {
+    guarded_heap(|state| state.on_collection());
 }
 
 /// VM start: the watched class may have been prepared before ClassPrepare events flowed, and

@@ -19,28 +19,61 @@ pub struct FrameToken {
     pub line: Option<i32>,
 }
 
-/// The open event stream.
-pub struct EventLog {
+/// A file of lines that never fails the caller: a line that cannot be written (a full disk) is
+/// counted and reported in the last line, since the JVM's callbacks have no other way to
+/// report it. Both of the agent's files (this event stream, heap mode's snapshots) are one.
+pub struct LineFile {
     out: BufWriter<File>,
-    /// Lines that could not be written (a full disk): reported in the `end` line, since the
-    /// JVM's callbacks have no other way to report them.
     failed_writes: u64,
 }
 
-impl EventLog {
-    pub fn create(path: &Path) -> io::Result<EventLog> {
-        let mut out = BufWriter::new(File::create(path)?);
-        writeln!(out, "{HEADER}")?;
-        Ok(EventLog {
+impl LineFile {
+    /// Creates the file and writes its header line.
+    pub fn create(path: &Path, header: &str) -> io::Result<LineFile> {
+        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        writeln!(out, "{header}")?;
+        Ok(LineFile {
             out,
             failed_writes: 0,
         })
     }
 
-    fn line(&mut self, text: fmt::Arguments) {
+    pub fn line(&mut self, text: fmt::Arguments) {
         if writeln!(self.out, "{text}").is_err() {
             self.failed_writes += 1;
         }
+    }
+
+    /// Hands what is buffered to the file.
+    pub fn flush(&mut self) {
+        if self.out.flush().is_err() {
+            self.failed_writes += 1;
+        }
+    }
+
+    /// The last line, `end <errors>`: `errors` failures of the caller plus the lines that
+    /// could not be written.
+    pub fn finish(mut self, errors: u64) {
+        let errors = errors + self.failed_writes;
+        let _ = writeln!(self.out, "end {errors}");
+        let _ = self.out.flush();
+    }
+}
+
+/// The open event stream.
+pub struct EventLog {
+    file: LineFile,
+}
+
+impl EventLog {
+    pub fn create(path: &Path) -> io::Result<EventLog> {
+        Ok(EventLog {
+            file: LineFile::create(path, HEADER)?,
+        })
+    }
+
+    fn line(&mut self, text: fmt::Arguments) {
+        self.file.line(text);
     }
 
     pub fn watch(&mut self, method: &str) {
@@ -124,9 +157,7 @@ impl EventLog {
     }
 
     /// The last line: the stream is complete; `errors` JVMTI calls or writes failed.
-    pub fn finish(mut self, errors: u64) {
-        let errors = errors + self.failed_writes;
-        let _ = writeln!(self.out, "end {errors}");
-        let _ = self.out.flush();
+    pub fn finish(self, errors: u64) {
+        self.file.finish(errors);
     }
 }

@@ -1,4 +1,5 @@
-//! The agent's option string: `method=<M>[,static=<pkg.C.f>]…,out=<FILE>`.
+//! The agent's option string: `method=<M>[,static=<pkg.C.f>]…,out=<FILE>` to watch a method,
+//! or `snapshot=exit:<M>,out=<FILE>` / `snapshot=gc,out=<FILE>` for heap snapshots.
 //!
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
@@ -105,6 +106,52 @@ impl AgentOptions {
     }
 }
 
+/// When heap mode snapshots the heap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotMoment {
+    /// At each exit of the method.
+    Exit(TargetMethod),
+    /// After each garbage collection.
+    Gc,
+}
+
+/// The options of heap mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeapOptions {
+    pub moment: SnapshotMoment,
+    pub output: PathBuf,
+}
+
+impl HeapOptions {
+    /// The heap-mode options, or None when the string asks for watch mode.
+    pub fn parse(text: &str) -> Result<Option<HeapOptions>, String> {
+        let Some(rest) = text.strip_prefix("snapshot=") else {
+            return Ok(None);
+        };
+        let (moment, output) = rest
+            .split_once(",out=")
+            .ok_or("missing `,out=<file>` after `snapshot=`")?;
+        let moment = match moment {
+            "gc" => SnapshotMoment::Gc,
+            _ => match moment.strip_prefix("exit:") {
+                Some(method) => SnapshotMoment::Exit(TargetMethod::parse(method)?),
+                None => {
+                    return Err(format!(
+                        "unknown snapshot moment `{moment}` (exit:<M> or gc)"
+                    ));
+                }
+            },
+        };
+        if output.is_empty() {
+            return Err("`out=` names no file".to_owned());
+        }
+        Ok(Some(HeapOptions {
+            moment,
+            output: PathBuf::from(output),
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +195,27 @@ mod tests {
         assert_eq!(names, [("p/Config", "size"), ("q/R$S", "n")]);
         assert!(AgentOptions::parse("method=A.m,static=size,out=/x").is_err());
         assert!(AgentOptions::parse("method=A.m,limit=3,out=/x").is_err());
+    }
+
+    #[test]
+    fn snapshot_options_name_a_moment_and_a_file() {
+        let exit = HeapOptions::parse("snapshot=exit:p.Main.main([Ljava/lang/String;)V,out=/x,y")
+            .expect("valid")
+            .expect("heap mode");
+        assert_eq!(exit.output, PathBuf::from("/x,y"));
+        let SnapshotMoment::Exit(target) = exit.moment else {
+            panic!("an exit moment")
+        };
+        assert_eq!(
+            (target.class.as_str(), target.name.as_str()),
+            ("p/Main", "main")
+        );
+        let gc = HeapOptions::parse("snapshot=gc,out=/x").expect("valid");
+        assert_eq!(gc.map(|o| o.moment), Some(SnapshotMoment::Gc));
+        assert_eq!(HeapOptions::parse("method=A.m,out=/x"), Ok(None));
+        assert!(HeapOptions::parse("snapshot=soon,out=/x").is_err());
+        assert!(HeapOptions::parse("snapshot=gc").is_err());
+        assert!(HeapOptions::parse("snapshot=gc,out=").is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod analyze;
 mod check;
 mod codegen;
 mod diff;
+mod heap;
 mod invariants;
 mod math;
 mod validate;
@@ -103,6 +104,9 @@ enum Command {
     /// Run the program on a real JVM under the allocation agent and count, per creation site,
     /// what the method allocates.
     Measure(MeasureArgs),
+    /// What a running program's heap holds: abstract heap graphs, their differences, degree
+    /// metrics and invariants, from snapshots the agent takes or HPROF dumps.
+    Heap(heap::HeapArgs),
     /// Count the integer points of a parametric set given in isl syntax, e.g.
     /// '[n] -> { [i,j] : 1 <= i <= n and 1 <= j <= i }'.
     Count {
@@ -292,6 +296,7 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Check(args) => return check::check(&args),
         Command::Diff(args) => return diff::diff(&args),
         Command::Codegen(args) => return codegen::codegen(&args),
+        Command::Heap(args) => return heap::heap(&args),
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Eval(args) => analyze::eval(&args),
         Command::Ir(target) => {

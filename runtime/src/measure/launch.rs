@@ -192,30 +192,32 @@ fn main_class_in(manifest: &str) -> Option<String> {
         .filter(|value| !value.is_empty())
 }
 
-/// Everything on a `java` command line under the agent, apart from how the program starts.
-pub struct Invocation<'a> {
+/// The agent's options for watching `method`, also recording the static fields `statics`
+/// (`pkg.C.f`) at each of its entries.
+pub fn watch_options(method: &str, statics: &[String]) -> String {
+    let mut options = format!("method={method}");
+    for field in statics {
+        options.push_str(&format!(",static={field}"));
+    }
+    options
+}
+
+/// A program run under the agent, whatever the agent is asked to record.
+pub struct Program<'a> {
     pub java: &'a Path,
     pub agent: &'a Path,
-    pub method: &'a str,
-    /// Static integer fields (`pkg.C.f`) the agent records at each entry of the method.
-    pub static_fields: &'a [String],
-    /// Where the agent writes its event stream.
-    pub events: &'a Path,
     pub jvm_args: &'a [String],
     pub program_args: &'a [String],
 }
 
-impl Invocation<'_> {
-    /// `java -agentpath:… <jvm args> <exact-allocation flags> (-jar J | -cp C Main) <args>`.
-    pub fn command(&self, launch: &Launch) -> Command {
+impl Program<'_> {
+    /// `java -agentpath:<agent>=<options>,out=<output> <jvm args> <exact-allocation flags>
+    /// (-jar J | -cp C Main) <args>`.
+    pub fn command(&self, launch: &Launch, agent_options: &str, output: &Path) -> Command {
         let mut agent_option = OsString::from("-agentpath:");
         agent_option.push(self.agent);
-        agent_option.push(format!("=method={}", self.method));
-        for field in self.static_fields {
-            agent_option.push(format!(",static={field}"));
-        }
-        agent_option.push(",out=");
-        agent_option.push(self.events);
+        agent_option.push(format!("={agent_options},out="));
+        agent_option.push(output);
         let mut command = Command::new(self.java);
         command
             .arg(agent_option)
@@ -272,16 +274,14 @@ mod tests {
             classpath: PathBuf::from("/cp"),
             main: "Main".to_owned(),
         };
-        let invocation = Invocation {
+        let program = Program {
             java: Path::new("/bin/java"),
             agent: Path::new("/lib/agent.so"),
-            method: "Main.m(I)V",
-            static_fields: &["p.Config.size".to_owned()],
-            events: Path::new("/tmp/e"),
             jvm_args: &["-Xmx1g".to_owned(), "-XX:+UseTLAB".to_owned()],
             program_args: &["7".to_owned()],
         };
-        let command = invocation.command(&launch);
+        let options = watch_options("Main.m(I)V", &["p.Config.size".to_owned()]);
+        let command = program.command(&launch, &options, Path::new("/tmp/e"));
         let args: Vec<_> = command
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())

@@ -139,6 +139,79 @@ pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
     })
 }
 
+/// When the agent snapshots the heap (`membound heap … --at`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotMoment {
+    /// As the main class's `main` returns, its locals still live.
+    End,
+    /// At each exit of a method, `pkg.Class.method` (every overload) or with a descriptor.
+    Exit(String),
+    /// After each garbage collection.
+    Gc,
+}
+
+impl SnapshotMoment {
+    /// `end`, `gc` or `exit:pkg.Class.method[(desc)]`.
+    pub fn parse(text: &str) -> Result<SnapshotMoment> {
+        match text {
+            "end" => Ok(SnapshotMoment::End),
+            "gc" => Ok(SnapshotMoment::Gc),
+            _ => match text.strip_prefix("exit:") {
+                Some(method) => {
+                    check_method_name(method)?;
+                    Ok(SnapshotMoment::Exit(method.to_owned()))
+                }
+                None => Err(Error::Input(format!(
+                    "`--at {text}`: say end, gc or exit:pkg.Class.method"
+                ))),
+            },
+        }
+    }
+
+    /// The agent's `snapshot=` option for a program started by `launch`.
+    fn agent_option(&self, launch: &launch::Launch) -> Result<String> {
+        Ok(match self {
+            SnapshotMoment::End => {
+                let main = match launch {
+                    launch::Launch::Jar(jar) => launch::manifest_main_class(jar)?,
+                    launch::Launch::Class { main, .. } => main.clone(),
+                };
+                format!("snapshot=exit:{main}.main([Ljava/lang/String;)V")
+            }
+            SnapshotMoment::Exit(method) => format!("snapshot=exit:{method}"),
+            SnapshotMoment::Gc => "snapshot=gc".to_owned(),
+        })
+    }
+}
+
+/// A finished run in which the agent snapshotted the heap; its file is removed when this is
+/// dropped.
+pub struct SnapshotRun {
+    file: EventFile,
+    /// The program's exit status; None when it was killed by a signal.
+    pub exit_code: Option<i32>,
+    /// What the program printed on standard output (its standard error is passed through).
+    pub stdout: String,
+}
+
+impl SnapshotRun {
+    /// The agent's snapshot file (read with `membound_heap::agent_file`).
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+}
+
+/// Runs the program under the agent in heap mode: the agent writes a snapshot of the heap at
+/// each `moment` (`options.method` is not used).
+pub fn run_for_snapshots(options: &MeasureOptions, moment: &SnapshotMoment) -> Result<SnapshotRun> {
+    let (file, output) = run_agent(options, |launch| moment.agent_option(launch))?;
+    Ok(SnapshotRun {
+        file,
+        exit_code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    })
+}
+
 /// A finished JVM, and what was read from the agent's events.
 struct Finished<T> {
     read: T,
@@ -157,25 +230,8 @@ fn run_java<T>(
     statics
         .iter()
         .try_for_each(|field| check_static_field(field))?;
-    let launch = launch::launch_for(&options.input, options.main.as_deref())?;
-    let java = find_java(options.java.as_deref())?;
-    let agent = find_agent(options.agent.as_deref())?;
-    let events = EventFile::create()?;
-    let invocation = launch::Invocation {
-        java: &java,
-        agent: &agent,
-        method: &options.method,
-        static_fields: statics,
-        events: events.path(),
-        jvm_args: &options.jvm_args,
-        program_args: &options.program_args,
-    };
-    let output = invocation
-        .command(&launch)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| Error::Input(format!("cannot run {}: {e}", java.display())))?;
+    let agent_options = launch::watch_options(&options.method, statics);
+    let (events, output) = run_agent(options, |_| Ok(agent_options))?;
     let read = events.open().and_then(read).map_err(|e| match output.status.code() {
         Some(code) if code != 0 => Error::Input(format!(
             "the JVM exited with status {code} before the agent wrote its events (see its messages above)"
@@ -187,6 +243,33 @@ fn run_java<T>(
         exit_code: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
     })
+}
+
+/// Runs the program under the agent with the options `agent_options` makes for its launch,
+/// the agent writing into a fresh file; the program's stdout is captured, its stderr passed
+/// through.
+fn run_agent(
+    options: &MeasureOptions,
+    agent_options: impl FnOnce(&launch::Launch) -> Result<String>,
+) -> Result<(EventFile, std::process::Output)> {
+    let launch = launch::launch_for(&options.input, options.main.as_deref())?;
+    let agent_options = agent_options(&launch)?;
+    let java = find_java(options.java.as_deref())?;
+    let agent = find_agent(options.agent.as_deref())?;
+    let file = EventFile::create()?;
+    let program = launch::Program {
+        java: &java,
+        agent: &agent,
+        jvm_args: &options.jvm_args,
+        program_args: &options.program_args,
+    };
+    let output = program
+        .command(&launch, &agent_options, file.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| Error::Input(format!("cannot run {}: {e}", java.display())))?;
+    Ok((file, output))
 }
 
 /// Rejects a method name the agent would refuse, before starting a JVM for nothing: it must be
