@@ -4,13 +4,13 @@
 use std::path::Path;
 
 use membound_certificate::{
-    AmountEntry, Certificate, ChainEntry, ESCAPES, MethodEntry, ParamEntry, SiteEntry,
+    AmountEntry, Certificate, ChainEntry, MethodEntry, ParamEntry, Places, SiteEntry,
 };
 use membound_jvm::error::Result;
 
-use crate::escape::SiteRegion;
 use crate::memalloc::{Amount, Bounds, MethodBound, SiteBound};
 use crate::sites::ChainElement;
+use membound_jvm::MethodRef;
 
 /// The certificate of `bounds`, computed from the program at `input`.
 pub fn certificate(input: &Path, bounds: &Bounds) -> Result<Certificate> {
@@ -18,11 +18,15 @@ pub fn certificate(input: &Path, bounds: &Bounds) -> Result<Certificate> {
         input,
         bounds.model.name(),
         bounds.assumptions.clone(),
-        bounds.methods.iter().map(method_entry).collect(),
+        bounds
+            .methods
+            .iter()
+            .map(|method| method_entry(method, &bounds.callees))
+            .collect(),
     )
 }
 
-fn method_entry(bound: &MethodBound) -> MethodEntry {
+fn method_entry(bound: &MethodBound, calls: &[(MethodRef, MethodRef)]) -> MethodEntry {
     MethodEntry {
         method: bound.method.to_string(),
         params: bound
@@ -47,7 +51,16 @@ fn method_entry(bound: &MethodBound) -> MethodEntry {
             .map(|r| r.reasons.clone())
             .unwrap_or_default(),
         spec: bound.spec.clone(),
-        sites: bound.sites.iter().map(site_entry).collect(),
+        callees: calls
+            .iter()
+            .filter(|(caller, _)| *caller == bound.method)
+            .map(|(_, callee)| callee.to_string())
+            .collect(),
+        sites: bound
+            .sites
+            .iter()
+            .map(|site| site_entry(&bound.method.to_string(), site))
+            .collect(),
     }
 }
 
@@ -58,17 +71,25 @@ fn amount_entry(amount: &Amount) -> AmountEntry {
     }
 }
 
-fn site_entry(site: &SiteBound) -> SiteEntry {
+fn site_entry(method: &str, site: &SiteBound) -> SiteEntry {
     SiteEntry {
-        chain: site.chain.iter().map(chain_entry).collect(),
+        at: chain_entry(&site.at),
+        via: site.via.as_ref().map(chain_entry),
         ty: site.ty.to_string(),
         count: site.count.to_text(),
         objects: site.amount.objects.to_text(),
         bytes: site.amount.bytes.to_text(),
-        region: site.region.map(|region| match region {
-            SiteRegion::CapturedBy(index) => site.chain[index].method.to_string(),
-            SiteRegion::EscapesEntry => ESCAPES.to_string(),
-        }),
+        region: site
+            .residence
+            .map(|residence| {
+                Places {
+                    here: residence.here,
+                    callees: residence.callees,
+                    escapes: residence.escapes,
+                }
+                .text(method)
+            })
+            .filter(|text| !text.is_empty()),
         reasons: site.reasons.clone(),
     }
 }

@@ -23,3 +23,4 @@ pub mod lowering;
 pub mod memalloc;
 pub mod memrq;
 pub mod sites;
+pub mod summary;

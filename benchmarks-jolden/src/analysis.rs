@@ -11,7 +11,6 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use membound_analysis::memrq;
-use membound_analysis::sites::{self, DEFAULT_MAX_CHAINS};
 use membound_certificate::Certificate;
 use membound_front::callgraph;
 use membound_front::classpath::{Classpath, Jdk};
@@ -30,8 +29,8 @@ pub enum Analysis {
         /// Loading the program, the call graph, the creation sites and the bounds.
         seconds: f64,
     },
-    /// Stopped at a resource limit (still running at the time limit, and killed; or more
-    /// creation sites than the enumeration takes): reported in the table, not a failure.
+    /// Stopped at a resource limit (still running at the time limit, and killed): reported in
+    /// the table, not a failure.
     Stopped {
         why: String,
         seconds: f64,
@@ -83,12 +82,6 @@ fn run_child(
         std::thread::sleep(Duration::from_millis(50));
     };
     let said = std::fs::read_to_string(&messages).unwrap_or_default();
-    if status.code() == Some(i32::from(TOO_MANY_SITES)) {
-        return Ok(Analysis::Stopped {
-            why: said.trim().to_string(),
-            seconds: start.elapsed().as_secs_f64(),
-        });
-    }
     if !status.success() {
         // A panic or a signal may leave nothing said; the status then tells what happened.
         return Err(match said.trim() {
@@ -110,20 +103,12 @@ fn run_child(
 /// How the child reports the analysis time on stderr.
 const SECONDS_LINE: &str = "analysis seconds:";
 
-/// The child's exit status when the method reaches more creation sites than the enumeration
-/// takes (a limit of the analysis, like the time limit; not an error of the harness).
-const TOO_MANY_SITES: u8 = 3;
-
 /// The child's side: analyzes `method` of the classes at `input` with the HotSpot object model
 /// the agent's sizes follow, writes the certificate to `out` (JSON) and prints the time; the
 /// exit status says how it ended.
 pub fn analyze_one(input: &Path, method: &str, out: &Path) -> ExitCode {
     match write_certificate(input, method, out) {
-        Ok(None) => ExitCode::SUCCESS,
-        Ok(Some(limit)) => {
-            eprintln!("more than {limit} creation sites, the enumeration's limit");
-            ExitCode::from(TOO_MANY_SITES)
-        }
+        Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("{error}");
             ExitCode::from(error.exit_code())
@@ -131,9 +116,8 @@ pub fn analyze_one(input: &Path, method: &str, out: &Path) -> ExitCode {
     }
 }
 
-/// The analysis of [`analyze_one`]; `Some(limit)` when the creation sites were more than
-/// `limit`, and nothing was written.
-fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<Option<usize>> {
+/// The analysis of [`analyze_one`].
+fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<()> {
     let start = Instant::now();
     let mut classpath = Classpath::new();
     classpath.add_entry(input)?;
@@ -145,11 +129,13 @@ fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<Option<us
         &entry,
         &membound_front::specs::Specs::bundled(),
     )?;
-    let found = sites::enumerate(&program, &graph, DEFAULT_MAX_CHAINS)?;
-    if let Some(limit) = found.truncated_at {
-        return Ok(Some(limit));
-    }
-    let bounds = memrq::analyze(&program, &graph, &found, ObjectModel::HotspotCoops, &|| {})?;
+    let bounds = memrq::analyze(
+        &program,
+        &graph,
+        ObjectModel::HotspotCoops,
+        memrq::Options::default(),
+        &|| {},
+    )?;
     let seconds = start.elapsed().as_secs_f64();
     let certificate = membound_analysis::certify::certificate(input, &bounds)?;
     std::fs::write(out, certificate.to_json()).map_err(|source| Error::Io {
@@ -157,5 +143,5 @@ fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<Option<us
         source,
     })?;
     eprintln!("{SECONDS_LINE} {seconds:.3}");
-    Ok(None)
+    Ok(())
 }

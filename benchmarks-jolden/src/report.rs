@@ -417,7 +417,7 @@ fn unexplained_infinity(site: &SiteEntry) -> Option<String> {
     .filter(|(_, text)| text.as_str() == INFINITY)
     .map(|(name, _)| name)
     .collect();
-    let allocation = site.chain.last()?;
+    let allocation = &site.at;
     (site.reasons.is_empty() && !infinite.is_empty()).then(|| {
         format!(
             "no reason given in the certificate for ∞ {} of `new {}` at {}@{}",

@@ -59,7 +59,7 @@ pub(crate) fn deserialize<T: DeserializeOwned>(text: &str) -> std::result::Resul
     }
     check_nesting(text)?;
     let mut unknown: Vec<String> = Vec::new();
-    let record = |path: serde_ignored::Path| unknown.push(path.to_string());
+    let record = |path: serde_ignored::Path| unknown.push(dotted(&path));
     let value: T = if text.trim_start().starts_with('{') {
         let mut json = serde_json::Deserializer::from_str(text);
         serde_ignored::deserialize(&mut json, record).map_err(|e| e.to_string())?
@@ -77,6 +77,24 @@ pub(crate) fn deserialize<T: DeserializeOwned>(text: &str) -> std::result::Resul
         ));
     }
     Ok(value)
+}
+
+/// A field's path as `methods.0.sites.0.chain.0.color`: serde_ignored marks the inside of an
+/// optional field with a `?` segment, which names nothing a reader of the file could find.
+fn dotted(path: &serde_ignored::Path) -> String {
+    use serde_ignored::Path;
+    let join = |parent: &Path, segment: String| match dotted(parent) {
+        root if root.is_empty() => segment,
+        parent => format!("{parent}.{segment}"),
+    };
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => join(parent, index.to_string()),
+        Path::Map { parent, key } => join(parent, key.clone()),
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => dotted(parent),
+    }
 }
 
 /// Where the scan is.

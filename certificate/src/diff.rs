@@ -483,12 +483,13 @@ pub fn above(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Sites are matched by their chain's methods and type, as multisets: the new certificate's
-/// sites beyond the old one's number of the same key are new, and the other way round removed.
+/// Sites are matched by their steps' methods and type, as multisets (offsets move with any
+/// edit): the new certificate's sites beyond the old one's number of the same key are new, and
+/// the other way round removed.
 fn compare_sites(old: &[SiteEntry], new: &[SiteEntry], method: &str, out: &mut Diff) {
     let key = |site: &SiteEntry| -> (Vec<String>, String) {
-        let chain = site.chain.iter().map(|e| e.method.clone()).collect();
-        (chain, site.ty.clone())
+        let steps = site.steps().map(|e| e.method.clone()).collect();
+        (steps, site.ty.clone())
     };
     let group = |sites: &[SiteEntry]| {
         let mut groups: BTreeMap<(Vec<String>, String), Vec<SiteEntry>> = BTreeMap::new();
@@ -530,8 +531,7 @@ fn compare_sites(old: &[SiteEntry], new: &[SiteEntry], method: &str, out: &mut D
 /// `Intro$B at Intro.m1(I)V:22 -> Intro.m2(I)V:28` (the offset when there is no line).
 fn site_text(site: &SiteEntry) -> String {
     let chain: Vec<String> = site
-        .chain
-        .iter()
+        .steps()
         .map(|e| match e.line {
             Some(line) => format!("{}:{line}", e.method),
             None => format!("{}@{}", e.method, e.offset),
@@ -825,16 +825,16 @@ mod tests {
         );
     }
 
-    fn site(chain: &[(&str, u32)], ty: &str) -> SiteEntry {
+    /// A site by its steps: the method's call (when there are two), then the allocation.
+    fn site(steps: &[(&str, u32)], ty: &str) -> SiteEntry {
+        let step = |(method, offset): &(&str, u32)| ChainEntry {
+            method: method.to_string(),
+            offset: *offset,
+            line: None,
+        };
         SiteEntry {
-            chain: chain
-                .iter()
-                .map(|(method, offset)| ChainEntry {
-                    method: method.to_string(),
-                    offset: *offset,
-                    line: None,
-                })
-                .collect(),
+            at: step(steps.last().expect("a step")),
+            via: (steps.len() > 1).then(|| step(&steps[0])),
             ty: ty.to_string(),
             count: "(1)".to_string(),
             objects: "(1)".to_string(),
@@ -845,7 +845,7 @@ mod tests {
     }
 
     #[test]
-    fn sites_match_by_chain_methods_and_type_not_offsets() {
+    fn sites_match_by_their_steps_methods_and_type_not_offsets() {
         let old = [
             site(&[("M.a()V", 4)], "A"),
             site(&[("M.a()V", 9), ("M.b()V", 2)], "B"),

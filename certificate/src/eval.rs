@@ -39,7 +39,8 @@ pub struct Pair {
 
 #[derive(Clone, Debug)]
 pub struct SiteValues {
-    pub chain: Vec<ChainEntry>,
+    pub at: ChainEntry,
+    pub via: Option<ChainEntry>,
     pub ty: String,
     pub count: Value,
     pub amount: Pair,
@@ -92,7 +93,8 @@ fn method_values(entry: &MethodEntry, point: &BTreeMap<String, Rat>) -> Result<M
         .iter()
         .map(|site| {
             Ok(SiteValues {
-                chain: site.chain.clone(),
+                at: site.at.clone(),
+                via: site.via.clone(),
                 ty: site.ty.clone(),
                 count: at(&site.count)?,
                 amount: Pair {
@@ -166,7 +168,8 @@ impl Evaluation {
                     .iter()
                     .map(|s| {
                         json!({
-                            "chain": s.chain,
+                            "at": s.at,
+                            "via": s.via,
                             "type": s.ty,
                             "count": value_json(&s.count),
                             "objects": value_json(&s.amount.objects),
@@ -225,8 +228,9 @@ impl Evaluation {
             }
             for s in &m.sites {
                 let chain: Vec<String> = s
-                    .chain
+                    .via
                     .iter()
+                    .chain(std::iter::once(&s.at))
                     .map(|e| format!("{}@{}", e.method, e.offset))
                     .collect();
                 let _ = writeln!(

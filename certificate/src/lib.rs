@@ -27,8 +27,12 @@ pub use sarif::to_sarif;
 /// A site's `region` when its objects may outlive the chain's first method.
 pub const ESCAPES: &str = "escapes";
 
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes. It reads this one and every older one from
+/// [`OLDEST_FORMAT`] on (format 1 named each site by its whole chain).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest format version this build reads.
+pub const OLDEST_FORMAT: u32 = 1;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Certificate {
@@ -87,6 +91,9 @@ pub struct MethodEntry {
     /// file): its sites are the spec's allocations, at offsets 0, 1, … in the spec's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<String>,
+    /// The methods of the certificate it calls, in the order of its calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callees: Vec<String>,
     pub sites: Vec<SiteEntry>,
 }
 
@@ -103,23 +110,141 @@ pub struct AmountEntry {
     pub bytes: String,
 }
 
+/// One local site as seen from a method: the allocating instruction, reached through one of the
+/// method's statements.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawSite")]
 pub struct SiteEntry {
-    /// From the method down to the allocating instruction.
-    pub chain: Vec<ChainEntry>,
+    /// The allocating instruction (in the method, or in a method it calls).
+    pub at: ChainEntry,
+    /// The method's own call through which the site is reached; absent when `at` is the
+    /// method's own allocation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<ChainEntry>,
     #[serde(rename = "type")]
     pub ty: String,
-    /// How often the allocation runs per call of the method.
+    /// How often the allocation runs per call of the method, through `via`.
     pub count: String,
     pub objects: String,
     pub bytes: String,
-    /// The method whose region holds the objects (it dies when that method returns), or
-    /// `escapes` when they may outlive the chain's first method.
+    /// Where the objects live, seen from the method: the method's name (its region: they die
+    /// when it returns), `callees` (the regions of methods it calls), `escapes` (they may
+    /// outlive it), or several of these joined by ` + `.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// Why something here is ∞.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
+}
+
+/// A site's `region` part for the regions of the methods its method calls.
+pub const CALLEES: &str = "callees";
+
+/// Which places a site's `region` names, seen from the method `method`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Places {
+    pub here: bool,
+    pub callees: bool,
+    pub escapes: bool,
+}
+
+impl Places {
+    /// The `region` text of these places for `method`.
+    pub fn text(&self, method: &str) -> String {
+        let mut parts = Vec::new();
+        if self.here {
+            parts.push(method);
+        }
+        if self.callees {
+            parts.push(CALLEES);
+        }
+        if self.escapes {
+            parts.push(ESCAPES);
+        }
+        parts.join(" + ")
+    }
+}
+
+impl SiteEntry {
+    /// The steps from the method to the allocation: the call it is reached through, if any,
+    /// then the allocating instruction.
+    pub fn steps(&self) -> impl Iterator<Item = &ChainEntry> {
+        self.via.iter().chain(std::iter::once(&self.at))
+    }
+
+    /// The places its `region` names for its method `method` (`None` without regions).
+    pub fn places(&self, method: &str) -> Option<Places> {
+        let region = self.region.as_ref()?;
+        let mut places = Places::default();
+        for part in region.split(" + ") {
+            match part {
+                ESCAPES => places.escapes = true,
+                CALLEES => places.callees = true,
+                name if name == method => places.here = true,
+                // A method below (format 1 named the capturing method).
+                _ => places.callees = true,
+            }
+        }
+        Some(places)
+    }
+}
+
+/// A site as either format writes it: format 1 named a site by its whole chain from the
+/// method down (`chain`), and its region by the capturing method.
+#[derive(Deserialize)]
+struct RawSite {
+    #[serde(default)]
+    at: Option<ChainEntry>,
+    #[serde(default)]
+    via: Option<ChainEntry>,
+    #[serde(default)]
+    chain: Option<Vec<ChainEntry>>,
+    #[serde(rename = "type")]
+    ty: String,
+    count: String,
+    objects: String,
+    bytes: String,
+    #[serde(default)]
+    region: Option<String>,
+    #[serde(default)]
+    reasons: Vec<String>,
+}
+
+impl TryFrom<RawSite> for SiteEntry {
+    type Error = String;
+
+    fn try_from(raw: RawSite) -> std::result::Result<SiteEntry, String> {
+        let (at, via, region) = match (raw.at, raw.chain) {
+            (Some(at), _) => (at, raw.via, raw.region),
+            (None, Some(chain)) => {
+                let at = chain
+                    .last()
+                    .cloned()
+                    .ok_or_else(|| "a site with an empty chain".to_string())?;
+                let via = (chain.len() > 1).then(|| chain[0].clone());
+                let region = raw.region.map(|region| {
+                    let method = &chain[0].method;
+                    if region == ESCAPES || region == *method {
+                        region
+                    } else {
+                        CALLEES.to_string()
+                    }
+                });
+                (at, via, region)
+            }
+            (None, None) => return Err("a site without `at`".to_string()),
+        };
+        Ok(SiteEntry {
+            at,
+            via,
+            ty: raw.ty,
+            count: raw.count,
+            objects: raw.objects,
+            bytes: raw.bytes,
+            region,
+            reasons: raw.reasons,
+        })
+    }
 }
 
 /// One step of a chain, as `membound sites --format json` prints it.
@@ -185,9 +310,9 @@ impl Certificate {
     /// and what [`check_read`] checks.
     pub fn parse(text: &str) -> std::result::Result<Certificate, String> {
         let certificate: Certificate = check_read::deserialize(text)?;
-        if certificate.membound != FORMAT_VERSION {
+        if !(OLDEST_FORMAT..=FORMAT_VERSION).contains(&certificate.membound) {
             return Err(format!(
-                "format version {} (this membound reads version {FORMAT_VERSION})",
+                "format version {} (this membound reads versions {OLDEST_FORMAT} to {FORMAT_VERSION})",
                 certificate.membound
             ));
         }

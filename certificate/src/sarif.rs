@@ -65,9 +65,7 @@ pub fn to_sarif(certificate: &Certificate, source_file: &dyn Fn(&str) -> Option<
     let mut reported: BTreeSet<(String, u32, &str)> = BTreeSet::new();
     for method in &certificate.methods {
         for site in &method.sites {
-            let Some(allocation) = site.chain.last() else {
-                continue;
-            };
+            let allocation = &site.at;
             let mut by_rule: Vec<(&str, Vec<&str>)> = Vec::new();
             for reason in &site.reasons {
                 let rule = rule_of(reason);
@@ -84,7 +82,13 @@ pub fn to_sarif(certificate: &Certificate, source_file: &dyn Fn(&str) -> Option<
                 // names the method its chain enters it by): report it once per rule, with the
                 // longest chain (the first method listed is the entry).
                 if reported.insert((allocation.method.clone(), allocation.offset, rule)) {
-                    results.push(site_result(&locate, site, rule, &reasons.join("; ")));
+                    results.push(site_result(
+                        &locate,
+                        &method.method,
+                        site,
+                        rule,
+                        &reasons.join("; "),
+                    ));
                 }
             }
         }
@@ -151,8 +155,8 @@ fn rule_of(reason: &str) -> &'static str {
     }
 }
 
-fn site_result(locate: &Locator, site: &SiteEntry, rule: &str, reason: &str) -> Json {
-    let entry = &site.chain[0].method;
+fn site_result(locate: &Locator, method: &str, site: &SiteEntry, rule: &str, reason: &str) -> Json {
+    let entry = method;
     let mut result = json!({
         "ruleId": rule,
         "ruleIndex": rule_index(rule),
@@ -161,12 +165,11 @@ fn site_result(locate: &Locator, site: &SiteEntry, rule: &str, reason: &str) -> 
             "memAlloc of {entry} is unbounded: this allocation of {} has no finite bound ({reason})",
             site.ty
         )},
-        "locations": [locate.at(&site.chain[site.chain.len() - 1])],
+        "locations": [locate.at(&site.at)],
     });
-    if site.chain.len() > 1 {
+    if site.via.is_some() {
         let steps: Vec<Json> = site
-            .chain
-            .iter()
+            .steps()
             .map(|element| json!({"location": locate.at(element)}))
             .collect();
         result["codeFlows"] = json!([{"threadFlows": [{"locations": steps}]}]);
@@ -197,21 +200,28 @@ fn unknown_code_result(
     })
 }
 
-/// The method of `affected` that calls none of the others on a chain of the certificate (the
-/// last one when recursion leaves none): the one closest to the code they all reach.
+/// The method of `affected` that reaches none of the others through the certificate's calls
+/// (the last one when recursion leaves none): the one closest to the code they all reach.
 fn deepest<'a>(certificate: &Certificate, affected: &[&'a str]) -> &'a str {
     let calls_another = |method: &str| {
-        certificate
-            .methods
-            .iter()
-            .flat_map(|m| &m.sites)
-            .any(|site| {
-                site.chain
-                    .iter()
-                    .skip_while(|e| e.method != method)
-                    .skip(1)
-                    .any(|e| e.method != method && affected.contains(&e.method.as_str()))
-            })
+        let mut seen: BTreeSet<&str> = BTreeSet::from([method]);
+        let mut work = vec![method];
+        while let Some(current) = work.pop() {
+            let callees = certificate
+                .methods
+                .iter()
+                .filter(|m| m.method == current)
+                .flat_map(|m| &m.callees);
+            for callee in callees {
+                if affected.contains(&callee.as_str()) && callee != method {
+                    return true;
+                }
+                if seen.insert(callee) {
+                    work.push(callee);
+                }
+            }
+        }
+        false
     };
     affected
         .iter()
@@ -246,7 +256,7 @@ impl Locator<'_> {
             .methods
             .iter()
             .flat_map(|m| &m.sites)
-            .flat_map(|s| &s.chain)
+            .flat_map(|s| s.steps())
             .filter(|e| e.method == method)
             .filter_map(|e| e.line)
             .min();
@@ -292,7 +302,7 @@ mod tests {
     /// The entry `a.Main.run(I)V` reaches a recursive `a.Rec.down(I)V` and a native method; its
     /// helper allocates a string by concatenation.
     const CERTIFICATE: &str = "\
-membound: 1
+membound: 2
 tool: {version: 0.1.0, object_model: count}
 input: {path: x, sha256: '0000000000000000000000000000000000000000000000000000000000000000'}
 entry: {method: 'a.Main.run(I)V'}
@@ -302,14 +312,17 @@ methods:
   params: [{name: n, origin: x}]
   mem_alloc: {objects: infty, bytes: infty}
   unbounded: ['reaches a.Main.nat()V (native method)']
+  callees: ['a.Main.help(I)V']
   sites:
-  - chain: [{method: 'a.Main.run(I)V', offset: 3, line: 10}, {method: 'a.Rec.down(I)V', offset: 5, line: 20}]
+  - via: {method: 'a.Main.run(I)V', offset: 3, line: 10}
+    at: {method: 'a.Rec.down(I)V', offset: 5, line: 20}
     type: a.Node
     count: infty
     objects: infty
     bytes: infty
     reasons: ['recursion through a.Rec.down(I)V']
-  - chain: [{method: 'a.Main.run(I)V', offset: 9, line: 11}, {method: 'a.Main.help(I)V', offset: 2, line: 30}]
+  - via: {method: 'a.Main.run(I)V', offset: 9, line: 11}
+    at: {method: 'a.Main.help(I)V', offset: 2, line: 30}
     type: java.lang.String
     count: (n)
     objects: infty
@@ -320,7 +333,7 @@ methods:
   mem_alloc: {objects: infty, bytes: infty}
   unbounded: ['reaches a.Main.nat()V (native method)']
   sites:
-  - chain: [{method: 'a.Main.help(I)V', offset: 2, line: 30}]
+  - at: {method: 'a.Main.help(I)V', offset: 2, line: 30}
     type: java.lang.String
     count: (n)
     objects: infty

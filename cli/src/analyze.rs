@@ -27,9 +27,6 @@ pub(super) struct AnalyzeArgs {
     /// How object sizes are computed.
     #[arg(long, value_enum, default_value_t = ModelArg::DEFAULT)]
     object_model: ModelArg,
-    /// Stop enumerating creation sites after this many chains.
-    #[arg(long, default_value_t = membound_analysis::sites::DEFAULT_MAX_CHAINS)]
-    max_chains: usize,
     /// Name a parameter of the analyzed method, `NEW=OLD` (`--param levels=p0`), or pin one to
     /// a value, `NAME=INTEGER` (`--param n=100`: the certificate then holds only for runs with
     /// that value, an assumption it lists); repeatable, `a=b,c=d` also works.
@@ -55,17 +52,15 @@ enum ReportFormat {
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     // Bad `--param` text is refused before the analysis runs.
     let edits = parse_param_edits(&args.params)?;
-    let (program, graph, sites) = args.target.sites(args.max_chains)?;
-    if let Some(limit) = sites.truncated_at {
-        return Err(Error::Input(format!(
-            "{} reaches more than {limit} creation sites; raise --max-chains to analyze them all",
-            sites.entry
-        )));
-    }
+    let (program, graph) = args.target.call_graph()?;
     let bar = progress_bar();
-    let mut bounds = memrq::analyze(&program, &graph, &sites, args.object_model.0, &|| {
-        bar.inc(1)
-    })?;
+    let mut bounds = memrq::analyze(
+        &program,
+        &graph,
+        args.object_model.0,
+        memrq::Options::default(),
+        &|| bar.inc(1),
+    )?;
     bar.finish_and_clear();
     if let Some(entry) = bounds.methods.first_mut() {
         for edit in edits {
@@ -95,11 +90,11 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     })
 }
 
-/// A spinner on stderr (drawn only on a terminal) counting chains as they are counted.
+/// A spinner on stderr (drawn only on a terminal) counting methods as they are summarized.
 fn progress_bar() -> ProgressBar {
     let bar = ProgressBar::new_spinner();
     bar.set_style(
-        ProgressStyle::with_template("{spinner} counting chains: {pos} done [{elapsed}]")
+        ProgressStyle::with_template("{spinner} summarizing methods: {pos} done [{elapsed}]")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     bar.enable_steady_tick(std::time::Duration::from_millis(200));

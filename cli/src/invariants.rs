@@ -18,7 +18,8 @@ pub(super) fn invariants(
     format: ListFormat,
 ) -> Result<String> {
     let (program, graph, found) = target.sites(max_chains)?;
-    let lowered = lowering::lower(&program, &graph, &found)?;
+    let local = sites::local_sites(&program, &graph)?;
+    let lowered = lowering::lower(&program, &graph, &local)?;
     let invariants: Vec<Result<String>> = found
         .sites
         .iter()

@@ -97,9 +97,6 @@ enum Command {
         /// How object sizes are computed.
         #[arg(long, value_enum, default_value_t = ModelArg::DEFAULT)]
         object_model: ModelArg,
-        /// Stop enumerating after this many chains.
-        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
-        max_chains: usize,
     },
     /// Run the program on a real JVM under the allocation agent and count, per creation site,
     /// what the method allocates.
@@ -332,10 +329,15 @@ fn run(command: Command) -> Result<(String, bool)> {
             target,
             format,
             object_model,
-            max_chains,
         } => {
-            let (program, graph, found) = target.sites(max_chains)?;
-            let bounds = memrq::analyze(&program, &graph, &found, object_model.0, &|| {})?;
+            let (program, graph) = target.call_graph()?;
+            let bounds = memrq::analyze(
+                &program,
+                &graph,
+                object_model.0,
+                memrq::Options { region_tree: true },
+                &|| {},
+            )?;
             Ok(match format {
                 TreeFormat::Text => memrq::to_text(&bounds),
                 TreeFormat::Dot => memrq::to_dot(&bounds),

@@ -7,9 +7,9 @@
 //! `cargo build --release -p membound-agent`). Without `--bench` (a smoke run under `cargo test
 //! --all-targets`) the heap holds 30,000 objects.
 
-use membound_runtime::measure::{self, EXACT_ALLOCATION_FLAGS};
 use membound_heap::graph::abstract_heap;
 use membound_heap::scope::RootSelection;
+use membound_runtime::measure::{self, EXACT_ALLOCATION_FLAGS};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -18,7 +18,7 @@ use membound_polyhedra::{Int, Rat, Value};
 use serde_json::{Value as Json, json};
 
 use crate::measure::{
-    self, Allocation, ChainFrame, EntryValues, MeasureOptions, Measurement, Placement, SiteCount,
+    self, Allocation, EntryValues, MeasureOptions, Measurement, Placement, SiteCount,
 };
 use membound_certificate::{Certificate, MethodEntry, SiteEntry, value_of, value_text};
 use membound_jvm::error::Result;
@@ -114,14 +114,10 @@ pub fn validate(
         &under_specs,
         bytes_compared,
     )?);
-    for (chain, observed) in by_chain(direct) {
-        let matching: Vec<_> = entry
-            .sites
-            .iter()
-            .filter(|s| has_chain(s, &chain))
-            .collect();
+    for (key, observed) in by_key(direct) {
+        let matching: Vec<_> = entry.sites.iter().filter(|s| key.names(s)).collect();
         let types: Vec<&str> = observed.iter().map(|s| s.type_name.as_str()).collect();
-        let what = format!("{} {}", frames_text(&chain), types.join(" + "));
+        let what = format!("{} {}", key.text(), types.join(" + "));
         let group = Group {
             what,
             observed: &observed,
@@ -325,82 +321,123 @@ fn predict(entry: &MethodEntry, points: &[BTreeMap<String, Rat>], text: &str) ->
 }
 
 /// Where the certificate's regions put each object of a run of `entry`'s method, for the
-/// method-region replay: the frame of the method its site's `region` names, or escaping.
-/// An allocation whose chain matches no site (or repeats a method, which the site
-/// enumeration cuts) is taken to escape, the placement that frees it last.
+/// method-region replay: walking the allocation's chain upwards, the first frame whose method's
+/// site (through that frame's call) keeps the objects in its own region, or escaping. A site
+/// whose objects go to several places (some captured, some escaping) is placed in the region
+/// of the innermost frame that may capture them, so the replay never frees later than the
+/// certificate does. An allocation no site of a frame names escapes, the placement that frees
+/// it last.
 pub fn placement<'c>(
     certificate: &'c Certificate,
     entry: &'c MethodEntry,
 ) -> impl Fn(&Allocation) -> Placement + 'c {
     let specs = SpecMethods::of(certificate);
+    let methods: HashMap<&str, &MethodEntry> = certificate
+        .methods
+        .iter()
+        .map(|m| (m.method.as_str(), m))
+        .collect();
+    let _ = entry;
     move |allocation| {
         let chain = &allocation.chain;
-        let end = invokedynamic_end(chain.iter().map(|f| &*f.method));
-        let frames: Frames<'_> = chain[..end]
-            .iter()
-            .map(|f| (&*f.method, f.offset))
-            .collect();
-        let site = match specs.first_on(chain.iter().map(|f| &*f.method)) {
-            // Under a spec'd method: the spec's site of that type at that call, or of any type.
-            Some(at) => {
-                let at_call = |site: &&SiteEntry| {
-                    site.chain.len() == at + 1
-                        && has_chain_prefix(site, &frames[..at])
-                        && site.chain[at].method == frames[at].0
-                };
-                let mut candidates = entry.sites.iter().filter(at_call);
-                candidates
-                    .clone()
-                    .find(|site| site.ty == allocation.type_name)
-                    .or_else(|| candidates.next())
-            }
-            None => entry.sites.iter().find(|site| has_chain(site, &frames)),
+        let mut end = invokedynamic_end(chain.iter().map(|f| &*f.method));
+        if let Some(spec) = specs.first_on(chain.iter().map(|f| &*f.method)) {
+            end = end.min(spec + 1);
+        }
+        let frames = &chain[..end];
+        let Some(last) = frames.last() else {
+            return Placement::Escapes;
         };
-        site.and_then(|site| site.region.as_deref())
-            .and_then(|region| chain.iter().position(|frame| *frame.method == *region))
-            .map_or(Placement::Escapes, Placement::Frame)
+        let under_spec = specs.contains(&last.method);
+        for level in (0..frames.len()).rev() {
+            let frame = &frames[level];
+            let Some(method) = methods.get(&*frame.method) else {
+                return Placement::Escapes;
+            };
+            let via = (level + 1 < frames.len()).then_some(frame.offset);
+            let site = method
+                .sites
+                .iter()
+                .filter(|site| {
+                    *site.at.method == *last.method
+                        && (under_spec || i64::from(site.at.offset) == last.offset)
+                        && site.via.as_ref().map(|v| i64::from(v.offset)) == via
+                })
+                .max_by_key(|site| site.ty == allocation.type_name);
+            let Some(places) = site.and_then(|site| site.places(&method.method)) else {
+                return Placement::Escapes;
+            };
+            if places.here {
+                return Placement::Frame(level);
+            }
+            if !places.escapes {
+                // Only callees' regions: the innermost frame below this one.
+                return Placement::Frame((level + 1).min(frames.len() - 1));
+            }
+        }
+        Placement::Escapes
     }
 }
 
-/// The observed sites grouped by their chain with recursion folded (one allocating
-/// instruction: a multi-dimensional array's levels are observed as one site per type, but the
+/// An observed allocation's place in a certificate of the watched method: the call of the
+/// method it went through (none for the method's own allocation) and the allocating
+/// instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct SiteKey<'s> {
+    via: Option<(&'s str, i64)>,
+    at: (&'s str, i64),
+}
+
+impl SiteKey<'_> {
+    /// Whether `site` is the certificate's site of this key.
+    fn names(&self, site: &SiteEntry) -> bool {
+        let step = |entry: &membound_certificate::ChainEntry, (method, offset): (&str, i64)| {
+            entry.method == method && i64::from(entry.offset) == offset
+        };
+        step(&site.at, self.at)
+            && match (&site.via, self.via) {
+                (Some(via), Some(key)) => step(via, key),
+                (None, None) => true,
+                _ => false,
+            }
+    }
+
+    /// `m@pc -> m2@pc2`.
+    fn text(&self) -> String {
+        let steps: Vec<String> = self
+            .via
+            .iter()
+            .chain(std::iter::once(&self.at))
+            .map(|(method, offset)| format!("{method}@{offset}"))
+            .collect();
+        steps.join(" -> ")
+    }
+}
+
+/// The observed sites grouped by their key (one allocating instruction through one call of the
+/// method: a multi-dimensional array's levels are observed as one site per type, but the
 /// certificate predicts them together), in the order of the measurement.
-fn by_chain<'s>(sites: Vec<&'s SiteCount>) -> Vec<(Frames<'s>, Vec<&'s SiteCount>)> {
-    let mut groups: Vec<(Frames<'s>, Vec<&'s SiteCount>)> = Vec::new();
-    let mut index: HashMap<Frames<'s>, usize> = HashMap::new();
+fn by_key<'s>(sites: Vec<&'s SiteCount>) -> Vec<(SiteKey<'s>, Vec<&'s SiteCount>)> {
+    let mut groups: Vec<(SiteKey<'s>, Vec<&'s SiteCount>)> = Vec::new();
+    let mut index: HashMap<SiteKey<'s>, usize> = HashMap::new();
     for site in sites {
         let chain = &site.chain[..invokedynamic_end(site.chain.iter().map(|f| f.method.as_str()))];
-        let chain: Frames<'_> = fold_recursion(chain)
-            .into_iter()
-            .map(|f| (f.method.as_str(), f.offset))
-            .collect();
-        match index.get(&chain) {
+        let (Some(first), Some(last)) = (chain.first(), chain.last()) else {
+            continue;
+        };
+        let key = SiteKey {
+            via: (chain.len() > 1).then_some((first.method.as_str(), first.offset)),
+            at: (last.method.as_str(), last.offset),
+        };
+        match index.get(&key) {
             Some(&group) => groups[group].1.push(site),
             None => {
-                index.insert(chain.clone(), groups.len());
-                groups.push((chain, vec![site]));
+                index.insert(key.clone(), groups.len());
+                groups.push((key, vec![site]));
             }
         }
     }
     groups
-}
-
-/// A chain as the method and offset of each frame, outermost first.
-type Frames<'a> = Vec<(&'a str, i64)>;
-
-/// Whether `site`'s chain is `frames`.
-fn has_chain(site: &SiteEntry, frames: &[(&str, i64)]) -> bool {
-    site.chain.len() == frames.len() && has_chain_prefix(site, frames)
-}
-
-/// Whether `site`'s chain starts with `frames`.
-fn has_chain_prefix(site: &SiteEntry, frames: &[(&str, i64)]) -> bool {
-    site.chain.len() >= frames.len()
-        && site
-            .chain
-            .iter()
-            .zip(frames)
-            .all(|(p, &(method, offset))| p.method == method && i64::from(p.offset) == offset)
 }
 
 /// The methods of a certificate that a library spec stands for. What a run allocates under one
@@ -443,16 +480,14 @@ fn spec_comparisons(
     let predicted: Vec<&SiteEntry> = entry
         .sites
         .iter()
-        .filter(|site| site.chain.iter().any(|e| specs.contains(&e.method)))
+        .filter(|site| specs.contains(&site.at.method))
         .collect();
     if predicted.is_empty() && observed.is_empty() {
         return Ok(Vec::new());
     }
     let mut methods: Vec<&str> = specs.0.iter().copied().collect();
     methods.retain(|m| {
-        predicted
-            .iter()
-            .any(|site| site.chain.iter().any(|e| e.method == *m))
+        predicted.iter().any(|site| site.at.method == *m)
             || observed
                 .iter()
                 .any(|site| site.chain.iter().any(|f| f.method == *m))
@@ -518,31 +553,6 @@ fn invokedynamic_end<'m>(methods: impl Iterator<Item = &'m str>) -> usize {
         count = index + 1;
     }
     count
-}
-
-/// The chain with its call cycles folded away: where a method appears again, the frames from
-/// its first appearance up to the repeat are dropped. Creation sites are enumerated with
-/// recursion cut where a chain re-enters a method already on it (and such a site's bound is ∞),
-/// so a run's deeper chains belong to the site of the folded chain; unfolded, they would match
-/// no site and be compared with a prediction of 0.
-fn fold_recursion(chain: &[ChainFrame]) -> Vec<&ChainFrame> {
-    let mut folded: Vec<&ChainFrame> = Vec::new();
-    for frame in chain {
-        if let Some(first) = folded.iter().position(|f| f.method == frame.method) {
-            folded.truncate(first);
-        }
-        folded.push(frame);
-    }
-    folded
-}
-
-/// `m@pc -> m2@pc2`, outermost first.
-fn frames_text(frames: &[(&str, i64)]) -> String {
-    frames
-        .iter()
-        .map(|(method, offset)| format!("{method}@{offset}"))
-        .collect::<Vec<_>>()
-        .join(" -> ")
 }
 
 /// Observed / predicted as a ratio, when both are finite and the prediction is not 0.
@@ -633,6 +643,7 @@ impl Validation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::ChainFrame;
 
     fn frame(method: &str, offset: i64) -> ChainFrame {
         ChainFrame {
@@ -728,27 +739,27 @@ mod tests {
     }
 
     #[test]
-    fn recursive_chains_fold_to_the_chain_enumeration_cuts() {
-        let frames = |chain: &[ChainFrame]| -> Vec<(String, i64)> {
-            fold_recursion(chain)
-                .into_iter()
-                .map(|f| (f.method.clone(), f.offset))
-                .collect()
+    fn observed_allocations_are_keyed_by_the_first_call_and_the_allocation() {
+        let site = |chain: Vec<ChainFrame>| SiteCount {
+            chain,
+            type_name: "T".to_string(),
+            count: 1,
+            bytes: 16,
         };
-        // simulate -> step -> step -> new: the site simulate@11 -> step@113.
-        let direct = [frame("simulate", 11), frame("step", 31), frame("step", 113)];
-        assert_eq!(
-            frames(&direct),
-            [("simulate".to_string(), 11), ("step".to_string(), 113)]
-        );
-        // a -> b -> a -> c (mutual recursion) folds to a@3 -> c@9.
-        let mutual = [frame("a", 1), frame("b", 2), frame("a", 3), frame("c", 9)];
-        assert_eq!(
-            frames(&mutual),
-            [("a".to_string(), 3), ("c".to_string(), 9)]
-        );
-        // A chain without repeats is left alone.
-        let plain = [frame("a", 1), frame("b", 2)];
-        assert_eq!(frames(&plain).len(), 2);
+        let key_of = |chain: Vec<ChainFrame>| {
+            let observed = [site(chain)];
+            let groups = by_key(observed.iter().collect());
+            groups[0].0.text()
+        };
+        // Recursion between the first call and the allocation does not matter.
+        let recursive = vec![frame("simulate", 11), frame("step", 31), frame("step", 113)];
+        assert_eq!(key_of(recursive), "simulate@11 -> step@113");
+        // The method's own allocation has no call.
+        assert_eq!(key_of(vec![frame("run", 4)]), "run@4");
+        // Two chains through the same call to the same allocation are one key.
+        let one = site(vec![frame("a", 1), frame("b", 2), frame("c", 9)]);
+        let two = site(vec![frame("a", 1), frame("d", 5), frame("c", 9)]);
+        let observed = [one, two];
+        assert_eq!(by_key(observed.iter().collect()).len(), 1);
     }
 }

@@ -377,3 +377,13 @@ pub fn total_objects(comparisons: &[serde_json::Value]) -> (serde_json::Value, s
         .unwrap_or_else(|| panic!("no total objects in {comparisons:#?}"));
     (total["observed"].clone(), total["predicted"].clone())
 }
+
+/// A certificate's (or `eval`'s) site's steps from its method: the call it is reached through
+/// (`via`), when there is one, then the allocating instruction (`at`).
+pub fn site_steps(site: &serde_json::Value) -> Vec<&serde_json::Value> {
+    site.get("via")
+        .filter(|via| !via.is_null())
+        .into_iter()
+        .chain(std::iter::once(&site["at"]))
+        .collect()
+}

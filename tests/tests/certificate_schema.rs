@@ -87,8 +87,8 @@ fn the_schema_knows_the_optional_fields_and_rejects_others() {
         schema_violations(&schema(), &copy.to_string())
     };
     assert_eq!(
-        broken(&|c| c["membound"] = 2.into()),
-        ["membound: 1 was expected"]
+        broken(&|c| c["membound"] = 1.into()),
+        ["membound: 2 was expected"]
     );
     let missing = broken(&|c| {
         c["methods"][0]
@@ -100,6 +100,6 @@ fn the_schema_knows_the_optional_fields_and_rejects_others() {
     let unknown = broken(&|c| c["methods"][0]["sites"][0]["weight"] = 1.into());
     assert_eq!(unknown.len(), 1, "{unknown:?}");
     assert!(unknown[0].starts_with("methods/0/sites/0: "), "{unknown:?}");
-    let negative = broken(&|c| c["methods"][0]["sites"][0]["chain"][0]["offset"] = (-1).into());
+    let negative = broken(&|c| c["methods"][0]["sites"][0]["at"]["offset"] = (-1).into());
     assert_eq!(negative.len(), 1, "{negative:?}");
 }

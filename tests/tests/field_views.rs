@@ -18,16 +18,17 @@ fn certificate(method: &str) -> PathBuf {
     fixture_certificate("fields", method, "count")
 }
 
-/// The evaluated count of the site whose chain ends in `method` at an allocation of `ty`.
+/// The evaluated count of the site of `ty` allocated in `method`.
 fn site_count(evaluated: &Value, method: &str, ty: &str) -> Value {
     evaluated["sites"]
         .as_array()
         .expect("sites")
         .iter()
         .find(|site| {
-            let chain = site["chain"].as_array().expect("chain");
-            let last = chain.last().expect("a chain element");
-            last["method"].as_str().is_some_and(|m| m.contains(method)) && site["type"] == ty
+            site["at"]["method"]
+                .as_str()
+                .is_some_and(|m| m.contains(method))
+                && site["type"] == ty
         })
         .unwrap_or_else(|| panic!("no {ty} site in {method}: {evaluated:#}"))["count"]
         .clone()

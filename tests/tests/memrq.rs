@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use membound_tests::{
-    analyze_into, compile_fixture, compile_java_tree, eval_method, workspace_root,
+    analyze_into, compile_fixture, compile_java_tree, eval_method, site_steps, workspace_root,
 };
 use serde_json::Value;
 
@@ -43,58 +43,87 @@ fn site_regions(cert: &Value, method: &str) -> Vec<(String, String, String)> {
         let name = name.split('(').next().unwrap_or(name);
         name.rsplit('.').next().unwrap_or(name).to_string()
     };
+    let own = entry["method"].as_str().expect("method");
     let mut found: Vec<(String, String, String)> = entry["sites"]
         .as_array()
         .expect("sites")
         .iter()
         .map(|site| {
-            let chain: Vec<String> = site["chain"]
-                .as_array()
-                .expect("chain")
-                .iter()
-                .map(|e| short(e["method"].as_str().expect("method")))
+            let steps: Vec<String> = site_steps(site)
+                .into_iter()
+                .map(|e| {
+                    format!(
+                        "{}@{}",
+                        short(e["method"].as_str().expect("method")),
+                        e["offset"]
+                    )
+                })
                 .collect();
             let region = site["region"].as_str().expect("every site has a region");
-            let region = if region == "escapes" {
-                region.to_string()
-            } else {
-                short(region)
-            };
+            let region = region
+                .split(" + ")
+                .map(|part| {
+                    if part == own {
+                        short(part)
+                    } else {
+                        part.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" + ");
             let ty = site["type"].as_str().expect("type").to_string();
-            (ty, chain.join("/"), region)
+            (ty, steps.join(">"), region)
         })
         .collect();
     found.sort();
     found
 }
 
+/// `(type, steps, region)` as [`site_regions`] lists them.
+fn expected(rows: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+    let mut rows: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    rows.sort();
+    rows
+}
+
 #[test]
 fn fig14_regions_are_example_1_6() {
     let cert = read_json(&certificate(&compile_fixture("thesis"), "thesis.Fig14.m0"));
-    let m0 = site_regions(&cert, "thesis.Fig14.m0");
-    let region_of = |ty: &str, chain: &str| -> Vec<&str> {
-        m0.iter()
-            .filter(|(t, c, _)| t == ty && c == chain)
-            .map(|(_, _, region)| region.as_str())
-            .collect()
-    };
-    // Example 1.6: capture(m0) = {m0.2.m2.6, m0.2.m2.8}, capture(m1) = {m1.4, m1.5.m2.6,
-    // m1.5.m2.8}, capture(m2) = {m2.9}.
-    assert_eq!(region_of("thesis.A", "m0/m1"), ["m1"]);
-    assert_eq!(region_of("thesis.B[]", "m0/m1/m2"), ["m1"]);
-    assert_eq!(region_of("thesis.B", "m0/m1/m2"), ["m1"]);
-    assert_eq!(region_of("thesis.C", "m0/m1/m2"), ["m2"]);
-    assert_eq!(region_of("thesis.B[]", "m0/m2"), ["m0"]);
-    assert_eq!(region_of("thesis.B", "m0/m2"), ["m0"]);
-    assert_eq!(region_of("thesis.C", "m0/m2"), ["m2"]);
-    // Seen from m2, its arrays and their B escape it (escape(m2) = {m2.6, m2.8}).
-    let m2 = site_regions(&cert, "thesis.Fig14.m2");
-    let escaping: Vec<&str> = m2
-        .iter()
-        .filter(|(_, _, region)| region == "escapes")
-        .map(|(ty, _, _)| ty.as_str())
-        .collect();
-    assert_eq!(escaping, ["thesis.B", "thesis.B[]"]);
+    // Example 1.6: capture(m0) = {m0.2.m2.6, m0.2.m2.8} (m0's call of m2 is at offset 9, its
+    // call of m1 at 2), capture(m1) = {m1.4, m1.5.m2.6, m1.5.m2.8}, capture(m2) = {m2.9}, and
+    // escape(m2) = {m2.6, m2.8}. Each method sees what its callees capture as `callees`.
+    assert_eq!(
+        site_regions(&cert, "thesis.Fig14.m0"),
+        expected(&[
+            ("thesis.A", "m0@2>m1@7", "callees"),
+            ("thesis.B[]", "m0@2>m2@1", "callees"),
+            ("thesis.B", "m0@2>m2@16", "callees"),
+            ("thesis.C", "m0@2>m2@24", "callees"),
+            ("thesis.B[]", "m0@9>m2@1", "m0"),
+            ("thesis.B", "m0@9>m2@16", "m0"),
+            ("thesis.C", "m0@9>m2@24", "callees"),
+        ])
+    );
+    assert_eq!(
+        site_regions(&cert, "thesis.Fig14.m1"),
+        expected(&[
+            ("thesis.A", "m1@7", "m1"),
+            ("thesis.B[]", "m1@17>m2@1", "m1"),
+            ("thesis.B", "m1@17>m2@16", "m1"),
+            ("thesis.C", "m1@17>m2@24", "callees"),
+        ])
+    );
+    assert_eq!(
+        site_regions(&cert, "thesis.Fig14.m2"),
+        expected(&[
+            ("thesis.B[]", "m2@1", "escapes"),
+            ("thesis.B", "m2@16", "escapes"),
+            ("thesis.C", "m2@24", "m2"),
+        ])
+    );
 }
 
 #[test]
@@ -139,11 +168,12 @@ fn fig71_mem_rq_is_the_thesis_certificate() {
         let expected = 1 + 3 * mc + (mc * mc).max(6 * mc);
         assert_eq!(units(&m0, "mem_rq"), expected, "memRq(m0) at mc={mc}");
     }
-    // The certificate reads as the thesis's: 1 + 3mc + (6mc if mc <= 6, else mc^2).
+    // The certificate's form: R(m0) = its region 3mc + 1 plus the larger of its callees' R
+    // (mc^2 for one, 6mc for the other), the region merged into the first.
     let text = read_json(&cert)["methods"][0]["mem_rq"]["bytes"].clone();
     assert_eq!(
         text,
-        "cases(mc >= 1 -> (3*mc + 1) + cases(mc <= 6 -> (6*mc); otherwise -> (mc^2)); otherwise -> (1))"
+        "max(cases(mc >= 1 -> (mc^2 + 3*mc + 1); otherwise -> (0)), cases(mc >= 1 -> (6*mc); otherwise -> (0)) + cases(mc >= 0 -> (3*mc + 1); otherwise -> (0)) + cases(mc + 1 <= 0 -> (1); otherwise -> (0)))"
     );
     let m0 = eval_method(&cert, "fig71.Fig71.m0", "mc=3");
     assert_eq!(units(&m0, "mem_rq"), 28);

@@ -34,8 +34,6 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use petgraph::algo::tarjan_scc;
-use petgraph::graph::DiGraph;
 
 use crate::sites::{ChainElement, CreationSite, Sites};
 use membound_front::callgraph::{CallGraph, NodeId, NodeKind};
@@ -44,7 +42,9 @@ use membound_front::program::Program;
 use membound_jvm::MethodRef;
 use membound_jvm::error::Result;
 
-use method::{Context, Summary, SummaryNode, Translation};
+use method::{Context, Summary, Translation};
+
+pub use method::{Roots, SummaryNode};
 
 /// Where the object of one creation site lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,14 +100,18 @@ fn analyze_within(
     max_component: usize,
 ) -> Result<Regions> {
     let (translations, unanalyzed) = translations(program, graph, max_component);
+    let fates = Fates {
+        translations,
+        unanalyzed,
+    };
     let regions = sites
         .sites
         .iter()
-        .map(|site| region(graph, &translations, site))
+        .map(|site| region(graph, &fates, site))
         .collect();
     Ok(Regions {
         sites: regions,
-        unanalyzed,
+        unanalyzed: fates.unanalyzed,
     })
 }
 
@@ -147,47 +151,107 @@ impl Regions {
 }
 
 /// Walks the chain upwards from the allocation: each method's translation says whether it
-/// captures the object or under which of its summary nodes its caller sees it. A table entry
-/// that is missing (a method whose code could not be analyzed) counts as global.
-fn region(graph: &CallGraph, translations: &[Translation], site: &CreationSite) -> SiteRegion {
+/// captures the object or under which of its summary nodes its caller sees it.
+fn region(graph: &CallGraph, fates: &Fates, site: &CreationSite) -> SiteRegion {
     let chain = &site.chain;
     let Some(last) = chain.last() else {
         return SiteRegion::EscapesEntry;
     };
-    let translation =
-        |element: &ChainElement| graph.node(&element.method).map(|id| &translations[id]);
-    let mut seen = translation(last)
-        .and_then(|t| t.allocations.get(&last.pc).cloned())
-        .unwrap_or(Some(SummaryNode::Global));
+    let node = |element: &ChainElement| graph.node(&element.method);
+    let mut fate = match node(last) {
+        Some(id) => fates.of_allocation(id, last.pc),
+        None => Fate::Escapes(SummaryNode::Global),
+    };
     for level in (0..chain.len()).rev() {
-        let Some(node) = seen else {
+        let Fate::Escapes(seen) = &fate else {
             return SiteRegion::CapturedBy(level);
         };
         if level == 0 {
             break;
         }
         let caller = &chain[level - 1];
-        seen = match node {
-            SummaryNode::Fresh(roots) => graph
-                .node(&chain[level].method)
-                .and_then(|callee| {
-                    translation(caller)?
-                        .callees
-                        .get(&(caller.pc, callee, roots))
-                        .cloned()
-                })
-                .unwrap_or(Some(SummaryNode::Global)),
-            // Created objects are never a parameter's; anything else is global everywhere.
-            SummaryNode::Param(_) | SummaryNode::Inside(_) | SummaryNode::Global => {
-                Some(SummaryNode::Global)
+        fate = match (node(caller), node(&chain[level])) {
+            (Some(caller_id), Some(callee_id)) => {
+                fates.through_call(caller_id, caller.pc, callee_id, seen)
             }
+            _ => Fate::Escapes(SummaryNode::Global),
         };
     }
     SiteRegion::EscapesEntry
 }
 
+/// Where objects live, one method at a time: the escape analysis's translation tables. A chain
+/// walks them upwards ([`analyze`]); summaries compose them callee by callee.
+#[derive(Clone, Debug)]
+pub struct Fates {
+    translations: Vec<Translation>,
+    /// Methods with code treated as unknown (see [`Regions::unanalyzed`]).
+    pub unanalyzed: Vec<MethodRef>,
+}
+
+/// Where the objects of an allocation live, seen from one method.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Fate {
+    /// In the method's region: they die when it returns.
+    Captured,
+    /// They outlive the method; its callers see them as this node of its summary.
+    Escapes(SummaryNode),
+}
+
+/// The translation tables of every method of `graph`.
+pub fn fates(program: &Program, graph: &CallGraph) -> Fates {
+    let (translations, unanalyzed) = translations(program, graph, MAX_COMPONENT);
+    Fates {
+        translations,
+        unanalyzed,
+    }
+}
+
+impl Fates {
+    /// The fate, for its own method, of the objects the allocation at `pc` of `node` creates.
+    /// A missing entry (a method whose code could not be analyzed) counts as global.
+    pub fn of_allocation(&self, node: NodeId, pc: u32) -> Fate {
+        fate_of(
+            self.translations
+                .get(node)
+                .and_then(|t| t.allocations.get(&pc).cloned()),
+        )
+    }
+
+    /// The fate, for `caller`, of objects that escape `callee` (entered at `caller`'s call at
+    /// `pc`) as the callee's node `seen`. Only fresh objects can be captured by a caller;
+    /// anything else is global everywhere.
+    pub fn through_call(
+        &self,
+        caller: NodeId,
+        pc: u32,
+        callee: NodeId,
+        seen: &SummaryNode,
+    ) -> Fate {
+        match seen {
+            SummaryNode::Fresh(roots) => fate_of(
+                self.translations
+                    .get(caller)
+                    .and_then(|t| t.callees.get(&(pc, callee, roots.clone())).cloned()),
+            ),
+            SummaryNode::Param(_) | SummaryNode::Inside(_) | SummaryNode::Global => {
+                Fate::Escapes(SummaryNode::Global)
+            }
+        }
+    }
+}
+
+/// A translation entry as a fate: `None` is no entry (global), `Some(None)` captured.
+fn fate_of(entry: Option<Option<SummaryNode>>) -> Fate {
+    match entry {
+        Some(None) => Fate::Captured,
+        Some(Some(node)) => Fate::Escapes(node),
+        None => Fate::Escapes(SummaryNode::Global),
+    }
+}
+
 /// The translation table of every method of the graph, computed bottom-up over its strongly
-/// connected components (petgraph's Tarjan returns them callees first), and the methods with
+/// connected components (callees first), and the methods with
 /// code that were treated as unknown.
 fn translations(
     program: &Program,
@@ -226,7 +290,7 @@ fn translations(
         callers[edge.callee].push(edge.caller);
     }
     let mut unanalyzed = Vec::new();
-    for component in components(graph) {
+    for component in graph.components() {
         if component.len() > max_component {
             give_up(&component, &mut unknown, &mut summaries, &mut translations);
             unanalyzed.extend(component);
@@ -305,15 +369,3 @@ fn give_up(
     }
 }
 
-/// The strongly connected components of the call graph, callees before callers.
-fn components(graph: &CallGraph) -> Vec<Vec<NodeId>> {
-    let mut digraph = DiGraph::<(), ()>::new();
-    let nodes: Vec<_> = graph.methods.iter().map(|_| digraph.add_node(())).collect();
-    for edge in &graph.edges {
-        digraph.add_edge(nodes[edge.caller], nodes[edge.callee], ());
-    }
-    tarjan_scc(&digraph)
-        .into_iter()
-        .map(|scc| scc.into_iter().map(|n| n.index()).collect())
-        .collect()
-}

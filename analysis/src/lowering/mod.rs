@@ -38,8 +38,8 @@ use membound_invariants::{
     chain_invariant,
 };
 
-use crate::sites::{ChainElement, CreationSite, Sites};
-use membound_front::callgraph::{CallGraph, CallSites};
+use crate::sites::{ChainElement, CreationSite, LocalSites};
+use membound_front::callgraph::{CallGraph, CallSites, NodeKind};
 use membound_front::program::Program as JavaProgram;
 use membound_front::specs::MethodSpec;
 use membound_jvm::MethodRef;
@@ -71,6 +71,8 @@ pub struct Lowered {
     view_origins: Vec<Vec<String>>,
     /// What the field views take for granted.
     pub assumptions: Vec<String>,
+    /// The sets of the call paths asked for so far.
+    path_sets: std::sync::Mutex<HashMap<Vec<PathCall>, CallSet>>,
 }
 
 /// The counting invariant of a creation site (or of the suffix of its chain from some method).
@@ -85,6 +87,31 @@ pub struct SiteInvariant {
     pub lengths: Vec<String>,
 }
 
+/// The prefix of a callee's formals in a [`CallSet`]: a callee's quantities, renamed with it,
+/// are functions of the set's columns.
+pub const CALLEE_PREFIX: &str = "callee__";
+
+/// One call of a path: `caller`'s call at offset `pc` into `callee`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PathCall {
+    pub caller: MethodRef,
+    pub pc: u32,
+    pub callee: MethodRef,
+}
+
+/// One call site of a method: its integer points are the executions of the call per call of the
+/// method, each with the values the callee's formals take (the caller's formals are the
+/// parameters). Summing a callee's quantity over them composes it into the caller.
+#[derive(Clone, Debug)]
+pub struct CallSet {
+    /// Dims: [`Self::executions`] then [`Self::formals`].
+    pub set: Invariant,
+    /// The counters of the loops around the call.
+    pub executions: Vec<String>,
+    /// The callee's formals, in order, named `callee__<formal>`.
+    pub formals: Vec<String>,
+}
+
 impl SiteInvariant {
     /// The set with one integer point per execution of the allocation (lengths projected out:
     /// exact when they are affine in the execution columns, an over-approximation otherwise).
@@ -94,10 +121,10 @@ impl SiteInvariant {
     }
 }
 
-/// Lowers every method on the chains of `sites` (which come from `graph`) and analyses the
-/// result; the call graph tells what each method may write.
-pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Lowered> {
-    let methods = chain_methods(sites, graph);
+/// Lowers every method of `graph` that reaches a local site (`local` comes from `graph`) and
+/// analyses the result; the call graph tells what each method may write.
+pub fn lower(java: &JavaProgram, graph: &CallGraph, local: &LocalSites) -> Result<Lowered> {
+    let methods = allocating_methods(graph, local);
     let specs: Vec<Option<Arc<MethodSpec>>> = methods
         .iter()
         .map(|m| {
@@ -122,7 +149,7 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
         .map(|body| formal_kinds(body))
         .chain(methods[code_count..].iter().map(spec_formal_kinds))
         .collect();
-    let callees = callees_by_call_site(sites, &procedures);
+    let callees = callees_by_call_site(graph, &procedures);
     let call_sites = graph.call_sites();
     let complete = complete_call_sites(graph, &call_sites, &methods, &callees);
     let by_index = callees
@@ -252,6 +279,7 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, sites: &Sites) -> Result<Low
         lengths,
         view_origins,
         assumptions,
+        path_sets: std::sync::Mutex::default(),
     })
 }
 
@@ -287,35 +315,33 @@ fn keep_only_needed_columns(
     }
 }
 
-/// Every method on some chain, each once, in order of first appearance, those a spec stands
-/// for last.
-fn chain_methods(sites: &Sites, graph: &CallGraph) -> Vec<MethodRef> {
-    let mut methods: Vec<MethodRef> = Vec::new();
-    for element in sites.sites.iter().flat_map(|site| &site.chain) {
-        if !methods.contains(&element.method) {
-            methods.push(element.method.clone());
-        }
-    }
-    let is_spec = |m: &MethodRef| {
-        graph
-            .node(m)
-            .is_some_and(|id| graph.methods[id].kind.spec().is_some())
-    };
-    methods.sort_by_key(is_spec);
-    methods
+/// Every method of the graph with code or a spec that reaches a local site, in node order,
+/// those a spec stands for last.
+fn allocating_methods(graph: &CallGraph, local: &LocalSites) -> Vec<MethodRef> {
+    let mut methods: Vec<(bool, MethodRef)> = graph
+        .methods
+        .iter()
+        .enumerate()
+        .filter(|&(id, node)| {
+            local.reaches[id] && matches!(node.kind, NodeKind::Code | NodeKind::Spec(_))
+        })
+        .map(|(_, node)| (node.kind.spec().is_some(), node.method.clone()))
+        .collect();
+    methods.sort_by_key(|(is_spec, _)| *is_spec);
+    methods.into_iter().map(|(_, method)| method).collect()
 }
 
-/// For each (caller, call offset) on a chain, the procedures the chains enter there.
+/// For each (caller, call offset) between lowered methods, the procedures entered there.
 fn callees_by_call_site(
-    sites: &Sites,
+    graph: &CallGraph,
     procedures: &HashMap<MethodRef, ProcId>,
 ) -> HashMap<(ProcId, u32), Vec<ProcId>> {
     let mut callees: HashMap<(ProcId, u32), Vec<ProcId>> = HashMap::new();
-    for site in &sites.sites {
-        for pair in site.chain.windows(2) {
-            let caller = procedures[&pair[0].method];
-            let callee = procedures[&pair[1].method];
-            let list = callees.entry((caller, pair[0].pc)).or_default();
+    for edge in &graph.edges {
+        let caller = procedures.get(&graph.methods[edge.caller].method);
+        let callee = procedures.get(&graph.methods[edge.callee].method);
+        if let (Some(&caller), Some(&callee)) = (caller, callee) {
+            let list = callees.entry((caller, edge.pc)).or_default();
             if !list.contains(&callee) {
                 list.push(callee);
             }
@@ -403,6 +429,147 @@ impl Lowered {
             .collect()
     }
 
+    /// The counting invariant of the allocation at `pc` of `method` (one point per execution
+    /// per call of the method, with its array lengths), with the method's formals as
+    /// parameters.
+    pub fn local_invariant(&self, method: &MethodRef, pc: u32) -> Result<SiteInvariant> {
+        let point = self.point(method, PointKey::At(pc))?;
+        let invariant = self.analysis.invariant(point);
+        let executions = self.inductive[point.0].clone();
+        let lengths = self.lengths[point.0].clone();
+        let kept: Vec<&str> = executions
+            .iter()
+            .chain(&lengths)
+            .map(String::as_str)
+            .collect();
+        let mut set = invariant.project_onto(&kept);
+        set.params = self.parameter_names(&point, &set);
+        Ok(SiteInvariant {
+            set,
+            executions,
+            lengths,
+        })
+    }
+
+    /// The call at `pc` of `method` into `callee`: one point per execution of the call per call
+    /// of `method` and per value the callee's formals can take there (see [`CallSet`]), with
+    /// `method`'s formals as parameters. A class initializer runs at most once: its call keeps
+    /// no counter column, so its set says only whether it may run.
+    pub fn call_set(&self, method: &MethodRef, pc: u32, callee: &MethodRef) -> Result<CallSet> {
+        self.path_set(&[PathCall {
+            caller: method.clone(),
+            pc,
+            callee: callee.clone(),
+        }])
+    }
+
+    /// The calls of `path` made one inside the other (each call's callee is the next one's
+    /// caller): one point per execution of the last call per call of the first caller, with
+    /// the counters of every frame (each after the first renamed `<call point>__<counter>`)
+    /// and the last callee's formals (named `callee__<formal>`); the first caller's formals are
+    /// the parameters. A class initializer's frame keeps no counters before it.
+    pub fn path_set(&self, path: &[PathCall]) -> Result<CallSet> {
+        let cached = self
+            .path_sets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(path)
+            .cloned();
+        if let Some(set) = cached {
+            return Ok(set);
+        }
+        let set = self.new_path_set(path)?;
+        self.path_sets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(path.to_vec(), set.clone());
+        Ok(set)
+    }
+
+    fn new_path_set(&self, path: &[PathCall]) -> Result<CallSet> {
+        let last = path
+            .last()
+            .ok_or_else(|| Error::Input("a call path without calls".to_string()))?;
+        let mut points = Vec::with_capacity(path.len());
+        for call in path {
+            let callee = self.procedure_of(&call.callee)?;
+            points.push(self.point(&call.caller, PointKey::Call(call.pc, callee))?);
+        }
+        let callee_id = self.procedure_of(&last.callee)?;
+        let entry = self.point(&last.callee, PointKey::Entry)?;
+        let chain = chain_invariant(&self.program, &self.analysis, &points, entry)
+            .map_err(|e| Error::Input(format!("call set: {e}")))?;
+        let mut executions: Vec<String> = Vec::new();
+        let mut prefix = String::new();
+        for (call, &point) in path.iter().zip(&points) {
+            executions.extend(
+                self.inductive[point.0]
+                    .iter()
+                    .map(|name| format!("{prefix}{name}")),
+            );
+            if call.callee.name.as_ref() == "<clinit>" {
+                executions.clear();
+            }
+            prefix = format!("{}__", self.program.point(point).name);
+        }
+        let procedure = self.program.procedure(callee_id);
+        let snapshots: Vec<String> = (0..procedure.formals.len())
+            .map(|index| {
+                procedure
+                    .var_ids()
+                    .find(|v| procedure.vars[v.0].kind == VarKind::Snapshot(index))
+                    .map_or_else(String::new, |v| {
+                        format!("{prefix}{}", procedure.var_name(v))
+                    })
+            })
+            .collect();
+        let kept: Vec<&str> = executions
+            .iter()
+            .chain(&snapshots)
+            .map(String::as_str)
+            .collect();
+        let mut set = chain.project_onto(&kept);
+        if set.dims.len() != kept.len() {
+            return Err(Error::Input(format!(
+                "call set: not every formal of {} is bound at {}@{}",
+                last.callee, last.caller, last.pc
+            )));
+        }
+        set.params = self.parameter_names(&points[0], &set);
+        let formals: Vec<String> = procedure
+            .formals
+            .iter()
+            .map(|&f| format!("{CALLEE_PREFIX}{}", procedure.var_name(f)))
+            .collect();
+        set.dims = executions.iter().chain(&formals).cloned().collect();
+        Ok(CallSet {
+            set,
+            executions,
+            formals,
+        })
+    }
+
+    fn procedure_of(&self, method: &MethodRef) -> Result<ProcId> {
+        self.procedures
+            .get(method)
+            .copied()
+            .ok_or_else(|| Error::Input(format!("{method} was not lowered")))
+    }
+
+    /// The point of `key` in `method`'s procedure.
+    fn point(&self, method: &MethodRef, key: PointKey) -> Result<PointId> {
+        let here = self.procedure_of(method)?;
+        self.points
+            .get(&(here, key))
+            .copied()
+            .flatten()
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "{method}: no single statement at {key:?} to attach an invariant to"
+                ))
+            })
+    }
+
     /// The counting invariant of one creation site (see the module documentation), with the
     /// entry method's formals as parameters under their own names.
     pub fn site_invariant(&self, site: &CreationSite) -> Result<SiteInvariant> {
@@ -433,79 +600,6 @@ impl Lowered {
             executions,
             lengths,
         })
-    }
-
-    /// How often chain element `from` of `site` makes its call per call of its method: the
-    /// invariant at the call, on the counters of the loops around it, with the method's formals
-    /// as parameters.
-    pub fn call_invariant(&self, site: &CreationSite, from: usize) -> Result<Invariant> {
-        let frames = self.frame_points(site)?;
-        let call = frames
-            .get(from)
-            .filter(|_| from + 1 < frames.len())
-            .copied()
-            .ok_or_else(|| Error::Input(format!("no call at chain element {from} of {site:?}")))?;
-        let chain = chain_invariant(&self.program, &self.analysis, &[], call)
-            .map_err(|e| Error::Input(format!("call invariant: {e}")))?;
-        let kept: Vec<&str> = self.inductive[call.0].iter().map(String::as_str).collect();
-        let mut set = chain.project_onto(&kept);
-        set.params = self.parameter_names(&call, &set);
-        Ok(set)
-    }
-
-    /// The binding invariant of the part of `site`'s chain from element `from` to the entry of
-    /// element `from + depth`'s method (`depth >= 1`): the values that method's formals can
-    /// have when the chain enters it, with the first method's formals as parameters. Its dims
-    /// are the entered method's formals under [`Self::formal_names`].
-    pub fn binding_invariant(
-        &self,
-        site: &CreationSite,
-        from: usize,
-        depth: usize,
-    ) -> Result<Invariant> {
-        let frames = self.frame_points(site)?;
-        let calls = frames.get(from..from + depth).unwrap_or_default();
-        let entered = site
-            .chain
-            .get(from + depth)
-            .filter(|_| depth >= 1 && calls.len() == depth)
-            .ok_or_else(|| Error::Input(format!("no call chain of depth {depth} in {site:?}")))?;
-        let callee = self.procedures[&entered.method];
-        let entry = self
-            .points
-            .get(&(callee, PointKey::Entry))
-            .copied()
-            .flatten()
-            .ok_or_else(|| Error::Input(format!("{} has no entry point", entered.method)))?;
-        let chain = chain_invariant(&self.program, &self.analysis, calls, entry)
-            .map_err(|e| Error::Input(format!("binding invariant: {e}")))?;
-        let procedure = self.program.procedure(callee);
-        let prefix = format!("{}__", self.program.point(calls[depth - 1]).name);
-        let snapshots: Vec<String> = (0..procedure.formals.len())
-            .map(|index| {
-                let snapshot = procedure
-                    .var_ids()
-                    .find(|v| procedure.vars[v.0].kind == VarKind::Snapshot(index));
-                snapshot.map_or_else(String::new, |v| {
-                    format!("{prefix}{}", procedure.var_name(v))
-                })
-            })
-            .collect();
-        let kept: Vec<&str> = snapshots.iter().map(String::as_str).collect();
-        let mut set = chain.project_onto(&kept);
-        if set.dims.len() != snapshots.len() {
-            return Err(Error::Input(format!(
-                "binding invariant: not every formal of {} is bound",
-                entered.method
-            )));
-        }
-        set.params = self.parameter_names(&calls[0], &set);
-        set.dims = procedure
-            .formals
-            .iter()
-            .map(|&f| procedure.var_name(f).to_string())
-            .collect();
-        Ok(set)
     }
 
     /// The point of each chain element: the call into the next method, then the allocation.

@@ -1,50 +1,37 @@
 //! memAlloc: how much a method allocates, per creation site and in total, as exact expressions
-//! in its parameters.
+//! in its parameters, read off the per-method summaries ([`crate::summary`]).
 //!
-//! For every method on a creation site's chain, the part of the chain from that method down to
-//! the allocation is counted: its invariant ([`crate::lowering`]) has one integer point per
-//! execution of the allocation per call of the method, and the polyhedra crate counts those
-//! points as a piecewise quasi-polynomial. Sizes come from the object model
-//! ([`membound_front::sizes`]): an object costs its instance size per execution; an array allocation of
-//! `k` given dimensions creates, at level `j`, one array per cell of the levels above, each of
-//! the length given for level `j`, so its objects and bytes are counts of sets extended with one
-//! cell column per outer level and, for bytes, one column per aligned size unit (which makes an
-//! array's aligned size an exact quasi-polynomial in its length). In the `count` model an array
-//! counts the cells of its given dimensions, as the thesis does.
+//! Every method that reaches an allocation from the entry gets a [`MethodBound`]: its
+//! parameters with their origins, its memAlloc (objects and bytes, by the object model), and one
+//! [`SiteBound`] per local site it reaches through each of its statements (its own allocation,
+//! or one of its calls), with how often the site runs per call of the method.
 //!
-//! What cannot be bounded is ∞ with a reason, never 0: a chain through recursion, a set the
-//! counter cannot count exactly, a string concatenation of objects (their `toString` is not
-//! analyzed: a concatenation of strings and primitives makes two objects, and its bytes are
-//! bounded without strings), and for a method's
-//! total, any reachable method whose code is unknown (native, missing, unresolved) and that no
-//! library spec covers. A method's total counts a virtual call whose targets each allocate a
-//! constant once per execution, at the largest ([`alternatives`]).
-//! This module does not decide regions (that is [`crate::escape`]) and does not print.
+//! What cannot be bounded is ∞ with a reason, never 0: recursion, a set the counter cannot
+//! count exactly, a string concatenation of objects (their `toString` is not analyzed: a
+//! concatenation of strings and primitives makes two objects, and its bytes are bounded
+//! without strings), and for a method's total, any reachable method whose code is unknown
+//! (native, missing, unresolved) and that no library spec covers. This module does not decide
+//! regions (that is [`crate::escape`] and [`crate::memrq`]) and does not print.
 
-mod alternatives;
-mod quantity;
+pub(crate) mod quantity;
 mod render;
 
 use std::collections::{BTreeSet, HashMap};
 
-use rayon::prelude::*;
+use membound_polyhedra::{Int, Rat};
 
-use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
-
-use crate::escape::SiteRegion;
-use crate::lowering::{
-    FormalKind, Lowered, SiteInvariant, formal_kinds, spec_formal_kinds, spec_formal_names,
-};
+use crate::lowering::{FormalKind, Lowered, formal_kinds, spec_formal_kinds, spec_formal_names};
 use crate::memrq::RegionAmounts;
-use crate::sites::{AllocationKind, ChainElement, ConcatShape, Sites};
-use membound_front::callgraph::{CallGraph, NodeKind};
+use crate::sites::{AllocationKind, ChainElement, ConcatShape, LocalSites};
+use crate::summary::{MethodSummary, SiteSummary, Summaries};
+use membound_front::callgraph::{CallGraph, NodeId, NodeKind};
 use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
 use membound_front::specs::{MethodSpec, SpecSource};
 use membound_jvm::error::{Error, Result};
-use membound_jvm::{ClassName, MethodRef, Type};
+use membound_jvm::{MethodRef, Type};
 
-pub use quantity::{Quantity, count_quantity, maximum, scaled_sum, tidy};
+pub use quantity::{Quantity, count_quantity, maximum, pw_quantity, scaled_sum, tidy};
 
 pub use render::to_text;
 
@@ -56,29 +43,55 @@ pub struct Amount {
 }
 
 impl Amount {
-    fn unbounded() -> Amount {
+    pub fn zero() -> Amount {
         Amount {
-            objects: Quantity::Inf,
-            bytes: Quantity::Inf,
+            objects: Quantity::zero(),
+            bytes: Quantity::zero(),
+        }
+    }
+
+    /// `self + other`, ∞ absorbing.
+    pub fn plus(&self, other: &Amount) -> Amount {
+        let add = |a: &Quantity, b: &Quantity| {
+            scaled_sum([(Rat::from(1), a.clone()), (Rat::from(1), b.clone())])
+        };
+        Amount {
+            objects: add(&self.objects, &other.objects),
+            bytes: add(&self.bytes, &other.bytes),
         }
     }
 }
 
-/// One creation site as seen from one method: the chain from that method to the allocation.
+/// One local site as seen from one method, through one of the method's statements.
 #[derive(Clone, Debug)]
 pub struct SiteBound {
-    /// The index in [`Sites::sites`] of a site whose chain ends with [`Self::chain`].
+    /// The index of the site in [`crate::sites::LocalSites::sites`].
     pub site: usize,
-    pub chain: Vec<ChainElement>,
+    /// The allocating instruction.
+    pub at: ChainElement,
+    /// The method's own call through which the site is reached; `None` when it is the
+    /// method's own allocation.
+    pub via: Option<ChainElement>,
     pub ty: Type,
     pub kind: AllocationKind,
-    /// How often the allocation runs per call of the chain's first method.
+    /// How often the allocation runs per call of the method, through `via`.
     pub count: Quantity,
     pub amount: Amount,
-    /// Where the objects live, relative to [`Self::chain`] (set by [`crate::memrq`]).
-    pub region: Option<SiteRegion>,
+    /// Where its objects live, seen from the method (set with the regions).
+    pub residence: Option<Residence>,
     /// Why something here is ∞.
     pub reasons: Vec<String>,
+}
+
+/// Where a site's objects live, seen from one method: each place that holds some of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Residence {
+    /// In the method's own region.
+    pub here: bool,
+    /// In the regions of methods it calls.
+    pub callees: bool,
+    /// Outliving the method.
+    pub escapes: bool,
 }
 
 /// A parameter of a method's bounds.
@@ -204,81 +217,110 @@ impl MethodBound {
 pub struct Bounds {
     pub model: ObjectModel,
     pub methods: Vec<MethodBound>,
+    /// The calls between them: (caller, callee), each once, in the callers' offset order.
+    pub callees: Vec<(MethodRef, MethodRef)>,
     /// What the bounds take for granted.
     pub assumptions: Vec<String>,
 }
 
-/// Computes memAlloc for the entry of `graph` and every method on `sites`' chains, whose
-/// methods `lowered` holds. `progress` is called once per counted chain suffix (from several
-/// threads).
-pub fn analyze(
+/// memAlloc of every summarized method, entry first then in depth-first order of the calls.
+pub fn bounds(
     program: &Program,
-    lowered: &Lowered,
     graph: &CallGraph,
-    sites: &Sites,
+    local: &LocalSites,
+    lowered: &Lowered,
+    summaries: &Summaries,
     model: ObjectModel,
-    progress: &(dyn Fn() + Sync),
 ) -> Result<Bounds> {
-    let recursive = recursive_methods(graph);
-    let unknown = unknown_reached(graph);
-    let mut methods: Vec<MethodRef> = vec![sites.entry.clone()];
-    for element in sites.sites.iter().flat_map(|s| &s.chain) {
-        if !methods.contains(&element.method) {
-            methods.push(element.method.clone());
-        }
-    }
-    let suffixes: Vec<(usize, usize, usize)> = methods
-        .iter()
-        .enumerate()
-        .flat_map(|(index, method)| {
-            distinct_suffixes(sites, method)
-                .into_iter()
-                .map(move |(site, from)| (index, site, from))
-        })
-        .collect();
-    let counted: Vec<(usize, SiteBound)> = suffixes
-        .par_iter()
-        .map(|&(index, site, from)| {
-            let bound = site_bound(program, lowered, &recursive, model, sites, site, from);
-            progress();
-            (index, bound)
-        })
-        .collect();
-    let mut per_method: Vec<Vec<SiteBound>> = vec![Vec::new(); methods.len()];
-    for (index, bound) in counted {
-        per_method[index].push(bound);
-    }
-    let bounds = methods
-        .iter()
-        .zip(per_method)
-        .map(|(method, sites)| {
-            let node = graph.node(method);
-            let unbounded = node
-                .and_then(|node| unknown.get(&node).cloned())
-                .unwrap_or_default();
-            let spec = node.and_then(|node| graph.methods[node].kind.spec());
-            method_bound(program, lowered, method, spec, sites, unbounded)
+    let mut methods = methods_in_call_order(graph, summaries)
+        .into_iter()
+        .filter_map(|node| summaries.of(node))
+        .map(|summary| {
+            let spec = graph.methods[summary.node].kind.spec();
+            method_bound(program, graph, local, lowered, summary, spec)
         })
         .collect::<Result<Vec<_>>>()?;
-    let per_call: HashMap<MethodRef, (Rat, Rat)> = bounds
-        .iter()
-        .filter_map(|b| alternatives::constant_per_call(b).map(|c| (b.method.clone(), c)))
-        .collect();
-    let mut bounds = bounds;
-    for bound in bounds.iter_mut().filter(|b| b.unbounded.is_empty()) {
-        bound.mem_alloc = alternatives::total(lowered, sites, bound, &per_call);
+    if summaries.of(0).is_none() {
+        methods.insert(0, entry_without_sites(graph));
     }
+    let callees = calls_between(graph, summaries);
     Ok(Bounds {
         model,
-        methods: bounds,
+        methods,
+        callees,
         assumptions: assumptions(model)
             .into_iter()
-            .chain(compact_strings(sites))
+            .chain(compact_strings(local))
             .chain(lowered.assumptions.iter().cloned())
             .chain(spec_assumptions(graph))
             .chain(external_objects(graph))
             .collect(),
     })
+}
+
+/// The calls from a summarized method into another, each (caller, callee) once.
+fn calls_between(graph: &CallGraph, summaries: &Summaries) -> Vec<(MethodRef, MethodRef)> {
+    let mut seen: BTreeSet<(NodeId, NodeId)> = BTreeSet::new();
+    let mut calls: Vec<(MethodRef, MethodRef)> = Vec::new();
+    for edge in graph.adjacency().into_iter().flatten() {
+        let (Some(caller), Some(callee)) = (summaries.of(edge.caller), summaries.of(edge.callee))
+        else {
+            continue;
+        };
+        if seen.insert((edge.caller, edge.callee)) {
+            calls.push((caller.method.clone(), callee.method.clone()));
+        }
+    }
+    calls
+}
+
+/// The bound of an entry that reaches no allocation: 0, or ∞ when it reaches code the analysis
+/// cannot see (its region quantities alike).
+fn entry_without_sites(graph: &CallGraph) -> MethodBound {
+    let unbounded = unknown_reached(graph).remove(&0).unwrap_or_default();
+    let quantity = if unbounded.is_empty() {
+        Quantity::zero()
+    } else {
+        Quantity::Inf
+    };
+    let amount = Amount {
+        objects: quantity.clone(),
+        bytes: quantity,
+    };
+    MethodBound {
+        method: graph.entry().clone(),
+        params: Vec::new(),
+        mem_alloc: amount.clone(),
+        sites: Vec::new(),
+        unbounded,
+        regions: Some(RegionAmounts {
+            mem_captured: amount.clone(),
+            mem_escapes: amount.clone(),
+            mem_rq: amount,
+            tree: Vec::new(),
+            reasons: Vec::new(),
+        }),
+        spec: graph.methods[0]
+            .kind
+            .spec()
+            .map(|spec| spec.source.to_string()),
+    }
+}
+
+/// The summarized methods reachable from the entry, in depth-first preorder of the calls.
+fn methods_in_call_order(graph: &CallGraph, summaries: &Summaries) -> Vec<NodeId> {
+    let adjacency = graph.adjacency();
+    let mut seen = vec![false; graph.methods.len()];
+    let mut order = Vec::new();
+    let mut stack = vec![0];
+    while let Some(node) = stack.pop() {
+        if std::mem::replace(&mut seen[node], true) || summaries.of(node).is_none() {
+            continue;
+        }
+        order.push(node);
+        stack.extend(adjacency[node].iter().rev().map(|edge| edge.callee));
+    }
+    order
 }
 
 fn assumptions(model: ObjectModel) -> Vec<String> {
@@ -290,8 +332,8 @@ fn assumptions(model: ObjectModel) -> Vec<String> {
 }
 
 /// The assumption behind the bytes of bounded concatenations, when there is one.
-fn compact_strings(sites: &Sites) -> Option<String> {
-    sites
+fn compact_strings(local: &LocalSites) -> Option<String> {
+    local
         .sites
         .iter()
         .any(|site| {
@@ -343,56 +385,79 @@ fn spec_assumptions(graph: &CallGraph) -> Vec<String> {
         .collect()
 }
 
-/// The chains of `sites` from `method` down, each once: (index of a site with that suffix,
-/// index of `method` in its chain).
-fn distinct_suffixes(sites: &Sites, method: &MethodRef) -> Vec<(usize, usize)> {
-    let mut seen: Vec<(&[ChainElement], &crate::sites::Allocation)> = Vec::new();
-    let mut found = Vec::new();
-    for (index, site) in sites.sites.iter().enumerate() {
-        let Some(from) = site.chain.iter().position(|e| &e.method == method) else {
-            continue;
-        };
-        let key = (&site.chain[from..], &site.allocation);
-        if !seen.contains(&key) {
-            seen.push(key);
-            found.push((index, from));
-        }
-    }
-    found
-}
-
 fn method_bound(
     program: &Program,
+    graph: &CallGraph,
+    local: &LocalSites,
     lowered: &Lowered,
-    method: &MethodRef,
+    summary: &MethodSummary,
     spec: Option<&std::sync::Arc<MethodSpec>>,
-    sites: Vec<SiteBound>,
-    unbounded: Vec<String>,
 ) -> Result<MethodBound> {
+    let method = &summary.method;
     let params = match spec {
         Some(spec) => spec_params(method, spec),
         None => params_of(program, lowered, method)?,
     };
-    let total = |pick: fn(&SiteBound) -> &Quantity| {
-        if unbounded.is_empty() {
-            scaled_sum(sites.iter().map(|s| (Rat::from(1), pick(s).clone())))
-        } else {
-            Quantity::Inf
-        }
-    };
-    let mem_alloc = Amount {
-        objects: total(|s| &s.amount.objects),
-        bytes: total(|s| &s.amount.bytes),
-    };
+    let sites = summary
+        .sites
+        .iter()
+        .map(|site| site_bound(graph, local, summary, site))
+        .collect();
     Ok(MethodBound {
         method: method.clone(),
         params,
-        mem_alloc,
+        mem_alloc: Amount {
+            objects: summary.written(&summary.objects),
+            bytes: summary.written(&summary.bytes),
+        },
         sites,
-        unbounded,
+        unbounded: summary.unbounded.clone(),
         regions: None,
         spec: spec.map(|spec| spec.source.to_string()),
     })
+}
+
+/// The bound of one entry of a summary.
+fn site_bound(
+    graph: &CallGraph,
+    local: &LocalSites,
+    summary: &MethodSummary,
+    site: &SiteSummary,
+) -> SiteBound {
+    let allocation = &local.sites[site.site];
+    let total = site.total(&summary.params);
+    let via = site.via.map(|pc| ChainElement {
+        method: summary.method.clone(),
+        pc,
+        line: graph
+            .edges
+            .iter()
+            .find(|e| e.caller == summary.node && e.pc == pc)
+            .and_then(|e| e.line),
+    });
+    SiteBound {
+        site: site.site,
+        at: ChainElement {
+            method: allocation.method.clone(),
+            pc: allocation.pc,
+            line: allocation.line,
+        },
+        via,
+        ty: allocation.allocation.ty.clone(),
+        kind: allocation.allocation.kind,
+        count: summary.written(&total.count),
+        amount: Amount {
+            objects: summary.written(&total.objects),
+            bytes: summary.written(&total.bytes),
+        },
+        residence: None,
+        reasons: site
+            .reasons
+            .iter()
+            .cloned()
+            .chain(summary.diverges.iter().map(|d| d.why.clone()))
+            .collect(),
+    }
 }
 
 /// The method's integer and array parameters, then its integer field views, under the names
@@ -447,18 +512,8 @@ fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
         .collect()
 }
 
-/// Methods in a recursive component of the call graph.
-fn recursive_methods(graph: &CallGraph) -> BTreeSet<MethodRef> {
-    graph
-        .recursive_components()
-        .into_iter()
-        .flatten()
-        .map(|node| graph.methods[node].method.clone())
-        .collect()
-}
-
 /// For each method that reaches code the analysis cannot see, why (a few reasons).
-fn unknown_reached(graph: &CallGraph) -> HashMap<usize, Vec<String>> {
+pub fn unknown_reached(graph: &CallGraph) -> HashMap<usize, Vec<String>> {
     const SHOWN: usize = 3;
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); graph.methods.len()];
     for edge in &graph.edges {
@@ -497,218 +552,4 @@ fn unknown_reached(graph: &CallGraph) -> HashMap<usize, Vec<String>> {
         }
     }
     reasons
-}
-
-/// The bound of one chain suffix.
-fn site_bound(
-    program: &Program,
-    lowered: &Lowered,
-    recursive: &BTreeSet<MethodRef>,
-    model: ObjectModel,
-    sites: &Sites,
-    index: usize,
-    from: usize,
-) -> SiteBound {
-    let site = &sites.sites[index];
-    let chain = site.chain[from..].to_vec();
-    let mut bound = SiteBound {
-        site: index,
-        chain,
-        ty: site.allocation.ty.clone(),
-        kind: site.allocation.kind,
-        count: Quantity::Inf,
-        amount: Amount::unbounded(),
-        region: None,
-        reasons: Vec::new(),
-    };
-    if let Some(element) = bound.chain.iter().find(|e| recursive.contains(&e.method)) {
-        bound
-            .reasons
-            .push(format!("recursion through {}", element.method));
-        return bound;
-    }
-    let invariant = match lowered.suffix_invariant(site, from) {
-        Ok(invariant) => invariant,
-        Err(error) => {
-            bound.reasons.push(error.to_string());
-            return bound;
-        }
-    };
-    let mut count = |set: &Set| match count_quantity(set) {
-        Ok(quantity) => quantity,
-        Err(error) => {
-            bound.reasons.push(format!("not counted exactly: {error}"));
-            Quantity::Inf
-        }
-    };
-    let executions = count(&invariant.executions_set().to_set());
-    let amount = match site.allocation.kind {
-        AllocationKind::Object | AllocationKind::ConstructorReference => {
-            object_amount(program, model, &site.allocation.ty, &executions)
-        }
-        AllocationKind::Array => array_amount(
-            model,
-            &site.allocation.ty,
-            &invariant,
-            &executions,
-            &mut count,
-        ),
-        AllocationKind::StringConcat(shape) => {
-            bound.reasons.extend(concat_reasons(shape));
-            concat_amount(program, model, shape, &executions)
-        }
-    };
-    bound.amount = amount.unwrap_or_else(|error| {
-        bound.reasons.push(error.to_string());
-        Amount::unbounded()
-    });
-    // An unbounded set counts as ∞ without an error: say which set it was.
-    if bound.reasons.is_empty() {
-        if executions.may_be_infinite() {
-            bound.reasons.push(
-                "its executions are not bounded by the parameters (a data-dependent loop, or a loop bound the lowering cannot express)"
-                    .to_string(),
-            );
-        } else if bound.amount.objects.may_be_infinite() || bound.amount.bytes.may_be_infinite() {
-            bound
-                .reasons
-                .push("the array's lengths are not bounded by the parameters".to_string());
-        }
-    }
-    bound.count = executions;
-    bound
-}
-
-/// A concatenation's `String` and `byte[]` per execution (see [`crate::sites::ConcatShape`]):
-/// its objects are bounded when its arguments allocate nothing to become text, its bytes when
-/// the text's length is bounded too.
-fn concat_amount(
-    program: &Program,
-    model: ObjectModel,
-    shape: ConcatShape,
-    executions: &Quantity,
-) -> Result<Amount> {
-    if !shape.two_objects {
-        return Ok(Amount::unbounded());
-    }
-    let objects = scaled_sum([(Rat::from(2), executions.clone())]);
-    let bytes = match shape.max_bytes {
-        Some(length) => {
-            let string = model.instance_size(program, &ClassName::new("java/lang/String"))?;
-            let array = model.array_layout(&Type::Byte).size(length);
-            scaled_sum([(Rat::from(Int::from(string + array)), executions.clone())])
-        }
-        None => Quantity::Inf,
-    };
-    Ok(Amount { objects, bytes })
-}
-
-/// Why a concatenation's quantities are ∞, if they are.
-fn concat_reasons(shape: ConcatShape) -> Option<String> {
-    if !shape.two_objects {
-        Some("string concatenation of a float, double or object: the text it makes of them (toString) is not analyzed".to_string())
-    } else if shape.max_bytes.is_none() {
-        Some(
-            "string concatenation of a String: its length is not bounded by the parameters"
-                .to_string(),
-        )
-    } else {
-        None
-    }
-}
-
-fn object_amount(
-    program: &Program,
-    model: ObjectModel,
-    ty: &Type,
-    executions: &Quantity,
-) -> Result<Amount> {
-    let Type::Ref(class) = ty else {
-        return Err(membound_jvm::error::Error::Input(format!(
-            "an object allocation of non-class type {ty}"
-        )));
-    };
-    let size = model.instance_size(program, class)?;
-    Ok(Amount {
-        objects: executions.clone(),
-        bytes: scaled_sum([(Rat::from(Int::from(size)), executions.clone())]),
-    })
-}
-
-/// Objects and bytes of an array allocation (see the module documentation): level `j` has one
-/// array per cell of the levels above it, so level 0 is one array per execution.
-fn array_amount(
-    model: ObjectModel,
-    ty: &Type,
-    invariant: &SiteInvariant,
-    executions: &Quantity,
-    count: &mut dyn FnMut(&Set) -> Quantity,
-) -> Result<Amount> {
-    let set = invariant.set.to_set();
-    let first_length = set.space.params.len() + invariant.executions.len();
-    let levels = invariant.lengths.len();
-    let cells = |upto: usize| -> (Vec<String>, Vec<Constraint>) {
-        let names = (0..upto).map(|j| format!("cell_{}", j + 1)).collect();
-        let base = set.space.params.len() + set.space.dims.len();
-        let constraints = (0..upto)
-            .flat_map(|j| {
-                [
-                    quantity::at_least(base + j, 1),
-                    quantity::at_most(base + j, &Affine::var(first_length + j)),
-                ]
-            })
-            .collect();
-        (names, constraints)
-    };
-    let mut objects = vec![(Rat::from(1), executions.clone())];
-    for level in 1..levels {
-        let (names, constraints) = cells(level);
-        objects.push((
-            Rat::from(1),
-            count(&quantity::extend_set(&set, &names, &constraints)),
-        ));
-    }
-    let objects = scaled_sum(objects);
-    if model == ObjectModel::Count {
-        let (names, constraints) = cells(levels);
-        let units = count(&quantity::extend_set(&set, &names, &constraints));
-        return Ok(Amount {
-            objects,
-            bytes: units,
-        });
-    }
-    let mut bytes = Vec::new();
-    let mut level_type = ty.clone();
-    for level in 0..levels {
-        let element = level_type.element().cloned().ok_or_else(|| {
-            membound_jvm::error::Error::Input(format!(
-                "{ty} has fewer than {} dimensions",
-                level + 1
-            ))
-        })?;
-        let (mut names, mut constraints) = cells(level);
-        // Units of `align` bytes: `1 <= w` and `align * w <= base + size * length + align - 1`.
-        let layout = model.array_layout(&element);
-        let unit = set.space.params.len() + set.space.dims.len() + level;
-        let align = layout.align as i64;
-        let available = Affine::var(first_length + level)
-            .scale(&Rat::from(Int::from(layout.element_size)))
-            .add(&Affine::constant(Rat::from(
-                Int::from(layout.base) + Int::from(align - 1),
-            )));
-        names.push("unit".to_string());
-        constraints.push(quantity::at_least(unit, 1));
-        constraints.push(Constraint::ge(
-            available.sub(&Affine::var(unit).scale(&Rat::from(align))),
-        ));
-        bytes.push((
-            Rat::from(align),
-            count(&quantity::extend_set(&set, &names, &constraints)),
-        ));
-        level_type = element;
-    }
-    Ok(Amount {
-        objects,
-        bytes: scaled_sum(bytes),
-    })
 }

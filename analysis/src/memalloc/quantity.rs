@@ -5,8 +5,8 @@
 use membound_bernstein::simplify::simplify_in;
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, ParamDomain, guard::affine_to_linear};
 use membound_polyhedra::{
-    Affine, BasicSet, Constraint, Count, CountError, Int, QuasiPolynomial, Rat, Relation, Set,
-    count,
+    Affine, BasicSet, Constraint, Count, CountError, Int, Polynomial, QuasiPolynomial, Rat,
+    Relation, Set, count,
 };
 
 /// A number of objects, bytes or executions: exact where counting is, ∞ where the set is
@@ -66,6 +66,15 @@ fn scale(quantity: &Quantity, factor: &Rat) -> Quantity {
     }
 }
 
+/// A piecewise quasi-polynomial (0 outside its pieces) as a bound expression.
+pub fn pw_quantity(pw: &membound_polyhedra::PiecewiseQuasiPolynomial) -> Quantity {
+    sum_of_pieces(
+        pw.pieces
+            .iter()
+            .map(|piece| (&piece.domain, piece.qp.clone())),
+    )
+}
+
 /// A sum of pieces, each its quasi-polynomial on its domain and 0 elsewhere (isl's reading).
 fn sum_of_pieces<'s>(
     pieces: impl IntoIterator<Item = (&'s Set, membound_polyhedra::QuasiPolynomial)>,
@@ -77,20 +86,52 @@ fn sum_of_pieces<'s>(
     merge_cases(items)
 }
 
-/// `expr` on `domain`, 0 elsewhere. A part of the domain with integer divisions or
-/// existential variables is widened to its constraints without them and `expr` to
-/// `max(expr, 0)` there: the value only grows, which keeps sums of counts sound.
+/// `expr` on `domain`, 0 elsewhere. A part of the domain whose integer divisions only say
+/// which residue classes of the parameters it holds in (`n = 2*floor((n - 1)/2) + 1`: n odd) is
+/// its other constraints with `expr` times the periodic indicator of those classes; another
+/// part with divisions or existential variables is widened to its constraints without them and
+/// `expr` to `max(expr, 0)` there: the value only grows, which keeps sums of counts sound.
 fn on_domain(domain: &Set, expr: Quantity) -> Quantity {
     let names = &domain.space.params;
     let mut arms = Vec::new();
+    let mut by_class = Vec::new();
     for part in &domain.parts {
         let (guard, widened) = guard_of(part, names);
-        let value = if widened {
-            BoundExpr::Max(vec![expr.clone(), BoundExpr::zero()])
-        } else {
-            expr.clone()
-        };
-        arms.push(Arm { guard, expr: value });
+        if !widened {
+            arms.push(Arm {
+                guard,
+                expr: expr.clone(),
+            });
+            continue;
+        }
+        match (&expr, class_guards(part, names)) {
+            (BoundExpr::Pol(qp), Some(groups)) => {
+                for (atoms, indicator) in groups {
+                    let mut all = guard.atoms.clone();
+                    all.extend(atoms);
+                    by_class.push(BoundExpr::Cases {
+                        arms: vec![Arm {
+                            guard: Guard::from_atoms(all),
+                            expr: BoundExpr::Pol(qp.mul(&indicator)),
+                        }],
+                        default: Box::new(BoundExpr::zero()),
+                    });
+                }
+            }
+            _ => arms.push(Arm {
+                guard,
+                expr: BoundExpr::Max(vec![expr.clone(), BoundExpr::zero()]),
+            }),
+        }
+    }
+    if !by_class.is_empty() {
+        // Each class's arm holds on its own classes only: they add up (the other parts, which
+        // are disjoint from them, too).
+        by_class.extend(arms.into_iter().map(|arm| BoundExpr::Cases {
+            arms: vec![arm],
+            default: Box::new(BoundExpr::zero()),
+        }));
+        return merge_cases(by_class);
     }
     if arms.len() == 1 && arms[0].guard.atoms.is_empty() {
         return arms.remove(0).expr;
@@ -102,6 +143,185 @@ fn on_domain(domain: &Set, expr: Quantity) -> Quantity {
         arms,
         default: Box::new(BoundExpr::zero()),
     }
+}
+
+/// The most residue classes a periodic indicator is spelled out for.
+const INDICATOR_CLASSES: usize = 256;
+
+/// The constraints of `part` that involve its integer divisions, class by class of the
+/// parameters' residues: with every parameter `p` a division reads written `P·t + r` (`P` a
+/// multiple of those divisions' denominators), each division is affine in the `t`s, so each such
+/// constraint is linear in the parameters within a class. Classes with the same linear guard
+/// are grouped: the result is, per group, its guard and the periodic indicator of its classes
+/// (1 on them, 0 on the others). `None` for nested divisions, existential variables, or more
+/// than [`INDICATOR_CLASSES`] classes.
+fn class_guards(part: &BasicSet, names: &[String]) -> Option<Vec<(Vec<Atom>, QuasiPolynomial)>> {
+    let n = names.len();
+    if part.n_dims() != 0 {
+        return None;
+    }
+    let divs: Vec<&membound_polyhedra::set::Div> = part
+        .locals
+        .iter()
+        .map(|local| local.div.as_ref())
+        .collect::<Option<_>>()?;
+    let mut periods = vec![1u32; n];
+    for div in &divs {
+        let denominator = u32::try_from(div.denominator.clone()).ok()?;
+        for column in div.numerator.support() {
+            if column >= n {
+                return None;
+            }
+            periods[column] = num_integer::lcm(periods[column], denominator);
+        }
+    }
+    let classes: usize = periods.iter().map(|&p| p as usize).product();
+    if classes > INDICATOR_CLASSES {
+        return None;
+    }
+    let involving: Vec<&Constraint> = part
+        .constraints
+        .iter()
+        .filter(|c| c.expr.support().any(|column| column >= n))
+        .collect();
+    let mut groups: Vec<(Vec<Atom>, Vec<bool>)> = Vec::new();
+    for class in 0..classes {
+        // Row-major residues over the parameters in column order.
+        let mut rest = class;
+        let mut residues = vec![0i64; n];
+        for column in (0..n).rev() {
+            let period = periods[column] as usize;
+            residues[column] = (rest % period) as i64;
+            rest /= period;
+        }
+        let Some(atoms) = class_guard(&involving, &divs, &periods, &residues, names) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(existing, _)| *existing == atoms) {
+            Some((_, members)) => members[class] = true,
+            None => {
+                let mut members = vec![false; classes];
+                members[class] = true;
+                groups.push((atoms, members));
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(atoms, members)| Some((atoms, indicator(&members, &periods, names)?)))
+        .collect()
+}
+
+/// The periodic quasi-polynomial that is 1 on the classes `members` says (row-major over the
+/// parameters in column order, with `periods`) and 0 on the others.
+fn indicator(members: &[bool], periods: &[u32], names: &[String]) -> Option<QuasiPolynomial> {
+    let periodic: Vec<usize> = (0..names.len()).filter(|&c| periods[c] > 1).collect();
+    let mut sorted = periodic.clone();
+    sorted.sort_by(|&a, &b| names[a].cmp(&names[b]));
+    let sorted_shape: Vec<usize> = sorted.iter().map(|&c| periods[c] as usize).collect();
+    let total: usize = sorted_shape.iter().product();
+    let mut classes = vec![Polynomial::zero(); total];
+    for (index, slot) in classes.iter_mut().enumerate() {
+        // The residue of each periodic parameter in the quasi-polynomial's order (by name)…
+        let mut rest = index;
+        let mut residues = vec![0usize; names.len()];
+        for (position, &column) in sorted.iter().enumerate().rev() {
+            residues[column] = rest % sorted_shape[position];
+            rest /= sorted_shape[position];
+        }
+        // …and the class's index row-major over all parameters in column order.
+        let class = (0..names.len()).fold(0usize, |acc, column| {
+            acc * periods[column] as usize + residues[column]
+        });
+        if members[class] {
+            *slot = Polynomial::constant(Rat::from(1));
+        }
+    }
+    let periods_by_name = sorted
+        .iter()
+        .map(|&c| (names[c].clone(), periods[c]))
+        .collect();
+    QuasiPolynomial::from_classes(periods_by_name, classes)
+}
+
+/// The constraints within the residue class `residues` (modulo `periods`) as linear atoms over
+/// the parameters, or `None` when one never holds there.
+fn class_guard(
+    constraints: &[&Constraint],
+    divs: &[&membound_polyhedra::set::Div],
+    periods: &[u32],
+    residues: &[i64],
+    names: &[String],
+) -> Option<Vec<Atom>> {
+    let n = names.len();
+    // Columns as affine forms in the t's, for p = P·t + r.
+    let param = |column: usize| -> (Vec<Rat>, Rat) {
+        let mut coefficients = vec![Rat::from(0); n];
+        coefficients[column] = Rat::from(Int::from(periods[column]));
+        (coefficients, Rat::from(Int::from(residues[column])))
+    };
+    let mut local_forms: Vec<(Vec<Rat>, Rat)> = Vec::new();
+    for div in divs {
+        let mut coefficients = vec![Rat::from(0); n];
+        let mut constant = div.numerator.constant.clone();
+        for column in div.numerator.support() {
+            let (c, r) = param(column);
+            let a = div.numerator.coeff(column);
+            for (slot, value) in coefficients.iter_mut().zip(c) {
+                *slot += a.clone() * value;
+            }
+            constant += a * r;
+        }
+        let denominator = Rat::from(div.denominator.clone());
+        let coefficients = coefficients
+            .into_iter()
+            .map(|c| c / denominator.clone())
+            .collect();
+        local_forms.push((coefficients, Rat::from((constant / denominator).floor())));
+    }
+    let mut atoms = Vec::new();
+    for constraint in constraints {
+        let mut coefficients = vec![Rat::from(0); n];
+        let mut constant = constraint.expr.constant.clone();
+        for column in constraint.expr.support() {
+            let (c, r) = if column < n {
+                param(column)
+            } else {
+                local_forms.get(column - n)?.clone()
+            };
+            let a = constraint.expr.coeff(column);
+            for (slot, value) in coefficients.iter_mut().zip(c) {
+                *slot += a.clone() * value;
+            }
+            constant += a * r;
+        }
+        if coefficients.iter().all(Rat::is_zero) {
+            let holds = match constraint.rel {
+                Relation::Ge => constant >= Rat::from(0),
+                Relation::Eq => constant.is_zero(),
+            };
+            if !holds {
+                return None;
+            }
+            continue;
+        }
+        // Back to the parameters: t = (p - r) / P.
+        let mut linear = Polynomial::constant(constant);
+        for (column, coefficient) in coefficients.iter().enumerate() {
+            if coefficient.is_zero() {
+                continue;
+            }
+            let period = Rat::from(Int::from(periods[column]));
+            let per_unit = coefficient.clone() / period;
+            linear = linear + Polynomial::var(names[column].clone()).scale(&per_unit)
+                - Polynomial::constant(per_unit * Rat::from(Int::from(residues[column])));
+        }
+        atoms.push(match constraint.rel {
+            Relation::Ge => Atom::ge(linear),
+            Relation::Eq => Atom::eq(linear),
+        });
+    }
+    Some(atoms)
 }
 
 /// How far a lower bound is raised while the value there is 0.

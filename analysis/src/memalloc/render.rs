@@ -5,7 +5,6 @@
 use std::fmt::Write;
 
 use super::{Bounds, MethodBound, Quantity};
-use crate::escape::SiteRegion;
 use membound_jvm::MethodRef;
 
 /// The summary of `bounds` (see the module documentation).
@@ -64,12 +63,9 @@ fn tree(
     );
     path.push(method.clone());
     let mut callees: Vec<&MethodRef> = Vec::new();
-    for site in &bound.sites {
-        if let Some(next) = site.chain.get(1).map(|e| &e.method)
-            && !callees.contains(&next)
-            && !path.contains(next)
-        {
-            callees.push(next);
+    for next in &bounds.callees[..] {
+        if next.0 == *method && !callees.contains(&&next.1) && !path.contains(&next.1) {
+            callees.push(&next.1);
         }
     }
     for callee in callees {
@@ -119,17 +115,17 @@ fn method_details(out: &mut String, method: &MethodBound) {
             let _ = writeln!(out, "  ∞ (regions): {reason}");
         }
     }
-    for site in method.sites.iter().filter(|s| s.chain.len() == 1) {
-        let _ = writeln!(out, "  {}", site_line(site));
+    for site in method.sites.iter().filter(|s| s.via.is_none()) {
+        let _ = writeln!(out, "  {}", site_line(&method.method, site));
     }
-    let through_calls = method.sites.iter().filter(|s| s.chain.len() > 1).count();
+    let through_calls = method.sites.iter().filter(|s| s.via.is_some()).count();
     if through_calls > 0 {
         let _ = writeln!(out, "  (+ {through_calls} sites in callees)");
     }
 }
 
-fn site_line(site: &super::SiteBound) -> String {
-    let location = site.chain[0].position();
+fn site_line(method: &MethodRef, site: &super::SiteBound) -> String {
+    let location = site.at.position();
     let mut line = format!(
         "{location} new {}: runs {}, {} objects, {} bytes",
         site.ty,
@@ -137,12 +133,16 @@ fn site_line(site: &super::SiteBound) -> String {
         readable(&site.amount.objects),
         readable(&site.amount.bytes)
     );
-    match site.region {
-        Some(SiteRegion::CapturedBy(index)) => {
-            let _ = write!(line, "; region {}", site.chain[index].method);
+    if let Some(residence) = site.residence {
+        if residence.here {
+            let _ = write!(line, "; region {method}");
         }
-        Some(SiteRegion::EscapesEntry) => line.push_str("; escapes"),
-        None => {}
+        if residence.callees {
+            line.push_str("; regions of callees");
+        }
+        if residence.escapes {
+            line.push_str("; escapes");
+        }
     }
     for reason in &site.reasons {
         let _ = write!(line, " [∞: {reason}]");

@@ -1,25 +1,25 @@
 //! Region sizes and memRq: how much memory a method needs when every method's region is freed
-//! as it returns (the thesis's chapter 7).
+//! as it returns (the thesis's chapter 7), from the per-method summaries.
 //!
-//! For each method `m` of the call tree, memCaptured(m) sums what memAlloc counted for the
-//! chain suffixes whose objects [`crate::escape`] places in `m`'s region, and memEscapes(m) those
-//! whose objects outlive `m`; both are in `m`'s parameters. With `m` as the method under
-//! analysis, its call tree (the chains of its sites, merged on common prefixes) has one region
-//! per node: rSize of a node is the largest region its method can have when entered through
-//! that chain, the maximum of memCaptured over the chain's binding invariant
-//! ([`crate::lowering::Lowered::binding_invariant`]), bounded by Bernstein expansion
-//! ([`membound_bernstein::bound_expr_over`]). Then
-//! `memRq[node] = rSize[node] + max over children memRq[child]` (siblings never hold their
-//! regions at the same time) and `memRq(m) = memEscapes(m) + memRq[root]`.
+//! memCaptured(m) sums what m's summary places in m's own region, memEscapes(m) what outlives m;
+//! both are in m's parameters. The region stack below a call of m holds at most m's region and,
+//! at any time, the stack below one of its calls (siblings never hold their regions at the same
+//! time), so `R(m) = memCaptured(m) + max over m's calls c of (max of R(callee) over c's binding
+//! invariant)` — the callee's formals range over the values the call gives them, and the maximum
+//! is bounded by Bernstein expansion ([`membound_bernstein::bound_expr_over`]) — and
+//! `memRq(m) = memEscapes(m) + R(m)`.
 //!
 //! Soundness: every object allocated under `m` is either in the region of some method on the
-//! stack of its allocation (held by at most one region instance per stack frame, each bounded by
-//! its node's rSize) or escapes `m`. What cannot be bounded is ∞ with a reason: a method
+//! stack of its allocation or escapes `m`. What cannot be bounded is ∞ with a reason: a method
 //! reaching unknown code has ∞ memCaptured and memEscapes (that code may allocate into any
-//! region), an uncountable site makes its region ∞, and a binding the lowering or Bernstein
-//! expansion cannot handle makes the node's rSize ∞.
+//! region), an uncountable site makes its region ∞, a member of a recursive component has ∞
+//! regions, and a binding the lowering or Bernstein expansion cannot handle makes the call's
+//! share ∞.
 //!
-//! This module does not count points (memAlloc did) or decide regions (escape analysis did).
+//! The region tree of the entry ([`RegionNode`], `membound regions`) unfolds the calls from it
+//! for display, each activation's rSize and R bounded over the bindings on its way from the
+//! entry. This module does not count points (the summaries did) or decide regions (escape
+//! analysis did).
 
 use std::collections::HashMap;
 
@@ -32,13 +32,12 @@ mod render;
 
 pub use render::{to_dot, to_text};
 
-use crate::escape::{self, Regions, SiteRegion};
-use crate::lowering::{self, Lowered};
-use crate::memalloc::{
-    self, Amount, Bounds, MethodBound, Quantity, SiteBound, maximum, scaled_sum, tidy,
-};
-use crate::sites::{ChainElement, Sites};
-use membound_front::callgraph::CallGraph;
+use crate::escape;
+use crate::lowering::{self, CALLEE_PREFIX, Lowered, PathCall};
+use crate::memalloc::{self, Amount, Bounds, Quantity, Residence, maximum, scaled_sum, tidy};
+use crate::sites::{self, ChainElement};
+use crate::summary::{self, Counted, MethodSummary, Place, Qty, Recursion, Summaries};
+use membound_front::callgraph::{CallGraph, NodeId};
 use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
 use membound_jvm::MethodRef;
@@ -56,7 +55,7 @@ pub struct RegionAmounts {
     pub reasons: Vec<String>,
 }
 
-/// One region of a method's call tree.
+/// One region of the entry's call tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegionNode {
     /// The calls from the tree's root to this region's method (each a caller and the offset of
@@ -64,266 +63,455 @@ pub struct RegionNode {
     pub calls: Vec<ChainElement>,
     /// The method whose region this is.
     pub method: MethodRef,
-    /// The largest region this node's method can have when entered through the chain.
+    /// The largest region this node's method can have when entered through the calls, in the
+    /// root's parameters.
     pub r_size: Amount,
-    /// The region and the largest stack of regions below it active at once.
+    /// The region and the largest stack of regions below it active at once, in the root's
+    /// parameters.
     pub mem_rq: Amount,
     /// Indices of the nodes its method calls into (in the same tree).
     pub children: Vec<usize>,
 }
 
-/// memAlloc of a method and its call tree ([`memalloc::analyze`]) with, where escape analysis
-/// decides them, the regions of the sites and each method's region quantities. `progress` is
-/// called once per counted chain suffix and once per region bounded.
+/// The largest region tree `membound regions` unfolds: beyond it, activations are not shown
+/// (the bounds do not depend on it).
+pub const TREE_NODES: usize = 200;
+
+/// What [`analyze`] computes beyond the bounds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// The entry's region tree ([`RegionAmounts::tree`], for `membound regions`): each node is
+    /// bounded over the bindings on its way from the entry, which costs one bound per node and
+    /// call on its way.
+    pub region_tree: bool,
+}
+
+/// memAlloc of the entry of `graph` and of every method it reaches that allocates, with each
+/// method's regions and memRq. `progress` is called once per method summarized.
 pub fn analyze(
     program: &Program,
     graph: &CallGraph,
-    sites: &Sites,
     model: ObjectModel,
+    options: Options,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Bounds> {
-    let lowered = lowering::lower(program, graph, sites)?;
-    let mut bounds = memalloc::analyze(program, &lowered, graph, sites, model, progress)?;
-    match escape::analyze(program, graph, sites) {
-        Ok(regions) => add_regions(&mut bounds, &lowered, sites, &regions, progress),
-        Err(error) => bounds
-            .assumptions
-            .push(format!("regions were not computed: {error}")),
+    let local = sites::local_sites(program, graph)?;
+    let lowered = lowering::lower(program, graph, &local)?;
+    let fates = escape::fates(program, graph);
+    let unknown = memalloc::unknown_reached(graph);
+    let inputs = summary::Inputs {
+        program,
+        graph,
+        local: &local,
+        lowered: &lowered,
+        fates: &fates,
+        model,
+        unknown: &unknown,
+    };
+    let summaries = summary::summarize(&inputs, progress);
+    let mut bounds = memalloc::bounds(program, graph, &local, &lowered, &summaries, model)?;
+    let regions = Regions::of(graph, &lowered, &summaries);
+    for method in &mut bounds.methods {
+        let Some(node) = graph.node(&method.method) else {
+            continue;
+        };
+        let Some(summary) = summaries.of(node) else {
+            continue;
+        };
+        for (site, entry) in method.sites.iter_mut().zip(&summary.sites) {
+            site.residence = Some(residence(&entry.parts));
+        }
+        method.regions = Some(regions.amounts(summary));
+    }
+    if options.region_tree
+        && let Some(entry) = bounds.methods.first_mut()
+        && let Some(amounts) = &mut entry.regions
+    {
+        amounts.tree = regions.tree(graph, 0);
     }
     Ok(bounds)
 }
 
-/// Sets every site's region and every method's region quantities.
-fn add_regions(
-    bounds: &mut Bounds,
-    lowered: &Lowered,
-    sites: &Sites,
-    regions: &Regions,
-    progress: &(dyn Fn() + Sync),
-) {
-    for method in &mut bounds.methods {
-        for site in &mut method.sites {
-            site.region = Some(relative_region(sites, regions, site));
+/// Which places hold some of an entry's objects.
+fn residence(parts: &std::collections::BTreeMap<Place, Counted>) -> Residence {
+    let mut residence = Residence::default();
+    for place in parts.keys().filter(|place| !parts[*place].count.is_zero()) {
+        match place {
+            Place::Captured => residence.here = true,
+            Place::Below => residence.callees = true,
+            Place::Escapes(_) => residence.escapes = true,
         }
     }
-    let captured: HashMap<MethodRef, Amount> = bounds
-        .methods
-        .iter()
-        .map(|m| {
-            (
-                m.method.clone(),
-                region_total(m, |r| r == SiteRegion::CapturedBy(0)),
-            )
-        })
-        .collect();
-    let trees: Vec<(Vec<RegionNode>, Vec<String>)> = bounds
-        .methods
-        .par_iter()
-        .map(|method| region_tree(method, &captured, lowered, sites, progress))
-        .collect();
-    for (method, (tree, reasons)) in bounds.methods.iter_mut().zip(trees) {
-        let mem_escapes = region_total(method, |r| r == SiteRegion::EscapesEntry);
-        let root = &tree[0];
+    residence
+}
+
+/// Each method's memCaptured, memEscapes and R, computed callees first.
+struct Regions<'a> {
+    graph: &'a CallGraph,
+    lowered: &'a Lowered,
+    captured: HashMap<NodeId, Amount>,
+    escapes: HashMap<NodeId, Amount>,
+    /// R(m) and why a call's share of it is ∞.
+    stacks: HashMap<NodeId, (Amount, Vec<String>)>,
+    summaries: &'a Summaries,
+}
+
+impl<'a> Regions<'a> {
+    fn of(graph: &'a CallGraph, lowered: &'a Lowered, summaries: &'a Summaries) -> Regions<'a> {
+        let mut regions = Regions {
+            graph,
+            lowered,
+            captured: HashMap::new(),
+            escapes: HashMap::new(),
+            stacks: HashMap::new(),
+            summaries,
+        };
+        for summary in summaries.in_order() {
+            let captured = region_total(summary, |place| *place == Place::Captured);
+            let escapes = region_total(summary, |place| matches!(place, Place::Escapes(_)));
+            regions.captured.insert(summary.node, captured);
+            regions.escapes.insert(summary.node, escapes);
+        }
+        let adjacency = graph.adjacency();
+        // Summaries list callees first: a method's callees have their R by then (a recursive
+        // component's header comes before its other members, which call it).
+        for summary in summaries.in_order() {
+            let mut reasons = Vec::new();
+            if summary.objects.is_infinite() && !summary.unbounded.is_empty() {
+                reasons.extend(summary.unbounded.iter().cloned());
+            }
+            let stack = match &summary.recursion {
+                Some(recursion) => regions.nested(summary, recursion, &adjacency, &mut reasons),
+                None => {
+                    let below = regions.below(summary, &adjacency[summary.node], &[], &mut reasons);
+                    let captured = &regions.captured[&summary.node];
+                    Amount {
+                        objects: add(&captured.objects, &below.objects),
+                        bytes: add(&captured.bytes, &below.bytes),
+                    }
+                }
+            };
+            regions.stacks.insert(summary.node, (stack, reasons));
+        }
+        regions
+    }
+
+    /// The largest stack of regions below one activation of `summary`'s method, over its calls
+    /// (`edges`) into methods outside `skip`: each callee's R over the call's binding, reached
+    /// from the activation through `prefix` (calls into the method, for a member of a recursive
+    /// component seen from its header).
+    fn below(
+        &self,
+        summary: &MethodSummary,
+        edges: &[&membound_front::callgraph::Edge],
+        prefix: &[PathCall],
+        reasons: &mut Vec<String>,
+    ) -> Amount {
+        let bounded: Vec<(Amount, Option<String>)> = edges
+            .par_iter()
+            .filter(|edge| edge.callee != summary.node)
+            .filter_map(|edge| {
+                let (stack, _) = self.stacks.get(&edge.callee)?;
+                let callee = &self.summaries.of(edge.callee)?.method;
+                let mut path = prefix.to_vec();
+                path.push(PathCall {
+                    caller: summary.method.clone(),
+                    pc: edge.pc,
+                    callee: callee.clone(),
+                });
+                Some(self.over_path(&path, stack))
+            })
+            .collect();
+        reasons.extend(bounded.iter().filter_map(|(_, r)| r.clone()));
+        let pick = |quantity: fn(&Amount) -> &Quantity| {
+            maximum(bounded.iter().map(|(a, _)| quantity(a).clone()).collect())
+        };
+        Amount {
+            objects: pick(|a| &a.objects),
+            bytes: pick(|a| &a.bytes),
+        }
+    }
+
+    /// R of a recursive component's header: one activation per level is on the stack at once,
+    /// each holding its region and those of the members on the way back to the header, and
+    /// below the deepest one the largest stack of a call leaving the component:
+    /// `Σ_levels captured + max_levels below`.
+    fn nested(
+        &self,
+        header: &MethodSummary,
+        recursion: &Recursion,
+        adjacency: &[Vec<&membound_front::callgraph::Edge>],
+        reasons: &mut Vec<String>,
+    ) -> Amount {
+        let members: Vec<NodeId> = recursion
+            .paths
+            .iter()
+            .flatten()
+            .map(|&(caller, _, _)| caller)
+            .collect();
+        let leaving = |node: NodeId| -> Vec<&membound_front::callgraph::Edge> {
+            adjacency[node]
+                .iter()
+                .copied()
+                .filter(|edge| !members.contains(&edge.callee))
+                .collect()
+        };
+        // Per activation of the header: its region, and the largest sum of the regions of
+        // the members a path back to it goes through.
+        let (own_objects, own_bytes) = region_qty(header, |place| *place == Place::Captured);
+        let mut below = self.below(header, &leaving(header.node), &[], reasons);
+        let mut through_members = Vec::new();
+        for path in &recursion.paths {
+            let mut regions_on_path = Amount::zero();
+            for length in 1..path.len() {
+                let prefix = self.path_calls(&path[..length]);
+                let member = path[length - 1].2;
+                let (captured, why) = self.over_path(&prefix, &self.captured[&member]);
+                reasons.extend(why);
+                regions_on_path = regions_on_path.plus(&captured);
+                if let Some(summary) = self.summaries.of(member) {
+                    let leaving_below = self.below(summary, &leaving(member), &prefix, reasons);
+                    below = Amount {
+                        objects: maximum(vec![below.objects, leaving_below.objects]),
+                        bytes: maximum(vec![below.bytes, leaving_below.bytes]),
+                    };
+                }
+            }
+            through_members.push(regions_on_path);
+        }
+        let members_objects = maximum(through_members.iter().map(|a| a.objects.clone()).collect());
+        let members_bytes = maximum(through_members.iter().map(|a| a.bytes.clone()).collect());
+        let levels = &recursion.levels;
+        let over_levels = |own: &Qty, members: &Quantity| -> Quantity {
+            let rename = |name: &str| format!("{CALLEE_PREFIX}{name}");
+            let members = if members.is_zero() {
+                Qty::zero(&header.params)
+            } else {
+                Qty::Expr(members.clone())
+            };
+            let per_level = own.add(&members).renamed(&rename);
+            per_level.sum_over(levels).unwrap_or(Qty::Inf).to_quantity()
+        };
+        let deepest = |quantity: &Quantity| -> Quantity {
+            let renamed = quantity.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
+            let bounds: Option<Vec<Quantity>> = levels
+                .parts
+                .iter()
+                .map(|part| {
+                    let polytope = ParametricPolytope::of_part(
+                        levels.space.params.clone(),
+                        levels.space.dims.clone(),
+                        part,
+                    );
+                    bound_expr_over(&renamed, &polytope).ok()
+                })
+                .collect();
+            bounds.map_or(Quantity::Inf, maximum)
+        };
+        Amount {
+            objects: add(
+                &over_levels(&own_objects, &members_objects),
+                &deepest(&below.objects),
+            ),
+            bytes: add(
+                &over_levels(&own_bytes, &members_bytes),
+                &deepest(&below.bytes),
+            ),
+        }
+    }
+
+    /// The calls of a path of nodes.
+    fn path_calls(&self, steps: &[(NodeId, u32, NodeId)]) -> Vec<PathCall> {
+        let method = |node: NodeId| self.graph.methods[node].method.clone();
+        steps
+            .iter()
+            .map(|&(caller, pc, callee)| PathCall {
+                caller: method(caller),
+                pc,
+                callee: method(callee),
+            })
+            .collect()
+    }
+
+    /// The region quantities of one method.
+    fn amounts(&self, summary: &MethodSummary) -> RegionAmounts {
+        let node = summary.node;
+        let (stack, reasons) = self.stacks[&node].clone();
+        let escapes = self.escapes[&node].clone();
         let mem_rq = Amount {
-            objects: add(&mem_escapes.objects, &root.mem_rq.objects),
-            bytes: add(&mem_escapes.bytes, &root.mem_rq.bytes),
+            objects: add(&escapes.objects, &stack.objects),
+            bytes: add(&escapes.bytes, &stack.bytes),
         };
-        method.regions = Some(RegionAmounts {
-            mem_captured: root.r_size.clone(),
-            mem_escapes,
-            mem_rq,
-            tree,
+        let guarded = |amount: &Amount| Amount {
+            objects: summary.guarded(amount.objects.clone()),
+            bytes: summary.guarded(amount.bytes.clone()),
+        };
+        RegionAmounts {
+            mem_captured: guarded(&self.captured[&node]),
+            mem_escapes: guarded(&escapes),
+            mem_rq: guarded(&mem_rq),
+            tree: Vec::new(),
             reasons,
-        });
+        }
     }
-}
 
-/// The region of `site` relative to its own chain (a suffix of the full site's chain): the
-/// capturing method's index in it, or that the objects escape its first method.
-fn relative_region(sites: &Sites, regions: &Regions, site: &SiteBound) -> SiteRegion {
-    let from = sites.sites[site.site].chain.len() - site.chain.len();
-    match regions.sites[site.site] {
-        SiteRegion::CapturedBy(owner) if owner >= from => SiteRegion::CapturedBy(owner - from),
-        _ => SiteRegion::EscapesEntry,
-    }
-}
-
-/// The sum of the site amounts in the regions `pick` selects; ∞ when the method reaches code
-/// the analysis cannot see (it may allocate into any region).
-fn region_total(method: &MethodBound, pick: impl Fn(SiteRegion) -> bool) -> Amount {
-    if !method.unbounded.is_empty() {
-        return Amount {
-            objects: Quantity::Inf,
-            bytes: Quantity::Inf,
+    /// The maximum of the last callee's `amount` over the values `path` gives its formals, in
+    /// the first caller's parameters; ∞ with the reason when that cannot be bounded.
+    fn over_path(&self, path: &[PathCall], amount: &Amount) -> (Amount, Option<String>) {
+        let Some(last) = path.last() else {
+            return (amount.clone(), None);
         };
-    }
-    let chosen: Vec<&SiteBound> = method
-        .sites
-        .iter()
-        .filter(|s| s.region.is_some_and(&pick))
-        .collect();
-    let total = |quantity: fn(&SiteBound) -> &Quantity| {
-        scaled_sum(chosen.iter().map(|s| (Rat::from(1), quantity(s).clone())))
-    };
-    Amount {
-        objects: total(|s| &s.amount.objects),
-        bytes: total(|s| &s.amount.bytes),
-    }
-}
-
-/// A node of the call tree while it is built: its chain, a site and start index whose chain
-/// has this node's chain as a prefix (to ask the lowering for the binding), and its children.
-struct TreeNode {
-    calls: Vec<ChainElement>,
-    method: MethodRef,
-    site: usize,
-    from: usize,
-    children: Vec<usize>,
-}
-
-/// The region tree of `method` as the method under analysis, with every node's rSize and
-/// memRq, root first; and the reasons of the ∞ the bounding itself introduced.
-fn region_tree(
-    method: &MethodBound,
-    captured: &HashMap<MethodRef, Amount>,
-    lowered: &Lowered,
-    sites: &Sites,
-    progress: &(dyn Fn() + Sync),
-) -> (Vec<RegionNode>, Vec<String>) {
-    let nodes = call_tree(method, sites);
-    let mut reasons = Vec::new();
-    let mut sizes = Vec::new();
-    for node in &nodes {
-        sizes.push(
-            r_size(node, captured, lowered, sites).unwrap_or_else(|reason| {
-                reasons.push(reason);
+        let (method, pc, callee) = (&last.caller, last.pc, &last.callee);
+        if amount.objects.is_zero() && amount.bytes.is_zero() {
+            return (amount.clone(), None);
+        }
+        let bounded = self
+            .lowered
+            .path_set(path)
+            .map_err(|e| format!("region of {callee} at {method}@{pc}: {e}"))
+            .and_then(|call| {
+                let kept: Vec<&str> = call.formals.iter().map(String::as_str).collect();
+                let binding = call.set.project_onto(&kept).to_set();
+                let polytopes: Vec<ParametricPolytope> = binding
+                    .parts
+                    .iter()
+                    .map(|part| {
+                        ParametricPolytope::of_part(
+                            binding.space.params.clone(),
+                            call.formals.clone(),
+                            part,
+                        )
+                    })
+                    .collect();
+                let over = |quantity: &Quantity| -> std::result::Result<Quantity, String> {
+                    let renamed = quantity.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
+                    let bounds = polytopes
+                        .iter()
+                        .map(|polytope| bound_expr_over(&renamed, polytope))
+                        .collect::<std::result::Result<Vec<_>, _>>()
+                        .map_err(|e| format!("region of {callee} at {method}@{pc}: {e}"))?;
+                    Ok(maximum(bounds.iter().map(tidy).collect()))
+                };
+                Ok(Amount {
+                    objects: over(&amount.objects)?,
+                    bytes: over(&amount.bytes)?,
+                })
+            });
+        match bounded {
+            Ok(amount) => (amount, None),
+            Err(reason) => (
                 Amount {
                     objects: Quantity::Inf,
                     bytes: Quantity::Inf,
-                }
-            }),
-        );
-        progress();
-    }
-    let mut requirements = sizes.clone();
-    // Children come after their parent, so a reverse pass sees every child's final value.
-    for (index, node) in nodes.iter().enumerate().rev() {
-        if node.children.is_empty() {
-            continue;
+                },
+                Some(reason),
+            ),
         }
-        let below = |quantity: fn(&Amount) -> &Quantity| {
-            let items = node
-                .children
-                .iter()
-                .map(|&c| quantity(&requirements[c]).clone());
-            maximum(items.collect())
+    }
+
+    /// The region tree from `root`, unfolded call by call (at most [`TREE_NODES`] nodes, no
+    /// method entered twice on one path): each node's rSize and R bounded over the bindings of
+    /// the calls from the root.
+    fn tree(&self, graph: &CallGraph, root: NodeId) -> Vec<RegionNode> {
+        let adjacency = graph.adjacency();
+        let Some(summary) = self.summaries.of(root) else {
+            return Vec::new();
         };
-        let objects = add(&sizes[index].objects, &below(|a| &a.objects));
-        let bytes = add(&sizes[index].bytes, &below(|a| &a.bytes));
-        requirements[index] = Amount { objects, bytes };
+        let mut nodes = vec![RegionNode {
+            calls: Vec::new(),
+            method: summary.method.clone(),
+            r_size: self.captured[&root].clone(),
+            mem_rq: self.stacks[&root].0.clone(),
+            children: Vec::new(),
+        }];
+        let mut work = vec![(0usize, root, Vec::<(MethodRef, u32, MethodRef)>::new())];
+        while let Some((index, node, path)) = work.pop() {
+            for edge in &adjacency[node] {
+                let Some(callee) = self.summaries.of(edge.callee) else {
+                    continue;
+                };
+                let caller = &self.summaries.of(node).map(|s| s.method.clone());
+                let Some(caller) = caller else { continue };
+                let on_path = path.iter().any(|(from, _, _)| *from == callee.method)
+                    || callee.method == nodes[0].method;
+                if on_path || nodes.len() >= TREE_NODES {
+                    continue;
+                }
+                let stack = &self.stacks[&edge.callee].0;
+                if stack.objects.is_zero() && stack.bytes.is_zero() {
+                    continue;
+                }
+                let mut calls_path = path.clone();
+                calls_path.push((caller.clone(), edge.pc, callee.method.clone()));
+                let r_size = self.along(&calls_path, &self.captured[&edge.callee]);
+                let mem_rq = self.along(&calls_path, stack);
+                let mut calls = nodes[index].calls.clone();
+                calls.push(ChainElement {
+                    method: caller.clone(),
+                    pc: edge.pc,
+                    line: edge.line,
+                });
+                nodes.push(RegionNode {
+                    calls,
+                    method: callee.method.clone(),
+                    r_size,
+                    mem_rq,
+                    children: Vec::new(),
+                });
+                let child = nodes.len() - 1;
+                nodes[index].children.push(child);
+                work.push((child, edge.callee, calls_path));
+            }
+        }
+        nodes
     }
-    let tree = nodes
-        .into_iter()
-        .zip(sizes)
-        .zip(requirements)
-        .map(|((node, r_size), mem_rq)| RegionNode {
-            calls: node.calls,
-            method: node.method,
-            r_size,
-            mem_rq,
-            children: node.children,
-        })
-        .collect();
-    (tree, reasons)
+
+    /// `amount` of the last method of `path` bounded over the binding of each of its calls,
+    /// innermost first, into the first caller's parameters (a bound over each call's binding in
+    /// turn: one call's set each, where the binding of the whole path would conjoin them all).
+    fn along(&self, path: &[(MethodRef, u32, MethodRef)], amount: &Amount) -> Amount {
+        path.iter()
+            .rev()
+            .fold(amount.clone(), |amount, (caller, pc, callee)| {
+                let call = PathCall {
+                    caller: caller.clone(),
+                    pc: *pc,
+                    callee: callee.clone(),
+                };
+                self.over_path(&[call], &amount).0
+            })
+    }
 }
 
-/// The call tree of `method`'s chain suffixes, merged on common prefixes, root first and every
-/// child after its parent.
-fn call_tree(method: &MethodBound, sites: &Sites) -> Vec<TreeNode> {
-    let root_site = method.sites.first().map_or(0, |s| s.site);
-    let mut nodes = vec![TreeNode {
-        calls: Vec::new(),
-        method: method.method.clone(),
-        site: root_site,
-        from: method.sites.first().map_or(0, |s| from_of(sites, s)),
-        children: Vec::new(),
-    }];
-    for site in &method.sites {
-        let mut current = 0;
-        for depth in 1..site.chain.len() {
-            let calls = &site.chain[..depth];
-            let entered = &site.chain[depth].method;
-            let existing = nodes[current]
-                .children
-                .iter()
-                .copied()
-                .find(|&c| nodes[c].calls == calls && &nodes[c].method == entered);
-            current = match existing {
-                Some(child) => child,
-                None => {
-                    nodes.push(TreeNode {
-                        calls: calls.to_vec(),
-                        method: entered.clone(),
-                        site: site.site,
-                        from: from_of(sites, site),
-                        children: Vec::new(),
-                    });
-                    let child = nodes.len() - 1;
-                    nodes[current].children.push(child);
-                    child
-                }
-            };
+/// The sum of a summary's parts in the places `pick` selects; ∞ when the method reaches code
+/// the analysis cannot see (it may allocate into any region).
+fn region_total(summary: &MethodSummary, pick: impl Fn(&Place) -> bool) -> Amount {
+    let (objects, bytes) = region_qty(summary, pick);
+    Amount {
+        objects: objects.to_quantity(),
+        bytes: bytes.to_quantity(),
+    }
+}
+
+/// [`region_total`] as summary quantities (objects, bytes).
+fn region_qty(summary: &MethodSummary, pick: impl Fn(&Place) -> bool) -> (Qty, Qty) {
+    if !summary.unbounded.is_empty() {
+        return (Qty::Inf, Qty::Inf);
+    }
+    let mut objects = Qty::zero(&summary.params);
+    let mut bytes = Qty::zero(&summary.params);
+    for site in &summary.sites {
+        for counted in site
+            .parts
+            .iter()
+            .filter(|(place, _)| pick(place))
+            .map(|(_, c)| c)
+        {
+            objects = objects.add(&counted.objects);
+            bytes = bytes.add(&counted.bytes);
         }
     }
-    nodes
-}
-
-fn from_of(sites: &Sites, site: &SiteBound) -> usize {
-    sites.sites[site.site].chain.len() - site.chain.len()
-}
-
-/// rSize of one node: the root's is its method's memCaptured; another's is the maximum of its
-/// method's memCaptured over the binding invariant of its chain.
-fn r_size(
-    node: &TreeNode,
-    captured: &HashMap<MethodRef, Amount>,
-    lowered: &Lowered,
-    sites: &Sites,
-) -> std::result::Result<Amount, String> {
-    let depth = node.calls.len();
-    let method = &node.method;
-    let region = captured
-        .get(method)
-        .ok_or_else(|| format!("{method} has no memAlloc"))?;
-    if depth == 0 || (region.objects.is_zero() && region.bytes.is_zero()) {
-        return Ok(region.clone());
-    }
-    let binding = lowered
-        .binding_invariant(&sites.sites[node.site], node.from, depth)
-        .map_err(|e| format!("region of {method}: {e}"))?;
-    let set = binding.to_set();
-    let callee = |name: &str| format!("{name}'");
-    let callee_formals: Vec<String> = set.space.dims.iter().map(|d| callee(d)).collect();
-    let polytopes: Vec<ParametricPolytope> = set
-        .parts
-        .iter()
-        .map(|part| {
-            ParametricPolytope::of_part(set.space.params.clone(), callee_formals.clone(), part)
-        })
-        .collect();
-    let over = |quantity: &Quantity| -> std::result::Result<Quantity, String> {
-        let renamed = quantity.renamed(&callee);
-        let bounds = polytopes
-            .par_iter()
-            .map(|polytope| bound_expr_over(&renamed, polytope))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| format!("region of {method}: {e}"))?;
-        Ok(maximum(bounds.iter().map(tidy).collect()))
-    };
-    Ok(Amount {
-        objects: over(&region.objects)?,
-        bytes: over(&region.bytes)?,
-    })
+    (objects, bytes)
 }
 
 fn add(a: &Quantity, b: &Quantity) -> Quantity {

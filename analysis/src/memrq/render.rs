@@ -6,7 +6,6 @@
 use std::fmt::Write;
 
 use super::{RegionAmounts, RegionNode};
-use crate::escape::SiteRegion;
 use crate::memalloc::{Amount, Bounds, MethodBound, SiteBound};
 
 /// The region tree as indented text: each activation as `@pc (line l) method` with its sizes,
@@ -20,8 +19,8 @@ pub fn to_text(bounds: &Bounds) -> String {
         entry.method,
         bounds.model.name()
     );
-    write_node(&mut out, entry, &regions.tree, 0);
-    let escaping = captured_by(entry, None);
+    write_node(&mut out, bounds, &regions.tree, 0);
+    let escaping = escaping(entry);
     let _ = writeln!(
         out,
         "escaping {} ({} site{}): {}",
@@ -31,7 +30,7 @@ pub fn to_text(bounds: &Bounds) -> String {
         amount_text(&regions.mem_escapes)
     );
     for site in escaping {
-        let _ = writeln!(out, "  {}", site_text(site, 0));
+        let _ = writeln!(out, "  {}", site_text(site));
     }
     let _ = writeln!(out, "memRq: {}", amount_text(&regions.mem_rq));
     for reason in &regions.reasons {
@@ -49,23 +48,22 @@ pub fn to_dot(bounds: &Bounds) -> String {
     let mut out =
         String::from("digraph regions {\n  node [shape=box, fontname=monospace, labeljust=l];\n");
     for (index, node) in regions.tree.iter().enumerate() {
-        if !shown(entry, &regions.tree, index) {
+        if !shown(bounds, &regions.tree, index) {
             continue;
         }
-        let depth = node.calls.len();
         let mut label = format!(
             "{}\\lregion {}\\l",
             escape(&node.method.to_string()),
             escape(&amount_text(&node.r_size))
         );
-        for site in captured_by(entry, Some(node)) {
-            let _ = write!(label, "{}\\l", escape(&site_text(site, depth)));
+        for site in captured_by(bounds, node) {
+            let _ = write!(label, "{}\\l", escape(&site_text(site)));
         }
         let _ = writeln!(out, "  r{index} [label=\"{label}\"];");
         for &child in node
             .children
             .iter()
-            .filter(|&&c| shown(entry, &regions.tree, c))
+            .filter(|&&c| shown(bounds, &regions.tree, c))
         {
             let call = regions.tree[child]
                 .calls
@@ -75,14 +73,14 @@ pub fn to_dot(bounds: &Bounds) -> String {
             let _ = writeln!(out, "  r{index} -> r{child} [label=\"{}\"];", escape(&call));
         }
     }
-    let escaping = captured_by(entry, None);
+    let escaping = escaping(entry);
     if !escaping.is_empty() {
         let mut label = format!(
             "escapes the entry: {}\\l",
             escape(&amount_text(&regions.mem_escapes))
         );
         for site in escaping {
-            let _ = write!(label, "{}\\l", escape(&site_text(site, 0)));
+            let _ = write!(label, "{}\\l", escape(&site_text(site)));
         }
         let _ = writeln!(out, "  escaping [style=dashed, label=\"{label}\"];");
     }
@@ -105,7 +103,7 @@ fn not_computed(bounds: &Bounds) -> String {
     format!("no regions: {}\n", why.join("; "))
 }
 
-fn write_node(out: &mut String, entry: &MethodBound, tree: &[RegionNode], index: usize) {
+fn write_node(out: &mut String, bounds: &Bounds, tree: &[RegionNode], index: usize) {
     let node = &tree[index];
     let depth = node.calls.len();
     let indent = "  ".repeat(depth);
@@ -121,50 +119,63 @@ fn write_node(out: &mut String, entry: &MethodBound, tree: &[RegionNode], index:
         amount_text(&node.r_size),
         amount_text(&node.mem_rq)
     );
-    for site in captured_by(entry, Some(node)) {
-        let _ = writeln!(out, "{indent}  captures {}", site_text(site, depth));
+    for site in captured_by(bounds, node) {
+        let _ = writeln!(out, "{indent}  captures {}", site_text(site));
     }
     for &child in &node.children {
-        if shown(entry, tree, child) {
-            write_node(out, entry, tree, child);
+        if shown(bounds, tree, child) {
+            write_node(out, bounds, tree, child);
         }
     }
 }
 
-/// The entry's sites whose region is `node`'s activation (the escaping ones for `None`).
-fn captured_by<'b>(entry: &'b MethodBound, node: Option<&RegionNode>) -> Vec<&'b SiteBound> {
+/// The sites `node`'s method places in its own region.
+fn captured_by<'b>(bounds: &'b Bounds, node: &RegionNode) -> Vec<&'b SiteBound> {
+    bounds
+        .methods
+        .iter()
+        .find(|m| m.method == node.method)
+        .map(|method| {
+            method
+                .sites
+                .iter()
+                .filter(|site| site.residence.is_some_and(|r| r.here))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The entry's sites whose objects may outlive it.
+fn escaping(entry: &MethodBound) -> Vec<&SiteBound> {
     entry
         .sites
         .iter()
-        .filter(|site| match (site.region, node) {
-            (Some(SiteRegion::CapturedBy(owner)), Some(node)) => {
-                owner == node.calls.len()
-                    && site.chain[..owner] == node.calls[..]
-                    && site.chain[owner].method == node.method
-            }
-            (Some(SiteRegion::EscapesEntry), None) => true,
-            _ => false,
-        })
+        .filter(|site| site.residence.is_some_and(|r| r.escapes))
         .collect()
 }
 
 /// Whether an activation or one below it captures a site.
-fn shown(entry: &MethodBound, tree: &[RegionNode], index: usize) -> bool {
-    !captured_by(entry, Some(&tree[index])).is_empty()
+fn shown(bounds: &Bounds, tree: &[RegionNode], index: usize) -> bool {
+    !captured_by(bounds, &tree[index]).is_empty()
         || tree[index]
             .children
             .iter()
-            .any(|&child| shown(entry, tree, child))
+            .any(|&child| shown(bounds, tree, child))
 }
 
-/// A site seen from the activation at `depth` of its chain: the allocated type and the rest
-/// of the chain from there, `thesis.B[] at m0@4 (line 17) > m2@1 (line 27)`.
-fn site_text(site: &SiteBound, depth: usize) -> String {
-    let steps: Vec<String> = site.chain[depth..]
-        .iter()
-        .map(|element| format!("{}{}", element.method.name, element.position()))
-        .collect();
-    format!("{} at {}", site.ty, steps.join(" > "))
+/// A site as its method sees it: the allocated type, where it is allocated and through which
+/// call, `thesis.B[] at m2@1 (line 27) via @9 (line 16)`.
+fn site_text(site: &SiteBound) -> String {
+    let mut text = format!(
+        "{} at {}{}",
+        site.ty,
+        site.at.method.name,
+        site.at.position()
+    );
+    if let Some(via) = &site.via {
+        let _ = write!(text, " via {}", via.position());
+    }
+    text
 }
 
 fn amount_text(amount: &Amount) -> String {

@@ -11,17 +11,17 @@
 //! IR, not how often anything runs.
 
 mod concat;
+mod local;
 mod operand_text;
 mod render;
 
-use membound_front::callgraph::{CallGraph, Edge, EdgeKind, NodeId, NodeKind};
-use membound_front::ir::{Call, CallKind, DynamicCall, Expr, StmtKind};
+use membound_front::callgraph::{CallGraph, Edge, NodeId, NodeKind};
 use membound_front::program::Program;
-use membound_front::specs::MethodSpec;
 use membound_jvm::error::Result;
-use membound_jvm::{ClassName, MethodRef, Type};
+use membound_jvm::{MethodRef, Type};
 
 pub use concat::{ConcatShape, concat_shape};
+pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 
 /// The default bound on the number of chains enumerated.
@@ -90,13 +90,14 @@ pub struct Sites {
 
 /// Enumerates the creation sites reachable in `graph` from its entry, at most `max_chains`.
 pub fn enumerate(program: &Program, graph: &CallGraph, max_chains: usize) -> Result<Sites> {
-    let events = local_events(program, graph)?;
+    let local = local_sites(program, graph)?;
     let adjacency = graph.adjacency();
-    let allocates = reaches_allocation(graph, &events, &adjacency);
+    let events = local_events(graph, &local, &adjacency);
     let mut walker = Walker {
         graph,
+        local: &local,
         events: &events,
-        allocates: &allocates,
+        allocates: &local.reaches,
         path: Vec::new(),
         on_path: vec![false; graph.methods.len()],
         sites: Vec::new(),
@@ -116,165 +117,29 @@ pub fn enumerate(program: &Program, graph: &CallGraph, max_chains: usize) -> Res
 
 /// Something in one method that matters for chains, at one bytecode offset.
 enum Event<'g> {
-    Allocate {
-        pc: u32,
-        line: Option<u32>,
-        allocation: Allocation,
-    },
+    /// The local site of this index in [`LocalSites::sites`].
+    Allocate(usize),
     Call(&'g Edge),
 }
 
-impl Event<'_> {
-    fn pc(&self) -> u32 {
-        match self {
-            Event::Allocate { pc, .. } => *pc,
-            Event::Call(edge) => edge.pc,
-        }
-    }
-}
-
 /// Per method, its allocations and outgoing calls in bytecode order.
-fn local_events<'g>(program: &Program, graph: &'g CallGraph) -> Result<Vec<Vec<Event<'g>>>> {
-    let adjacency = graph.adjacency();
+fn local_events<'g>(
+    graph: &'g CallGraph,
+    local: &LocalSites,
+    adjacency: &[Vec<&'g Edge>],
+) -> Vec<Vec<Event<'g>>> {
     let mut all = Vec::with_capacity(graph.methods.len());
-    for (id, node) in graph.methods.iter().enumerate() {
-        let mut events: Vec<Event<'g>> = Vec::new();
-        match &node.kind {
-            NodeKind::Code => events.extend(allocations(program, &node.method)?),
-            NodeKind::Spec(spec) => events.extend(spec_allocations(spec)),
-            _ => {}
-        }
-        for edge in &adjacency[id] {
-            if let Some(allocation) = constructor_reference(graph, edge) {
-                events.push(Event::Allocate {
-                    pc: edge.pc,
-                    line: edge.line,
-                    allocation,
-                });
-            }
-            events.push(Event::Call(edge));
-        }
-        events.sort_by_key(Event::pc);
-        all.push(events);
+    for (id, edges) in adjacency.iter().enumerate() {
+        let mut events: Vec<(u32, Event<'g>)> = local.by_node[id]
+            .iter()
+            .map(|&site| (local.sites[site].pc, Event::Allocate(site)))
+            .collect();
+        events.extend(edges.iter().map(|&edge| (edge.pc, Event::Call(edge))));
+        // A constructor reference's allocation comes before the call at its offset.
+        events.sort_by_key(|(pc, event)| (*pc, matches!(event, Event::Call(_))));
+        all.push(events.into_iter().map(|(_, event)| event).collect());
     }
-    Ok(all)
-}
-
-/// The allocating statements of one method body.
-fn allocations(program: &Program, method: &MethodRef) -> Result<Vec<Event<'static>>> {
-    let body = program.lift(method)?;
-    let mut found = Vec::new();
-    for block in &body.blocks {
-        for (index, stmt) in block.stmts.iter().enumerate() {
-            let allocation = match &stmt.kind {
-                StmtKind::Assign {
-                    value: Expr::New(class),
-                    ..
-                } => Allocation {
-                    kind: AllocationKind::Object,
-                    ty: Type::Ref(class.clone()),
-                    dims: Vec::new(),
-                },
-                StmtKind::Assign {
-                    value: Expr::NewArray { ty, dims },
-                    ..
-                } => Allocation {
-                    kind: AllocationKind::Array,
-                    ty: ty.clone(),
-                    dims: dims
-                        .iter()
-                        .map(|dim| operand_text::render(&body, block, index, dim))
-                        .collect(),
-                },
-                StmtKind::Invoke {
-                    call:
-                        Call {
-                            kind: CallKind::Dynamic(DynamicCall::StringConcat { recipe }),
-                            method,
-                            ..
-                        },
-                    ..
-                } => Allocation {
-                    kind: AllocationKind::StringConcat(concat_shape(
-                        &method.descriptor,
-                        recipe.as_deref(),
-                    )),
-                    ty: Type::Ref(ClassName::new("java/lang/String")),
-                    dims: Vec::new(),
-                },
-                _ => continue,
-            };
-            found.push(Event::Allocate {
-                pc: stmt.pc,
-                line: stmt.line,
-                allocation,
-            });
-        }
-    }
-    Ok(found)
-}
-
-/// The allocations a spec states, at offsets `0..` in its order (see
-/// [`MethodSpec::allocation_pc`]).
-fn spec_allocations(spec: &MethodSpec) -> Vec<Event<'static>> {
-    spec.allocations
-        .iter()
-        .enumerate()
-        .map(|(index, allocation)| Event::Allocate {
-            pc: MethodSpec::allocation_pc(index),
-            line: None,
-            allocation: Allocation {
-                kind: if matches!(allocation.ty, Type::Array(_)) {
-                    AllocationKind::Array
-                } else {
-                    AllocationKind::Object
-                },
-                ty: allocation.ty.clone(),
-                dims: match &allocation.length {
-                    Some(length) => vec![length.text.clone()],
-                    None if matches!(allocation.ty, Type::Array(_)) => {
-                        vec!["unbounded".to_string()]
-                    }
-                    None => Vec::new(),
-                },
-            },
-        })
-        .collect()
-}
-
-/// A lambda edge into a constructor is a constructor reference: running the functional method
-/// creates an object of the constructor's class.
-fn constructor_reference(graph: &CallGraph, edge: &Edge) -> Option<Allocation> {
-    let callee = &graph.methods[edge.callee].method;
-    (edge.kind == EdgeKind::Lambda && &*callee.name == "<init>").then(|| Allocation {
-        kind: AllocationKind::ConstructorReference,
-        ty: Type::Ref(callee.class.clone()),
-        dims: Vec::new(),
-    })
-}
-
-/// Which methods reach some allocation (their own or a callee's): chains are only walked into
-/// those.
-fn reaches_allocation(
-    graph: &CallGraph,
-    events: &[Vec<Event<'_>>],
-    adjacency: &[Vec<&Edge>],
-) -> Vec<bool> {
-    let mut allocates: Vec<bool> = events
-        .iter()
-        .map(|list| list.iter().any(|e| matches!(e, Event::Allocate { .. })))
-        .collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for id in 0..graph.methods.len() {
-            if !allocates[id] && adjacency[id].iter().any(|e| allocates[e.callee]) {
-                allocates[id] = true;
-                changed = true;
-            }
-        }
-    }
-    allocates
+    all
 }
 
 fn unknown_methods(graph: &CallGraph) -> Vec<(MethodRef, String)> {
@@ -296,6 +161,7 @@ fn unknown_methods(graph: &CallGraph) -> Vec<(MethodRef, String)> {
 /// Depth-first enumeration of chains.
 struct Walker<'a, 'g> {
     graph: &'g CallGraph,
+    local: &'a LocalSites,
     events: &'a [Vec<Event<'g>>],
     allocates: &'a [bool],
     path: Vec<ChainElement>,
@@ -315,31 +181,27 @@ impl Walker<'_, '_> {
                 break;
             }
             match event {
-                Event::Allocate {
-                    pc,
-                    line,
-                    allocation,
-                } => self.emit(&method, *pc, *line, allocation),
+                Event::Allocate(site) => self.emit(&self.local.sites[*site]),
                 Event::Call(edge) => self.follow(&method, edge),
             }
         }
         self.on_path[node] = false;
     }
 
-    fn emit(&mut self, method: &MethodRef, pc: u32, line: Option<u32>, allocation: &Allocation) {
+    fn emit(&mut self, site: &LocalSite) {
         if self.sites.len() >= self.max_chains {
             self.truncated = true;
             return;
         }
         let mut chain = self.path.clone();
         chain.push(ChainElement {
-            method: method.clone(),
-            pc,
-            line,
+            method: site.method.clone(),
+            pc: site.pc,
+            line: site.line,
         });
         self.sites.push(CreationSite {
             chain,
-            allocation: allocation.clone(),
+            allocation: site.allocation.clone(),
         });
     }
 

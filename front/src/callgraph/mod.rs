@@ -235,22 +235,30 @@ impl CallGraph {
         out
     }
 
-    /// The strongly connected components that contain a cycle (recursion), each sorted, the
-    /// list sorted by its first method.
-    pub fn recursive_components(&self) -> Vec<Vec<NodeId>> {
+    /// The strongly connected components of the graph, callees before callers.
+    pub fn components(&self) -> Vec<Vec<NodeId>> {
         let mut graph = DiGraph::<(), ()>::new();
         let nodes: Vec<_> = self.methods.iter().map(|_| graph.add_node(())).collect();
         for edge in &self.edges {
             graph.add_edge(nodes[edge.caller], nodes[edge.callee], ());
         }
+        tarjan_scc(&graph)
+            .into_iter()
+            .map(|scc| scc.into_iter().map(|n| n.index()).collect())
+            .collect()
+    }
+
+    /// The strongly connected components that contain a cycle (recursion), each sorted, the
+    /// list sorted by its first method.
+    pub fn recursive_components(&self) -> Vec<Vec<NodeId>> {
         let mut self_loops = vec![false; self.methods.len()];
         for edge in self.edges.iter().filter(|e| e.caller == e.callee) {
             self_loops[edge.caller] = true;
         }
-        let mut components: Vec<Vec<NodeId>> = tarjan_scc(&graph)
+        let mut components: Vec<Vec<NodeId>> = self
+            .components()
             .into_iter()
-            .map(|scc| {
-                let mut ids: Vec<NodeId> = scc.into_iter().map(|n| n.index()).collect();
+            .map(|mut ids| {
                 ids.sort();
                 ids
             })

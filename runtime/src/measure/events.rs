@@ -2,7 +2,7 @@
 //! in the agent crate (`agent/src/lib.rs`); this is its only reader.
 
 use membound_jvm::error::{Error, Result};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -93,7 +93,8 @@ pub struct StreamInfo {
     pub watched: String,
     /// The loaded methods that matched it, `pkg.Class.name(descriptor)`.
     pub targets: Vec<Arc<str>>,
-    /// What was recorded at each activation of the watched method, in entry order.
+    /// What was recorded at each outermost activation of the watched method, in entry order (a
+    /// recursive call of it is part of the activation it is under).
     pub entries: Vec<EntryValues>,
     /// What the agent reported it could not do.
     pub problems: Vec<String>,
@@ -143,6 +144,13 @@ pub fn read_events(reader: impl BufRead, mut on_event: impl FnMut(Event)) -> Res
             on_event(event);
         }
     }
+    // A recursive call of the watched method is part of the activation it is under: its
+    // allocations are that activation's, and so is what it was called with.
+    let nested = state.nested;
+    state
+        .info
+        .entries
+        .retain(|entry| !nested.contains(&entry.activation));
     Ok(state.info)
 }
 
@@ -151,6 +159,10 @@ pub fn read_events(reader: impl BufRead, mut on_event: impl FnMut(Event)) -> Res
 struct LineReader {
     info: StreamInfo,
     methods: HashMap<u32, Arc<str>>,
+    /// Per thread, the watched method's activations under way, outermost first.
+    open_targets: HashMap<u32, Vec<u64>>,
+    /// Activations of the watched method entered while another was under way on their thread.
+    nested: HashSet<u64>,
 }
 
 impl LineReader {
@@ -188,6 +200,11 @@ impl LineReader {
                 let (thread, activation) = (thread(1)?, number_at(2)?);
                 let method = self.method(number, number_at(3)?)?;
                 if self.info.targets.contains(&method) {
+                    let open = self.open_targets.entry(thread).or_default();
+                    if !open.is_empty() {
+                        self.nested.insert(activation);
+                    }
+                    open.push(activation);
                     self.info.entries.push(EntryValues {
                         activation,
                         ..EntryValues::default()
@@ -199,10 +216,15 @@ impl LineReader {
                     method,
                 })
             }
-            "exit" => Some(Event::Exit {
-                thread: thread(1)?,
-                activation: number_at(2)?,
-            }),
+            "exit" => {
+                let (thread, activation) = (thread(1)?, number_at(2)?);
+                if let Some(open) = self.open_targets.get_mut(&thread)
+                    && open.last() == Some(&activation)
+                {
+                    open.pop();
+                }
+                Some(Event::Exit { thread, activation })
+            }
             "param" => {
                 let (activation, parameter) = read_parameter(&fields, number)?;
                 entry_of(&mut self.info, activation, number)?
@@ -382,6 +404,33 @@ end 0
         .expect("valid stream");
         assert_eq!(allocations, 2);
         assert_eq!(info.entries.len(), 1);
+    }
+
+    #[test]
+    fn recursive_calls_of_the_watched_method_are_part_of_their_outermost_activation() {
+        let stream = "\
+membound-agent 2
+watch R.list(I)V
+method 1 R.list(I)V
+target 1
+enter 1 1 1
+param 1 0 n int 2
+enter 1 2 1
+param 2 0 n int 1
+exit 1 2
+exit 1 1
+enter 1 3 1
+param 3 0 n int 5
+exit 1 3
+end 0
+";
+        let info = read_events(stream.as_bytes(), |_| {}).expect("valid stream");
+        let entries: Vec<(u64, Option<i64>)> = info
+            .entries
+            .iter()
+            .map(|e| (e.activation, e.parameters[0].value))
+            .collect();
+        assert_eq!(entries, [(1, Some(2)), (3, Some(5))]);
     }
 
     #[test]

@@ -1,0 +1,179 @@
+//! Local sites: the allocating instructions of every method of a call graph (and what each
+//! spec'd method's spec allocates), and which methods reach one. Chains are paths to them;
+//! summaries count them per method.
+
+use membound_front::callgraph::{CallGraph, Edge, EdgeKind, NodeId, NodeKind};
+use membound_front::ir::{Call, CallKind, DynamicCall, Expr, StmtKind};
+use membound_front::program::Program;
+use membound_front::specs::MethodSpec;
+use membound_jvm::error::Result;
+use membound_jvm::{ClassName, MethodRef, Type};
+
+use super::operand_text;
+use super::{Allocation, AllocationKind, concat_shape};
+
+/// One allocating instruction of a method (or one allocation its spec states).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalSite {
+    pub node: NodeId,
+    pub method: MethodRef,
+    pub pc: u32,
+    pub line: Option<u32>,
+    pub allocation: Allocation,
+}
+
+/// The local sites of a call graph's methods.
+#[derive(Clone, Debug, Default)]
+pub struct LocalSites {
+    pub sites: Vec<LocalSite>,
+    /// Per node of the graph, the indices of its own sites in offset order.
+    pub by_node: Vec<Vec<usize>>,
+    /// Per node, whether it reaches a site (its own or a callee's).
+    pub reaches: Vec<bool>,
+}
+
+/// The local sites of every method of `graph`: the allocating statements of a method with
+/// code, the allocations its spec states for a spec'd one (at offsets `0..`), and the object a
+/// constructor reference creates, at the call that runs it.
+pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
+    let mut local = LocalSites {
+        sites: Vec::new(),
+        by_node: vec![Vec::new(); graph.methods.len()],
+        reaches: Vec::new(),
+    };
+    let adjacency = graph.adjacency();
+    for (id, node) in graph.methods.iter().enumerate() {
+        let mut found: Vec<(u32, Option<u32>, Allocation)> = match &node.kind {
+            NodeKind::Code => allocations(program, &node.method)?,
+            NodeKind::Spec(spec) => spec_allocations(spec),
+            _ => Vec::new(),
+        };
+        found.extend(adjacency[id].iter().filter_map(|edge| {
+            constructor_reference(graph, edge).map(|allocation| (edge.pc, edge.line, allocation))
+        }));
+        found.sort_by_key(|(pc, _, _)| *pc);
+        for (pc, line, allocation) in found {
+            local.by_node[id].push(local.sites.len());
+            local.sites.push(LocalSite {
+                node: id,
+                method: node.method.clone(),
+                pc,
+                line,
+                allocation,
+            });
+        }
+    }
+    local.reaches = reaches_allocation(graph, &local.by_node);
+    Ok(local)
+}
+
+/// The allocating statements of one method body.
+fn allocations(
+    program: &Program,
+    method: &MethodRef,
+) -> Result<Vec<(u32, Option<u32>, Allocation)>> {
+    let body = program.lift(method)?;
+    let mut found = Vec::new();
+    for block in &body.blocks {
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            let allocation = match &stmt.kind {
+                StmtKind::Assign {
+                    value: Expr::New(class),
+                    ..
+                } => Allocation {
+                    kind: AllocationKind::Object,
+                    ty: Type::Ref(class.clone()),
+                    dims: Vec::new(),
+                },
+                StmtKind::Assign {
+                    value: Expr::NewArray { ty, dims },
+                    ..
+                } => Allocation {
+                    kind: AllocationKind::Array,
+                    ty: ty.clone(),
+                    dims: dims
+                        .iter()
+                        .map(|dim| operand_text::render(&body, block, index, dim))
+                        .collect(),
+                },
+                StmtKind::Invoke {
+                    call:
+                        Call {
+                            kind: CallKind::Dynamic(DynamicCall::StringConcat { recipe }),
+                            method,
+                            ..
+                        },
+                    ..
+                } => Allocation {
+                    kind: AllocationKind::StringConcat(concat_shape(
+                        &method.descriptor,
+                        recipe.as_deref(),
+                    )),
+                    ty: Type::Ref(ClassName::new("java/lang/String")),
+                    dims: Vec::new(),
+                },
+                _ => continue,
+            };
+            found.push((stmt.pc, stmt.line, allocation));
+        }
+    }
+    Ok(found)
+}
+
+/// The allocations a spec states, at offsets `0..` in its order (see
+/// [`MethodSpec::allocation_pc`]).
+fn spec_allocations(spec: &MethodSpec) -> Vec<(u32, Option<u32>, Allocation)> {
+    spec.allocations
+        .iter()
+        .enumerate()
+        .map(|(index, allocation)| {
+            let allocation = Allocation {
+                kind: if matches!(allocation.ty, Type::Array(_)) {
+                    AllocationKind::Array
+                } else {
+                    AllocationKind::Object
+                },
+                ty: allocation.ty.clone(),
+                dims: match &allocation.length {
+                    Some(length) => vec![length.text.clone()],
+                    None if matches!(allocation.ty, Type::Array(_)) => {
+                        vec!["unbounded".to_string()]
+                    }
+                    None => Vec::new(),
+                },
+            };
+            (MethodSpec::allocation_pc(index), None, allocation)
+        })
+        .collect()
+}
+
+/// A lambda edge into a constructor is a constructor reference: running the functional method
+/// creates an object of the constructor's class.
+fn constructor_reference(graph: &CallGraph, edge: &Edge) -> Option<Allocation> {
+    let callee = &graph.methods[edge.callee].method;
+    (edge.kind == EdgeKind::Lambda && &*callee.name == "<init>").then(|| Allocation {
+        kind: AllocationKind::ConstructorReference,
+        ty: Type::Ref(callee.class.clone()),
+        dims: Vec::new(),
+    })
+}
+
+/// Which methods reach some allocation (their own or a callee's): chains are only walked into
+/// those.
+fn reaches_allocation(graph: &CallGraph, by_node: &[Vec<usize>]) -> Vec<bool> {
+    let mut allocates: Vec<bool> = by_node.iter().map(|sites| !sites.is_empty()).collect();
+    let mut callers: Vec<Vec<NodeId>> = vec![Vec::new(); graph.methods.len()];
+    for edge in &graph.edges {
+        callers[edge.callee].push(edge.caller);
+    }
+    let mut work: Vec<NodeId> = (0..allocates.len()).filter(|&id| allocates[id]).collect();
+    while let Some(node) = work.pop() {
+        for &caller in &callers[node] {
+            if !allocates[caller] {
+                allocates[caller] = true;
+                work.push(caller);
+            }
+        }
+    }
+    allocates
+}

@@ -1,0 +1,213 @@
+//! What one local site allocates per call of its own method: how often it runs (the integer
+//! points of its invariant), and its objects and bytes by the object model. An object costs its
+//! instance size per execution; an array allocation of `k` given dimensions creates, at level
+//! `j`, one array per cell of the levels above, each of the length given for level `j`, so its
+//! objects and bytes are counts of sets extended with one cell column per outer level and, for
+//! bytes, one column per aligned size unit (which makes an array's aligned size an exact
+//! quasi-polynomial in its length). In the `count` model an array counts the cells of its given
+//! dimensions, as the thesis does.
+
+use membound_front::program::Program;
+use membound_front::sizes::ObjectModel;
+use membound_jvm::{ClassName, Type};
+use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
+
+use super::qty::Qty;
+use crate::lowering::{Lowered, SiteInvariant};
+use crate::memalloc::quantity::{at_least, at_most, extend_set};
+use crate::sites::{AllocationKind, ConcatShape, LocalSite};
+
+/// Executions, objects and bytes of one local site per call of its method, with why any is ∞.
+#[derive(Clone, Debug)]
+pub struct LocalAmount {
+    pub count: Qty,
+    pub objects: Qty,
+    pub bytes: Qty,
+    pub reasons: Vec<String>,
+}
+
+/// The amounts of `site` (a site of a method `lowered` holds) under `model`.
+pub fn local_amount(
+    program: &Program,
+    lowered: &Lowered,
+    model: ObjectModel,
+    params: &[String],
+    site: &LocalSite,
+) -> LocalAmount {
+    let mut reasons = Vec::new();
+    let infinite = |reasons: Vec<String>| LocalAmount {
+        count: Qty::Inf,
+        objects: Qty::Inf,
+        bytes: Qty::Inf,
+        reasons,
+    };
+    let invariant = match lowered.local_invariant(&site.method, site.pc) {
+        Ok(invariant) => invariant,
+        Err(error) => return infinite(vec![error.to_string()]),
+    };
+    let mut count = |set: &Set| match Qty::count_of(set) {
+        Ok(qty) => qty,
+        Err(error) => {
+            reasons.push(format!("not counted exactly: {error}"));
+            Qty::Inf
+        }
+    };
+    let executions = count(&invariant.executions_set().to_set());
+    let amounts = match site.allocation.kind {
+        AllocationKind::Object | AllocationKind::ConstructorReference => {
+            object_amount(program, model, &site.allocation.ty, &executions)
+        }
+        AllocationKind::Array => array_amount(
+            model,
+            &site.allocation.ty,
+            &invariant,
+            &executions,
+            &mut count,
+        ),
+        AllocationKind::StringConcat(shape) => {
+            reasons.extend(concat_reasons(shape));
+            concat_amount(program, model, shape, &executions, params)
+        }
+    };
+    let (objects, bytes) = amounts.unwrap_or_else(|error| {
+        reasons.push(error.to_string());
+        (Qty::Inf, Qty::Inf)
+    });
+    if reasons.is_empty() {
+        if executions.is_infinite() {
+            reasons.push(
+                "its executions are not bounded by the parameters (a data-dependent loop, or a loop bound the lowering cannot express)"
+                    .to_string(),
+            );
+        } else if objects.is_infinite() || bytes.is_infinite() {
+            reasons.push("the array's lengths are not bounded by the parameters".to_string());
+        }
+    }
+    LocalAmount {
+        count: executions,
+        objects,
+        bytes,
+        reasons,
+    }
+}
+
+type Amounts = membound_jvm::error::Result<(Qty, Qty)>;
+
+fn object_amount(program: &Program, model: ObjectModel, ty: &Type, executions: &Qty) -> Amounts {
+    let Type::Ref(class) = ty else {
+        return Err(membound_jvm::error::Error::Input(format!(
+            "an object allocation of non-class type {ty}"
+        )));
+    };
+    let size = model.instance_size(program, class)?;
+    Ok((
+        executions.clone(),
+        executions.scale(&Rat::from(Int::from(size))),
+    ))
+}
+
+/// A concatenation's `String` and `byte[]` per execution (see [`ConcatShape`]): its objects
+/// are bounded when its arguments allocate nothing to become text, its bytes when the text's
+/// length is bounded too.
+fn concat_amount(
+    program: &Program,
+    model: ObjectModel,
+    shape: ConcatShape,
+    executions: &Qty,
+    params: &[String],
+) -> Amounts {
+    if !shape.two_objects {
+        return Ok((Qty::Inf, Qty::Inf));
+    }
+    let objects = executions.scale(&Rat::from(2));
+    let bytes = match shape.max_bytes {
+        Some(length) => {
+            let string = model.instance_size(program, &ClassName::new("java/lang/String"))?;
+            let array = model.array_layout(&Type::Byte).size(length);
+            executions.scale(&Rat::from(Int::from(string + array)))
+        }
+        None if executions.is_zero() => Qty::zero(params),
+        None => Qty::Inf,
+    };
+    Ok((objects, bytes))
+}
+
+/// Why a concatenation's quantities are ∞, if they are.
+fn concat_reasons(shape: ConcatShape) -> Option<String> {
+    if !shape.two_objects {
+        Some("string concatenation of a float, double or object: the text it makes of them (toString) is not analyzed".to_string())
+    } else if shape.max_bytes.is_none() {
+        Some(
+            "string concatenation of a String: its length is not bounded by the parameters"
+                .to_string(),
+        )
+    } else {
+        None
+    }
+}
+
+/// Objects and bytes of an array allocation (see the module documentation): level `j` has one
+/// array per cell of the levels above it, so level 0 is one array per execution.
+fn array_amount(
+    model: ObjectModel,
+    ty: &Type,
+    invariant: &SiteInvariant,
+    executions: &Qty,
+    count: &mut dyn FnMut(&Set) -> Qty,
+) -> Amounts {
+    let set = invariant.set.to_set();
+    let first_length = set.space.params.len() + invariant.executions.len();
+    let levels = invariant.lengths.len();
+    let cells = |upto: usize| -> (Vec<String>, Vec<Constraint>) {
+        let names = (0..upto).map(|j| format!("cell_{}", j + 1)).collect();
+        let base = set.space.params.len() + set.space.dims.len();
+        let constraints = (0..upto)
+            .flat_map(|j| {
+                [
+                    at_least(base + j, 1),
+                    at_most(base + j, &Affine::var(first_length + j)),
+                ]
+            })
+            .collect();
+        (names, constraints)
+    };
+    let mut objects = executions.clone();
+    for level in 1..levels {
+        let (names, constraints) = cells(level);
+        objects = objects.add(&count(&extend_set(&set, &names, &constraints)));
+    }
+    if model == ObjectModel::Count {
+        let (names, constraints) = cells(levels);
+        let units = count(&extend_set(&set, &names, &constraints));
+        return Ok((objects, units));
+    }
+    let mut bytes = Qty::zero(&set.space.params);
+    let mut level_type = ty.clone();
+    for level in 0..levels {
+        let element = level_type.element().cloned().ok_or_else(|| {
+            membound_jvm::error::Error::Input(format!(
+                "{ty} has fewer than {} dimensions",
+                level + 1
+            ))
+        })?;
+        let (mut names, mut constraints) = cells(level);
+        // Units of `align` bytes: `1 <= w` and `align * w <= base + size * length + align - 1`.
+        let layout = model.array_layout(&element);
+        let unit = set.space.params.len() + set.space.dims.len() + level;
+        let align = layout.align as i64;
+        let available = Affine::var(first_length + level)
+            .scale(&Rat::from(Int::from(layout.element_size)))
+            .add(&Affine::constant(Rat::from(
+                Int::from(layout.base) + Int::from(align - 1),
+            )));
+        names.push("unit".to_string());
+        constraints.push(at_least(unit, 1));
+        constraints.push(Constraint::ge(
+            available.sub(&Affine::var(unit).scale(&Rat::from(align))),
+        ));
+        let units = count(&extend_set(&set, &names, &constraints));
+        bytes = bytes.add(&units.scale(&Rat::from(align)));
+        level_type = element;
+    }
+    Ok((objects, bytes))
+}

@@ -1,0 +1,706 @@
+//! Per-method summaries: what each method allocates per call, in its own formals, computed once
+//! per method bottom-up over the call graph's strongly connected components.
+//!
+//! A method's summary lists every local site it reaches, once per statement of its own that
+//! reaches it (the allocation itself, or a call), with how often it runs, its objects and its
+//! bytes per call of the method, split by where the objects live for the method ([`Place`]:
+//! its region, a callee's region, or outliving it as a node of its escape summary). Its own
+//! allocations are counted from their invariants ([`local`]); a call contributes each entry of
+//! its callee's summary, renamed into the callee's formals and summed over the integer points
+//! of the call's set (the executions of the call with the values the callee's formals take
+//! there: [`crate::lowering::Lowered::call_set`]), which is exact where the chain invariants
+//! were (`Σ_{points} count(args)` is the count of the conjoined chain when the arguments are
+//! functions of the counters). So the work grows with methods and call sites, never with call
+//! chains. The method's memAlloc adds up its entries, except that a call whose targets each
+//! allocate a constant per call counts once per execution, at the largest (an execution runs one
+//! target).
+//!
+//! Members of a recursive component are ∞ with the reason; code the analysis cannot see makes a
+//! method's totals ∞ (its sites stay counted). It does not print and does not build certificates.
+
+mod geometric;
+mod local;
+mod qty;
+mod recursion;
+
+use std::collections::{BTreeMap, HashMap};
+
+
+use membound_bernstein::{Arm, Atom, BoundExpr, Guard, guard::affine_to_linear};
+use membound_front::callgraph::{CallGraph, Edge, NodeId};
+use membound_front::program::Program;
+use membound_front::sizes::ObjectModel;
+use membound_jvm::MethodRef;
+use membound_polyhedra::{BasicSet, CountError, Polyhedron, Rat, Relation, Set, Space};
+
+use crate::escape::{Fate, Fates, SummaryNode};
+use crate::lowering::{CALLEE_PREFIX, CallSet, Lowered};
+use crate::memalloc::Quantity;
+use crate::sites::LocalSites;
+
+pub use local::{LocalAmount, local_amount};
+pub use qty::Qty;
+
+/// Where objects counted in a summary live, seen from its method.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Place {
+    /// In the method's own region.
+    Captured,
+    /// In the region of a method it calls (they die before it returns).
+    Below,
+    /// They outlive the method; its callers see them as this node of its escape summary.
+    Escapes(SummaryNode),
+}
+
+/// Executions, objects and bytes per call of a method.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counted {
+    pub count: Qty,
+    pub objects: Qty,
+    pub bytes: Qty,
+}
+
+impl Counted {
+    fn zero(params: &[String]) -> Counted {
+        Counted {
+            count: Qty::zero(params),
+            objects: Qty::zero(params),
+            bytes: Qty::zero(params),
+        }
+    }
+
+    fn infinite() -> Counted {
+        Counted {
+            count: Qty::Inf,
+            objects: Qty::Inf,
+            bytes: Qty::Inf,
+        }
+    }
+
+    pub fn add(&self, other: &Counted) -> Counted {
+        Counted {
+            count: self.count.add(&other.count),
+            objects: self.objects.add(&other.objects),
+            bytes: self.bytes.add(&other.bytes),
+        }
+    }
+
+    fn map(&self, f: impl Fn(&Qty) -> Qty) -> Counted {
+        Counted {
+            count: f(&self.count),
+            objects: f(&self.objects),
+            bytes: f(&self.bytes),
+        }
+    }
+
+    fn try_map(&self, f: impl Fn(&Qty) -> Result<Qty, CountError>) -> Result<Counted, CountError> {
+        Ok(Counted {
+            count: f(&self.count)?,
+            objects: f(&self.objects)?,
+            bytes: f(&self.bytes)?,
+        })
+    }
+}
+
+/// One local site as seen from one method, through one of its statements.
+#[derive(Clone, Debug)]
+pub struct SiteSummary {
+    /// The index of the site in [`LocalSites::sites`].
+    pub site: usize,
+    /// The offset of the method's own call through which the site is reached; `None` when the
+    /// site is the method's own allocation.
+    pub via: Option<u32>,
+    /// What it allocates per call of the method, by where the objects live.
+    pub parts: BTreeMap<Place, Counted>,
+    /// Why something here is ∞.
+    pub reasons: Vec<String>,
+}
+
+impl SiteSummary {
+    /// All of it, wherever the objects live.
+    pub fn total(&self, params: &[String]) -> Counted {
+        self.parts
+            .values()
+            .fold(Counted::zero(params), |sum, part| sum.add(part))
+    }
+}
+
+/// The summary of one method.
+#[derive(Clone, Debug)]
+pub struct MethodSummary {
+    pub node: NodeId,
+    pub method: MethodRef,
+    /// The names of its formals: the parameters of every quantity here.
+    pub params: Vec<String>,
+    pub sites: Vec<SiteSummary>,
+    /// memAlloc: objects and bytes per call (∞ when it reaches code the analysis cannot see).
+    pub objects: Qty,
+    pub bytes: Qty,
+    /// Why the totals are ∞ beyond the sites' reasons.
+    pub unbounded: Vec<String>,
+    /// For the header of a solved recursive component: the levels of its nested activations.
+    pub recursion: Option<Recursion>,
+    /// Where a call may not return: parameter values (a union of parts over `params`) for
+    /// which a recursion under it never stops. Every quantity here holds elsewhere; written
+    /// out, it is ∞ there ([`MethodSummary::written`]).
+    pub diverges: Vec<Divergence>,
+}
+
+/// Parameter values of a method for which a recursion under a call of it never stops.
+#[derive(Clone, Debug)]
+pub struct Divergence {
+    /// Over the method's formals.
+    pub region: BasicSet,
+    /// Which recursion, and where it goes on: `recursion through … never stops for n <= -1`.
+    pub why: String,
+}
+
+impl MethodSummary {
+    /// `qty` as a bound expression, ∞ where a call may not return.
+    pub fn written(&self, qty: &Qty) -> Quantity {
+        self.guarded(qty.to_quantity())
+    }
+
+    /// `expr` (in the method's parameters), ∞ where a call may not return.
+    pub fn guarded(&self, expr: Quantity) -> Quantity {
+        if self.diverges.is_empty() || expr.may_be_infinite() {
+            return expr;
+        }
+        let arms = self
+            .diverges
+            .iter()
+            .map(|divergence| &divergence.region)
+            .map(|part| Arm {
+                // Constraints on divisions are left out: the ∞ only widens.
+                guard: Guard::from_atoms(
+                    part.constraints
+                        .iter()
+                        .filter(|c| c.expr.support().all(|column| column < self.params.len()))
+                        .map(|c| {
+                            let linear = affine_to_linear(&c.expr, &self.params);
+                            match c.rel {
+                                Relation::Ge => Atom::ge(linear),
+                                Relation::Eq => Atom::eq(linear),
+                            }
+                        })
+                        .collect(),
+                ),
+                expr: Quantity::Inf,
+            })
+            .collect();
+        BoundExpr::Cases {
+            arms,
+            default: Box::new(expr),
+        }
+    }
+}
+
+/// The nested activations under a call of a recursive component's header.
+#[derive(Clone, Debug)]
+pub struct Recursion {
+    /// Over the header's formals, with dims `level` and the formals at that level (named
+    /// `callee__<formal>`): one point per level of nested activations.
+    pub levels: Set,
+    /// The paths of calls that come back to the header through other members, each as
+    /// (caller, offset, callee) nodes; a call of its own is a path of one call.
+    pub paths: Vec<Vec<(NodeId, u32, NodeId)>>,
+}
+
+/// The summaries of every method of a call graph that reaches a local site.
+#[derive(Clone, Debug)]
+pub struct Summaries {
+    /// By node of the graph; `None` for methods that reach no site or were not lowered.
+    pub by_node: Vec<Option<MethodSummary>>,
+    /// The summarized nodes in the order they were summarized: callees first.
+    pub order: Vec<NodeId>,
+}
+
+impl Summaries {
+    pub fn of(&self, node: NodeId) -> Option<&MethodSummary> {
+        self.by_node.get(node)?.as_ref()
+    }
+
+    /// Every summary, callees before their callers (members of one recursive component in
+    /// no particular order).
+    pub fn in_order(&self) -> impl Iterator<Item = &MethodSummary> {
+        self.order.iter().filter_map(|&node| self.of(node))
+    }
+}
+
+/// Everything a summary is computed from.
+pub struct Inputs<'a> {
+    pub program: &'a Program,
+    pub graph: &'a CallGraph,
+    pub local: &'a LocalSites,
+    pub lowered: &'a Lowered,
+    pub fates: &'a Fates,
+    pub model: ObjectModel,
+    /// For each node, why it reaches code the analysis cannot see (empty: it does not).
+    pub unknown: &'a HashMap<NodeId, Vec<String>>,
+}
+
+/// The summary of every method of `inputs.graph` that reaches a local site, callees first.
+/// `progress` is called once per method summarized.
+pub fn summarize(inputs: &Inputs<'_>, progress: &(dyn Fn() + Sync)) -> Summaries {
+    let count = inputs.graph.methods.len();
+    let mut summaries = Summaries {
+        by_node: vec![None; count],
+        order: Vec::new(),
+    };
+    let adjacency = inputs.graph.adjacency();
+    for component in inputs.graph.components() {
+        let members: Vec<NodeId> = component
+            .iter()
+            .copied()
+            .filter(|&id| inputs.local.reaches[id] && lowered(inputs, id))
+            .collect();
+        let recursive = component.len() > 1
+            || adjacency[component[0]]
+                .iter()
+                .any(|edge| edge.callee == component[0]);
+        if !recursive {
+            for &id in &members {
+                let summary = method_summary(inputs, &summaries, &adjacency[id], id);
+                summaries.by_node[id] = Some(summary);
+                summaries.order.push(id);
+                progress();
+            }
+            continue;
+        }
+        let start = summaries.order.len();
+        let solved = recursion::component(inputs, &mut summaries, &members, &adjacency);
+        if let Err(why) = solved {
+            summaries.order.truncate(start);
+            for &id in &members {
+                summaries.by_node[id] = None;
+            }
+            for &id in &members {
+                let summary =
+                    recursive_summary(inputs, &summaries, &members, &adjacency[id], id, &why);
+                summaries.by_node[id] = Some(summary);
+                summaries.order.push(id);
+            }
+        }
+        members.iter().for_each(|_| progress());
+    }
+    summaries
+}
+
+fn lowered(inputs: &Inputs<'_>, id: NodeId) -> bool {
+    inputs
+        .lowered
+        .formal_names(&inputs.graph.methods[id].method)
+        .is_some()
+}
+
+
+/// A method's entries while they are gathered: by (via, site).
+type Entries = BTreeMap<(Option<u32>, usize), SiteSummary>;
+
+fn entry(entries: &mut Entries, via: Option<u32>, site: usize) -> &mut SiteSummary {
+    entries.entry((via, site)).or_insert_with(|| SiteSummary {
+        site,
+        via,
+        parts: BTreeMap::new(),
+        reasons: Vec::new(),
+    })
+}
+
+fn add_part(summary: &mut SiteSummary, place: Place, counted: Counted) {
+    let sum = match summary.parts.get(&place) {
+        Some(existing) => existing.add(&counted),
+        None => counted,
+    };
+    summary.parts.insert(place, sum);
+}
+
+fn add_reasons(summary: &mut SiteSummary, reasons: &[String]) {
+    for reason in reasons {
+        if !summary.reasons.contains(reason) {
+            summary.reasons.push(reason.clone());
+        }
+    }
+}
+
+/// The summary of a method outside any recursive component, from its callees' summaries.
+fn method_summary(
+    inputs: &Inputs<'_>,
+    summaries: &Summaries,
+    edges: &[&Edge],
+    id: NodeId,
+) -> MethodSummary {
+    let method = inputs.graph.methods[id].method.clone();
+    let params = inputs.lowered.formal_names(&method).unwrap_or_default();
+    let mut entries = Entries::new();
+    let mut objects = Qty::zero(&params);
+    let mut bytes = Qty::zero(&params);
+    for &site in &inputs.local.by_node[id] {
+        let local = &inputs.local.sites[site];
+        let amount = local_amount(inputs.program, inputs.lowered, inputs.model, &params, local);
+        let place = match inputs.fates.of_allocation(id, local.pc) {
+            Fate::Captured => Place::Captured,
+            Fate::Escapes(node) => Place::Escapes(node),
+        };
+        objects = objects.add(&amount.objects.aligned(&params));
+        bytes = bytes.add(&amount.bytes.aligned(&params));
+        let summary = entry(&mut entries, None, site);
+        add_reasons(summary, &amount.reasons);
+        let counted = Counted {
+            count: amount.count,
+            objects: amount.objects,
+            bytes: amount.bytes,
+        };
+        add_part(summary, place, counted.map(|q| q.aligned(&params)));
+    }
+    let mut diverges = Vec::new();
+    for (pc, targets) in calls_by_offset(inputs, edges) {
+        let call = CallSite {
+            inputs,
+            summaries,
+            caller: id,
+            method: &method,
+            params: &params,
+            pc,
+        };
+        let (call_objects, call_bytes) = call.compose(&targets, &mut entries, &mut diverges);
+        objects = objects.add(&call_objects);
+        bytes = bytes.add(&call_bytes);
+    }
+    let unbounded = inputs.unknown.get(&id).cloned().unwrap_or_default();
+    if !unbounded.is_empty() {
+        objects = Qty::Inf;
+        bytes = Qty::Inf;
+    }
+    MethodSummary {
+        node: id,
+        method,
+        params,
+        sites: entries.into_values().collect(),
+        objects,
+        bytes,
+        unbounded,
+        recursion: None,
+        diverges,
+    }
+}
+
+/// The calls of a method into methods that reach a site, grouped by offset.
+fn calls_by_offset(inputs: &Inputs<'_>, edges: &[&Edge]) -> BTreeMap<u32, Vec<NodeId>> {
+    let mut calls: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
+    for edge in edges {
+        if inputs.local.reaches[edge.callee] && lowered(inputs, edge.callee) {
+            let targets = calls.entry(edge.pc).or_default();
+            if !targets.contains(&edge.callee) {
+                targets.push(edge.callee);
+            }
+        }
+    }
+    calls
+}
+
+/// One call site of the method being summarized.
+struct CallSite<'a> {
+    inputs: &'a Inputs<'a>,
+    summaries: &'a Summaries,
+    caller: NodeId,
+    method: &'a MethodRef,
+    params: &'a [String],
+    pc: u32,
+}
+
+impl CallSite<'_> {
+    /// Adds what each target reaches to `entries` (under this call's offset), and returns the
+    /// call's share of the method's objects and bytes.
+    fn compose(
+        &self,
+        targets: &[NodeId],
+        entries: &mut Entries,
+        diverges: &mut Vec<Divergence>,
+    ) -> (Qty, Qty) {
+        let mut totals: Vec<(Qty, Qty, Option<CallSet>)> = Vec::new();
+        for &callee in targets {
+            let Some(summary) = self.summaries.of(callee) else {
+                continue;
+            };
+            let call_set = self
+                .inputs
+                .lowered
+                .call_set(self.method, self.pc, &summary.method);
+            match call_set {
+                Ok(call_set) => {
+                    diverges.extend(diverging_calls(summary, &call_set));
+                    self.compose_target(summary, &call_set, entries);
+                    totals.push((
+                        summary.objects.clone(),
+                        summary.bytes.clone(),
+                        Some(call_set),
+                    ));
+                }
+                Err(error) => {
+                    self.unbounded_target(summary, &error.to_string(), entries);
+                    totals.push((Qty::Inf, Qty::Inf, None));
+                }
+            }
+        }
+        self.call_totals(&totals)
+    }
+
+    /// Every entry of `summary` summed over the call's points, under the fate the caller gives
+    /// its objects.
+    fn compose_target(&self, summary: &MethodSummary, call_set: &CallSet, entries: &mut Entries) {
+        let set = call_set.set.to_set();
+        // Parts with the same site and place in the caller add up before they are summed.
+        let mut grouped: BTreeMap<(usize, Place), Counted> = BTreeMap::new();
+        let mut reasons: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for site in &summary.sites {
+            reasons
+                .entry(site.site)
+                .or_default()
+                .extend(site.reasons.iter().cloned());
+            for (place, counted) in &site.parts {
+                let key = (site.site, self.place_in_caller(summary.node, place));
+                let sum = match grouped.get(&key) {
+                    Some(existing) => existing.add(counted),
+                    None => counted.clone(),
+                };
+                grouped.insert(key, sum);
+            }
+        }
+        let rename = |name: &str| format!("{CALLEE_PREFIX}{name}");
+        for ((site, place), counted) in grouped {
+            let summed = counted.try_map(|qty| sum_through(&qty.renamed(&rename), &set, call_set));
+            let target = entry(entries, Some(self.pc), site);
+            add_reasons(target, &reasons[&site]);
+            match summed {
+                Ok(summed) => add_part(target, place, summed.map(|q| q.aligned(self.params))),
+                Err(error) => {
+                    add_reasons(target, &[format!("not counted exactly: {error}")]);
+                    add_part(target, place, Counted::infinite());
+                }
+            }
+        }
+    }
+
+    /// Where objects in `place` for the callee live for the caller.
+    fn place_in_caller(&self, callee: NodeId, place: &Place) -> Place {
+        match place {
+            Place::Captured | Place::Below => Place::Below,
+            Place::Escapes(node) => {
+                match self
+                    .inputs
+                    .fates
+                    .through_call(self.caller, self.pc, callee, node)
+                {
+                    Fate::Captured => Place::Captured,
+                    Fate::Escapes(seen) => Place::Escapes(seen),
+                }
+            }
+        }
+    }
+
+    /// The target's entries, ∞ because the call could not be bound.
+    fn unbounded_target(&self, summary: &MethodSummary, why: &str, entries: &mut Entries) {
+        for site in &summary.sites {
+            let target = entry(entries, Some(self.pc), site.site);
+            add_reasons(target, &[why.to_string()]);
+            add_part(
+                target,
+                Place::Escapes(SummaryNode::Global),
+                Counted::infinite(),
+            );
+        }
+    }
+
+    /// The call's objects and bytes: once per execution at the largest target's when every
+    /// target allocates a constant per call, else the sum over the targets (different
+    /// executions may run different targets, so the largest total could be below a run).
+    fn call_totals(&self, totals: &[(Qty, Qty, Option<CallSet>)]) -> (Qty, Qty) {
+        let constants: Option<Vec<(Rat, Rat)>> = totals
+            .iter()
+            .map(|(o, b, _)| Some((o.as_constant()?, b.as_constant()?)))
+            .collect();
+        if let (Some(constants), Some((_, _, Some(call_set)))) = (constants, totals.first()) {
+            let largest = |pick: fn(&(Rat, Rat)) -> &Rat| {
+                constants
+                    .iter()
+                    .map(pick)
+                    .max()
+                    .cloned()
+                    .unwrap_or_default()
+            };
+            let executions = executions_count(call_set);
+            return (
+                executions.scale(&largest(|c| &c.0)).aligned(self.params),
+                executions.scale(&largest(|c| &c.1)).aligned(self.params),
+            );
+        }
+        let mut objects = Qty::zero(self.params);
+        let mut bytes = Qty::zero(self.params);
+        let rename = |name: &str| format!("{CALLEE_PREFIX}{name}");
+        for (target_objects, target_bytes, call_set) in totals {
+            let Some(call_set) = call_set else {
+                return (Qty::Inf, Qty::Inf);
+            };
+            let set = call_set.set.to_set();
+            let sum = |qty: &Qty| {
+                sum_through(&qty.renamed(&rename), &set, call_set)
+                    .map(|q| q.aligned(self.params))
+                    .unwrap_or(Qty::Inf)
+            };
+            objects = objects.add(&sum(target_objects));
+            bytes = bytes.add(&sum(target_bytes));
+        }
+        (objects, bytes)
+    }
+}
+
+/// The parameter values of the caller for which a call in `call_set` enters `callee` where it
+/// may not return (parts over the caller's formals; rationally empty ones left out).
+fn diverging_calls(callee: &MethodSummary, call_set: &CallSet) -> Vec<Divergence> {
+    if callee.diverges.is_empty() {
+        return Vec::new();
+    }
+    let set = call_set.set.to_set();
+    let dims: Vec<&str> = set.space.dims.iter().map(String::as_str).collect();
+    let mut found = Vec::new();
+    for divergence in &callee.diverges {
+        let region = &divergence.region;
+        let renamed = BasicSet {
+            space: Space::new(
+                region
+                    .space
+                    .params
+                    .iter()
+                    .map(|p| format!("{CALLEE_PREFIX}{p}"))
+                    .collect(),
+                Vec::new(),
+            ),
+            locals: region.locals.clone(),
+            constraints: region.constraints.clone(),
+        };
+        let within = Set {
+            space: set.space.clone(),
+            parts: set
+                .parts
+                .iter()
+                .map(|part| part.intersect(&qty::embedded(&renamed, &set.space)))
+                .collect(),
+        };
+        for part in within.project_out_dims(&dims).parts {
+            let width = part.n_columns();
+            let rational = Polyhedron::from_constraints(width, part.all_constraints());
+            if !rational.is_empty() {
+                found.push(Divergence {
+                    region: part,
+                    why: divergence.why.clone(),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// How often a call runs per call of its method (∞ when that cannot be counted).
+fn executions_count(call_set: &CallSet) -> Qty {
+    let kept: Vec<&str> = call_set.executions.iter().map(String::as_str).collect();
+    Qty::count_of(&call_set.set.project_onto(&kept).to_set()).unwrap_or(Qty::Inf)
+}
+
+/// `Σ qty` over the call's points, where `qty` is over the callee's renamed formals. Formals
+/// `qty` does not depend on are projected out first: a count that does not depend on an
+/// argument the lowering cannot express must not become unbounded through it.
+fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
+    if qty.is_zero() {
+        return Ok(Qty::zero(&set.space.params));
+    }
+    let qty = qty.over_its_variables();
+    let used = qty.variables();
+    let kept: Vec<&str> = call_set
+        .executions
+        .iter()
+        .chain(call_set.formals.iter().filter(|f| used.contains(f)))
+        .map(String::as_str)
+        .collect();
+    let projected = if kept.len() == set.space.dims.len() {
+        set.clone()
+    } else {
+        call_set.set.project_onto(&kept).to_set()
+    };
+    qty.sum_over(&projected)
+}
+
+/// A member of a recursive component whose cost relation has no solution here: every site it
+/// reaches is ∞ (recursion through it, and why it is not solved), and so are its totals.
+fn recursive_summary(
+    inputs: &Inputs<'_>,
+    summaries: &Summaries,
+    component: &[NodeId],
+    edges: &[&Edge],
+    id: NodeId,
+    unsolved: &str,
+) -> MethodSummary {
+    let method = inputs.graph.methods[id].method.clone();
+    let params = inputs.lowered.formal_names(&method).unwrap_or_default();
+    let why = vec![format!("recursion through {method} ({unsolved})")];
+    // The reason is the sites': `unbounded` is for code the analysis cannot see.
+    let mut entries = Entries::new();
+    let reached = component_sites(inputs, summaries, component);
+    for &site in &inputs.local.by_node[id] {
+        unbounded_entry(&mut entries, None, site, &why);
+    }
+    for (pc, targets) in calls_by_offset(inputs, edges) {
+        for callee in targets {
+            let sites: Vec<usize> = match summaries.of(callee) {
+                Some(summary) if !component.contains(&callee) => {
+                    summary.sites.iter().map(|s| s.site).collect()
+                }
+                _ => reached.clone(),
+            };
+            for site in sites {
+                unbounded_entry(&mut entries, Some(pc), site, &why);
+            }
+        }
+    }
+    MethodSummary {
+        node: id,
+        method,
+        params,
+        sites: entries.into_values().collect(),
+        objects: Qty::Inf,
+        bytes: Qty::Inf,
+        unbounded: Vec::new(),
+        recursion: None,
+        diverges: Vec::new(),
+    }
+}
+
+fn unbounded_entry(entries: &mut Entries, via: Option<u32>, site: usize, why: &[String]) {
+    let summary = entry(entries, via, site);
+    add_reasons(summary, why);
+    add_part(summary, Place::Captured, Counted::infinite());
+    add_part(
+        summary,
+        Place::Escapes(SummaryNode::Global),
+        Counted::infinite(),
+    );
+}
+
+/// Every local site a recursive component reaches: its members' own and those of the
+/// summarized methods they call.
+fn component_sites(inputs: &Inputs<'_>, summaries: &Summaries, component: &[NodeId]) -> Vec<usize> {
+    let mut sites: Vec<usize> = Vec::new();
+    for &member in component {
+        sites.extend(&inputs.local.by_node[member]);
+        for edge in &inputs.graph.edges {
+            if edge.caller == member
+                && !component.contains(&edge.callee)
+                && let Some(summary) = summaries.of(edge.callee)
+            {
+                sites.extend(summary.sites.iter().map(|s| s.site));
+            }
+        }
+    }
+    sites.sort_unstable();
+    sites.dedup();
+    sites
+}

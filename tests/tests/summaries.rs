@@ -1,0 +1,63 @@
+//! Per-method summaries on call trees whose chains explode: `m_i` runs a loop of `n` iterations
+//! that allocates one object and calls `m_{i+1}` twice, twenty levels deep (2^20 chains through
+//! 21 methods). The bound is exact, and the certificate lists each method's sites once per
+//! statement that reaches them, not once per chain.
+
+use std::fmt::Write;
+
+use membound_tests::{analyze_into, compile_java_tree, eval_method, scratch_dir};
+
+const DEPTH: u32 = 20;
+
+fn call_tree() -> String {
+    let mut source = String::from("public class Tree {\n    static class Cell { int v; }\n");
+    for level in 0..=DEPTH {
+        let _ = writeln!(source, "    static void m{level}(int n) {{");
+        source.push_str("        for (int i = 0; i < n; i++) {\n");
+        source.push_str("            Cell c = new Cell();\n");
+        if level < DEPTH {
+            let _ = writeln!(
+                source,
+                "            m{}(n);\n            m{}(n);",
+                level + 1,
+                level + 1
+            );
+        }
+        source.push_str("        }\n    }\n");
+    }
+    source.push_str(
+        "    public static void main(String[] args) { m0(Integer.parseInt(args[0])); }\n}\n",
+    );
+    source
+}
+
+/// Objects allocated by a call of `m0(n)`: `T_20 = n`, `T_i = n + 2n·T_{i+1}`.
+fn objects(n: u128) -> u128 {
+    (0..DEPTH).fold(n, |below, _| n + 2 * n * below)
+}
+
+#[test]
+fn a_call_tree_of_two_to_the_twenty_chains_is_exact() {
+    let src = scratch_dir("summaries-call-tree");
+    std::fs::write(src.join("Tree.java"), call_tree()).expect("source written");
+    let classes = compile_java_tree("summaries-call-tree", &src);
+    let certificate = src.join("tree.json");
+    analyze_into(&classes, "Tree.m0", "count", &certificate);
+    for n in 0..=3u128 {
+        let m0 = eval_method(&certificate, "Tree.m0", &format!("n={n}"));
+        let value = &m0["mem_alloc"]["objects"];
+        let printed = value
+            .as_i64()
+            .map_or_else(|| value.to_string(), |v| v.to_string());
+        assert_eq!(
+            printed,
+            objects(n).to_string(),
+            "memAlloc of m0 at n={n}: {m0}"
+        );
+    }
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let m0_sites = json["methods"][0]["sites"].as_array().expect("sites").len();
+    // Its own allocation, then each of the 20 cells below through each of its two calls.
+    assert_eq!(m0_sites, 1 + 2 * DEPTH as usize);
+}
