@@ -294,11 +294,30 @@ fn a_string_concatenation_of_a_string_has_unbounded_bytes_with_its_reason() {
 
 #[test]
 fn an_unbounded_site_says_why() {
-    let cert = certificate("thesis", "thesis.Halving.halve", "count");
+    let cert = certificate("thesis", "thesis.Halving.collatz", "count");
     let text = std::fs::read_to_string(&cert).expect("certificate");
     assert!(text.contains("count: infty"), "{text}");
     assert!(
         text.contains("its executions are not bounded by the parameters"),
         "{text}"
     );
+}
+
+#[test]
+fn a_halving_loop_is_bounded_through_its_quotient() {
+    // n / 2 is below n for n >= 1: at most n iterations-worth of decrease, a linear bound
+    // (loose: the loop runs floor(log2 n) + 1 times).
+    let cert = certificate("thesis", "thesis.Halving.halve", "count");
+    for n in -1i64..=40 {
+        let real = if n >= 1 {
+            64 - i64::from(n.leading_zeros())
+        } else {
+            0
+        };
+        let bound =
+            eval_method(&cert, "thesis.Halving.halve", &format!("n={n}"))["mem_alloc"]["objects"]
+                .as_i64()
+                .expect("a finite bound");
+        assert!(bound >= real, "n={n}: {bound} < {real}");
+    }
 }

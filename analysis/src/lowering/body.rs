@@ -5,8 +5,9 @@
 //! `String` local gets a length view that `s.length()` reads, each collection local a size view
 //! that `c.size()` reads, and each iterator a counter of its `next()` calls bounded by its
 //! collection's size when `iterator()` created it; a `String` or collection parameter's view is
-//! a formal. Affine right-hand sides become assignments and
-//! anything else (field and array-element reads, division, shifts, narrowing conversions, call
+//! a formal. Affine right-hand sides become assignments, a quotient or remainder by a constant
+//! a havocked quotient constrained as Java rounds it (toward zero), and
+//! anything else (field and array-element reads, shifts, narrowing conversions, call
 //! results) havocs its target, so the procedure over-approximates every run of the method; a
 //! call's integer result is the exception when every method the call may run is a procedure
 //! here: the procedure returns it at exit, and the callee's summary relates it to the
@@ -1117,6 +1118,9 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// The numeric effect of `dst = value`.
     fn assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
         if let Some(&var) = self.value_of.get(&dst) {
+            if let Some((op, dividend, divisor)) = self.by_constant(value) {
+                return self.divide(node, var, op, dividend, &divisor);
+            }
             return match self.affine_value(value) {
                 Some(expr) => self.step(node, Action::Assign { var, expr }),
                 None => self.step(node, Action::Havoc(var)),
@@ -1270,6 +1274,65 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
         vars.into_iter()
             .fold(node, |node, var| self.step(node, Action::Havoc(var)))
+    }
+
+    /// `dividend / k` or `dividend % k` with an affine dividend and a constant `k != 0`.
+    fn by_constant(&self, value: &ir::Expr) -> Option<(BinOp, Expr, Int)> {
+        let ir::Expr::Binary { op, lhs, rhs } = value else {
+            return None;
+        };
+        let divisor = match rhs {
+            Operand::Const(Const::Int(k)) if *k != 0 => Int::from(*k),
+            Operand::Const(Const::Long(k)) if *k != 0 => Int::from(*k),
+            _ => return None,
+        };
+        matches!(op, BinOp::Div | BinOp::Rem).then_some((*op, self.affine(lhs)?, divisor))
+    }
+
+    /// `var := dividend / divisor` (or `%`) as Java computes it, rounding toward zero: with
+    /// `d = |divisor|` and `q` the quotient times the divisor's sign, `d·q <= a <= d·q + d - 1`
+    /// when `a >= 0` and `d·q - d + 1 <= a <= d·q` when `a < 0`: a disjunction, kept until the
+    /// next join point (its parts disjoint, so that calls dividing one value agree on its
+    /// sign); the remainder is `a - divisor·quotient`.
+    fn divide(
+        &mut self,
+        node: NodeId,
+        var: VarId,
+        op: BinOp,
+        dividend: Expr,
+        divisor: &Int,
+    ) -> NodeId {
+        let quotient = self.new_var("quotient", VarKind::Local);
+        let node = self.step(node, Action::Havoc(quotient));
+        let negative = *divisor < Int::from(0);
+        let d = if negative {
+            -divisor.clone()
+        } else {
+            divisor.clone()
+        };
+        let q = if negative {
+            Expr::var(quotient).negated()
+        } else {
+            Expr::var(quotient)
+        };
+        let dq = q.scaled(&d);
+        let slack = || Expr::constant(d.clone() - Int::from(1));
+        let nonnegative = Cond::And(vec![
+            ge(dividend.clone(), 0),
+            le(dq.clone(), dividend.clone()),
+            le(dividend.clone(), dq.clone() + slack()),
+        ]);
+        let negative = Cond::And(vec![
+            le(dividend.clone(), -1),
+            le(dq.clone() - slack(), dividend.clone()),
+            le(dividend.clone(), dq),
+        ]);
+        let node = self.step(node, Action::Assume(Cond::Or(vec![nonnegative, negative])));
+        let expr = match op {
+            BinOp::Rem => dividend.minus(&Expr::var(quotient).scaled(divisor)),
+            _ => Expr::var(quotient),
+        };
+        self.step(node, Action::Assign { var, expr })
     }
 
     /// The value of an integer right-hand side, when it is affine in integer locals.
