@@ -41,13 +41,13 @@ fn run(certificate: &Path, args: &[&str]) -> (Value, Value) {
 fn rsolve(relation: &str, initial: &str, points: &[i64]) -> Vec<i64> {
     let script = r#"
 import sys
-from sympy import Function, rsolve, symbols, sympify
+from sympy import Function, expand, rsolve, simplify, symbols, sympify
 n = symbols("n", integer=True)
 c = Function("c")
 relation, initial, points = sys.argv[1], sys.argv[2], sys.argv[3]
 solution = rsolve(sympify(relation, locals={"c": c, "n": n}), c(n),
                   eval(initial, {"c": c}))
-print(" ".join(str(solution.subs(n, int(p))) for p in points.split(",")))
+print(" ".join(str(simplify(expand(solution.subs(n, int(p))))) for p in points.split(",")))
 "#;
     let points_text: Vec<String> = points.iter().map(i64::to_string).collect();
     let out = oracle_run(
@@ -131,4 +131,83 @@ fn a_loop_in_each_activation_sums_per_level() {
     // memRq is the whole triangle.
     let rq = eval_method(&cert, "recursion.Shapes.triangle", "n=6")["mem_rq"]["objects"].clone();
     assert_eq!(rq, 21);
+}
+
+/// What the recursion of `Shapes.halves` allocates: one node per activation with size >= 1.
+fn halves_nodes(size: i64) -> i64 {
+    if size < 1 {
+        0
+    } else {
+        1 + 2 * halves_nodes(size / 2)
+    }
+}
+
+#[test]
+fn a_tree_built_by_halving_its_size_has_two_to_the_depth_of_halvings_minus_one_nodes() {
+    let cert = certificate("halves");
+    for size in -2i64..=40 {
+        let closed = if size >= 1 {
+            (1 << (63 - size.leading_zeros() + 1)) - 1
+        } else {
+            0
+        };
+        assert_eq!(closed, halves_nodes(size), "size={size}");
+        assert_eq!(
+            objects_at(&cert, "halves", &format!("size={size}")),
+            closed,
+            "size={size}"
+        );
+    }
+    let (observed, predicted) = run(&cert, &["halves", "11"]);
+    assert_eq!((observed, predicted), (15.into(), 15.into()));
+}
+
+#[test]
+fn a_balanced_tree_over_an_interval_split_at_its_middle_has_one_node_per_element() {
+    let cert = certificate("balanced");
+    for (lo, hi) in [(0, -1), (0, 0), (0, 6), (-5, 4), (-7, -3), (3, 1), (-1, 0)] {
+        assert_eq!(
+            objects_at(&cert, "balanced", &format!("lo={lo},hi={hi}")),
+            (hi - lo + 1).max(0),
+            "lo={lo} hi={hi}"
+        );
+    }
+    let (observed, predicted) = run(&cert, &["balanced", "13"]);
+    assert_eq!((observed, predicted), (13.into(), 13.into()));
+}
+
+/// The activations of `Shapes.fib(n)`: one cell each.
+fn fib_calls(n: i64) -> i64 {
+    if n < 2 {
+        1
+    } else {
+        1 + fib_calls(n - 1) + fib_calls(n - 2)
+    }
+}
+
+#[test]
+fn fibonacci_is_bounded_by_a_power_of_two_and_its_stack_exactly() {
+    let cert = certificate("fib");
+    let solved = rsolve(
+        "c(n) - c(n - 1) - c(n - 2) - 1",
+        "{c(0): 1, c(1): 1}",
+        &[2, 10, 20],
+    );
+    assert_eq!(solved, [fib_calls(2), fib_calls(10), fib_calls(20)]);
+    for n in -1..=20 {
+        let bound = objects_at(&cert, "fib", &format!("n={n}"));
+        let bound = bound.as_i64().expect("a finite bound");
+        assert!(bound >= fib_calls(n), "n={n}: {bound} < {}", fib_calls(n));
+        // The measure n - 1 shrinks by at least one per call: 2^n - 1 activations at most.
+        assert_eq!(bound, if n >= 2 { (1 << n) - 1 } else { 1 }, "n={n}");
+    }
+    // The cells die with their activation; n activations are on the stack at most.
+    for n in [0, 1, 2, 9] {
+        let rq = eval_method(&cert, "recursion.Shapes.fib", &format!("n={n}"))["mem_rq"]["objects"]
+            .clone();
+        assert_eq!(rq, n.max(1), "n={n}");
+    }
+    let (observed, predicted) = run(&cert, &["fib", "9"]);
+    assert_eq!(observed, fib_calls(9));
+    assert_eq!(predicted, (1 << 9) - 1);
 }

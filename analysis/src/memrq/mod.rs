@@ -25,8 +25,8 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use membound_bernstein::{ParametricPolytope, bound_expr_over};
-use membound_polyhedra::Rat;
+use membound_bernstein::{Guard, ParametricPolytope, bound_expr_over, simplify};
+use membound_polyhedra::{Rat, Set};
 
 mod render;
 
@@ -36,7 +36,7 @@ use crate::escape;
 use crate::lowering::{self, CALLEE_PREFIX, Lowered, PathCall};
 use crate::memalloc::{self, Amount, Bounds, Quantity, Residence, maximum, scaled_sum, tidy};
 use crate::sites::{self, ChainElement};
-use crate::summary::{self, Counted, MethodSummary, Place, Qty, Recursion, Summaries};
+use crate::summary::{self, Counted, Levels, MethodSummary, Place, Qty, Recursion, Summaries};
 use membound_front::callgraph::{CallGraph, NodeId};
 use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
@@ -281,43 +281,42 @@ impl<'a> Regions<'a> {
         }
         let members_objects = maximum(through_members.iter().map(|a| a.objects.clone()).collect());
         let members_bytes = maximum(through_members.iter().map(|a| a.bytes.clone()).collect());
-        let levels = &recursion.levels;
-        let over_levels = |own: &Qty, members: &Quantity| -> Quantity {
-            let rename = |name: &str| format!("{CALLEE_PREFIX}{name}");
-            let members = if members.is_zero() {
-                Qty::zero(&header.params)
+        let per_level = |own: &Qty, members: &Quantity| -> Qty {
+            if members.is_zero() {
+                own.clone()
             } else {
-                Qty::Expr(members.clone())
-            };
-            let per_level = own.add(&members).renamed(&rename);
-            per_level.sum_over(levels).unwrap_or(Qty::Inf).to_quantity()
+                own.add(&Qty::Expr(members.clone()))
+            }
         };
-        let deepest = |quantity: &Quantity| -> Quantity {
-            let renamed = quantity.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
-            let bounds: Option<Vec<Quantity>> = levels
-                .parts
-                .iter()
-                .map(|part| {
-                    let polytope = ParametricPolytope::of_part(
-                        levels.space.params.clone(),
-                        levels.space.dims.clone(),
-                        part,
-                    );
-                    bound_expr_over(&renamed, &polytope).ok()
-                })
-                .collect();
-            bounds.map_or(Quantity::Inf, maximum)
+        let amount = match &recursion.levels {
+            Levels::Points(levels) => Amount {
+                objects: add(
+                    &sum_over_points(&per_level(&own_objects, &members_objects), levels),
+                    &deepest_of_points(&below.objects, levels),
+                ),
+                bytes: add(
+                    &sum_over_points(&per_level(&own_bytes, &members_bytes), levels),
+                    &deepest_of_points(&below.bytes, levels),
+                ),
+            },
+            Levels::Depth(depth) => Amount {
+                objects: add(
+                    &times_depth(&per_level(&own_objects, &members_objects), depth),
+                    &constant_or_inf(&below.objects),
+                ),
+                bytes: add(
+                    &times_depth(&per_level(&own_bytes, &members_bytes), depth),
+                    &constant_or_inf(&below.bytes),
+                ),
+            },
         };
-        Amount {
-            objects: add(
-                &over_levels(&own_objects, &members_objects),
-                &deepest(&below.objects),
-            ),
-            bytes: add(
-                &over_levels(&own_bytes, &members_bytes),
-                &deepest(&below.bytes),
-            ),
+        if matches!(recursion.levels, Levels::Depth(_)) && amount.bytes.may_be_infinite() {
+            reasons.push(format!(
+                "the regions of {}'s activations depend on formals that only a measure bounds",
+                header.method
+            ));
         }
+        amount
     }
 
     /// The calls of a path of nodes.
@@ -516,4 +515,52 @@ fn region_qty(summary: &MethodSummary, pick: impl Fn(&Place) -> bool) -> (Qty, Q
 
 fn add(a: &Quantity, b: &Quantity) -> Quantity {
     scaled_sum([(Rat::from(1), a.clone()), (Rat::from(1), b.clone())])
+}
+
+/// `Σ per_level` over the points of a descent's levels (in the formals at each level).
+fn sum_over_points(per_level: &Qty, levels: &Set) -> Quantity {
+    per_level
+        .renamed(&|name| format!("{CALLEE_PREFIX}{name}"))
+        .sum_over(levels)
+        .unwrap_or(Qty::Inf)
+        .to_quantity()
+}
+
+/// The largest `quantity` over the points of a descent's levels.
+fn deepest_of_points(quantity: &Quantity, levels: &Set) -> Quantity {
+    let renamed = quantity.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
+    let bounds: Option<Vec<Quantity>> = levels
+        .parts
+        .iter()
+        .map(|part| {
+            let polytope = ParametricPolytope::of_part(
+                levels.space.params.clone(),
+                levels.space.dims.clone(),
+                part,
+            );
+            bound_expr_over(&renamed, &polytope).ok()
+        })
+        .collect();
+    bounds.map_or(Quantity::Inf, maximum)
+}
+
+/// `per_level · depth` when `per_level` is a constant (the formals of the levels under a
+/// measured recursion's first call are not known), ∞ otherwise.
+fn times_depth(per_level: &Qty, depth: &Quantity) -> Quantity {
+    match constant_or_inf(&per_level.to_quantity()) {
+        Quantity::Inf => Quantity::Inf,
+        constant if constant.is_zero() => constant,
+        constant => simplify(
+            &Quantity::Mul(vec![constant, depth.clone()]),
+            &Guard::always(),
+        ),
+    }
+}
+
+/// `quantity` when it is a constant, ∞ otherwise.
+fn constant_or_inf(quantity: &Quantity) -> Quantity {
+    match quantity.as_polynomial().and_then(|p| p.as_constant()) {
+        Some(_) => quantity.clone(),
+        None => Quantity::Inf,
+    }
 }

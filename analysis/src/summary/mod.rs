@@ -20,6 +20,7 @@
 
 mod geometric;
 mod local;
+mod measured;
 mod qty;
 mod recursion;
 
@@ -194,12 +195,20 @@ impl MethodSummary {
     }
 }
 
+/// The levels of nested activations under a call of a recursive component's header.
+#[derive(Clone, Debug)]
+pub enum Levels {
+    /// Over the header's formals, with dims `level` and the formals at that level (named
+    /// `callee__<formal>`): one point per level (a descent).
+    Points(Set),
+    /// At most this many levels, with formals known only through a measure.
+    Depth(Quantity),
+}
+
 /// The nested activations under a call of a recursive component's header.
 #[derive(Clone, Debug)]
 pub struct Recursion {
-    /// Over the header's formals, with dims `level` and the formals at that level (named
-    /// `callee__<formal>`): one point per level of nested activations.
-    pub levels: Set,
+    pub levels: Levels,
     /// The paths of calls that come back to the header through other members, each as
     /// (caller, offset, callee) nodes; a call of its own is a path of one call.
     pub paths: Vec<Vec<(NodeId, u32, NodeId)>>,

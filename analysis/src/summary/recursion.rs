@@ -15,8 +15,10 @@
 //! `q(p) = Σ_l b^l · base(p - l·k·e_j)`. For `b = 1` that sum is a weighted count over the
 //! levels (the polyhedra crate sums `base` over them exactly).
 //!
-//! Anything else (several arguments changing, a number of recursive calls that depends on the
-//! parameters, mutual recursion, `b >= 2` until exponentials are expressible) is ∞ with the
+//! Where there is no descent (an argument halved or cut at a middle, several calls descending
+//! by different amounts), a measure of the formals may still shrink on every call by a law
+//! that bounds the activations ([`super::measured`]). Anything else (a number of recursive
+//! calls that depends on the parameters, no measure) is ∞ with the
 //! reason. The objects' places follow the escape analysis's translations: a place reached
 //! through the recursive calls is closed over them, and where objects of one site may end up in
 //! several places each place is charged with all of them (an over-approximation).
@@ -29,8 +31,9 @@ use membound_polyhedra::{
 };
 
 use super::geometric;
+use super::measured::Measured;
 use super::{
-    Counted, Divergence, Entries, Inputs, MethodSummary, Place, Qty, Recursion, Summaries,
+    Counted, Divergence, Entries, Inputs, Levels, MethodSummary, Place, Qty, Recursion, Summaries,
     add_part, add_reasons, entry, method_summary,
 };
 use crate::escape::Fate;
@@ -168,34 +171,16 @@ fn recursive_calls(
 }
 
 /// The summary of a recursive method from `base` (one activation without its recursive calls)
-/// and its recursive calls, when they descend (see the module documentation).
+/// and its recursive calls, when they descend or a measure bounds them (see the module
+/// documentation).
 fn solve(
     inputs: &Inputs<'_>,
     base: MethodSummary,
     calls: &[RecursiveCall],
 ) -> Result<MethodSummary, String> {
     let sets: Vec<(u32, CallSet)> = calls.iter().map(|c| (c.pc, c.set.clone())).collect();
-    let descent = Descent::of(&base.params, &sets)?;
-    if descent.branching != 1 && descent.k != Int::from(1) {
-        return Err(format!(
-            "{} recursive calls per activation, descending by {}: no closed form here",
-            descent.branching, descent.k
-        ));
-    }
-    let levels = descent.levels(&base.params);
-    let solve = |qty: &Qty| -> Result<Qty, String> {
-        if descent.branching == 1 {
-            sum_over_levels(qty, &levels, &base.params).map_err(|e| e.to_string())
-        } else {
-            geometric::levels_sum(
-                qty,
-                descent.branching,
-                &base.params,
-                descent.j,
-                &descent.guard,
-            )
-        }
-    };
+    let shape = Shape::of(&base.params, &sets)?;
+    let solve = |qty: &Qty| shape.total(qty, &base.params);
     // Each site's total over all levels, then what each recursive call contributes.
     let mut entries = Entries::new();
     let mut totals: BTreeMap<usize, (Counted, BTreeSet<Place>, Vec<String>)> = BTreeMap::new();
@@ -236,14 +221,14 @@ fn solve(
         objects: if bounded { objects } else { Qty::Inf },
         bytes: if bounded { bytes } else { Qty::Inf },
         recursion: Some(Recursion {
-            levels,
+            levels: shape.levels(&base.params),
             paths: calls.iter().map(|c| c.steps.clone()).collect(),
         }),
         diverges: base
             .diverges
             .iter()
             .cloned()
-            .chain(descent.never_stops(&base.method, &base.params))
+            .chain(shape.never_stops(&base.method, &base.params))
             .collect(),
         ..base
     })
@@ -298,6 +283,61 @@ fn through_steps(inputs: &Inputs<'_>, place: &Place, call: &RecursiveCall) -> Pl
                 Fate::Escapes(seen) => Place::Escapes(seen),
             },
         })
+}
+
+/// How a recursion's activations nest: a descent of one formal (exact over its levels) or, where
+/// there is none, a measure that shrinks by a law ([`Measured`]).
+enum Shape {
+    Descent(Descent),
+    Measured(Measured),
+}
+
+impl Shape {
+    fn of(params: &[String], calls: &[(u32, CallSet)]) -> Result<Shape, String> {
+        let descent = Descent::of(params, calls).and_then(|descent| {
+            if descent.branching != 1 && descent.k != Int::from(1) {
+                return Err(format!(
+                    "{} recursive calls per activation, descending by {}: no closed form here",
+                    descent.branching, descent.k
+                ));
+            }
+            Ok(descent)
+        });
+        match descent {
+            Ok(descent) => Ok(Shape::Descent(descent)),
+            Err(why) => Measured::of(params, calls)
+                .map(Shape::Measured)
+                .map_err(|measured| format!("{why}; {measured}")),
+        }
+    }
+
+    /// The total of `qty` (its value in one activation) over the activations under a call.
+    fn total(&self, qty: &Qty, params: &[String]) -> Result<Qty, String> {
+        match self {
+            Shape::Descent(descent) if descent.branching == 1 => {
+                sum_over_levels(qty, &descent.levels(params), params).map_err(|e| e.to_string())
+            }
+            Shape::Descent(descent) => {
+                geometric::levels_sum(qty, descent.branching, params, descent.j, &descent.guard)
+            }
+            Shape::Measured(measured) => measured.total(qty, params),
+        }
+    }
+
+    fn levels(&self, params: &[String]) -> Levels {
+        match self {
+            Shape::Descent(descent) => Levels::Points(descent.levels(params)),
+            Shape::Measured(measured) => Levels::Depth(measured.depth(params)),
+        }
+    }
+
+    fn never_stops(&self, method: &MethodRef, params: &[String]) -> Option<Divergence> {
+        match self {
+            Shape::Descent(descent) => descent.never_stops(method, params),
+            // Every law makes the measure shrink below 1, where no call is made.
+            Shape::Measured(_) => None,
+        }
+    }
 }
 
 /// The recursion's shape: formal `j` descends by `k` while `p_j >= guard`, with `branching`
@@ -554,7 +594,7 @@ fn eliminate(expr: &Affine, row: &Affine) -> Affine {
 }
 
 /// How often the call runs per activation, when that is a constant.
-fn executions_per_activation(call: &CallSet) -> Result<u64, String> {
+pub(super) fn executions_per_activation(call: &CallSet) -> Result<u64, String> {
     if call.executions.is_empty() {
         return Ok(1);
     }

@@ -1,0 +1,364 @@
+//! Recursions bounded by a measure: an affine `μ` of the formals such that the method calls
+//! itself only where `μ >= 1`, and `μ` shrinks from an activation to each call it makes by one of
+//! three laws (checked on the calls' bindings: a law holds when the polyhedron of its violation
+//! is empty, rationally, which implies it has no integer point):
+//!
+//! - **split**: the calls' measures are `>= 0` and, over all the calls of one activation
+//!   together, sum to at most `μ - 1` (a balanced tree over an interval cut at its middle). By
+//!   induction a subtree holds at most `μ` activations with `μ >= 1`;
+//! - **halving**: each call's measure is at most half the caller's (`2·μ' <= μ`: a size divided
+//!   by two). Activations with `μ >= 1` are at most `⌊log2 μ⌋ + 1` deep, `b^d` at depth `d`
+//!   for `b` calls per activation;
+//! - **ranked**: each call's measure is below the caller's (`μ' <= μ - 1`: Fibonacci's `n - 1`
+//!   and `n - 2`). Activations with `μ >= 1` are at most `μ` deep.
+//!
+//! With `I` the number of activations with `μ >= 1` and `b` calls per activation, the others
+//! number at most `1 + (b - 1)·I`, so a quantity whose value per activation is at most `c_in`
+//! where `μ >= 1` and `c_out` where `μ <= 0` totals at most `c_in·I + c_out·(1 + (b - 1)·I)`.
+//! This is exact where the law's count of activations is (a split tree of `μ` nodes, a halving
+//! tree of `2^(⌊log2 μ⌋+1) - 1`), an upper bound otherwise (Fibonacci's calls by `2^μ`). The
+//! value per activation must be a constant on each side: deeper activations' formals are known
+//! only through their measure.
+
+use membound_bernstein::guard::affine_to_linear;
+use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
+use membound_polyhedra::{Affine, Constraint, Int, Polyhedron, Polynomial, Rat, Relation};
+
+use super::qty::Qty;
+use super::recursion::executions_per_activation;
+use crate::lowering::CallSet;
+
+/// How the measure shrinks from an activation to the calls it makes (see the module
+/// documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Law {
+    Split,
+    Halving,
+    Ranked,
+}
+
+/// A recursion bounded by a measure.
+#[derive(Debug)]
+pub(super) struct Measured {
+    /// `μ` over the formals' columns, with integer coefficients.
+    measure: Affine,
+    law: Law,
+    /// Recursive calls per activation, at most.
+    branching: u64,
+}
+
+/// One recursive call: the polyhedra of its binding (columns: the formals, then the callee's
+/// formals) and how often it runs per activation.
+struct Binding {
+    parts: Vec<Polyhedron>,
+    times: u64,
+}
+
+/// The most combinations of binding parts checked together for the split law.
+const MAX_COMBINATIONS: usize = 256;
+
+impl Measured {
+    /// The measure of these recursive calls (each one's set over `params`) and its law, or
+    /// why there is none.
+    pub(super) fn of(params: &[String], calls: &[(u32, CallSet)]) -> Result<Measured, String> {
+        let bindings = calls
+            .iter()
+            .map(|(pc, call)| binding(call).map_err(|why| format!("the call at {pc}: {why}")))
+            .collect::<Result<Vec<Binding>, String>>()?;
+        let branching: u64 = bindings.iter().map(|b| b.times).sum();
+        let n = params.len();
+        for measure in guard_candidates(&bindings, n) {
+            if let Some(law) = strongest_law(&bindings, &measure, n, branching) {
+                return Ok(Measured {
+                    measure,
+                    law,
+                    branching,
+                });
+            }
+        }
+        Err("no measure of the formals shrinks on every recursive call".to_string())
+    }
+
+    /// `μ` as a polynomial in the formals `params`.
+    fn measure(&self, params: &[String]) -> Polynomial {
+        affine_to_linear(&self.measure, params)
+    }
+
+    /// At most how many activations with `μ >= 1` a call with `μ >= 1` makes in all.
+    fn internal_activations(&self, params: &[String]) -> BoundExpr {
+        let mu = BoundExpr::pol(self.measure(params));
+        let one = || BoundExpr::pol(Polynomial::constant(Rat::from(1)));
+        let depth = match self.law {
+            Law::Split => return mu,
+            Law::Halving => BoundExpr::Sum(vec![BoundExpr::log2(mu), one()]),
+            Law::Ranked => mu,
+        };
+        if self.branching == 1 {
+            return depth;
+        }
+        // 1 + b + … + b^(depth - 1).
+        let b = Int::from(self.branching);
+        let over = Rat::from(1) / Rat::from(b.clone() - Int::from(1));
+        BoundExpr::Sum(vec![
+            BoundExpr::Mul(vec![
+                BoundExpr::pol(Polynomial::constant(over.clone())),
+                BoundExpr::Pow {
+                    base: b,
+                    exponent: Box::new(depth),
+                },
+            ]),
+            BoundExpr::pol(Polynomial::constant(-over)),
+        ])
+    }
+
+    /// How many activations are on the stack at once under a call, at most: the leaf level
+    /// under the deepest activations with `μ >= 1`.
+    pub(super) fn depth(&self, params: &[String]) -> BoundExpr {
+        let mu = self.measure(params);
+        let recursing = match self.law {
+            Law::Split | Law::Ranked => BoundExpr::pol(mu.clone() + Polynomial::one()),
+            Law::Halving => BoundExpr::Sum(vec![
+                BoundExpr::log2(BoundExpr::pol(mu.clone())),
+                BoundExpr::pol(Polynomial::constant(Rat::from(2))),
+            ]),
+        };
+        self.where_recursing(&mu, recursing, BoundExpr::pol(Polynomial::one()))
+    }
+
+    /// The total of `qty` (its value in one activation, over `params`) over the activations
+    /// under a call.
+    pub(super) fn total(&self, qty: &Qty, params: &[String]) -> Result<Qty, String> {
+        let aligned = qty.aligned(params);
+        let pw = match &aligned {
+            Qty::Inf => return Ok(Qty::Inf),
+            Qty::Expr(_) => {
+                return Err("an activation's own cost is not a quasi-polynomial".to_string());
+            }
+            Qty::Finite(pw) => pw,
+        };
+        let mu = self.measure(params);
+        let inside = Constraint::ge(self.measure.sub(&Affine::constant(Rat::from(1))));
+        let outside = Constraint::ge(self.measure.neg());
+        let c_in = most_per_activation(pw, &inside)?;
+        let c_out = most_per_activation(pw, &outside)?;
+        let internal = self.internal_activations(params);
+        let constant = |value: Rat| BoundExpr::pol(Polynomial::constant(value));
+        let others = BoundExpr::Sum(vec![
+            constant(Rat::from(1)),
+            BoundExpr::Mul(vec![
+                constant(Rat::from(Int::from(self.branching - 1))),
+                internal.clone(),
+            ]),
+        ]);
+        let recursing = BoundExpr::Sum(vec![
+            BoundExpr::Mul(vec![constant(c_in), internal]),
+            BoundExpr::Mul(vec![constant(c_out), others]),
+        ]);
+        Ok(Qty::Expr(self.where_recursing(
+            &mu,
+            recursing,
+            aligned.to_quantity(),
+        )))
+    }
+
+    /// `recursing` where `μ >= 1`, `otherwise` elsewhere.
+    fn where_recursing(
+        &self,
+        mu: &Polynomial,
+        recursing: BoundExpr,
+        otherwise: BoundExpr,
+    ) -> BoundExpr {
+        let guard = Guard::from_atoms(vec![Atom::ge(mu.clone() - Polynomial::one())]);
+        simplify(
+            &BoundExpr::Cases {
+                arms: vec![Arm {
+                    guard,
+                    expr: recursing,
+                }],
+                default: Box::new(otherwise),
+            },
+            &Guard::always(),
+        )
+    }
+}
+
+fn binding(call: &CallSet) -> Result<Binding, String> {
+    let formals: Vec<&str> = call.formals.iter().map(String::as_str).collect();
+    let bound = call.set.project_onto(&formals);
+    // Congruences only remove points: the laws proved on the polyhedra hold on the parts.
+    let parts: Vec<Polyhedron> = bound
+        .value
+        .parts
+        .iter()
+        .map(|part| part.poly.minimized())
+        .filter(|poly| !poly.is_empty())
+        .collect();
+    if parts.is_empty() {
+        return Err("the call never runs".to_string());
+    }
+    Ok(Binding {
+        parts,
+        times: executions_per_activation(call)?,
+    })
+}
+
+/// Measures `e + 1` for the constraints `e >= 0` on the formals alone that every part of every
+/// binding implies: the recursion calls only where `μ >= 1`.
+fn guard_candidates(bindings: &[Binding], n: usize) -> Vec<Affine> {
+    let formals: Vec<usize> = (0..n).collect();
+    let first = bindings[0].parts[0].project_onto(&formals).minimized();
+    first
+        .constraints()
+        .iter()
+        .filter(|c| c.rel == Relation::Ge && c.expr.support().next().is_some())
+        .map(Constraint::normalized_for_integers)
+        .filter(|guard| {
+            bindings
+                .iter()
+                .flat_map(|b| &b.parts)
+                .all(|part| part.implies(guard))
+        })
+        .map(|guard| guard.expr.add(&Affine::constant(Rat::from(1))))
+        .collect()
+}
+
+/// The law of `measure` that gives the smallest count of activations, if any holds.
+fn strongest_law(bindings: &[Binding], measure: &Affine, n: usize, branching: u64) -> Option<Law> {
+    let callee = measure.remap(|column| column + n);
+    let every_part = |violation: &Affine| {
+        bindings
+            .iter()
+            .flat_map(|b| &b.parts)
+            .all(|part| never(part, violation))
+    };
+    // Violations: 2·μ' - μ >= 1, μ' - μ >= 0.
+    let halving = || {
+        every_part(
+            &callee
+                .scale(&Rat::from(2))
+                .sub(measure)
+                .sub(&Affine::constant(Rat::from(1))),
+        )
+    };
+    let ranked = || every_part(&callee.sub(measure));
+    let split = || split_holds(bindings, measure, &callee, n);
+    let preference: [(Law, &dyn Fn() -> bool); 3] = if branching == 1 {
+        [
+            (Law::Halving, &halving),
+            (Law::Ranked, &ranked),
+            (Law::Split, &split),
+        ]
+    } else {
+        [
+            (Law::Split, &split),
+            (Law::Halving, &halving),
+            (Law::Ranked, &ranked),
+        ]
+    };
+    preference
+        .into_iter()
+        .find(|(_, holds)| holds())
+        .map(|(law, _)| law)
+}
+
+/// Whether `part` has no point with `violation >= 0` (over the integers).
+fn never(part: &Polyhedron, violation: &Affine) -> bool {
+    part.intersect(&Polyhedron::from_constraints(
+        part.dim(),
+        vec![Constraint::ge(violation.clone()).normalized_for_integers()],
+    ))
+    .is_empty()
+}
+
+/// The split law: every call's measure is `>= 0`, and the measures of all the calls of one
+/// activation sum to at most `μ - 1`, whichever parts of their bindings they take.
+fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize) -> bool {
+    let nonnegative = bindings
+        .iter()
+        .flat_map(|b| &b.parts)
+        .all(|part| never(part, &callee.neg().sub(&Affine::constant(Rat::from(1)))));
+    if !nonnegative {
+        return false;
+    }
+    let copies: Vec<&Binding> = bindings
+        .iter()
+        .flat_map(|b| std::iter::repeat_n(b, b.times as usize))
+        .collect();
+    let combinations: usize = copies
+        .iter()
+        .map(|b| b.parts.len())
+        .try_fold(1usize, |acc, len| acc.checked_mul(len))
+        .unwrap_or(usize::MAX);
+    if copies.len() > MAX_COMBINATIONS || combinations > MAX_COMBINATIONS {
+        return false;
+    }
+    let dim = n + copies.len() * n;
+    // Column of copy `t`'s callee formal `i`: n + t·n + i.
+    let in_copy = |t: usize| move |column: usize| if column < n { column } else { column + t * n };
+    let mut choice = vec![0usize; copies.len()];
+    loop {
+        let mut constraints: Vec<Constraint> = Vec::new();
+        let mut sum = measure.neg();
+        for (t, (copy, &index)) in copies.iter().zip(&choice).enumerate() {
+            constraints.extend(
+                copy.parts[index]
+                    .constraints()
+                    .iter()
+                    .map(|c| c.remap(in_copy(t))),
+            );
+            sum = sum.add(&callee.remap(in_copy(t)));
+        }
+        constraints.push(Constraint::ge(sum).normalized_for_integers());
+        if !Polyhedron::from_constraints(dim, constraints).is_empty() {
+            return false;
+        }
+        if !next_choice(&mut choice, &copies) {
+            return true;
+        }
+    }
+}
+
+/// The next combination of parts, in odometer order; false after the last.
+fn next_choice(choice: &mut [usize], copies: &[&Binding]) -> bool {
+    for (index, copy) in choice.iter_mut().zip(copies) {
+        *index += 1;
+        if *index < copy.parts.len() {
+            return true;
+        }
+        *index = 0;
+    }
+    false
+}
+
+/// The most `pw` is in one activation whose formals satisfy `region`: the sum of the positive
+/// constants of the pieces that meet it (pieces add where they overlap). A piece that meets it
+/// with a value that varies is an error: deeper activations' formals are not known.
+fn most_per_activation(
+    pw: &membound_polyhedra::PiecewiseQuasiPolynomial,
+    region: &Constraint,
+) -> Result<Rat, String> {
+    let mut most = Rat::from(0);
+    for piece in &pw.pieces {
+        let meets = piece.domain.parts.iter().any(|part| {
+            let mut constraints = part.all_constraints();
+            constraints.push(region.clone());
+            !Polyhedron::from_constraints(part.n_columns(), constraints).is_empty()
+        });
+        if !meets {
+            continue;
+        }
+        let value = piece
+            .qp
+            .as_polynomial()
+            .and_then(|p| p.as_constant())
+            .ok_or_else(|| {
+                "the cost of one activation depends on its formals, which only the measure \
+                 bounds below the first call"
+                    .to_string()
+            })?;
+        if value > Rat::from(0) {
+            most += value;
+        }
+    }
+    Ok(most)
+}
