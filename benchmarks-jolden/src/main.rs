@@ -8,6 +8,7 @@
 //! analysis, measurement and validation are the `membound` library's.
 
 mod analysis;
+mod call_trees;
 mod check;
 mod report;
 mod setup;
@@ -138,12 +139,19 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
     } else {
         "cargo run --release -p benchmarks-jolden"
     };
+    // The call trees belong to the whole table, not to a selection of methods.
+    let call_trees = if cli.only.is_empty() {
+        Some(call_trees::table(cli.small)?)
+    } else {
+        None
+    };
     let text = report::render(
         &results,
         &Context {
             small: cli.small,
             time_limit_seconds: limit,
             command,
+            call_trees: call_trees.as_deref(),
         },
     );
     std::fs::write(&out, text)

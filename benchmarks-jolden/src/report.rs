@@ -78,6 +78,8 @@ pub struct Context<'a> {
     pub small: bool,
     pub time_limit_seconds: u64,
     pub command: &'a str,
+    /// The call-tree table ([`crate::call_trees`]), when it was measured.
+    pub call_trees: Option<&'a str>,
 }
 
 /// The whole RESULTS.md.
@@ -127,6 +129,15 @@ pub fn render(results: &[MethodResult], context: &Context<'_>) -> String {
     summary_table(&mut out, results);
     mem_rq_table(&mut out, results);
     time_per_program(&mut out, results);
+    if let Some(table) = context.call_trees {
+        let _ = writeln!(
+            out,
+            "\n## Call trees\n\nAnalysis time of generated call trees (`src/call_trees.rs`): \
+             `m_i` loops `n` times, allocating one object and calling `m_(i+1)` fan-out times; \
+             the nested family passes the loop counter, a loop nest through calls. Ratio: time \
+             per method against the smallest depth's, per family and fan-out.\n\n{table}"
+        );
+    }
     let _ = writeln!(out, "\n## Methods\n");
     for result in results {
         details(&mut out, result);
@@ -542,6 +553,7 @@ methods:
             small: true,
             time_limit_seconds: 1,
             command: "test",
+            call_trees: None,
         };
         render(&[result(observed)], &context)
     }

@@ -60,7 +60,7 @@ pub fn simplify_in(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
 const MAX_FOLDED_BITS: u64 = 128;
 
 /// A product with nested products flattened and its polynomial factors multiplied (first).
-fn product_of(items: Vec<BoundExpr>) -> BoundExpr {
+pub fn product_of(items: Vec<BoundExpr>) -> BoundExpr {
     let mut polynomial = QuasiPolynomial::constant(1);
     let mut rest = Vec::new();
     let mut pending = items;

@@ -59,10 +59,14 @@ fn scale(quantity: &Quantity, factor: &Rat) -> Quantity {
             default: Box::new(scale(default, factor)),
         },
         BoundExpr::Inf => BoundExpr::Inf,
-        BoundExpr::Mul(_) | BoundExpr::Pow { .. } | BoundExpr::Log2 { .. } => BoundExpr::Mul(vec![
-            BoundExpr::Pol(QuasiPolynomial::constant(factor.clone())),
-            quantity.clone(),
-        ]),
+        _ if *factor == Rat::from(1) => quantity.clone(),
+        // The factor joins a product's polynomial factor (`product_of` multiplies them).
+        BoundExpr::Mul(_) | BoundExpr::Pow { .. } | BoundExpr::Log2 { .. } => {
+            membound_bernstein::simplify::product_of(vec![
+                BoundExpr::Pol(QuasiPolynomial::constant(factor.clone())),
+                quantity.clone(),
+            ])
+        }
     }
 }
 

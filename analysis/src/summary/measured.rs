@@ -8,9 +8,12 @@
 //!   induction a subtree holds at most `μ` activations with `μ >= 1`;
 //! - **halving**: each call's measure is at most half the caller's (`2·μ' <= μ`: a size divided
 //!   by two). Activations with `μ >= 1` are at most `⌊log2 μ⌋ + 1` deep, `b^d` at depth `d`
-//!   for `b` calls per activation;
+//!   for `b` calls per activation; the law may hold for `μ + 2^k - 1` too, which makes the
+//!   levels `⌊log2 (μ + 2^k - 1)⌋ - k + 1` (exact for `size / 2` under `size >= 2`);
 //! - **ranked**: each call's measure is below the caller's (`μ' <= μ - 1`: Fibonacci's `n - 1`
 //!   and `n - 2`). Activations with `μ >= 1` are at most `μ` deep.
+//!
+//! Where several laws hold, the one whose count is smallest at `μ = 1..=32` is used.
 //!
 //! With `I` the number of activations with `μ >= 1` and `b` calls per activation, the others
 //! number at most `1 + (b - 1)·I`, so a quantity whose value per activation is at most `c_in`
@@ -33,9 +36,17 @@ use crate::lowering::CallSet;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Law {
     Split,
-    Halving,
+    /// `2·μ_k' <= μ_k` for `μ_k = μ + 2^k - 1`, which is at least `2^k` where the method
+    /// recurses: `⌊log2 μ_k⌋ - k + 1` levels recurse (a larger `k` takes the guard's margin into
+    /// account: `size / 2` under `size >= 2` recurses `⌊log2 size⌋` levels deep).
+    Halving {
+        k: u32,
+    },
     Ranked,
 }
+
+/// The most `k` tried for the halving law.
+const MAX_HALVING_SHIFT: u32 = 6;
 
 /// A recursion bounded by a measure.
 #[derive(Debug)]
@@ -86,12 +97,10 @@ impl Measured {
 
     /// At most how many activations with `μ >= 1` a call with `μ >= 1` makes in all.
     fn internal_activations(&self, params: &[String]) -> BoundExpr {
-        let mu = BoundExpr::pol(self.measure(params));
-        let one = || BoundExpr::pol(Polynomial::constant(Rat::from(1)));
         let depth = match self.law {
-            Law::Split => return mu,
-            Law::Halving => BoundExpr::Sum(vec![BoundExpr::log2(mu), one()]),
-            Law::Ranked => mu,
+            Law::Split => return BoundExpr::pol(self.measure(params)),
+            Law::Halving { k } => self.halving_levels(params, k),
+            Law::Ranked => BoundExpr::pol(self.measure(params)),
         };
         if self.branching == 1 {
             return depth;
@@ -111,15 +120,24 @@ impl Measured {
         ])
     }
 
+    /// `⌊log2 (μ + 2^k - 1)⌋ - k + 1`: the levels that recurse under the halving law.
+    fn halving_levels(&self, params: &[String], k: u32) -> BoundExpr {
+        let shifted = self.measure(params) + Polynomial::constant(Rat::from((1i64 << k) - 1));
+        BoundExpr::Sum(vec![
+            BoundExpr::log2(BoundExpr::pol(shifted)),
+            BoundExpr::pol(Polynomial::constant(Rat::from(1 - i64::from(k)))),
+        ])
+    }
+
     /// How many activations are on the stack at once under a call, at most: the leaf level
     /// under the deepest activations with `μ >= 1`.
     pub(super) fn depth(&self, params: &[String]) -> BoundExpr {
         let mu = self.measure(params);
         let recursing = match self.law {
             Law::Split | Law::Ranked => BoundExpr::pol(mu.clone() + Polynomial::one()),
-            Law::Halving => BoundExpr::Sum(vec![
-                BoundExpr::log2(BoundExpr::pol(mu.clone())),
-                BoundExpr::pol(Polynomial::constant(Rat::from(2))),
+            Law::Halving { k } => BoundExpr::Sum(vec![
+                self.halving_levels(params, k),
+                BoundExpr::pol(Polynomial::one()),
             ]),
         };
         self.where_recursing(&mu, recursing, BoundExpr::pol(Polynomial::one()))
@@ -222,7 +240,8 @@ fn guard_candidates(bindings: &[Binding], n: usize) -> Vec<Affine> {
         .collect()
 }
 
-/// The law of `measure` that gives the smallest count of activations, if any holds.
+/// The law of `measure` that gives the smallest count of activations, if any holds: the
+/// laws' counts are compared at `μ = 1..=32` (each is a function of `μ` alone).
 fn strongest_law(bindings: &[Binding], measure: &Affine, n: usize, branching: u64) -> Option<Law> {
     let callee = measure.remap(|column| column + n);
     let every_part = |violation: &Affine| {
@@ -231,34 +250,46 @@ fn strongest_law(bindings: &[Binding], measure: &Affine, n: usize, branching: u6
             .flat_map(|b| &b.parts)
             .all(|part| never(part, violation))
     };
-    // Violations: 2·μ' - μ >= 1, μ' - μ >= 0.
-    let halving = || {
+    let mut holding = Vec::new();
+    if split_holds(bindings, measure, &callee, n) {
+        holding.push(Law::Split);
+    }
+    // Violation of halving for μ + δ: 2·(μ' + δ) - (μ + δ) >= 1.
+    let halving = |k: u32| {
+        let delta = Affine::constant(Rat::from((1i64 << k) - 1));
         every_part(
             &callee
                 .scale(&Rat::from(2))
                 .sub(measure)
+                .add(&delta)
                 .sub(&Affine::constant(Rat::from(1))),
         )
     };
-    let ranked = || every_part(&callee.sub(measure));
-    let split = || split_holds(bindings, measure, &callee, n);
-    let preference: [(Law, &dyn Fn() -> bool); 3] = if branching == 1 {
-        [
-            (Law::Halving, &halving),
-            (Law::Ranked, &ranked),
-            (Law::Split, &split),
-        ]
-    } else {
-        [
-            (Law::Split, &split),
-            (Law::Halving, &halving),
-            (Law::Ranked, &ranked),
-        ]
+    if let Some(k) = (0..=MAX_HALVING_SHIFT).take_while(|&k| halving(k)).last() {
+        holding.push(Law::Halving { k });
+    }
+    // Violation of ranked: μ' - μ >= 0.
+    if every_part(&callee.sub(measure)) {
+        holding.push(Law::Ranked);
+    }
+    holding.into_iter().min_by_key(|&law| {
+        (1..=32)
+            .map(|mu| activations(law, branching, mu))
+            .fold(0u128, u128::saturating_add)
+    })
+}
+
+/// The count of activations with `μ >= 1` a law allows under one with measure `mu`.
+fn activations(law: Law, branching: u64, mu: u32) -> u128 {
+    let levels = match law {
+        Law::Split => return u128::from(mu),
+        Law::Halving { k } => (mu + (1 << k) - 1).ilog2() - k + 1,
+        Law::Ranked => mu,
     };
-    preference
-        .into_iter()
-        .find(|(_, holds)| holds())
-        .map(|(law, _)| law)
+    let b = u128::from(branching);
+    (0..levels).fold(0u128, |sum, level| {
+        sum.saturating_add(b.saturating_pow(level))
+    })
 }
 
 /// Whether `part` has no point with `violation >= 0` (over the integers).
