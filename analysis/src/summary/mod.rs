@@ -32,6 +32,7 @@ use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
 use membound_jvm::MethodRef;
 use membound_polyhedra::{BasicSet, CountError, Polyhedron, Rat, Relation, Set, Space};
+use rayon::prelude::*;
 
 use crate::escape::{Fate, Fates, SummaryNode};
 use crate::lowering::{CALLEE_PREFIX, CallSet, Lowered};
@@ -248,7 +249,8 @@ pub struct Inputs<'a> {
 }
 
 /// The summary of every method of `inputs.graph` that reaches a local site, callees first.
-/// `progress` is called once per method summarized.
+/// The call graph's components are summarized in waves, each after the components it calls,
+/// the components of a wave in parallel. `progress` is called once per method summarized.
 pub fn summarize(inputs: &Inputs<'_>, progress: &(dyn Fn() + Sync)) -> Summaries {
     let count = inputs.graph.methods.len();
     let mut summaries = Summaries {
@@ -256,42 +258,127 @@ pub fn summarize(inputs: &Inputs<'_>, progress: &(dyn Fn() + Sync)) -> Summaries
         order: Vec::new(),
     };
     let adjacency = inputs.graph.adjacency();
-    for component in inputs.graph.components() {
-        let members: Vec<NodeId> = component
-            .iter()
-            .copied()
-            .filter(|&id| inputs.local.reaches[id] && lowered(inputs, id))
+    let components = inputs.graph.components();
+    for wave in waves(&components, &adjacency, count) {
+        let solved: Vec<Vec<(NodeId, MethodSummary)>> = wave
+            .par_iter()
+            .map(|&component| {
+                let solved =
+                    summarize_component(inputs, &summaries, &components[component], &adjacency);
+                solved.iter().for_each(|_| progress());
+                solved
+            })
             .collect();
-        let recursive = component.len() > 1
-            || adjacency[component[0]]
-                .iter()
-                .any(|edge| edge.callee == component[0]);
-        if !recursive {
-            for &id in &members {
-                let summary = method_summary(inputs, &summaries, &adjacency[id], id);
-                summaries.by_node[id] = Some(summary);
-                summaries.order.push(id);
-                progress();
-            }
-            continue;
+        for (id, summary) in solved.into_iter().flatten() {
+            summaries.by_node[id] = Some(summary);
+            summaries.order.push(id);
         }
-        let start = summaries.order.len();
-        let solved = recursion::component(inputs, &mut summaries, &members, &adjacency);
-        if let Err(why) = solved {
-            summaries.order.truncate(start);
-            for &id in &members {
-                summaries.by_node[id] = None;
-            }
-            for &id in &members {
-                let summary =
-                    recursive_summary(inputs, &summaries, &members, &adjacency[id], id, &why);
-                summaries.by_node[id] = Some(summary);
-                summaries.order.push(id);
-            }
-        }
-        members.iter().for_each(|_| progress());
     }
     summaries
+}
+
+/// The components (indices into `components`, which lists callees' components first) grouped
+/// by height: a component's wave comes after the waves of every component it calls.
+fn waves(components: &[Vec<NodeId>], adjacency: &[Vec<&Edge>], count: usize) -> Vec<Vec<usize>> {
+    let mut component_of = vec![0; count];
+    for (index, members) in components.iter().enumerate() {
+        for &member in members {
+            component_of[member] = index;
+        }
+    }
+    let mut height = vec![0usize; components.len()];
+    let mut waves: Vec<Vec<usize>> = Vec::new();
+    for (index, members) in components.iter().enumerate() {
+        height[index] = members
+            .iter()
+            .flat_map(|&member| &adjacency[member])
+            .map(|edge| component_of[edge.callee])
+            .filter(|&callee| callee != index)
+            .map(|callee| height[callee] + 1)
+            .max()
+            .unwrap_or(0);
+        if waves.len() <= height[index] {
+            waves.resize(height[index] + 1, Vec::new());
+        }
+        waves[height[index]].push(index);
+    }
+    waves
+}
+
+/// The summaries of one component's members, in the order they were summarized, over the
+/// summaries of the components it calls (`done`).
+fn summarize_component(
+    inputs: &Inputs<'_>,
+    done: &Summaries,
+    component: &[NodeId],
+    adjacency: &[Vec<&Edge>],
+) -> Vec<(NodeId, MethodSummary)> {
+    let members: Vec<NodeId> = component
+        .iter()
+        .copied()
+        .filter(|&id| inputs.local.reaches[id] && lowered(inputs, id))
+        .collect();
+    let recursive = component.len() > 1
+        || adjacency[component[0]]
+            .iter()
+            .any(|edge| edge.callee == component[0]);
+    let mut layered = Layered::over(done);
+    if !recursive {
+        for &id in &members {
+            let summary = method_summary(inputs, &layered, &adjacency[id], id);
+            layered.push(id, summary);
+        }
+        return layered.into_ordered();
+    }
+    let Err(why) = recursion::component(inputs, &mut layered, &members, adjacency) else {
+        return layered.into_ordered();
+    };
+    let mut layered = Layered::over(done);
+    for &id in &members {
+        let summary = recursive_summary(inputs, &layered, &members, &adjacency[id], id, &why);
+        layered.push(id, summary);
+    }
+    layered.into_ordered()
+}
+
+/// The summaries of one component while it is summarized, over those of the components it
+/// calls; a member summarized again replaces its earlier summary.
+pub(super) struct Layered<'a> {
+    done: &'a Summaries,
+    new: BTreeMap<NodeId, MethodSummary>,
+    order: Vec<NodeId>,
+}
+
+impl<'a> Layered<'a> {
+    fn over(done: &'a Summaries) -> Layered<'a> {
+        Layered {
+            done,
+            new: BTreeMap::new(),
+            order: Vec::new(),
+        }
+    }
+
+    pub(super) fn of(&self, node: NodeId) -> Option<&MethodSummary> {
+        self.new.get(&node).or_else(|| self.done.of(node))
+    }
+
+    /// `summary` for `node`, seen by the summaries computed next but not yet final.
+    pub(super) fn set(&mut self, node: NodeId, summary: MethodSummary) {
+        self.new.insert(node, summary);
+    }
+
+    /// `summary` for `node`, final: it comes out in this order.
+    pub(super) fn push(&mut self, node: NodeId, summary: MethodSummary) {
+        self.new.insert(node, summary);
+        self.order.push(node);
+    }
+
+    fn into_ordered(mut self) -> Vec<(NodeId, MethodSummary)> {
+        self.order
+            .iter()
+            .filter_map(|node| Some((*node, self.new.remove(node)?)))
+            .collect()
+    }
 }
 
 fn lowered(inputs: &Inputs<'_>, id: NodeId) -> bool {
@@ -332,7 +419,7 @@ fn add_reasons(summary: &mut SiteSummary, reasons: &[String]) {
 /// The summary of a method outside any recursive component, from its callees' summaries.
 fn method_summary(
     inputs: &Inputs<'_>,
-    summaries: &Summaries,
+    summaries: &Layered<'_>,
     edges: &[&Edge],
     id: NodeId,
 ) -> MethodSummary {
@@ -408,7 +495,7 @@ fn calls_by_offset(inputs: &Inputs<'_>, edges: &[&Edge]) -> BTreeMap<u32, Vec<No
 /// One call site of the method being summarized.
 struct CallSite<'a> {
     inputs: &'a Inputs<'a>,
-    summaries: &'a Summaries,
+    summaries: &'a Layered<'a>,
     caller: NodeId,
     method: &'a MethodRef,
     params: &'a [String],
@@ -640,7 +727,7 @@ fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountErr
 /// reaches is ∞ (recursion through it, and why it is not solved), and so are its totals.
 fn recursive_summary(
     inputs: &Inputs<'_>,
-    summaries: &Summaries,
+    summaries: &Layered<'_>,
     component: &[NodeId],
     edges: &[&Edge],
     id: NodeId,
@@ -694,7 +781,11 @@ fn unbounded_entry(entries: &mut Entries, via: Option<u32>, site: usize, why: &[
 
 /// Every local site a recursive component reaches: its members' own and those of the
 /// summarized methods they call.
-fn component_sites(inputs: &Inputs<'_>, summaries: &Summaries, component: &[NodeId]) -> Vec<usize> {
+fn component_sites(
+    inputs: &Inputs<'_>,
+    summaries: &Layered<'_>,
+    component: &[NodeId],
+) -> Vec<usize> {
     let mut sites: Vec<usize> = Vec::new();
     for &member in component {
         sites.extend(&inputs.local.by_node[member]);

@@ -33,7 +33,7 @@ use membound_polyhedra::{
 use super::geometric;
 use super::measured::Measured;
 use super::{
-    Counted, Divergence, Entries, Inputs, Levels, MethodSummary, Place, Qty, Recursion, Summaries,
+    Counted, Divergence, Entries, Inputs, Layered, Levels, MethodSummary, Place, Qty, Recursion,
     add_part, add_reasons, entry, method_summary,
 };
 use crate::escape::Fate;
@@ -56,7 +56,7 @@ struct RecursiveCall {
 /// The summaries of the component's callees must be in `summaries`; the members' are added.
 pub(super) fn component(
     inputs: &Inputs<'_>,
-    summaries: &mut Summaries,
+    summaries: &mut Layered<'_>,
     component: &[NodeId],
     adjacency: &[Vec<&Edge>],
 ) -> Result<(), String> {
@@ -64,17 +64,15 @@ pub(super) fn component(
     // The others without the header: their calls into it are left out for now.
     for &member in &order {
         let summary = method_summary(inputs, summaries, &adjacency[member], member);
-        summaries.by_node[member] = Some(summary);
+        summaries.set(member, summary);
     }
     let base = method_summary(inputs, summaries, &adjacency[header], header);
     let calls = recursive_calls(inputs, header, component, adjacency)?;
     let solved = solve(inputs, base, &calls)?;
-    summaries.by_node[header] = Some(solved);
-    summaries.order.push(header);
+    summaries.push(header, solved);
     for &member in &order {
         let summary = method_summary(inputs, summaries, &adjacency[member], member);
-        summaries.by_node[member] = Some(summary);
-        summaries.order.push(member);
+        summaries.push(member, summary);
     }
     Ok(())
 }
