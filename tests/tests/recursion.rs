@@ -211,3 +211,37 @@ fn fibonacci_is_bounded_by_a_power_of_two_and_its_stack_exactly() {
     assert_eq!(observed, fib_calls(9));
     assert_eq!(predicted, (1 << 9) - 1);
 }
+
+/// What `Shapes.twoPhase(a, b)` allocates, by its cost relation.
+fn two_phase_cells(a: i64, b: i64) -> i64 {
+    if a > 0 {
+        1 + two_phase_cells(a - 1, b)
+    } else if b > 0 {
+        1 + two_phase_cells(0, b - 1)
+    } else {
+        0
+    }
+}
+
+#[test]
+fn two_arguments_descending_one_after_the_other_take_one_phase_each() {
+    let cert = certificate("twoPhase");
+    for a in -2..=6 {
+        for b in -2..=6 {
+            assert_eq!(
+                objects_at(&cert, "twoPhase", &format!("a={a},b={b}")),
+                two_phase_cells(a, b),
+                "a={a} b={b}"
+            );
+        }
+    }
+    // All the activations are on the stack at once, each holding its cell: a + b, plus the
+    // last activation's level (which allocates nothing).
+    let rq =
+        eval_method(&cert, "recursion.Shapes.twoPhase", "a=4,b=3")["mem_rq"]["objects"].clone();
+    assert_eq!(rq, 8);
+    let (code, json) = validate_json(&cert, "recursion.Shapes", &["twoPhase", "4", "3"]);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+    let (observed, predicted) = total_objects(json["comparisons"].as_array().expect("list"));
+    assert_eq!((observed, predicted), (7.into(), 7.into()));
+}

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use membound_bernstein::{Guard, ParametricPolytope, bound_expr_over, simplify};
-use membound_polyhedra::{Rat, Set};
+use membound_polyhedra::{Polynomial, Rat, Set};
 
 mod render;
 
@@ -544,14 +544,17 @@ fn deepest_of_points(quantity: &Quantity, levels: &Set) -> Quantity {
     bounds.map_or(Quantity::Inf, maximum)
 }
 
-/// `per_level · depth` when `per_level` is a constant (the formals of the levels under a
+/// `per_level · depth` with `per_level` at its largest, when that is a constant (the formals of the levels under a
 /// measured recursion's first call are not known), ∞ otherwise.
 fn times_depth(per_level: &Qty, depth: &Quantity) -> Quantity {
-    match constant_or_inf(&per_level.to_quantity()) {
-        Quantity::Inf => Quantity::Inf,
-        constant if constant.is_zero() => constant,
-        constant => simplify(
-            &Quantity::Mul(vec![constant, depth.clone()]),
+    match per_level.largest_constant() {
+        None => Quantity::Inf,
+        Some(constant) if constant.is_zero() => Quantity::zero(),
+        Some(constant) => simplify(
+            &Quantity::Mul(vec![
+                Quantity::pol(Polynomial::constant(constant)),
+                depth.clone(),
+            ]),
             &Guard::always(),
         ),
     }

@@ -15,13 +15,15 @@
 //!
 //! Where several laws hold, the one whose count is smallest at `μ = 1..=32` is used.
 //!
-//! With `I` the number of activations with `μ >= 1` and `b` calls per activation, the others
-//! number at most `1 + (b - 1)·I`, so a quantity whose value per activation is at most `c_in`
-//! where `μ >= 1` and `c_out` where `μ <= 0` totals at most `c_in·I + c_out·(1 + (b - 1)·I)`.
-//! This is exact where the law's count of activations is (a split tree of `μ` nodes, a halving
-//! tree of `2^(⌊log2 μ⌋+1) - 1`), an upper bound otherwise (Fibonacci's calls by `2^μ`). The
-//! value per activation must be a constant on each side: deeper activations' formals are known
-//! only through their measure.
+//! With `I` the number of activations with `μ >= 1` and `b` calls per activation (the most of one
+//! call when the calls run for disjoint formals, as the branches of an `if`, their sum
+//! otherwise), the activations that recurse are at most `I` and the others at most
+//! `1 + (b - 1)·I`, so a quantity whose value per activation is at most `c_in` where the method
+//! recurses (the calls' regions) and `c_out` elsewhere totals at most
+//! `c_in·I + c_out·(1 + (b - 1)·I)`. This is exact where the law's count of activations is (a
+//! split tree of `μ` nodes, a halving tree of `2^(⌊log2 μ⌋+1) - 1`), an upper bound otherwise
+//! (Fibonacci's calls by `2^μ`). The value per activation must be a constant on each side:
+//! deeper activations' formals are known only through their measure.
 
 use membound_bernstein::guard::affine_to_linear;
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
@@ -56,12 +58,15 @@ pub(super) struct Measured {
     law: Law,
     /// Recursive calls per activation, at most.
     branching: u64,
+    /// Where the method recurses: its calls' regions.
+    recursing: Vec<Polyhedron>,
 }
 
 /// One recursive call: the polyhedra of its binding (columns: the formals, then the callee's
-/// formals) and how often it runs per activation.
-struct Binding {
-    parts: Vec<Polyhedron>,
+/// formals), where it runs (those projected on the formals) and how often per activation.
+pub(super) struct Binding {
+    pub(super) parts: Vec<Polyhedron>,
+    pub(super) region: Vec<Polyhedron>,
     times: u64,
 }
 
@@ -72,18 +77,16 @@ impl Measured {
     /// The measure of these recursive calls (each one's set over `params`) and its law, or
     /// why there is none.
     pub(super) fn of(params: &[String], calls: &[(u32, CallSet)]) -> Result<Measured, String> {
-        let bindings = calls
-            .iter()
-            .map(|(pc, call)| binding(call).map_err(|why| format!("the call at {pc}: {why}")))
-            .collect::<Result<Vec<Binding>, String>>()?;
-        let branching: u64 = bindings.iter().map(|b| b.times).sum();
         let n = params.len();
+        let bindings = bindings(calls, n)?;
+        let branching = branching(&bindings);
         for measure in guard_candidates(&bindings, n) {
             if let Some(law) = strongest_law(&bindings, &measure, n, branching) {
                 return Ok(Measured {
                     measure,
                     law,
                     branching,
+                    recursing: regions(&bindings),
                 });
             }
         }
@@ -155,10 +158,7 @@ impl Measured {
             Qty::Finite(pw) => pw,
         };
         let mu = self.measure(params);
-        let inside = Constraint::ge(self.measure.sub(&Affine::constant(Rat::from(1))));
-        let outside = Constraint::ge(self.measure.neg());
-        let c_in = most_per_activation(pw, &inside)?;
-        let c_out = most_per_activation(pw, &outside)?;
+        let (c_in, c_out) = per_activation(pw, &self.recursing)?;
         let internal = self.internal_activations(params);
         let constant = |value: Rat| BoundExpr::pol(Polynomial::constant(value));
         let others = BoundExpr::Sum(vec![
@@ -200,7 +200,38 @@ impl Measured {
     }
 }
 
-fn binding(call: &CallSet) -> Result<Binding, String> {
+/// The bindings of the recursive calls (each one's set over `n` formals).
+pub(super) fn bindings(calls: &[(u32, CallSet)], n: usize) -> Result<Vec<Binding>, String> {
+    calls
+        .iter()
+        .map(|(pc, call)| binding(call, n).map_err(|why| format!("the call at {pc}: {why}")))
+        .collect()
+}
+
+/// Every call's region.
+pub(super) fn regions(bindings: &[Binding]) -> Vec<Polyhedron> {
+    bindings.iter().flat_map(|b| b.region.clone()).collect()
+}
+
+/// Recursive calls per activation, at most: the most of one call when no two calls run for
+/// the same formals (the branches of an `if`), their sum otherwise.
+pub(super) fn branching(bindings: &[Binding]) -> u64 {
+    let exclusive = bindings.iter().enumerate().all(|(i, a)| {
+        bindings[i + 1..].iter().all(|b| {
+            a.region
+                .iter()
+                .all(|p| b.region.iter().all(|q| p.intersect(q).is_empty()))
+        })
+    });
+    let times = bindings.iter().map(|b| b.times);
+    if exclusive {
+        times.max().unwrap_or(0)
+    } else {
+        times.sum()
+    }
+}
+
+fn binding(call: &CallSet, n: usize) -> Result<Binding, String> {
     let formals: Vec<&str> = call.formals.iter().map(String::as_str).collect();
     let bound = call.set.project_onto(&formals);
     // Congruences only remove points: the laws proved on the polyhedra hold on the parts.
@@ -214,8 +245,14 @@ fn binding(call: &CallSet) -> Result<Binding, String> {
     if parts.is_empty() {
         return Err("the call never runs".to_string());
     }
+    let formals: Vec<usize> = (0..n).collect();
+    let region = parts
+        .iter()
+        .map(|part| part.project_onto(&formals).minimized())
+        .collect();
     Ok(Binding {
         parts,
+        region,
         times: executions_per_activation(call)?,
     })
 }
@@ -293,7 +330,7 @@ fn activations(law: Law, branching: u64, mu: u32) -> u128 {
 }
 
 /// Whether `part` has no point with `violation >= 0` (over the integers).
-fn never(part: &Polyhedron, violation: &Affine) -> bool {
+pub(super) fn never(part: &Polyhedron, violation: &Affine) -> bool {
     part.intersect(&Polyhedron::from_constraints(
         part.dim(),
         vec![Constraint::ge(violation.clone()).normalized_for_integers()],
@@ -361,21 +398,34 @@ fn next_choice(choice: &mut [usize], copies: &[&Binding]) -> bool {
     false
 }
 
-/// The most `pw` is in one activation whose formals satisfy `region`: the sum of the positive
-/// constants of the pieces that meet it (pieces add where they overlap). A piece that meets it
-/// with a value that varies is an error: deeper activations' formals are not known.
-fn most_per_activation(
+/// The most `pw` is in one activation that recurses (its formals in one of the calls'
+/// regions `recursing`) and in one that does not: per region, the sum of the positive
+/// constants of the pieces that meet it (pieces add where they overlap), the largest over the
+/// regions; and the sum for the pieces not inside a single region. A piece that counts with a
+/// value that varies is an error: the formals of deeper activations are not known.
+pub(super) fn per_activation(
     pw: &membound_polyhedra::PiecewiseQuasiPolynomial,
-    region: &Constraint,
-) -> Result<Rat, String> {
-    let mut most = Rat::from(0);
+    recursing: &[Polyhedron],
+) -> Result<(Rat, Rat), String> {
+    let mut in_region = vec![Rat::from(0); recursing.len()];
+    let mut outside = Rat::from(0);
     for piece in &pw.pieces {
-        let meets = piece.domain.parts.iter().any(|part| {
-            let mut constraints = part.all_constraints();
-            constraints.push(region.clone());
-            !Polyhedron::from_constraints(part.n_columns(), constraints).is_empty()
+        let parts: Vec<Polyhedron> = piece
+            .domain
+            .parts
+            .iter()
+            .map(|part| Polyhedron::from_constraints(part.n_columns(), part.all_constraints()))
+            .filter(|part| !part.is_empty())
+            .collect();
+        let meets: Vec<bool> = recursing
+            .iter()
+            .map(|r| parts.iter().any(|part| !part.intersect(r).is_empty()))
+            .collect();
+        let leaves = parts.iter().any(|part| {
+            let mut budget = COVER_BUDGET;
+            !covered(part, recursing, &mut budget)
         });
-        if !meets {
+        if !leaves && !meets.contains(&true) {
             continue;
         }
         let value = piece
@@ -383,13 +433,45 @@ fn most_per_activation(
             .as_polynomial()
             .and_then(|p| p.as_constant())
             .ok_or_else(|| {
-                "the cost of one activation depends on its formals, which only the measure \
-                 bounds below the first call"
+                "the cost of one activation depends on its formals, which only a measure bounds \
+                 below the first call"
                     .to_string()
             })?;
         if value > Rat::from(0) {
-            most += value;
+            for (sum, _) in in_region.iter_mut().zip(&meets).filter(|(_, m)| **m) {
+                *sum += value.clone();
+            }
+            if leaves {
+                outside += value;
+            }
         }
     }
-    Ok(most)
+    let inside = in_region.into_iter().max().unwrap_or_default();
+    Ok((inside, outside))
+}
+
+/// The most polyhedra `covered` looks at before it answers no.
+const COVER_BUDGET: usize = 4096;
+
+/// Whether the integer points of `part` all lie in `regions` (an answer of no may be wrong:
+/// beyond `budget` polyhedra, or where only rational points are left).
+fn covered(part: &Polyhedron, regions: &[Polyhedron], budget: &mut usize) -> bool {
+    if part.is_empty() {
+        return true;
+    }
+    let Some((first, rest)) = regions.split_first() else {
+        return false;
+    };
+    // part ⊆ first ∪ rest when every piece of part outside first (beyond one of its
+    // constraints) lies in rest.
+    first.constraints().iter().all(|constraint| {
+        constraint.integer_complement().into_iter().all(|beyond| {
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            let outside = part.intersect(&Polyhedron::from_constraints(part.dim(), vec![beyond]));
+            covered(&outside, rest, budget)
+        })
+    })
 }

@@ -21,6 +21,7 @@
 mod geometric;
 mod local;
 mod measured;
+mod phases;
 mod qty;
 mod recursion;
 

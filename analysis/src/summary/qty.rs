@@ -7,8 +7,8 @@
 //! ([`Qty::to_quantity`]) when a result is written.
 
 use membound_polyhedra::{
-    Affine, BasicSet, Constraint, Count, CountError, Piece, PiecewiseQuasiPolynomial, Polynomial,
-    QuasiPolynomial, Rat, Relation, Set, Space, count,
+    Affine, BasicSet, Constraint, Count, CountError, Piece, PiecewiseQuasiPolynomial, Polyhedron,
+    Polynomial, QuasiPolynomial, Rat, Relation, Set, Space, count,
 };
 
 use membound_bernstein::{BoundExpr, ParametricPolytope, bound_expr_over, simplify};
@@ -78,6 +78,50 @@ impl Qty {
             [piece] if is_universe(&piece.domain) => piece.qp.as_polynomial()?.as_constant(),
             _ => None,
         }
+    }
+
+    /// The largest value over all parameters, when every piece is a constant: the largest
+    /// constant when no two pieces overlap, the sum of the positive ones otherwise.
+    pub fn largest_constant(&self) -> Option<Rat> {
+        if let Some(value) = self.as_constant() {
+            return Some(value);
+        }
+        let Qty::Finite(pw) = self else {
+            return None;
+        };
+        let values = pw
+            .pieces
+            .iter()
+            .map(|piece| piece.qp.as_polynomial()?.as_constant())
+            .collect::<Option<Vec<Rat>>>()?;
+        let polyhedra: Vec<Vec<Polyhedron>> = pw
+            .pieces
+            .iter()
+            .map(|piece| {
+                let parts = &piece.domain.parts;
+                parts
+                    .iter()
+                    .map(|p| Polyhedron::from_constraints(p.n_columns(), p.all_constraints()))
+                    .collect()
+            })
+            .collect();
+        let disjoint = polyhedra.iter().enumerate().all(|(i, a)| {
+            polyhedra[i + 1..].iter().flatten().all(|q| {
+                a.iter().all(|p| {
+                    // Columns beyond the parameters are each piece's own locals.
+                    let params: Vec<usize> = (0..pw.space.params.len()).collect();
+                    p.project_onto(&params)
+                        .intersect(&q.project_onto(&params))
+                        .is_empty()
+                })
+            })
+        });
+        let positive = values.into_iter().filter(|v| *v > Rat::zero());
+        Some(if disjoint {
+            positive.max().unwrap_or_default()
+        } else {
+            positive.fold(Rat::zero(), |sum, v| sum + v)
+        })
     }
 
     /// `self + other` (over the same parameters); ∞ absorbs.

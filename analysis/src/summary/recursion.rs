@@ -32,6 +32,7 @@ use membound_polyhedra::{
 
 use super::geometric;
 use super::measured::Measured;
+use super::phases::Phases;
 use super::{
     Counted, Divergence, Entries, Inputs, Layered, Levels, MethodSummary, Place, Qty, Recursion,
     add_part, add_reasons, entry, method_summary,
@@ -288,6 +289,7 @@ fn through_steps(inputs: &Inputs<'_>, place: &Place, call: &RecursiveCall) -> Pl
 enum Shape {
     Descent(Descent),
     Measured(Measured),
+    Phases(Phases),
 }
 
 impl Shape {
@@ -301,12 +303,17 @@ impl Shape {
             }
             Ok(descent)
         });
-        match descent {
-            Ok(descent) => Ok(Shape::Descent(descent)),
-            Err(why) => Measured::of(params, calls)
-                .map(Shape::Measured)
-                .map_err(|measured| format!("{why}; {measured}")),
-        }
+        let why = match descent {
+            Ok(descent) => return Ok(Shape::Descent(descent)),
+            Err(why) => why,
+        };
+        let measured = match Measured::of(params, calls) {
+            Ok(measured) => return Ok(Shape::Measured(measured)),
+            Err(measured) => measured,
+        };
+        Phases::of(params, calls)
+            .map(Shape::Phases)
+            .map_err(|phases| format!("{why}; {measured}; {phases}"))
     }
 
     /// The total of `qty` (its value in one activation) over the activations under a call.
@@ -319,6 +326,7 @@ impl Shape {
                 geometric::levels_sum(qty, descent.branching, params, descent.j, &descent.guard)
             }
             Shape::Measured(measured) => measured.total(qty, params),
+            Shape::Phases(phases) => phases.total(qty, params),
         }
     }
 
@@ -326,14 +334,16 @@ impl Shape {
         match self {
             Shape::Descent(descent) => Levels::Points(descent.levels(params)),
             Shape::Measured(measured) => Levels::Depth(measured.depth(params)),
+            Shape::Phases(phases) => Levels::Depth(phases.depth(params)),
         }
     }
 
     fn never_stops(&self, method: &MethodRef, params: &[String]) -> Option<Divergence> {
         match self {
             Shape::Descent(descent) => descent.never_stops(method, params),
-            // Every law makes the measure shrink below 1, where no call is made.
-            Shape::Measured(_) => None,
+            // Every law makes the measure shrink below 1, where no call is made, and so does
+            // each phase.
+            Shape::Measured(_) | Shape::Phases(_) => None,
         }
     }
 }
