@@ -413,9 +413,32 @@ fn not_equal_guard_splits_the_part() {
         &["i"],
         "[n_init, m_init] -> { [i] : 0 <= i < n_init and i < m_init; [i] : 0 <= i < n_init and i > m_init }",
         expect![
-            "[n_init, m_init] -> { [i] : i >= m_init + 1 and i >= 0 and n_init >= i + 1; [i] : i >= 0 and m_init >= i + 1 and n_init >= i + 1 }"
+            "[n_init, m_init] -> { [i] : i >= 0 and m_init >= i + 1 and n_init >= i + 1; [i] : i >= m_init + 1 and i >= 0 and n_init >= i + 1 }"
         ],
         &grid(2, -1..=6),
+    );
+}
+
+/// `if (i == m) break;` with `i` counting up: the loop head keeps `i <= m` apart from `i > m`,
+/// so the visits stop at `m` when `0 <= m` (one convex head would give `n - 1` instead).
+#[test]
+fn break_on_equality_keeps_the_counter_below_the_stop() {
+    let (program, m) = single(&["n", "m"], |b| {
+        let (n, mm, i) = (b.formal(0), b.formal(1), b.local("i"));
+        b.for_loop(i, 0, lt(i, n), 1, |b| {
+            b.if_then(eq(i, mm), |b| b.break_loop());
+            b.point("S");
+        });
+    });
+    check(
+        &program,
+        m,
+        &["i"],
+        "[n_init, m_init] -> { [i] : 0 <= i < n_init and i < m_init; [i] : 0 <= i < n_init and m_init < 0 }",
+        expect![
+            "[n_init, m_init] -> { [i] : i >= 0 and m_init >= i + 1 and n_init >= i + 1; [i] : 0 >= m_init + 1 and i >= 0 and n_init >= i + 1 }"
+        ],
+        &grid(2, -2..=6),
     );
 }
 
