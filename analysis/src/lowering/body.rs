@@ -32,6 +32,7 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::Int;
 
+use super::accumulators::accumulators;
 use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
@@ -219,6 +220,8 @@ struct Lowerer<'b, 't> {
     wanted: Wanted,
     /// Loop head block → its iteration counter.
     counters: BTreeMap<usize, VarId>,
+    /// Loop head block → its accumulators' variables, forgotten on every edge into it.
+    accumulators: HashMap<usize, Vec<VarId>>,
     /// Havocked stand-ins for call arguments the lowering cannot express, by argument position.
     unknowns: Vec<VarId>,
     /// Where calls put returned values the caller does not keep.
@@ -264,6 +267,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             iterators: HashMap::new(),
             wanted: Wanted::of(body),
             counters: BTreeMap::new(),
+            accumulators: HashMap::new(),
             unknowns: Vec::new(),
             discarded: None,
             returned: None,
@@ -406,6 +410,13 @@ impl<'b, 't> Lowerer<'b, 't> {
             let counter = self.new_var(&format!("iter{pc}"), VarKind::Local);
             self.counters.insert(head, counter);
         }
+        for (head, vars) in accumulators(self.body, &self.loops) {
+            let vars = vars
+                .iter()
+                .filter_map(|v| self.value_of.get(v).copied())
+                .collect();
+            self.accumulators.insert(head, vars);
+        }
     }
 
     /// A variable with `wanted` made into a unique isl identifier.
@@ -482,13 +493,14 @@ impl<'b, 't> Lowerer<'b, 't> {
     }
 
     /// Counter updates on the edge from `from` (`None`: the method entry) to block `to`:
-    /// increment on a retreating edge, restart on an edge entering a natural loop.
+    /// increment on a retreating edge, restart on an edge entering a natural loop; and the
+    /// loop's accumulators forgotten.
     fn edge_actions(&self, from: Option<usize>, to: usize) -> Vec<Action> {
         let Some(&counter) = self.counters.get(&to) else {
             return Vec::new();
         };
         let retreating = from.is_some_and(|f| self.loops.retreating.contains(&(f, to)));
-        if retreating {
+        let mut actions = if retreating {
             vec![Action::Assign {
                 var: counter,
                 expr: Expr::var(counter) + 1,
@@ -500,7 +512,10 @@ impl<'b, 't> Lowerer<'b, 't> {
             }]
         } else {
             Vec::new()
-        }
+        };
+        let forgotten = self.accumulators.get(&to).into_iter().flatten();
+        actions.extend(forgotten.map(|&var| Action::Havoc(var)));
+        actions
     }
 
     fn lower_block(&mut self, index: usize) {

@@ -99,7 +99,7 @@ fn uses_and_defs(body: &Body, block: usize) -> (HashSet<VarId>, HashSet<VarId>) 
     (uses, defs)
 }
 
-fn expr_operands<'e>(expr: &'e Expr, out: &mut Vec<&'e Operand>) {
+pub(super) fn expr_operands<'e>(expr: &'e Expr, out: &mut Vec<&'e Operand>) {
     match expr {
         Expr::Use(a) | Expr::Neg(a) | Expr::ArrayLength(a) => out.push(a),
         Expr::Convert(a, _) | Expr::CheckCast(a, _) | Expr::InstanceOf(a, _) => out.push(a),

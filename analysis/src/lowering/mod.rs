@@ -21,6 +21,7 @@
 //! [`crate::sites`] do), or model object fields other than integer views, array contents or
 //! integer overflow.
 
+mod accumulators;
 mod body;
 mod fields;
 mod liveness;
