@@ -20,9 +20,12 @@ use crate::program::{Action, Cond, Expr, Procedure};
 use crate::summary::Summary;
 use crate::wto::{WtoElement, weak_topological_order};
 
-/// Disequalities partitioning the loop heads and joins of the components being stabilized at
-/// once, at most (each doubles the parts kept there).
-const MAX_PARTITION: usize = 2;
+/// Expressions partitioning the joins at once, at most (each doubles the parts kept there).
+const MAX_PARTITION: usize = 4;
+
+/// Of them, the procedure's own sign splits ([`Procedure::sign_splits`]) at most; the rest is
+/// for the disequalities of the loops being stabilized.
+const MAX_SIGN_SPLITS: usize = 2;
 
 /// Tuning of the engine.
 #[derive(Clone, Debug)]
@@ -127,9 +130,9 @@ struct Engine<'a> {
     stats: Stats,
     coarse: bool,
     gave_up: bool,
-    /// The disequalities of the enclosing loops: their joins keep one part per class of their
-    /// signs, so `i != k` with `i` counting up keeps `i <= k` on one side (see
-    /// [`Engine::disequalities`]).
+    /// The procedure's sign splits and the disequalities of the enclosing loops: joins keep one
+    /// part per class of their signs, so `i != k` with `i` counting up keeps `i <= k` on one
+    /// side (see [`Engine::disequalities`]).
     partition: Vec<Expr>,
 }
 
@@ -156,7 +159,12 @@ impl<'a> Engine<'a> {
             stats: Stats::default(),
             coarse: false,
             gave_up: false,
-            partition: Vec::new(),
+            partition: procedure
+                .sign_splits
+                .iter()
+                .take(MAX_SIGN_SPLITS)
+                .cloned()
+                .collect(),
         }
     }
 

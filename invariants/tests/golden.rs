@@ -5,8 +5,10 @@
 mod support;
 
 use expect_test::{Expect, expect};
-use membound_invariants::builder::{and, eq, ge, gt, le, lt, modulo, not};
-use membound_invariants::{Body, Invariant, ProcId, Program, ProgramBuilder, chain_invariant};
+use membound_invariants::builder::{and, eq, ge, gt, le, lt, modulo, not, or};
+use membound_invariants::{
+    Body, Expr, Invariant, ProcId, Program, ProgramBuilder, chain_invariant,
+};
 use membound_polyhedra::{Int, Rat, Value, count, parse_set};
 use support::{analyzed, assert_exact, assert_same_set, grid, parameter_point};
 
@@ -440,6 +442,31 @@ fn break_on_equality_keeps_the_counter_below_the_stop() {
         ],
         &grid(2, -2..=6),
     );
+}
+
+/// `half = n / 2` (Java's division, truncated toward zero: `2 q <= n <= 2 q + 1` for `n >= 0`,
+/// `2 q - 1 <= n <= 2 q` below) before `for (i = 0; i < half; i++)`: the loop head keeps the
+/// signs of `q` apart, so the visits are floor(n / 2), not the hull's ceil(n / 2).
+#[test]
+fn truncated_division_before_a_loop_keeps_its_floor() {
+    let (program, _) = single(&["n"], |b| {
+        let (n, q, half, i) = (b.formal(0), b.local("q"), b.local("half"), b.local("i"));
+        b.split_sign(q);
+        b.split_sign(Expr::var(q).negated());
+        b.havoc(q);
+        b.assume(or(vec![
+            and(vec![ge(n, 0), le(q * 2, n), le(n, q * 2 + 1)]),
+            and(vec![lt(n, 0), le(q * 2 - 1, n), le(n, q * 2)]),
+        ]));
+        b.assign(half, q);
+        b.for_loop(i, 0, lt(i, half), 1, |b| {
+            b.point("S");
+        });
+    });
+    // The interpreter cannot choose a havocked value that passes a later guard: sets only.
+    let analysis = analyzed(&program);
+    let expected = "[n_init] -> { [i] : 0 <= i and 2i + 2 <= n_init }";
+    assert_same_set(&analysis, &program, "S", &["i"], expected);
 }
 
 /// m1(k) { for (i = 1; i <= k; i++) m2(i) }   m2(n) { for (j = 1; j <= n; j++) S }

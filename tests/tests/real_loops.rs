@@ -215,3 +215,81 @@ fn a_disequality_guard_skips_exactly_one_iteration() {
     assert_eq!(validated(&cert, "Exits", &["7", "3"]), (6.into(), 6.into()));
     assert_eq!(validated(&cert, "Exits", &["7", "9"]), (7.into(), 7.into()));
 }
+
+/// The count of `new` per `n` of a `Division` method, by running its loops here (Rust's `/` and
+/// `%` truncate toward zero as Java's do), as (objects, array cells).
+fn division_oracle(method: &str, n: i64) -> (i64, i64) {
+    let loop_count = |count: i64| (count.max(0), 0);
+    match method {
+        "halfBound" => loop_count(n / 2),
+        "remainderBound" => loop_count(n % 7),
+        "truncatedTowardZero" => loop_count(-(n / 3)),
+        "everyThirdFromOne" => ((0..n).filter(|i| i % 3 == 1).count() as i64, 0),
+        "thirdGuard" => ((0..n).filter(|i| i / 3 == 2).count() as i64, 0),
+        "halves" => {
+            let evens = (0..n).step_by(2);
+            (evens.clone().count() as i64, evens.map(|i| i / 2).sum())
+        }
+        "byNegative" => loop_count(n / -2 - n),
+        other => panic!("no oracle for {other}"),
+    }
+}
+
+/// Division and remainder by constants in loop bounds, guards and array lengths, truncated
+/// toward zero as Java does: `i < n / 2`, `half = n / 3` before the loop (negative n too),
+/// `i % 3 == 1`, `i / 3 == 2`, `new int[i / 2]`, a negative divisor: exact at every n; and
+/// `new Object[numvert / 4]` exact wherever it does not throw.
+#[test]
+fn division_by_constants_counts_exactly() {
+    let exact = [
+        "halfBound",
+        "truncatedTowardZero",
+        "everyThirdFromOne",
+        "thirdGuard",
+        "halves",
+        "byNegative",
+    ];
+    for method in exact {
+        let cert = certificate("Division", method);
+        for n in -9..=13 {
+            let (objects, bytes) = mem_alloc(&cert, "Division", method, &format!("n={n}"));
+            let (expected_objects, expected_cells) = division_oracle(method, n);
+            assert_eq!(objects, expected_objects, "{method}: n={n}");
+            if method == "halves" {
+                assert_eq!(bytes, expected_cells, "{method}: n={n}");
+            }
+        }
+        let observed = division_oracle(method, 11).0;
+        let run = validated(&cert, "Division", &["11"]);
+        assert_eq!(run, (observed.into(), observed.into()), "{method}");
+    }
+    let quarter = certificate("Division", "quarterArray");
+    for numvert in -3..=17 {
+        let (_, cells) = mem_alloc(
+            &quarter,
+            "Division",
+            "quarterArray",
+            &format!("numvert={numvert}"),
+        );
+        assert_eq!(cells, numvert / 4, "numvert={numvert}");
+    }
+    assert_eq!(
+        validated(&quarter, "Division", &["11"]),
+        (1.into(), 1.into())
+    );
+}
+
+/// `i < n % 7`: never below n mod 7 (its quotient is projected out over the rationals before
+/// counting, which keeps only `0 <= n % 7 <= 6`).
+#[test]
+fn a_remainder_bound_is_never_below_the_run() {
+    let cert = certificate("Division", "remainderBound");
+    for n in -9..=20 {
+        let (objects, _) = mem_alloc(&cert, "Division", "remainderBound", &format!("n={n}"));
+        let objects = objects.as_i64().expect("a finite count");
+        assert!(objects >= division_oracle("remainderBound", n).0, "n={n}");
+        assert!(objects <= 6, "n={n}");
+    }
+    let (code, json) = validate_json(&cert, "realloops.Division", &["11"]);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+}

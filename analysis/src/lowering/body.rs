@@ -5,8 +5,9 @@
 //! `String` local gets a length view that `s.length()` reads, each collection local a size view
 //! that `c.size()` reads, and each iterator a counter of its `next()` calls bounded by its
 //! collection's size when `iterator()` created it; a `String` or collection parameter's view is
-//! a formal. Affine right-hand sides become assignments and
-//! anything else (field and array-element reads, division, shifts, narrowing conversions, call
+//! a formal. Affine right-hand sides become assignments, division and remainder by a constant
+//! go through a quotient ([`super::division`]), and
+//! anything else (field and array-element reads, other division, shifts, narrowing conversions, call
 //! results) havocs its target, so the procedure over-approximates every run of the method; a
 //! call's integer result is the exception when every method the call may run is a procedure
 //! here: the procedure returns it at exit, and the callee's summary relates it to the
@@ -33,6 +34,7 @@ use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, V
 use membound_polyhedra::Int;
 
 use super::accumulators::accumulators;
+use super::division::{ByConstant, truncated_quotient};
 use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
@@ -730,7 +732,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
                 match self.fixed_local(stmt.pc, *dst) {
                     Some(action) => self.step(node, action),
-                    None => self.assign(node, *dst, value),
+                    None => self.assign(node, stmt.pc, *dst, value),
                 }
             }
             StmtKind::Invoke { dst, call } => {
@@ -957,6 +959,28 @@ impl<'b, 't> Lowerer<'b, 't> {
         summarized.then_some(var)
     }
 
+    /// `var = x / k` or `var = x % k` with a constant `k` (the statement at `pc`), exactly:
+    /// through a quotient variable of the statement's own, which keeps relating a remainder to
+    /// its dividend (`x - r` a multiple of `k`) after the statement.
+    fn divide(&mut self, node: NodeId, pc: u32, var: VarId, value: &ir::Expr) -> Option<NodeId> {
+        let ir::Expr::Binary { op, lhs, rhs } = value else {
+            return None;
+        };
+        let division = ByConstant::of(*op, rhs)?;
+        let dividend = self.affine(lhs)?;
+        let quotient = self.new_var(&format!("quotient{pc}"), VarKind::Local);
+        let truncated = truncated_quotient(&dividend, &division.magnitude, quotient);
+        // Joins keep the quotient's signs apart: below zero, zero and above, the quotients of
+        // each sign of the dividend are convex, and their hull is not (it would round both
+        // ways). The quotient keeps its value until the statement runs again.
+        let splits = [Expr::var(quotient), Expr::var(quotient).negated()];
+        self.procedure.sign_splits.extend(splits);
+        let node = self.step(node, Action::Havoc(quotient));
+        let node = self.step(node, Action::Assume(truncated));
+        let expr = division.value(&dividend, quotient);
+        Some(self.step(node, Action::Assign { var, expr }))
+    }
+
     /// The variable receiving returned values the caller does not keep.
     fn discarded(&mut self) -> VarId {
         if let Some(var) = self.discarded {
@@ -1129,9 +1153,12 @@ impl<'b, 't> Lowerer<'b, 't> {
         (node, fact)
     }
 
-    /// The numeric effect of `dst = value`.
-    fn assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
+    /// The numeric effect of `dst = value`, the statement at `pc`.
+    fn assign(&mut self, node: NodeId, pc: u32, dst: ir::VarId, value: &ir::Expr) -> NodeId {
         if let Some(&var) = self.value_of.get(&dst) {
+            if let Some(node) = self.divide(node, pc, var, value) {
+                return node;
+            }
             return match self.affine_value(value) {
                 Some(expr) => self.step(node, Action::Assign { var, expr }),
                 None => self.step(node, Action::Havoc(var)),

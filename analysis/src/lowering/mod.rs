@@ -23,6 +23,7 @@
 
 mod accumulators;
 mod body;
+mod division;
 mod fields;
 mod liveness;
 mod loops;
