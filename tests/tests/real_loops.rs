@@ -293,3 +293,43 @@ fn a_remainder_bound_is_never_below_the_run() {
     let (code, json) = validate_json(&cert, "realloops.Division", &["11"]);
     assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
 }
+
+/// A counter in a field of an object the method created and keeps to itself is a view like a
+/// local: `for (c.j = 0; c.j < n; c.j++)` runs n times, two such counters make a triangle
+/// (plus the cursor itself in each count).
+#[test]
+fn a_counter_in_a_field_of_a_fresh_object_counts_exactly() {
+    fn counted(n: i64) -> i64 {
+        n.max(0)
+    }
+    fn triangle(n: i64) -> i64 {
+        (0..n).sum()
+    }
+    for (method, loop_objects) in [
+        ("counted", counted as fn(i64) -> i64),
+        ("triangle", triangle),
+    ] {
+        let cert = certificate("FieldCounters", method);
+        for n in -3..=10 {
+            let (objects, _) = mem_alloc(&cert, "FieldCounters", method, &format!("n={n}"));
+            assert_eq!(objects, 1 + loop_objects(n), "{method}: n={n}");
+        }
+        let observed = 1 + loop_objects(8);
+        let run = validated(&cert, "FieldCounters", &["8"]);
+        assert_eq!(run, (observed.into(), observed.into()), "{method}");
+    }
+}
+
+/// A cursor handed to a callee that moves its counter is not the method's alone, and one whose
+/// counter starts where the constructor put it starts unknown: both loops stay unbounded, and
+/// the runs are never above the bound.
+#[test]
+fn a_field_counter_others_write_is_not_a_view() {
+    for method in ["handedOut", "fromConstructor"] {
+        let cert = certificate("FieldCounters", method);
+        let (objects, _) = mem_alloc(&cert, "FieldCounters", method, "n=8");
+        assert_eq!(objects, "inf", "{method}");
+        let (code, json) = validate_json(&cert, "realloops.FieldCounters", &["8"]);
+        assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+    }
+}

@@ -730,6 +730,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     node = saved;
                     facts.insert(*dst, fact);
                 }
+                let node = self.renew_fresh_object(node, *dst);
                 match self.fixed_local(stmt.pc, *dst) {
                     Some(action) => self.step(node, action),
                     None => self.assign(node, stmt.pc, *dst, value),
@@ -761,6 +762,24 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             StmtKind::Monitor { .. } => node,
         }
+    }
+
+    /// Forgets the field views of the fresh object `dst` holds, when it holds one: it is set to
+    /// a new object, whose fields its constructor may have written.
+    fn renew_fresh_object(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
+        if !self.fields.holders.contains_key(&dst) {
+            return node;
+        }
+        let mut renewed: Vec<VarId> = self
+            .field_vars
+            .iter()
+            .filter(|(key, _)| matches!(key, ViewKey::Fresh(holder, _) if *holder == dst))
+            .map(|(_, &var)| var)
+            .collect();
+        renewed.sort_unstable();
+        renewed
+            .into_iter()
+            .fold(node, |node, var| self.step(node, Action::Havoc(var)))
     }
 
     /// `dst := formal` when the statement at `pc` is the one definition of a fixed local.
@@ -1337,13 +1356,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                 self.length_of.get(array).map(|&len| Expr::var(len))
             }
             ir::Expr::Load(place) => {
-                let read = match place {
-                    ir::Place::Static(field) => (true, field),
-                    ir::Place::Field { object, field } if self.is_this(object) => (false, field),
-                    _ => return None,
-                };
-                let key = self.fields.reads.get(&(read.0, read.1.clone()))?;
-                self.field_value(key)
+                let read = ViewKey::at(place, self.fields.this, &self.fields.holders)?;
+                self.field_value(self.fields.reads.get(&read)?)
             }
             _ => None,
         }

@@ -25,6 +25,7 @@ mod accumulators;
 mod body;
 mod division;
 mod fields;
+mod fresh;
 mod liveness;
 mod loops;
 mod specs;
