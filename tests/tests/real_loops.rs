@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use membound_tests::{analyze_into, compile_fixture, eval_method, scratch_dir, validate_json};
+use membound_tests::{
+    analyze_into, compile_fixture, eval_method, fixture_output, scratch_dir, validate_json,
+};
 use serde_json::Value;
 
 /// The certificate of `realloops.<class>.<method>` in the `count` model (objects count 1, array
@@ -332,4 +334,33 @@ fn a_field_counter_others_write_is_not_a_view() {
         let (code, json) = validate_json(&cert, "realloops.FieldCounters", &["8"]);
         assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
     }
+}
+
+/// A loop the analysis cannot bound says what its exit waits on: the reference a list walk
+/// follows, the local a data-dependent step moves, the field a constructor set.
+#[test]
+fn an_unbounded_loop_names_what_it_waits_on() {
+    let reasons = [
+        (
+            "Unbounded.walk",
+            "exits only when reference p == null, where the loop sets p = field next of p",
+        ),
+        (
+            "Unbounded.jumps",
+            "exits only when i >= n, where the loop sets i = (i + an element of steps)",
+        ),
+        (
+            "FieldCounters.fromConstructor",
+            "exits only when field from of c >= n",
+        ),
+    ];
+    for (method, reason) in reasons {
+        let text = fixture_output("analyze", "real_loops", &format!("realloops.{method}"), &[]);
+        let unbounded = "its executions are not bounded by the parameters: the loop at ";
+        assert!(text.contains(unbounded), "{method}: {text}");
+        assert!(text.contains(reason), "{method}: {text}");
+    }
+    let cert = certificate("Unbounded", "walk");
+    let (code, json) = validate_json(&cert, "realloops.Unbounded", &["6"]);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
 }

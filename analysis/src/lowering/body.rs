@@ -409,7 +409,7 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn declare_counters(&mut self) {
         for head in self.loops.heads.clone() {
             let pc = self.body.blocks[head].pc;
-            let counter = self.new_var(&format!("iter{pc}"), VarKind::Local);
+            let counter = self.new_var(&counter_name(pc), VarKind::Local);
             self.counters.insert(head, counter);
         }
         for (head, vars) in accumulators(self.body, &self.loops) {
@@ -1413,6 +1413,18 @@ fn compare(op: CmpOp, left: Expr, right: Expr) -> Cond {
         CmpOp::Gt => gt(left, right),
         CmpOp::Le => le(left, right),
     }
+}
+
+/// The name of the iteration counter of the loop whose head block starts at `pc`.
+fn counter_name(pc: u32) -> String {
+    format!("{COUNTER_PREFIX}{pc}")
+}
+
+const COUNTER_PREFIX: &str = "iter";
+
+/// The head offset of the loop whose counter is named `name`, if it names one.
+pub fn counter_head(name: &str) -> Option<u32> {
+    name.strip_prefix(COUNTER_PREFIX)?.parse().ok()
 }
 
 /// `text` as an isl identifier: letters, digits and `_`, starting with a letter.
