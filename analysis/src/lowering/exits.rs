@@ -7,44 +7,18 @@ use membound_jvm::MethodRef;
 
 use super::loops::{block_successors, find_loops};
 
-/// The loop whose head block starts at `head_pc` in `body`, as "the loop at line L, which
+/// The loop whose head block starts at `head_pc` in `body`, as "the loop at m@pc (line L)
 /// exits only when …", or `None` when no such loop exists.
 pub fn describe_loop(method: &MethodRef, body: &Body, head_pc: u32) -> Option<String> {
     let loops = find_loops(&block_successors(body));
     let head = body.blocks.iter().position(|b| b.pc == head_pc)?;
-    let inside = |block: usize| loops.enclosing[block].contains(&head);
-    let blocks: Vec<usize> = (0..body.blocks.len()).filter(|&b| inside(b)).collect();
-    let mut tests = Vec::new();
-    for &block in &blocks {
-        let Terminator::If {
-            op,
-            lhs,
-            rhs,
-            then_target,
-            else_target,
-        } = &body.blocks[block].terminator
-        else {
-            continue;
-        };
-        let leaves = |target: u32| !inside(target as usize);
-        let (leaves_then, leaves_else) = (leaves(then_target.0), leaves(else_target.0));
-        if leaves_then == leaves_else {
-            continue;
-        }
-        let op = if leaves_then { *op } else { op.negate() };
-        let end = body.blocks[block].stmts.len();
-        let source = |operand| operand_source(body, block, end, operand);
-        let mut test = format!("{} {} {}", source(lhs), op.symbol(), source(rhs));
-        let updates: Vec<String> = [lhs, rhs]
-            .into_iter()
-            .filter_map(|operand| compared_variable(body, block, operand))
-            .flat_map(|var| untracked_updates(body, &blocks, var))
-            .collect();
-        if !updates.is_empty() {
-            test = format!("{test}, where the loop sets {}", updates.join(" and "));
-        }
-        tests.push(test);
-    }
+    let blocks: Vec<usize> = (0..body.blocks.len())
+        .filter(|&b| loops.enclosing[b].contains(&head))
+        .collect();
+    let tests: Vec<String> = blocks
+        .iter()
+        .filter_map(|&block| exit_test(body, &blocks, block))
+        .collect();
     let line = blocks
         .iter()
         .flat_map(|&b| &body.blocks[b].stmts)
@@ -52,9 +26,43 @@ pub fn describe_loop(method: &MethodRef, body: &Body, head_pc: u32) -> Option<St
         .map_or_else(String::new, |line| format!(" (line {line})"));
     let at = format!("the loop at {}@{head_pc}{line}", method.name);
     Some(if tests.is_empty() {
-        format!("{at} has no exit test on values (it ends by a return, break or exception)")
+        format!("{at} has no exit test on values (it ends by a return or an exception)")
     } else {
         format!("{at} exits only when {}", tests.join(" or "))
+    })
+}
+
+/// The test by which `block`'s branch leaves the loop made of `blocks`, if it does, with the
+/// loop's assignments to the variables it compares that the analysis cannot follow.
+fn exit_test(body: &Body, blocks: &[usize], block: usize) -> Option<String> {
+    let Terminator::If {
+        op,
+        lhs,
+        rhs,
+        then_target,
+        else_target,
+    } = &body.blocks[block].terminator
+    else {
+        return None;
+    };
+    let leaves = |target: u32| !blocks.contains(&(target as usize));
+    let (leaves_then, leaves_else) = (leaves(then_target.0), leaves(else_target.0));
+    if leaves_then == leaves_else {
+        return None;
+    }
+    let op = if leaves_then { *op } else { op.negate() };
+    let end = body.blocks[block].stmts.len();
+    let source = |operand| operand_source(body, block, end, operand);
+    let test = format!("{} {} {}", source(lhs), op.symbol(), source(rhs));
+    let updates: Vec<String> = [lhs, rhs]
+        .into_iter()
+        .filter_map(|operand| compared_variable(body, block, operand))
+        .flat_map(|var| untracked_updates(body, blocks, var))
+        .collect();
+    Some(if updates.is_empty() {
+        test
+    } else {
+        format!("{test}, where the loop sets {}", updates.join(" and "))
     })
 }
 
