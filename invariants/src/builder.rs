@@ -143,6 +143,10 @@ impl Body<'_> {
         let previous = std::mem::replace(&mut self.procedure.precondition, Cond::True);
         self.procedure.precondition = and(vec![previous, cond]);
     }
+    /// Keeps `expr <= 0` apart from `expr >= 1` at joins ([`Procedure::sign_splits`]).
+    pub fn split_sign(&mut self, expr: impl Into<Expr>) {
+        self.procedure.sign_splits.push(expr.into());
+    }
     /// The variables whose exit values a call returns to its `results`.
     pub fn returns(&mut self, vars: &[VarId]) {
         self.procedure.returns = vars.to_vec();

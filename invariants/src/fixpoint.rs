@@ -11,14 +11,21 @@
 //! post-fixpoint, only coarser); past four times the budget it gives up and answers "any state"
 //! at every reachable node. Both are reported as [`Loss`]es.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use membound_polyhedra::{Affine, Constraint, Rat};
 
-use crate::domain::{Conjunct, Value, affine_of};
+use crate::domain::{Conjunct, Value, affine_of, partition_classes};
 use crate::program::{Action, Cond, Expr, Procedure};
 use crate::summary::Summary;
 use crate::wto::{WtoElement, weak_topological_order};
+
+/// Expressions partitioning the joins at once, at most (each doubles the parts kept there).
+const MAX_PARTITION: usize = 4;
+
+/// Of them, the procedure's own sign splits ([`Procedure::sign_splits`]) at most; the rest is
+/// for the disequalities of the loops being stabilized.
+const MAX_SIGN_SPLITS: usize = 2;
 
 /// Tuning of the engine.
 #[derive(Clone, Debug)]
@@ -123,6 +130,10 @@ struct Engine<'a> {
     stats: Stats,
     coarse: bool,
     gave_up: bool,
+    /// The procedure's sign splits and the disequalities of the enclosing loops: joins keep one
+    /// part per class of their signs, so `i != k` with `i` counting up keeps `i <= k` on one
+    /// side (see [`Engine::disequalities`]).
+    partition: Vec<Expr>,
 }
 
 impl<'a> Engine<'a> {
@@ -148,6 +159,12 @@ impl<'a> Engine<'a> {
             stats: Stats::default(),
             coarse: false,
             gave_up: false,
+            partition: procedure
+                .sign_splits
+                .iter()
+                .take(MAX_SIGN_SPLITS)
+                .cloned()
+                .collect(),
         }
     }
 
@@ -166,14 +183,20 @@ impl<'a> Engine<'a> {
     /// Ascending iterations with delayed widening at `head`, then descending rounds.
     fn stabilize(&mut self, head: usize, body: &[WtoElement]) {
         let thresholds = self.thresholds(head, body);
+        let enclosing = self.partition.len();
+        for disequality in self.disequalities(head, body) {
+            if self.partition.len() < MAX_PARTITION {
+                self.partition.push(disequality);
+            }
+        }
         self.values[head] = Value::bottom(self.dim);
         for iteration in 0.. {
-            let new = self.incoming_value(head).merged();
+            let new = self.incoming_value(head).partitioned(&self.partition);
             let old = self.values[head].clone();
             if iteration > 0 && old.includes(&new) {
                 break;
             }
-            let joined = old.clone().union(new).merged();
+            let joined = old.clone().union(new).partitioned(&self.partition);
             let delayed = iteration < self.options.widening_delay && !self.coarse;
             self.values[head] = if delayed || old.is_bottom() {
                 joined
@@ -182,24 +205,39 @@ impl<'a> Engine<'a> {
             };
             self.run(body);
             if self.gave_up {
-                return;
+                break;
             }
         }
-        if !self.coarse {
+        if !self.coarse && !self.gave_up {
             self.narrow(head, body);
         }
+        self.partition.truncate(enclosing);
     }
 
+    /// Widens class by class of the partition, each result kept inside its class.
     fn widen(&mut self, old: &Value, joined: &Value, thresholds: &[Constraint]) -> Value {
         self.stats.widenings += 1;
-        let (Some(old_part), Some(joined_part)) = (old.parts.first(), joined.parts.first()) else {
-            return joined.clone();
-        };
-        let widened = old_part.widen(joined_part, thresholds);
-        if !joined_part.includes(&widened) {
-            self.stats.extrapolating_widenings += 1;
+        let mut parts = Vec::new();
+        for class in partition_classes(&self.partition) {
+            let Some(newer) = joined.class_part(&class) else {
+                continue;
+            };
+            let widened = match old.class_part(&class) {
+                Some(before) => before
+                    .widen(&newer, thresholds)
+                    .meet_all_nonnegative(&class)
+                    .unwrap_or_else(|| newer.clone()),
+                None => newer.clone(),
+            };
+            if !newer.includes(&widened) {
+                self.stats.extrapolating_widenings += 1;
+            }
+            parts.push(widened);
         }
-        Value::from_part(widened)
+        Value {
+            dim: self.dim,
+            parts,
+        }
     }
 
     /// Descending rounds: recompute the head from its (stable) predecessors; keep the smaller
@@ -209,7 +247,7 @@ impl<'a> Engine<'a> {
             .chain(body.iter().flat_map(WtoElement::nodes))
             .collect();
         for _ in 0..self.options.narrowing_rounds {
-            let new = self.incoming_value(head).merged();
+            let new = self.incoming_value(head).partitioned(&self.partition);
             if new.includes(&self.values[head]) {
                 return;
             }
@@ -217,7 +255,7 @@ impl<'a> Engine<'a> {
             let saved: Vec<Value> = nodes.iter().map(|&n| self.values[n].clone()).collect();
             self.values[head] = new;
             self.run(body);
-            let check = self.incoming_value(head).merged();
+            let check = self.incoming_value(head).partitioned(&self.partition);
             if self.gave_up || !self.values[head].includes(&check) {
                 for (&node, value) in nodes.iter().zip(saved) {
                     self.values[node] = value;
@@ -227,7 +265,8 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Union of the transfers along the incoming edges, merged into one part at join points.
+    /// Union of the transfers along the incoming edges, merged into one part per class of the
+    /// partition at join points.
     fn incoming_value(&mut self, node: usize) -> Value {
         let mut value = if node == self.procedure.entry.0 {
             self.entry.clone()
@@ -246,7 +285,11 @@ impl<'a> Engine<'a> {
             sources += 1;
             value = value.union(transferred);
         }
-        if sources > 1 { value.merged() } else { value }
+        if sources > 1 {
+            value.partitioned(&self.partition)
+        } else {
+            value
+        }
     }
 
     fn charge(&mut self) {
@@ -268,19 +311,9 @@ impl<'a> Engine<'a> {
     /// counter the loop increments by a constant (so `i < n` with `i += 3` offers `i <= n + 2`,
     /// the bound that holds at the head).
     fn thresholds(&self, head: usize, body: &[WtoElement]) -> Vec<Constraint> {
-        let nodes: BTreeSet<usize> = std::iter::once(head)
-            .chain(body.iter().flat_map(WtoElement::nodes))
-            .collect();
-        let edges: Vec<&Action> = self
-            .procedure
-            .edges
-            .iter()
-            .filter(|e| nodes.contains(&e.from.0))
-            .map(|e| &e.action)
-            .collect();
         let mut atoms = Vec::new();
         let mut steps = Vec::new();
-        for action in edges {
+        for action in self.component_actions(head, body) {
             match action {
                 Action::Assume(cond) => collect_atoms(cond, &mut atoms),
                 Action::Assign { var, expr } => steps.extend(constant_step(*var, expr)),
@@ -300,6 +333,76 @@ impl<'a> Engine<'a> {
             }
         }
         thresholds
+    }
+}
+
+impl Engine<'_> {
+    /// The actions of the edges leaving the component's nodes.
+    fn component_actions(&self, head: usize, body: &[WtoElement]) -> Vec<&'_ Action> {
+        let nodes: BTreeSet<usize> = std::iter::once(head)
+            .chain(body.iter().flat_map(WtoElement::nodes))
+            .collect();
+        self.procedure
+            .edges
+            .iter()
+            .filter(|e| nodes.contains(&e.from.0))
+            .map(|e| &e.action)
+            .collect()
+    }
+
+    /// The loop's `a != b` and `a == b` guards that compare a variable the loop steps by a
+    /// constant (new ones only), each as `e` with the variable's side of `e <= 0` the one it
+    /// comes from. Such a variable crosses the other side one step at a time, so keeping
+    /// `e <= 0` apart from `e >= 1` lets `i != k` mean `i < k` for `i` counting up from below
+    /// `k` (`for (…; i != k; i++)`, `if (i == k) break;`), and `i > k` for `i` counting down,
+    /// which one convex part loses.
+    fn disequalities(&self, head: usize, body: &[WtoElement]) -> Vec<Expr> {
+        let actions = self.component_actions(head, body);
+        let steps: BTreeMap<usize, Rat> = actions
+            .iter()
+            .filter_map(|action| match action {
+                Action::Assign { var, expr } => constant_step(*var, expr),
+                _ => None,
+            })
+            .collect();
+        let mut found: Vec<Expr> = Vec::new();
+        for action in actions {
+            let Action::Assume(cond) = action else {
+                continue;
+            };
+            let mut atoms = Vec::new();
+            equality_atoms(cond, &mut atoms);
+            for atom in atoms {
+                let Some(atom) = oriented_by_step(atom, &steps) else {
+                    continue;
+                };
+                let known = |e: &Expr| *e == atom || *e == atom.negated();
+                if !found.iter().chain(&self.partition).any(known) {
+                    found.push(atom);
+                }
+            }
+        }
+        found
+    }
+}
+
+/// `atom` or its negation, whichever grows with the first variable of `atom` that `steps` steps
+/// (so that variable starts on the side `<= 0`); `None` when it has none.
+fn oriented_by_step(atom: Expr, steps: &BTreeMap<usize, Rat>) -> Option<Expr> {
+    let (var, step) = atom
+        .vars()
+        .find_map(|v| steps.get(&v.0).map(|step| (v, step)))?;
+    let shrinking = (Rat::from(atom.coeff(var)) * step.clone()).is_negative();
+    Some(if shrinking { atom.negated() } else { atom })
+}
+
+/// The expressions `e` of a guard's `e = 0` and `e != 0` atoms.
+fn equality_atoms(cond: &Cond, atoms: &mut Vec<Expr>) {
+    match cond {
+        Cond::Eq(e) | Cond::Ne(e) => atoms.push(e.clone()),
+        Cond::Not(inner) => equality_atoms(inner, atoms),
+        Cond::And(parts) | Cond::Or(parts) => parts.iter().for_each(|p| equality_atoms(p, atoms)),
+        Cond::True | Cond::False | Cond::Ge(_) | Cond::Mod { .. } => {}
     }
 }
 

@@ -67,6 +67,30 @@ impl Invariant {
         }
     }
 
+    /// Whether every part bounds the dimension `dim` from above by the parameters alone (`false`
+    /// for a name that is not a dimension).
+    pub fn bounds_above(&self, dim: &str) -> bool {
+        let projected = self.project_onto(&[dim]);
+        if projected.dims.len() != 1 {
+            return false;
+        }
+        let column = projected.params.len();
+        let bounding = |c: &Constraint| match c.rel {
+            Relation::Eq => !c.expr.coeff(column).is_zero(),
+            Relation::Ge => c.expr.coeff(column).is_negative(),
+        };
+        let fixed = |g: &Congruence| g.modulus.is_zero() && !g.coeffs[column].is_zero();
+        projected
+            .value
+            .parts
+            .iter()
+            .filter(|part| !part.poly.is_empty())
+            .all(|part| {
+                part.poly.constraints().iter().any(bounding)
+                    || part.lattice.congruences().iter().any(fixed)
+            })
+    }
+
     /// The invariant as an isl-style integer set: polyhedral constraints, and the lattice as
     /// equalities and `mod` constraints.
     pub fn to_set(&self) -> Set {

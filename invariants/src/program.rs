@@ -251,6 +251,11 @@ pub struct Procedure {
     pub returns: Vec<VarId>,
     /// What every caller guarantees at entry, over the formals (e.g. an array length `>= 0`).
     pub precondition: Cond,
+    /// Expressions `e` whose sides `e <= 0` and `e >= 1` the fixpoint keeps apart at joins,
+    /// where one convex hull would blur what a disjunction says (the sign of a truncated
+    /// division's quotient: the dividend's sign chooses the rounding). The first ones only, up
+    /// to a cap.
+    pub sign_splits: Vec<Expr>,
     pub node_count: usize,
     pub entry: NodeId,
     pub exit: NodeId,
@@ -267,6 +272,7 @@ impl Procedure {
             snapshots: Vec::new(),
             returns: Vec::new(),
             precondition: Cond::True,
+            sign_splits: Vec::new(),
             node_count: 2,
             entry: NodeId(0),
             exit: NodeId(1),

@@ -5,8 +5,10 @@
 mod support;
 
 use expect_test::{Expect, expect};
-use membound_invariants::builder::{and, eq, ge, gt, le, lt, modulo, not};
-use membound_invariants::{Body, Invariant, ProcId, Program, ProgramBuilder, chain_invariant};
+use membound_invariants::builder::{and, eq, ge, gt, le, lt, modulo, not, or};
+use membound_invariants::{
+    Body, Expr, Invariant, ProcId, Program, ProgramBuilder, chain_invariant,
+};
 use membound_polyhedra::{Int, Rat, Value, count, parse_set};
 use support::{analyzed, assert_exact, assert_same_set, grid, parameter_point};
 
@@ -413,10 +415,58 @@ fn not_equal_guard_splits_the_part() {
         &["i"],
         "[n_init, m_init] -> { [i] : 0 <= i < n_init and i < m_init; [i] : 0 <= i < n_init and i > m_init }",
         expect![
-            "[n_init, m_init] -> { [i] : i >= m_init + 1 and i >= 0 and n_init >= i + 1; [i] : i >= 0 and m_init >= i + 1 and n_init >= i + 1 }"
+            "[n_init, m_init] -> { [i] : i >= 0 and m_init >= i + 1 and n_init >= i + 1; [i] : i >= m_init + 1 and i >= 0 and n_init >= i + 1 }"
         ],
         &grid(2, -1..=6),
     );
+}
+
+/// `if (i == m) break;` with `i` counting up: the loop head keeps `i <= m` apart from `i > m`,
+/// so the visits stop at `m` when `0 <= m` (one convex head would give `n - 1` instead).
+#[test]
+fn break_on_equality_keeps_the_counter_below_the_stop() {
+    let (program, m) = single(&["n", "m"], |b| {
+        let (n, mm, i) = (b.formal(0), b.formal(1), b.local("i"));
+        b.for_loop(i, 0, lt(i, n), 1, |b| {
+            b.if_then(eq(i, mm), |b| b.break_loop());
+            b.point("S");
+        });
+    });
+    check(
+        &program,
+        m,
+        &["i"],
+        "[n_init, m_init] -> { [i] : 0 <= i < n_init and i < m_init; [i] : 0 <= i < n_init and m_init < 0 }",
+        expect![
+            "[n_init, m_init] -> { [i] : i >= 0 and m_init >= i + 1 and n_init >= i + 1; [i] : 0 >= m_init + 1 and i >= 0 and n_init >= i + 1 }"
+        ],
+        &grid(2, -2..=6),
+    );
+}
+
+/// `half = n / 2` (Java's division, truncated toward zero: `2 q <= n <= 2 q + 1` for `n >= 0`,
+/// `2 q - 1 <= n <= 2 q` below) before `for (i = 0; i < half; i++)`: the loop head keeps the
+/// signs of `q` apart, so the visits are floor(n / 2), not the hull's ceil(n / 2).
+#[test]
+fn truncated_division_before_a_loop_keeps_its_floor() {
+    let (program, _) = single(&["n"], |b| {
+        let (n, q, half, i) = (b.formal(0), b.local("q"), b.local("half"), b.local("i"));
+        b.split_sign(q);
+        b.split_sign(Expr::var(q).negated());
+        b.havoc(q);
+        b.assume(or(vec![
+            and(vec![ge(n, 0), le(q * 2, n), le(n, q * 2 + 1)]),
+            and(vec![lt(n, 0), le(q * 2 - 1, n), le(n, q * 2)]),
+        ]));
+        b.assign(half, q);
+        b.for_loop(i, 0, lt(i, half), 1, |b| {
+            b.point("S");
+        });
+    });
+    // The interpreter cannot choose a havocked value that passes a later guard: sets only.
+    let analysis = analyzed(&program);
+    let expected = "[n_init] -> { [i] : 0 <= i and 2i + 2 <= n_init }";
+    assert_same_set(&analysis, &program, "S", &["i"], expected);
 }
 
 /// m1(k) { for (i = 1; i <= k; i++) m2(i) }   m2(n) { for (j = 1; j <= n; j++) S }

@@ -5,9 +5,9 @@
 //! `String` local gets a length view that `s.length()` reads, each collection local a size view
 //! that `c.size()` reads, and each iterator a counter of its `next()` calls bounded by its
 //! collection's size when `iterator()` created it; a `String` or collection parameter's view is
-//! a formal. Affine right-hand sides become assignments, a quotient or remainder by a constant
-//! a havocked quotient constrained as Java rounds it (toward zero), and
-//! anything else (field and array-element reads, shifts, narrowing conversions, call
+//! a formal. Affine right-hand sides become assignments, division and remainder by a constant
+//! go through a quotient ([`super::division`]), and
+//! anything else (field and array-element reads, other division, shifts, narrowing conversions, call
 //! results) havocs its target, so the procedure over-approximates every run of the method; a
 //! call's integer result is the exception when every method the call may run is a procedure
 //! here: the procedure returns it at exit, and the callee's summary relates it to the
@@ -33,6 +33,8 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::Int;
 
+use super::accumulators::accumulators;
+use super::division::{ByConstant, truncated_quotient};
 use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
@@ -220,6 +222,8 @@ struct Lowerer<'b, 't> {
     wanted: Wanted,
     /// Loop head block → its iteration counter.
     counters: BTreeMap<usize, VarId>,
+    /// Loop head block → its accumulators' variables, forgotten on every edge into it.
+    accumulators: HashMap<usize, Vec<VarId>>,
     /// Havocked stand-ins for call arguments the lowering cannot express, by argument position.
     unknowns: Vec<VarId>,
     /// Where calls put returned values the caller does not keep.
@@ -265,6 +269,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             iterators: HashMap::new(),
             wanted: Wanted::of(body),
             counters: BTreeMap::new(),
+            accumulators: HashMap::new(),
             unknowns: Vec::new(),
             discarded: None,
             returned: None,
@@ -404,8 +409,15 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn declare_counters(&mut self) {
         for head in self.loops.heads.clone() {
             let pc = self.body.blocks[head].pc;
-            let counter = self.new_var(&format!("iter{pc}"), VarKind::Local);
+            let counter = self.new_var(&counter_name(pc), VarKind::Local);
             self.counters.insert(head, counter);
+        }
+        for (head, vars) in accumulators(self.body, &self.loops) {
+            let vars = vars
+                .iter()
+                .filter_map(|v| self.value_of.get(v).copied())
+                .collect();
+            self.accumulators.insert(head, vars);
         }
     }
 
@@ -483,13 +495,14 @@ impl<'b, 't> Lowerer<'b, 't> {
     }
 
     /// Counter updates on the edge from `from` (`None`: the method entry) to block `to`:
-    /// increment on a retreating edge, restart on an edge entering a natural loop.
+    /// increment on a retreating edge, restart on an edge entering a natural loop; and the
+    /// loop's accumulators forgotten.
     fn edge_actions(&self, from: Option<usize>, to: usize) -> Vec<Action> {
         let Some(&counter) = self.counters.get(&to) else {
             return Vec::new();
         };
         let retreating = from.is_some_and(|f| self.loops.retreating.contains(&(f, to)));
-        if retreating {
+        let mut actions = if retreating {
             vec![Action::Assign {
                 var: counter,
                 expr: Expr::var(counter) + 1,
@@ -501,7 +514,10 @@ impl<'b, 't> Lowerer<'b, 't> {
             }]
         } else {
             Vec::new()
-        }
+        };
+        let forgotten = self.accumulators.get(&to).into_iter().flatten();
+        actions.extend(forgotten.map(|&var| Action::Havoc(var)));
+        actions
     }
 
     fn lower_block(&mut self, index: usize) {
@@ -714,9 +730,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                     node = saved;
                     facts.insert(*dst, fact);
                 }
+                let node = self.renew_fresh_object(node, *dst);
                 match self.fixed_local(stmt.pc, *dst) {
                     Some(action) => self.step(node, action),
-                    None => self.assign(node, *dst, value),
+                    None => self.assign(node, stmt.pc, *dst, value),
                 }
             }
             StmtKind::Invoke { dst, call } => {
@@ -745,6 +762,24 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             StmtKind::Monitor { .. } => node,
         }
+    }
+
+    /// Forgets the field views of the fresh object `dst` holds, when it holds one: it is set to
+    /// a new object, whose fields its constructor may have written.
+    fn renew_fresh_object(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
+        if !self.fields.holders.contains_key(&dst) {
+            return node;
+        }
+        let mut renewed: Vec<VarId> = self
+            .field_vars
+            .iter()
+            .filter(|(key, _)| matches!(key, ViewKey::Fresh(holder, _) if *holder == dst))
+            .map(|(_, &var)| var)
+            .collect();
+        renewed.sort_unstable();
+        renewed
+            .into_iter()
+            .fold(node, |node, var| self.step(node, Action::Havoc(var)))
     }
 
     /// `dst := formal` when the statement at `pc` is the one definition of a fixed local.
@@ -943,6 +978,28 @@ impl<'b, 't> Lowerer<'b, 't> {
         summarized.then_some(var)
     }
 
+    /// `var = x / k` or `var = x % k` with a constant `k` (the statement at `pc`), exactly:
+    /// through a quotient variable of the statement's own, which keeps relating a remainder to
+    /// its dividend (`x - r` a multiple of `k`) after the statement.
+    fn divide(&mut self, node: NodeId, pc: u32, var: VarId, value: &ir::Expr) -> Option<NodeId> {
+        let ir::Expr::Binary { op, lhs, rhs } = value else {
+            return None;
+        };
+        let division = ByConstant::of(*op, rhs)?;
+        let dividend = self.affine(lhs)?;
+        let quotient = self.new_var(&format!("quotient{pc}"), VarKind::Local);
+        let truncated = truncated_quotient(&dividend, &division.magnitude, quotient);
+        // Joins keep the quotient's signs apart: below zero, zero and above, the quotients of
+        // each sign of the dividend are convex, and their hull is not (it would round both
+        // ways). The quotient keeps its value until the statement runs again.
+        let splits = [Expr::var(quotient), Expr::var(quotient).negated()];
+        self.procedure.sign_splits.extend(splits);
+        let node = self.step(node, Action::Havoc(quotient));
+        let node = self.step(node, Action::Assume(truncated));
+        let expr = division.value(&dividend, quotient);
+        Some(self.step(node, Action::Assign { var, expr }))
+    }
+
     /// The variable receiving returned values the caller does not keep.
     fn discarded(&mut self) -> VarId {
         if let Some(var) = self.discarded {
@@ -1115,11 +1172,11 @@ impl<'b, 't> Lowerer<'b, 't> {
         (node, fact)
     }
 
-    /// The numeric effect of `dst = value`.
-    fn assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
+    /// The numeric effect of `dst = value`, the statement at `pc`.
+    fn assign(&mut self, node: NodeId, pc: u32, dst: ir::VarId, value: &ir::Expr) -> NodeId {
         if let Some(&var) = self.value_of.get(&dst) {
-            if let Some((op, dividend, divisor)) = self.by_constant(value) {
-                return self.divide(node, var, op, dividend, &divisor);
+            if let Some(node) = self.divide(node, pc, var, value) {
+                return node;
             }
             return match self.affine_value(value) {
                 Some(expr) => self.step(node, Action::Assign { var, expr }),
@@ -1276,65 +1333,6 @@ impl<'b, 't> Lowerer<'b, 't> {
             .fold(node, |node, var| self.step(node, Action::Havoc(var)))
     }
 
-    /// `dividend / k` or `dividend % k` with an affine dividend and a constant `k != 0`.
-    fn by_constant(&self, value: &ir::Expr) -> Option<(BinOp, Expr, Int)> {
-        let ir::Expr::Binary { op, lhs, rhs } = value else {
-            return None;
-        };
-        let divisor = match rhs {
-            Operand::Const(Const::Int(k)) if *k != 0 => Int::from(*k),
-            Operand::Const(Const::Long(k)) if *k != 0 => Int::from(*k),
-            _ => return None,
-        };
-        matches!(op, BinOp::Div | BinOp::Rem).then_some((*op, self.affine(lhs)?, divisor))
-    }
-
-    /// `var := dividend / divisor` (or `%`) as Java computes it, rounding toward zero: with
-    /// `d = |divisor|` and `q` the quotient times the divisor's sign, `d·q <= a <= d·q + d - 1`
-    /// when `a >= 0` and `d·q - d + 1 <= a <= d·q` when `a < 0`: a disjunction, kept until the
-    /// next join point (its parts disjoint, so that calls dividing one value agree on its
-    /// sign); the remainder is `a - divisor·quotient`.
-    fn divide(
-        &mut self,
-        node: NodeId,
-        var: VarId,
-        op: BinOp,
-        dividend: Expr,
-        divisor: &Int,
-    ) -> NodeId {
-        let quotient = self.new_var("quotient", VarKind::Local);
-        let node = self.step(node, Action::Havoc(quotient));
-        let negative = *divisor < Int::from(0);
-        let d = if negative {
-            -divisor.clone()
-        } else {
-            divisor.clone()
-        };
-        let q = if negative {
-            Expr::var(quotient).negated()
-        } else {
-            Expr::var(quotient)
-        };
-        let dq = q.scaled(&d);
-        let slack = || Expr::constant(d.clone() - Int::from(1));
-        let nonnegative = Cond::And(vec![
-            ge(dividend.clone(), 0),
-            le(dq.clone(), dividend.clone()),
-            le(dividend.clone(), dq.clone() + slack()),
-        ]);
-        let negative = Cond::And(vec![
-            le(dividend.clone(), -1),
-            le(dq.clone() - slack(), dividend.clone()),
-            le(dividend.clone(), dq),
-        ]);
-        let node = self.step(node, Action::Assume(Cond::Or(vec![nonnegative, negative])));
-        let expr = match op {
-            BinOp::Rem => dividend.minus(&Expr::var(quotient).scaled(divisor)),
-            _ => Expr::var(quotient),
-        };
-        self.step(node, Action::Assign { var, expr })
-    }
-
     /// The value of an integer right-hand side, when it is affine in integer locals.
     fn affine_value(&self, value: &ir::Expr) -> Option<Expr> {
         match value {
@@ -1358,13 +1356,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                 self.length_of.get(array).map(|&len| Expr::var(len))
             }
             ir::Expr::Load(place) => {
-                let read = match place {
-                    ir::Place::Static(field) => (true, field),
-                    ir::Place::Field { object, field } if self.is_this(object) => (false, field),
-                    _ => return None,
-                };
-                let key = self.fields.reads.get(&(read.0, read.1.clone()))?;
-                self.field_value(key)
+                let read = ViewKey::at(place, self.fields.this, &self.fields.holders)?;
+                self.field_value(self.fields.reads.get(&read)?)
             }
             _ => None,
         }
@@ -1420,6 +1413,18 @@ fn compare(op: CmpOp, left: Expr, right: Expr) -> Cond {
         CmpOp::Gt => gt(left, right),
         CmpOp::Le => le(left, right),
     }
+}
+
+/// The name of the iteration counter of the loop whose head block starts at `pc`.
+fn counter_name(pc: u32) -> String {
+    format!("{COUNTER_PREFIX}{pc}")
+}
+
+const COUNTER_PREFIX: &str = "iter";
+
+/// The head offset of the loop whose counter is named `name`, if it names one.
+pub fn counter_head(name: &str) -> Option<u32> {
+    name.strip_prefix(COUNTER_PREFIX)?.parse().ok()
 }
 
 /// `text` as an isl identifier: letters, digits and `_`, starting with a letter.

@@ -1,8 +1,10 @@
 //! Integer field views: which integer fields the lowering may read as variables instead of
 //! havocking them, decided once for every method on the chains before any body is lowered.
 //!
-//! A view is an integer field that is a static field or an instance field of the method's own
-//! `this`. It is sound to read it as one variable only while nothing else writes it, so the
+//! A view is an integer field that is a static field, an instance field of the method's own
+//! `this`, or one of an object the method created and keeps to itself ([`super::fresh`]: a
+//! local view, forgotten where its holder is set, viewable when the method's only stores to the
+//! field are on the holder and no call but the object's constructor may write it). It is sound to read it as one variable only while nothing else writes it, so the
 //! writes of every method reachable in the call graph are collected (`putfield`/`putstatic` by
 //! name and type, and by declaring class when both sides resolve); code whose body cannot be
 //! seen may write anything, except that a JDK native method is taken not to write the
@@ -40,24 +42,56 @@ use membound_front::ir::{self, CallKind, DynamicCall, Operand, Place, StmtKind};
 use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
+use super::fresh::fresh_holders;
 use super::loops::{block_successors, find_loops};
 use super::views;
 
 /// The assumption views of application fields rely on when a JDK native method is reachable.
 pub const JDK_NATIVES_KEEP_FIELDS: &str = "JDK native methods do not write the application's integer fields (no reflection, JNI or other thread writes them while a method reads them)";
 
-/// A field a view reads: a static field, or an instance field of the method's `this`, named by
-/// its declaring class when it resolves.
+/// A field a view reads: a static field, an instance field of the method's `this`, or one of
+/// an object the method created and keeps in a local ([`super::fresh`]), named by its declaring
+/// class when it resolves.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ViewKey {
     Static(FieldRef),
     This(FieldRef),
+    Fresh(ir::VarId, FieldRef),
 }
 
 impl ViewKey {
     fn field(&self) -> &FieldRef {
         match self {
-            ViewKey::Static(field) | ViewKey::This(field) => field,
+            ViewKey::Static(field) | ViewKey::This(field) | ViewKey::Fresh(_, field) => field,
+        }
+    }
+
+    /// The key of a field read or write at `place`, with the field as the instruction names it;
+    /// `None` for other objects' fields and array elements.
+    pub fn at(
+        place: &Place,
+        this: Option<ir::VarId>,
+        holders: &BTreeMap<ir::VarId, Vec<u32>>,
+    ) -> Option<ViewKey> {
+        match place {
+            Place::Static(field) => Some(ViewKey::Static(field.clone())),
+            Place::Field {
+                object: Operand::Var(object),
+                field,
+            } if Some(*object) == this => Some(ViewKey::This(field.clone())),
+            Place::Field {
+                object: Operand::Var(object),
+                field,
+            } if holders.contains_key(object) => Some(ViewKey::Fresh(*object, field.clone())),
+            _ => None,
+        }
+    }
+
+    fn with_field(&self, field: FieldRef) -> ViewKey {
+        match self {
+            ViewKey::Static(_) => ViewKey::Static(field),
+            ViewKey::This(_) => ViewKey::This(field),
+            ViewKey::Fresh(holder, _) => ViewKey::Fresh(*holder, field),
         }
     }
 
@@ -152,8 +186,11 @@ pub struct FieldPlan {
     pub locals: Vec<FixedLocal>,
     /// The variable holding `this`, when it is never reassigned.
     pub this: Option<ir::VarId>,
-    /// A field read (`true` for static) → the view it reads.
-    pub reads: HashMap<(bool, FieldRef), ViewKey>,
+    /// A field read (its key with the field as the instruction names it) → the view it reads.
+    pub reads: HashMap<ViewKey, ViewKey>,
+    /// The holders of fresh objects ([`super::fresh`]) with their constructor calls' offsets:
+    /// their views are forgotten where the holder is set.
+    pub holders: BTreeMap<ir::VarId, Vec<u32>>,
     /// Per store offset, the views it changes.
     pub stores: HashMap<u32, Vec<(ViewKey, StoreEffect)>>,
     /// Per call offset, what it does to the threaded views it may change.
@@ -216,7 +253,9 @@ impl Resolved {
 struct Own {
     this: Option<ir::VarId>,
     /// Integer views read by the body.
-    reads: BTreeMap<(bool, FieldRef), ViewKey>,
+    reads: BTreeMap<ViewKey, ViewKey>,
+    /// The locals holding fresh objects ([`super::fresh`]), with their constructor calls.
+    holders: BTreeMap<ir::VarId, Vec<u32>>,
     /// Its stores to integer fields.
     stores: Vec<Store>,
     /// Calls on `this` (their offsets), for views of `this.f` a callee needs.
@@ -229,6 +268,8 @@ struct Store {
     is_static: bool,
     /// A `putfield` on the method's own `this`.
     on_this: bool,
+    /// The object written, when it is a variable.
+    object: Option<ir::VarId>,
     field: Resolved,
     /// The stored value is one the lowering havocs (see [`opaque`]).
     opaque: bool,
@@ -291,9 +332,16 @@ pub fn plan(
                 continue;
             }
             let threads = threaded[index].contains(key);
-            if !viewable(index, key, &mut assumes_jdk_natives)
-                || (written_by_calls(index, key) && !threads)
-            {
+            let written = match key {
+                // Its constructor writes another object's field as far as the view goes.
+                ViewKey::Fresh(holder, _) => {
+                    let constructors = &own[index].holders[holder];
+                    let method = &methods[index];
+                    calls_may_write(graph, call_sites, &mut writes, method, constructors, key)
+                }
+                _ => written_by_calls(index, key) && !threads,
+            };
+            if !viewable(index, key, &mut assumes_jdk_natives) || written {
                 continue;
             }
             let stores: Vec<&Store> = own[index]
@@ -301,7 +349,13 @@ pub fn plan(
                 .iter()
                 .filter(|s| store_may_write(s, key))
                 .collect();
-            let mode = if threads {
+            let mode = if let ViewKey::Fresh(holder, _) = key {
+                // Only the holder's own stores may write it; its value is unknown when set.
+                if !stores.iter().all(|s| s.writes_exactly(*holder, key)) {
+                    continue;
+                }
+                ViewMode::Local { fixed_at: None }
+            } else if threads {
                 ViewMode::Threaded
             } else if stores.is_empty() {
                 ViewMode::Formal
@@ -357,7 +411,7 @@ fn propagate_to_callers(
                 let through_this = own[*caller].this_calls.contains(pc);
                 let wanted: Vec<ViewKey> = needed[callee]
                     .iter()
-                    .filter(|k| k.is_static() || through_this)
+                    .filter(|k| k.is_static() || (through_this && matches!(k, ViewKey::This(_))))
                     .cloned()
                     .collect();
                 for key in wanted {
@@ -384,7 +438,7 @@ fn threaded_views(
         .enumerate()
         .map(|(index, keys)| {
             keys.iter()
-                .filter(|k| !k.is_static() && own[index].this.is_some())
+                .filter(|k| matches!(k, ViewKey::This(_)) && own[index].this.is_some())
                 .filter(|k| written_by_calls(index, k))
                 .cloned()
                 .collect()
@@ -478,6 +532,39 @@ fn call_effects(
     effects
 }
 
+/// Whether a call of `method`, other than those at `skipped`, may write `key`'s field or run
+/// code that cannot be seen.
+fn calls_may_write(
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    writes: &mut WriteIndex,
+    method: &MethodRef,
+    skipped: &[u32],
+    key: &ViewKey,
+) -> bool {
+    let Some(node) = graph.node(method) else {
+        return true;
+    };
+    call_sites
+        .offsets(node)
+        .into_iter()
+        .filter(|pc| !skipped.contains(pc))
+        .any(|pc| {
+            call_sites.is_unresolved(node, pc)
+                || call_sites.entered(node, pc).iter().any(|&callee| {
+                    let running = writes.running(callee);
+                    running.anything || running.may_write(key)
+                })
+        })
+}
+
+impl Store {
+    /// Whether the store writes exactly `key`'s field of the object `holder` holds.
+    fn writes_exactly(&self, holder: ir::VarId, key: &ViewKey) -> bool {
+        self.object == Some(holder) && self.field.resolved && self.field.field == *key.field()
+    }
+}
+
 fn store_may_write(store: &Store, key: &ViewKey) -> bool {
     let target = Resolved {
         field: key.field().clone(),
@@ -508,13 +595,19 @@ fn finish_plan(
         .zip(ambiguous)
         .map(|((key, mode), ambiguous)| {
             let field = key.field();
-            let name = if ambiguous {
-                format!("{}_{}", field.class.simple(), field.name)
-            } else {
-                field.name.to_string()
+            let name = match &key {
+                ViewKey::Fresh(holder, _) => format!("{}_{}", body.var(*holder).name, field.name),
+                _ if ambiguous => format!("{}_{}", field.class.simple(), field.name),
+                _ => field.name.to_string(),
             };
             let origin = match (&key, &mode) {
                 (ViewKey::This(_), _) => format!("field {} of this", field.name),
+                (ViewKey::Fresh(holder, _), _) => format!(
+                    "field {} of the object {} created in {}",
+                    field.name,
+                    body.var(*holder).name,
+                    method.name
+                ),
                 (ViewKey::Static(_), ViewMode::Local { fixed_at: Some(pc) }) => format!(
                     "static field {}.{}, written at {}@{pc}",
                     field.class.source(),
@@ -546,9 +639,14 @@ fn finish_plan(
                 continue;
             }
             // A store to a narrower field keeps only the low bits of an unnarrowed value.
+            let on_its_object = match &view.key {
+                ViewKey::Static(_) => store.is_static,
+                ViewKey::This(_) => store.on_this,
+                ViewKey::Fresh(holder, _) => store.object == Some(*holder),
+            };
             let exact = store.field.resolved
                 && store.field.field == *view.key.field()
-                && (store.is_static || store.on_this)
+                && on_its_object
                 && matches!(view.key.field().ty, Type::Int | Type::Long);
             let effect = match view.mode {
                 ViewMode::Local { fixed_at: Some(pc) } if pc == store.pc => StoreEffect::Fixed,
@@ -566,6 +664,7 @@ fn finish_plan(
         locals: fixed_locals(method, body),
         this: own.this,
         reads,
+        holders: own.holders.clone(),
         stores,
         calls: HashMap::new(),
     }
@@ -637,6 +736,7 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
     let mut own = Own {
         this,
         reads: BTreeMap::new(),
+        holders: fresh_holders(body),
         stores: Vec::new(),
         this_calls: BTreeSet::new(),
     };
@@ -646,28 +746,26 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
                 value: ir::Expr::Load(place),
                 ..
             } => {
-                let read = match place {
-                    Place::Static(field) => Some((true, field)),
-                    Place::Field { object, field } if is_this(object) => Some((false, field)),
-                    _ => None,
-                };
-                if let Some((is_static, field)) = read.filter(|(_, f)| f.ty.is_integer()) {
-                    let resolved = resolver.resolve(field);
+                let read = ViewKey::at(place, this, &own.holders);
+                if let Some(read) = read.filter(|k| k.field().ty.is_integer()) {
+                    let resolved = resolver.resolve(read.field());
                     // Only a resolved field can be told apart from others of its name.
                     if resolved.resolved {
-                        let key = if is_static {
-                            ViewKey::Static(resolved.field)
-                        } else {
-                            ViewKey::This(resolved.field)
-                        };
-                        own.reads.insert((is_static, field.clone()), key);
+                        let key = read.with_field(resolved.field);
+                        own.reads.insert(read, key);
                     }
                 }
             }
             StmtKind::Store { place, value } => {
-                let (is_static, on_this, field) = match place {
-                    Place::Static(field) => (true, false, field),
-                    Place::Field { object, field } => (false, is_this(object), field),
+                let (is_static, on_this, object, field) = match place {
+                    Place::Static(field) => (true, false, None, field),
+                    Place::Field { object, field } => {
+                        let variable = match object {
+                            Operand::Var(v) => Some(*v),
+                            Operand::Const(_) => None,
+                        };
+                        (false, is_this(object), variable, field)
+                    }
                     Place::ArrayElement { .. } => continue,
                 };
                 if !field.ty.is_integer() {
@@ -677,6 +775,7 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
                     pc: stmt.pc,
                     is_static,
                     on_this,
+                    object,
                     field: resolver.resolve(field),
                     opaque: opaque(body, value),
                     outside_loops: loops.reducible && loops.enclosing[block.0 as usize].is_empty(),

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use membound_front::ir::{Body, Expr, Operand, Place, StmtKind, Terminator, VarId};
+use membound_front::ir::{Body, Expr, Operand, Place, Stmt, StmtKind, Terminator, VarId};
 
 /// Per block, the variables live at its start and those it writes.
 pub struct Liveness {
@@ -61,45 +61,55 @@ fn uses_and_defs(body: &Body, block: usize) -> (HashSet<VarId>, HashSet<VarId>) 
         }
     };
     for stmt in &body.blocks[block].stmts {
-        let mut operands = Vec::new();
-        let written = match &stmt.kind {
-            StmtKind::Assign { dst, value } => {
-                expr_operands(value, &mut operands);
-                Some(*dst)
-            }
-            StmtKind::Invoke { dst, call } => {
-                operands.extend(call.receiver.iter());
-                operands.extend(call.args.iter());
-                *dst
-            }
-            StmtKind::Store { place, value } => {
-                place_operands(place, &mut operands);
-                operands.push(value);
-                None
-            }
-            StmtKind::Monitor { object, .. } => {
-                operands.push(object);
-                None
-            }
-        };
+        let (operands, written) = stmt_operands(stmt);
         for operand in operands {
             read(operand, &defs);
         }
         defs.extend(written);
     }
-    match &body.blocks[block].terminator {
-        Terminator::If { lhs, rhs, .. } => {
-            read(lhs, &defs);
-            read(rhs, &defs);
-        }
-        Terminator::Switch { key, .. } => read(key, &defs),
-        Terminator::Return(Some(operand)) | Terminator::Throw(operand) => read(operand, &defs),
-        Terminator::Goto(_) | Terminator::Return(None) => {}
+    for operand in terminator_operands(&body.blocks[block].terminator) {
+        read(operand, &defs);
     }
     (uses, defs)
 }
 
-fn expr_operands<'e>(expr: &'e Expr, out: &mut Vec<&'e Operand>) {
+/// The operands a statement reads, and the variable it defines.
+pub(super) fn stmt_operands(stmt: &Stmt) -> (Vec<&Operand>, Option<VarId>) {
+    let mut operands = Vec::new();
+    let written = match &stmt.kind {
+        StmtKind::Assign { dst, value } => {
+            expr_operands(value, &mut operands);
+            Some(*dst)
+        }
+        StmtKind::Invoke { dst, call } => {
+            operands.extend(call.receiver.iter());
+            operands.extend(call.args.iter());
+            *dst
+        }
+        StmtKind::Store { place, value } => {
+            place_operands(place, &mut operands);
+            operands.push(value);
+            None
+        }
+        StmtKind::Monitor { object, .. } => {
+            operands.push(object);
+            None
+        }
+    };
+    (operands, written)
+}
+
+/// The operands a block's terminator reads.
+pub(super) fn terminator_operands(terminator: &Terminator) -> Vec<&Operand> {
+    match terminator {
+        Terminator::If { lhs, rhs, .. } => vec![lhs, rhs],
+        Terminator::Switch { key, .. } => vec![key],
+        Terminator::Return(Some(operand)) | Terminator::Throw(operand) => vec![operand],
+        Terminator::Goto(_) | Terminator::Return(None) => Vec::new(),
+    }
+}
+
+pub(super) fn expr_operands<'e>(expr: &'e Expr, out: &mut Vec<&'e Operand>) {
     match expr {
         Expr::Use(a) | Expr::Neg(a) | Expr::ArrayLength(a) => out.push(a),
         Expr::Convert(a, _) | Expr::CheckCast(a, _) | Expr::InstanceOf(a, _) => out.push(a),

@@ -21,8 +21,12 @@
 //! [`crate::sites`] do), or model object fields other than integer views, array contents or
 //! integer overflow.
 
+mod accumulators;
 mod body;
+mod division;
+mod exits;
 mod fields;
+mod fresh;
 mod liveness;
 mod loops;
 mod specs;
@@ -46,9 +50,10 @@ use membound_jvm::MethodRef;
 use membound_jvm::error::{Error, Result};
 
 pub use body::{
-    CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, formal_kinds,
-    identifier, lower_body, numeric_formal_kind,
+    CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, counter_head,
+    formal_kinds, identifier, lower_body, numeric_formal_kind,
 };
+pub use exits::describe_loop;
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
 pub use specs::{spec_formal_kinds, spec_formal_names};
 

@@ -13,7 +13,7 @@ use membound_jvm::{ClassName, Type};
 use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
 
 use super::qty::Qty;
-use crate::lowering::{Lowered, SiteInvariant};
+use crate::lowering::{Lowered, SiteInvariant, counter_head, describe_loop};
 use crate::memalloc::quantity::{at_least, at_most, extend_set};
 use crate::sites::{AllocationKind, ConcatShape, LocalSite};
 
@@ -75,10 +75,16 @@ pub fn local_amount(
     });
     if reasons.is_empty() {
         if executions.is_infinite() {
-            reasons.push(
+            let loops = unbounded_loops(program, site, &invariant);
+            reasons.push(if loops.is_empty() {
                 "its executions are not bounded by the parameters (a data-dependent loop, or a loop bound the lowering cannot express)"
-                    .to_string(),
-            );
+                    .to_string()
+            } else {
+                format!(
+                    "its executions are not bounded by the parameters: {}",
+                    loops.join("; ")
+                )
+            });
         } else if objects.is_infinite() || bytes.is_infinite() {
             reasons.push("the array's lengths are not bounded by the parameters".to_string());
         }
@@ -89,6 +95,22 @@ pub fn local_amount(
         bytes,
         reasons,
     }
+}
+
+/// The loops around `site` whose counters its invariant leaves without an upper bound, each
+/// with the tests that leave it (see [`describe_loop`]).
+fn unbounded_loops(program: &Program, site: &LocalSite, invariant: &SiteInvariant) -> Vec<String> {
+    let Ok(body) = program.body(&site.method) else {
+        return Vec::new();
+    };
+    let executions = invariant.executions_set();
+    invariant
+        .executions
+        .iter()
+        .filter(|counter| !executions.bounds_above(counter))
+        .filter_map(|counter| counter_head(counter))
+        .filter_map(|pc| describe_loop(&site.method, &body, pc))
+        .collect()
 }
 
 type Amounts = membound_jvm::error::Result<(Qty, Qty)>;

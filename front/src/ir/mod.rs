@@ -336,6 +336,17 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Ge => ">=",
+            CmpOp::Gt => ">",
+            CmpOp::Le => "<=",
+        }
+    }
+
     /// The comparison that holds exactly when `self` does not.
     pub fn negate(self) -> CmpOp {
         match self {

@@ -8,8 +8,8 @@
 use std::fmt::Write;
 
 use crate::ir::{
-    Block, Body, Call, CallKind, CmpOp, DynamicCall, Expr, Operand, Place, Stmt, StmtKind,
-    Terminator, VarId, VarOrigin,
+    Block, Body, Call, CallKind, DynamicCall, Expr, Operand, Place, Stmt, StmtKind, Terminator,
+    VarId, VarOrigin,
 };
 use membound_jvm::{MethodRef, Type};
 
@@ -186,7 +186,7 @@ impl Printer<'_> {
             } => format!(
                 "if {} {} {} goto B{} else B{}",
                 self.operand(lhs),
-                cmp_symbol(*op),
+                op.symbol(),
                 self.operand(rhs),
                 then_target.0,
                 else_target.0
@@ -243,16 +243,5 @@ fn dynamic_text(dynamic: &DynamicCall) -> String {
             implementation,
         } => format!("lambda {interface} -> {implementation}"),
         DynamicCall::Other { bootstrap } => format!("bootstrap {bootstrap}"),
-    }
-}
-
-fn cmp_symbol(op: CmpOp) -> &'static str {
-    match op {
-        CmpOp::Eq => "==",
-        CmpOp::Ne => "!=",
-        CmpOp::Lt => "<",
-        CmpOp::Ge => ">=",
-        CmpOp::Gt => ">",
-        CmpOp::Le => "<=",
     }
 }

@@ -86,6 +86,13 @@ impl Conjunct {
         })
     }
 
+    /// Every form of `forms` `>= 0`; `None` when no state is left.
+    pub fn meet_all_nonnegative(&self, forms: &[Expr]) -> Option<Conjunct> {
+        forms
+            .iter()
+            .try_fold(self.clone(), |part, form| part.meet_nonnegative(form))
+    }
+
     /// `expr = 0`.
     pub fn meet_zero(&self, expr: &Expr) -> Option<Conjunct> {
         self.meet_congruence(expr, &Int::from(0), &Int::from(0))
@@ -194,6 +201,23 @@ impl Conjunct {
     }
 }
 
+/// The classes of a partition by the signs of `partition`'s expressions: per expression `e`,
+/// `-e >= 0` or `e - 1 >= 0`, as lists of forms `>= 0`; one empty class without expressions.
+pub fn partition_classes(partition: &[Expr]) -> Vec<Vec<Expr>> {
+    partition.iter().fold(vec![Vec::new()], |classes, e| {
+        classes
+            .into_iter()
+            .flat_map(|class| {
+                let mut at_most_zero = class.clone();
+                at_most_zero.push(e.negated());
+                let mut above = class;
+                above.push(e.clone() - 1);
+                [at_most_zero, above]
+            })
+            .collect()
+    })
+}
+
 impl Value {
     pub fn bottom(dim: usize) -> Value {
         Value {
@@ -229,6 +253,28 @@ impl Value {
                 Value::from_part(rest.iter().fold(first.clone(), |acc, p| acc.join(p)))
             }
         }
+    }
+
+    /// One convex part per class of `partition` holding states (a class fixes, for each
+    /// expression `e`, whether `e <= 0` or `e >= 1`), each the hull of what the class has of
+    /// every part. With no expression it is [`Self::merged`].
+    pub fn partitioned(&self, partition: &[Expr]) -> Value {
+        let parts = partition_classes(partition)
+            .iter()
+            .filter_map(|class| self.class_part(class))
+            .collect();
+        Value {
+            dim: self.dim,
+            parts,
+        }
+    }
+
+    /// The hull of the parts' states in `class` (each form `>= 0`), if any.
+    pub fn class_part(&self, class: &[Expr]) -> Option<Conjunct> {
+        self.parts
+            .iter()
+            .filter_map(|part| part.meet_all_nonnegative(class))
+            .reduce(|acc, part| acc.join(&part))
     }
 
     fn capped(self) -> Value {
