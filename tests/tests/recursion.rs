@@ -245,3 +245,23 @@ fn two_arguments_descending_one_after_the_other_take_one_phase_each() {
     let (observed, predicted) = total_objects(json["comparisons"].as_array().expect("list"));
     assert_eq!((observed, predicted), (7.into(), 7.into()));
 }
+
+#[test]
+fn a_four_ary_tree_with_leaf_and_inner_objects_counts_each_level() {
+    let cert = certificate("villages");
+    // Inner villages: a village, its patients and its children array; leaves: a village, its
+    // patients and a leaf. (4^l - 1)/3 inner ones and 4^l leaves: 4^(l+1) - 1 objects.
+    let solved = rsolve("c(n) - 4*c(n - 1) - 3", "{c(0): 3}", &[1, 4]);
+    assert_eq!(solved, [15, 1023]);
+    for level in 0..=6 {
+        assert_eq!(
+            objects_at(&cert, "villages", &format!("level={level}")),
+            (1i64 << (2 * level + 2)) - 1,
+            "level={level}"
+        );
+    }
+    // `if (level == 0)` stops only from above: below it the recursion never ends.
+    assert_eq!(objects_at(&cert, "villages", "level=-1"), "inf");
+    let (observed, predicted) = run(&cert, &["villages", "3"]);
+    assert_eq!((observed, predicted), (255.into(), 255.into()));
+}

@@ -621,6 +621,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 else_target,
             } => {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
+                self.split_parameter_test(*op, lhs, rhs);
                 let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
                 self.jump(block, node, *then_target, guard);
                 self.jump(block, node, *else_target, negated);
@@ -660,6 +661,40 @@ impl<'b, 't> Lowerer<'b, 't> {
             // callers' handlers through theirs.
             Terminator::Throw(_) => {}
         }
+    }
+
+    /// `p == c` or `p != c` on a parameter the body never assigns and a constant: joins keep
+    /// `p < c`, `p == c` and `p > c` apart, so a recursion guarded by `if (level == 0)` keeps
+    /// `level >= 1` (where it descends to 0) apart from `level <= -1` (where it never stops)
+    /// through the loops before its calls.
+    fn split_parameter_test(&mut self, op: CmpOp, lhs: &Operand, rhs: &Operand) {
+        if !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+            return;
+        }
+        let ((Operand::Var(param), Operand::Const(_)) | (Operand::Const(_), Operand::Var(param))) =
+            (lhs, rhs)
+        else {
+            return;
+        };
+        if !self.body.params.contains(param) || self.is_assigned(*param) {
+            return;
+        }
+        let (Some(left), Some(right)) = (self.affine(lhs), self.affine(rhs)) else {
+            return;
+        };
+        let difference = left.minus(&right);
+        let splits = [difference.clone(), difference.negated()];
+        self.procedure.sign_splits.extend(splits);
+    }
+
+    /// Whether some statement of the body assigns `var`.
+    fn is_assigned(&self, var: ir::VarId) -> bool {
+        self.body.blocks.iter().flat_map(|b| &b.stmts).any(|stmt| {
+            matches!(
+                &stmt.kind,
+                StmtKind::Assign { dst, .. } | StmtKind::Invoke { dst: Some(dst), .. } if *dst == var
+            )
+        })
     }
 
     /// The guard under which `lhs op rhs` holds, when it is affine or modular.
