@@ -31,7 +31,9 @@ use membound_front::specs::{MethodSpec, SpecSource};
 use membound_jvm::error::{Error, Result};
 use membound_jvm::{MethodRef, Type};
 
-pub use quantity::{Quantity, count_quantity, maximum, pw_quantity, scaled_sum, tidy};
+pub use quantity::{
+    Quantity, count_quantity, maximum, pieces_times, pw_quantity, scaled_sum, tidy,
+};
 
 pub use render::to_text;
 

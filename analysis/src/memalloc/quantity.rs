@@ -80,6 +80,25 @@ pub fn pw_quantity(pw: &membound_polyhedra::PiecewiseQuasiPolynomial) -> Quantit
 }
 
 /// A sum of pieces, each its quasi-polynomial on its domain and 0 elsewhere (isl's reading).
+/// `pw · expr`: each piece's quasi-polynomial times `expr` on the piece's domain.
+pub fn pieces_times(
+    pw: &membound_polyhedra::PiecewiseQuasiPolynomial,
+    expr: &Quantity,
+) -> Quantity {
+    let items = pw
+        .pieces
+        .iter()
+        .map(|piece| {
+            let product = membound_bernstein::simplify::product_of(vec![
+                BoundExpr::Pol(piece.qp.clone()),
+                expr.clone(),
+            ]);
+            on_domain(&piece.domain, product)
+        })
+        .collect();
+    merge_cases(items)
+}
+
 fn sum_of_pieces<'s>(
     pieces: impl IntoIterator<Item = (&'s Set, membound_polyhedra::QuasiPolynomial)>,
 ) -> Quantity {

@@ -13,7 +13,7 @@ use membound_polyhedra::{
 
 use membound_bernstein::{BoundExpr, ParametricPolytope, bound_expr_over, simplify};
 
-use crate::memalloc::{Quantity, maximum, pw_quantity, scaled_sum};
+use crate::memalloc::{Quantity, maximum, pieces_times, pw_quantity, scaled_sum};
 
 /// A count, a number of objects or of bytes, per call of a method.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -351,10 +351,13 @@ fn points_times_maximum(set: &Set, expr: &BoundExpr) -> Qty {
     if largest.may_be_infinite() {
         return Qty::Inf;
     }
-    Qty::Expr(simplify(
-        &BoundExpr::Mul(vec![points.to_quantity(), largest]),
-        &membound_bernstein::Guard::always(),
-    ))
+    let product = match &points {
+        // Each piece's count times the largest, on its domain: a call that runs once reads
+        // as the callee's bound under the call's condition, not as a product.
+        Qty::Finite(pw) => pieces_times(pw, &largest),
+        _ => BoundExpr::Mul(vec![points.to_quantity(), largest]),
+    };
+    Qty::Expr(simplify(&product, &membound_bernstein::Guard::always()))
 }
 
 fn is_universe(set: &Set) -> bool {
