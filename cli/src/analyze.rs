@@ -18,7 +18,9 @@ use membound_jvm::error::{Error, Result};
 pub(super) struct AnalyzeArgs {
     #[command(flatten)]
     target: MethodInput,
-    /// Write the certificate to this file (YAML, or JSON when it ends in .json).
+    /// Write the certificate to this file, in the format its extension names (`.yaml`/`.yml`,
+    /// `.json`, `.sarif`, `.txt` for the summary; any case), else in `--format` when that is a
+    /// certificate format, else YAML.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// What to print: a readable summary, or the certificate itself.
@@ -74,10 +76,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         }
     }
     let certificate = membound_analysis::certify::certificate(&args.target.input, &bounds)?;
-    if let Some(path) = &args.output {
-        write_certificate(&certificate, path)?;
-    }
-    Ok(match args.format {
+    let render = |format: ReportFormat| match format {
         ReportFormat::Text => memalloc::to_text(&bounds),
         ReportFormat::Yaml => certificate.to_yaml(),
         ReportFormat::Json => certificate.to_json(),
@@ -87,7 +86,32 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
                 .ok()?;
             class.source_file.as_deref().map(str::to_string)
         })),
-    })
+    };
+    if let Some(path) = &args.output {
+        let text = render(file_format(path, args.format));
+        std::fs::write(path, text)
+            .map_err(|e| Error::Input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(render(args.format))
+}
+
+/// The format of the file `-o` names: its extension's, else `--format`'s when that is a
+/// certificate format, else YAML.
+fn file_format(path: &Path, asked: ReportFormat) -> ReportFormat {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("json") => ReportFormat::Json,
+        Some("yaml" | "yml") => ReportFormat::Yaml,
+        Some("sarif") => ReportFormat::Sarif,
+        Some("txt") => ReportFormat::Text,
+        _ => match asked {
+            ReportFormat::Text => ReportFormat::Yaml,
+            other => other,
+        },
+    }
 }
 
 /// A spinner on stderr (drawn only on a terminal) counting methods as they are summarized.
@@ -99,16 +123,6 @@ fn progress_bar() -> ProgressBar {
     );
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
-}
-
-fn write_certificate(certificate: &Certificate, path: &Path) -> Result<()> {
-    let text = if path.extension().is_some_and(|e| e == "json") {
-        certificate.to_json()
-    } else {
-        certificate.to_yaml()
-    };
-    std::fs::write(path, text)
-        .map_err(|e| Error::Input(format!("cannot write {}: {e}", path.display())))
 }
 
 #[derive(Debug, Args)]

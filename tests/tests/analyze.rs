@@ -315,3 +315,35 @@ fn a_halving_loop_is_unbounded_with_its_reason() {
         "{text}"
     );
 }
+
+#[test]
+fn the_output_file_takes_the_format_its_extension_names_else_the_one_asked_for() {
+    let classes = compile_fixture("thesis");
+    let dir = membound_tests::scratch_dir("output-formats");
+    let written = |file: &str, format: &str| -> String {
+        let path = dir.join(file);
+        let run = membound([
+            "analyze".as_ref(),
+            classes.as_os_str(),
+            "--method".as_ref(),
+            "thesis.Fig14.m2".as_ref(),
+            "--format".as_ref(),
+            format.as_ref(),
+            "-o".as_ref(),
+            path.as_os_str(),
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        std::fs::read_to_string(&path).expect("the file -o names")
+    };
+    let sarif: Value = serde_json::from_str(&written("x.sarif", "sarif")).expect("SARIF is JSON");
+    assert_eq!(sarif["version"], "2.1.0");
+    let from_extension: Value =
+        serde_json::from_str(&written("x.JSON", "text")).expect("JSON by its extension");
+    assert!(from_extension["methods"].is_array(), "{from_extension:#}");
+    let from_format: Value =
+        serde_json::from_str(&written("x.cert", "json")).expect("JSON as --format asks");
+    assert!(from_format["methods"].is_array(), "{from_format:#}");
+    assert!(written("x.txt", "yaml").contains("memAlloc objects:"));
+    let yaml = written("x.cert", "text");
+    assert!(yaml.contains("\nmethods:"), "{yaml}");
+}
