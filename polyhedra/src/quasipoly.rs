@@ -160,6 +160,32 @@ impl QuasiPolynomial {
         self.scale(&Rat::from(-1))
     }
 
+    /// `poly` with each variable `v` replaced by the quasi-polynomial `value(v)`, computed class
+    /// by class over the common periods: one polynomial expansion per class rather than a
+    /// quasi-polynomial product per term.
+    pub fn compose<V: Ord + Clone>(
+        poly: &Polynomial<V>,
+        value: impl Fn(&V) -> QuasiPolynomial,
+    ) -> Self {
+        let vars = poly.variables();
+        let values: Vec<QuasiPolynomial> = vars.iter().map(value).collect();
+        let periods = values.iter().fold(Vec::new(), |periods, v| {
+            merged_periods(&periods, &v.periods)
+        });
+        let aligned: Vec<Vec<Polynomial>> = values.iter().map(|v| v.aligned(&periods)).collect();
+        let classes = (0..aligned.first().map_or(1, Vec::len))
+            .map(|class| {
+                poly.compose(|v| {
+                    let at = vars.binary_search(v).unwrap_or(0);
+                    aligned[at][class].clone()
+                })
+            })
+            .collect();
+        let mut result = QuasiPolynomial { periods, classes };
+        result.simplify();
+        result
+    }
+
     /// The quasi-polynomial on the residue class `var ≡ residue` (modulo `var`'s period): `var`
     /// is no longer periodic, and stays a variable of the polynomials.
     pub fn on_residue(&self, var: &str, residue: &Int) -> Self {

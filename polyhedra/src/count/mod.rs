@@ -263,22 +263,10 @@ fn to_piece(
     }
     domain.constraints = cell.guard.iter().map(|c| c.remap(column)).collect();
     let atoms = atom_values(&domain).ok_or(CountError::TooComplex)?;
-    let qp = cell
-        .summand
-        .terms()
-        .fold(QuasiPolynomial::zero(), |acc, (monomial, coeff)| {
-            let term = monomial.powers().iter().fold(
-                QuasiPolynomial::constant(coeff.clone()),
-                |t, (c, e)| {
-                    let atom = match engine.symbol_of_column(*c) {
-                        Some(symbol) => &symbols[symbol],
-                        None => &atoms[column(*c)],
-                    };
-                    (0..*e).fold(t, |t, _| t.mul(atom))
-                },
-            );
-            acc.add(&term)
-        });
+    let qp = QuasiPolynomial::compose(&cell.summand, |&c| match engine.symbol_of_column(c) {
+        Some(symbol) => symbols[symbol].clone(),
+        None => atoms[column(c)].clone(),
+    });
     Ok(Piece {
         domain: Set::from_basic(domain),
         qp,
