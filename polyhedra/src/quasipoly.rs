@@ -162,7 +162,8 @@ impl QuasiPolynomial {
 
     /// `poly` with each variable `v` replaced by the quasi-polynomial `value(v)`, computed class
     /// by class over the common periods: one polynomial expansion per class rather than a
-    /// quasi-polynomial product per term.
+    /// quasi-polynomial product per term. The expansion runs over the values' variables by
+    /// index (no name is copied or compared while multiplying).
     pub fn compose<V: Ord + Clone>(
         poly: &Polynomial<V>,
         value: impl Fn(&V) -> QuasiPolynomial,
@@ -172,13 +173,25 @@ impl QuasiPolynomial {
         let periods = values.iter().fold(Vec::new(), |periods, v| {
             merged_periods(&periods, &v.periods)
         });
-        let aligned: Vec<Vec<Polynomial>> = values.iter().map(|v| v.aligned(&periods)).collect();
+        let mut names: Vec<String> = values.iter().flat_map(Self::variables).collect();
+        names.sort();
+        names.dedup();
+        let index_of = |name: &String| names.binary_search(name).unwrap_or_default();
+        let aligned: Vec<Vec<Polynomial<usize>>> = values
+            .iter()
+            .map(|v| {
+                v.aligned(&periods)
+                    .iter()
+                    .map(|p| p.map_vars(index_of))
+                    .collect()
+            })
+            .collect();
+        // `vars` holds every variable of `poly`, so the lookup always finds it.
+        let at = |v: &V| vars.binary_search(v).unwrap_or_default();
         let classes = (0..aligned.first().map_or(1, Vec::len))
             .map(|class| {
-                poly.compose(|v| {
-                    let at = vars.binary_search(v).unwrap_or(0);
-                    aligned[at][class].clone()
-                })
+                poly.compose(|v| aligned[at(v)][class].clone())
+                    .map_vars(|&i| names[i].clone())
             })
             .collect();
         let mut result = QuasiPolynomial { periods, classes };

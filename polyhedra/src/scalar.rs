@@ -306,6 +306,13 @@ impl Rat {
     /// Division; panics on a zero divisor like integer division (callers divide only by
     /// values they checked, or use [`Rat::recip`]).
     fn div_ref(&self, other: &Rat) -> Rat {
+        // An integer by an integer that divides it: no gcd needed.
+        if let (Repr::Small(a, 1), Repr::Small(b, 1)) = (&self.0, &other.0)
+            && *b != 0
+            && a % b == 0
+        {
+            return Rat(Repr::Small(a / b, 1));
+        }
         match other.recip() {
             Some(inverse) => self.mul_ref(&inverse),
             None => panic!("division of a rational by zero"),

@@ -307,7 +307,7 @@ pub(super) fn without_redundant(mut set: BasicSet) -> BasicSet {
 
 /// Keeps, of the inequalities with the same linear part (in lowest integer terms), the one
 /// with the smallest constant: over integers it implies the others. Needs no linear program.
-fn without_parallel_duplicates(constraints: Vec<Constraint>) -> Vec<Constraint> {
+pub(super) fn without_parallel_duplicates(constraints: Vec<Constraint>) -> Vec<Constraint> {
     let mut kept: Vec<(Constraint, Constraint)> = Vec::new();
     for constraint in constraints {
         let tight = constraint.normalized_for_integers();
