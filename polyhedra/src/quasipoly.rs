@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::polynomial::{Monomial, Polynomial, monomial_text};
 use crate::scalar::{Int, Rat};
 
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct QuasiPolynomial {
     /// Periodic variables with their period (> 1), sorted by name.
     periods: Vec<(String, u32)>,

@@ -15,9 +15,14 @@
 //!   disjoint route is 20 times faster);
 //! - the finished cells are merged into pieces with pairwise disjoint domains.
 //!
+//! `count`, `sum` and `sum_piecewise` go through `cache.rs`: a set summed before with the same
+//! weight, even under other names, is answered from the cache ([`clear_count_cache`] empties
+//! it).
+//!
 //! The failures are [`CountError::TooComplex`], when a limit on the work is reached, and
 //! [`CountError::UnknownVariable`] for a weight over names the set does not have.
 
+mod cache;
 mod coalesce;
 mod disjoint;
 mod engine;
@@ -25,6 +30,7 @@ mod existential;
 mod piecewise;
 mod weight;
 
+pub use cache::clear_count_cache;
 pub use piecewise::{Count, EvalError, Piece, PiecewiseQuasiPolynomial, Value};
 
 use crate::affine::Affine;
@@ -32,6 +38,7 @@ use crate::constraint::Constraint;
 use crate::quasipoly::QuasiPolynomial;
 use crate::scalar::Rat;
 use crate::set::{BasicSet, Div, Local, Set, Space};
+use cache::Weight;
 use engine::{Engine, EngineResult, FinishedCell};
 
 /// Unions of up to this many parts are counted by inclusion–exclusion, larger ones as a
@@ -57,6 +64,12 @@ pub fn count(set: &Set) -> Result<Count, CountError> {
 /// the weight is not 0 is unbounded. The weight's variables are the set's dims and parameters
 /// (by name); it may be periodic in any of them.
 pub fn sum(set: &Set, weight: &QuasiPolynomial) -> Result<Count, CountError> {
+    cache::cached(set, Weight::Uniform(weight.clone()), || {
+        sum_uncached(set, weight)
+    })
+}
+
+fn sum_uncached(set: &Set, weight: &QuasiPolynomial) -> Result<Count, CountError> {
     let params_space = set.space.params_only();
     Ok(match signed_pieces(set, weight)? {
         Some(pieces) => Count::Finite(PiecewiseQuasiPolynomial::from_overlapping(
@@ -71,6 +84,15 @@ pub fn sum(set: &Set, weight: &QuasiPolynomial) -> Result<Count, CountError> {
 /// points of `set` in the piece's domain (pieces that overlap add up, as their values do). The
 /// domains' parameters and dims are matched to the set's by name.
 pub fn sum_piecewise(set: &Set, weight: &PiecewiseQuasiPolynomial) -> Result<Count, CountError> {
+    cache::cached(set, Weight::Piecewise(weight.clone()), || {
+        sum_piecewise_uncached(set, weight)
+    })
+}
+
+fn sum_piecewise_uncached(
+    set: &Set,
+    weight: &PiecewiseQuasiPolynomial,
+) -> Result<Count, CountError> {
     let mut pieces = Vec::new();
     for piece in &weight.pieces {
         let domain = domain_in_space(&piece.domain, &set.space)?;

@@ -20,7 +20,7 @@ pub const DISJOINT_PIECE_LIMIT: usize = 12;
 
 /// A quasi-polynomial valid on `domain` (a set over the parameters, or over parameters and
 /// dims for a parsed `[n] -> { [i] -> … }`).
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Piece {
     pub domain: Set,
     pub qp: QuasiPolynomial,
@@ -30,7 +30,7 @@ pub struct Piece {
 /// domain contains it (0 outside every domain), as in isl's text syntax. Counting returns
 /// pairwise disjoint domains (chambers) unless there are more than [`DISJOINT_PIECE_LIMIT`]
 /// overlapping pieces, where splitting them would cost more than the count itself.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct PiecewiseQuasiPolynomial {
     pub space: Space,
     pub pieces: Vec<Piece>,
@@ -93,6 +93,13 @@ impl Count {
         match self {
             Count::Infinite => "infty".to_string(),
             Count::Finite(pw) => pw.to_isl(),
+        }
+    }
+    /// The same count over renamed parameters (`rename` injective).
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Count {
+        match self {
+            Count::Finite(pw) => Count::Finite(pw.renamed(rename)),
+            Count::Infinite => Count::Infinite,
         }
     }
     /// One line per chamber, with periodic numbers in the thesis notation.
@@ -158,6 +165,21 @@ impl PiecewiseQuasiPolynomial {
             })
             .collect();
         PiecewiseQuasiPolynomial { space, pieces }
+    }
+
+    /// The same pieces over renamed parameters and dims (`rename` injective).
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> PiecewiseQuasiPolynomial {
+        PiecewiseQuasiPolynomial {
+            space: self.space.renamed(rename),
+            pieces: self
+                .pieces
+                .iter()
+                .map(|piece| Piece {
+                    domain: piece.domain.renamed(rename),
+                    qp: piece.qp.renamed(rename),
+                })
+                .collect(),
+        }
     }
 
     /// The value at `point`, which gives every parameter (and dim, for pieces over dims).
