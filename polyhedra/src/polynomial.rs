@@ -41,8 +41,32 @@ impl<V: Ord + Clone> Monomial<V> {
     pub fn exponent(&self, v: &V) -> u32 {
         self.0.iter().find(|(w, _)| w == v).map_or(0, |(_, e)| *e)
     }
+    /// The product: a merge of the two sorted lists of powers (the innermost step of every
+    /// polynomial product, so no map is built).
     pub fn mul(&self, other: &Monomial<V>) -> Monomial<V> {
-        Monomial::from_powers(self.0.iter().chain(&other.0).cloned())
+        let mut powers = Vec::with_capacity(self.0.len() + other.0.len());
+        let (mut left, mut right) = (self.0.iter().peekable(), other.0.iter().peekable());
+        loop {
+            let next = match (left.peek(), right.peek()) {
+                (Some((v, e)), Some((w, f))) => match v.cmp(w) {
+                    std::cmp::Ordering::Less => left.next().cloned(),
+                    std::cmp::Ordering::Greater => right.next().cloned(),
+                    std::cmp::Ordering::Equal => {
+                        let power = (v.clone(), e + f);
+                        left.next();
+                        right.next();
+                        Some(power)
+                    }
+                },
+                (Some(_), None) => left.next().cloned(),
+                (None, Some(_)) => right.next().cloned(),
+                (None, None) => None,
+            };
+            match next {
+                Some(power) => powers.push(power),
+                None => return Monomial(powers),
+            }
+        }
     }
     /// The monomial without variable `v`.
     pub fn without(&self, v: &V) -> Monomial<V> {
