@@ -127,6 +127,9 @@ fn signed_pieces(set: &Set, weight: &QuasiPolynomial) -> Result<Option<Vec<Piece
     for part in &set.parts {
         parts.extend(existential::without_existentials(part)?);
     }
+    // An empty part adds nothing; left in, it would be subtracted from or intersected with
+    // every other part.
+    parts.retain(|part| !piecewise::is_obviously_empty(part));
     // Each basic set with its sign: the sum is the signed sum of their sums.
     let signed_sets: Vec<(bool, BasicSet)> = if parts.len() <= INCLUSION_EXCLUSION_PARTS {
         intersections(&parts)
