@@ -28,6 +28,7 @@ mod disjoint;
 mod engine;
 mod existential;
 mod piecewise;
+mod sample;
 mod weight;
 
 pub use cache::clear_count_cache;

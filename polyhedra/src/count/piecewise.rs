@@ -14,6 +14,7 @@ use crate::set::{BasicSet, Set, Space};
 
 use super::coalesce::coalesce;
 use super::disjoint::minus;
+use super::sample;
 
 /// Above this many overlapping pieces a count keeps them overlapping (values add up).
 pub const DISJOINT_PIECE_LIMIT: usize = 12;
@@ -301,8 +302,26 @@ pub(super) fn without_redundant(mut set: BasicSet) -> BasicSet {
         .iter()
         .map(Constraint::normalized_for_integers)
         .collect();
+    // Which constraints hold at a few integer points: a point where only constraint `index`
+    // fails is a solution of the linear program below, which then needs no solving.
+    let mut holds: Vec<Vec<bool>> = sample::points_of(&set)
+        .iter()
+        .map(|point| {
+            set.constraints
+                .iter()
+                .map(|c| c.is_satisfied(point))
+                .collect()
+        })
+        .collect();
     let mut index = 0;
     while index < set.constraints.len() {
+        let witnessed = holds
+            .iter()
+            .any(|row| (row.iter().enumerate()).all(|(k, &satisfied)| satisfied != (k == index)));
+        if witnessed {
+            index += 1;
+            continue;
+        }
         let implied = set.constraints[index]
             .integer_complement()
             .into_iter()
@@ -320,6 +339,9 @@ pub(super) fn without_redundant(mut set: BasicSet) -> BasicSet {
         if implied {
             set.constraints.remove(index);
             tightened.remove(index);
+            for row in &mut holds {
+                row.remove(index);
+            }
         } else {
             index += 1;
         }
