@@ -23,7 +23,9 @@
 //! - [`count()`]: integer points of a set as a [`Count`]: a [`PiecewiseQuasiPolynomial`] with
 //!   disjoint chambers (0 outside them), or `Infinite` for unbounded sets. [`sum()`] /
 //!   [`sum_piecewise`] / [`sum_text`]: the sum of a (piecewise) quasi-polynomial weight over the
-//!   integer points, in the same form (`count` is `sum` with weight 1).
+//!   integer points, in the same form (`count` is `sum` with weight 1). Results are cached
+//!   by canonical form (names renamed in order), so a set is counted once per process
+//!   ([`clear_count_cache`]).
 //! - [`isl`]: parsing and printing of isl syntax ([`parse_set`], [`parse_piecewise`]); errors
 //!   are [`ParseError`]s with a column, never panics.
 //!
@@ -70,7 +72,8 @@ pub use affine::Affine;
 pub use api::{ChamberReport, CountReport, Error, count_at, count_text, parse_point, sum_text};
 pub use constraint::{Constraint, Relation};
 pub use count::{
-    Count, CountError, Piece, PiecewiseQuasiPolynomial, Value, count, sum, sum_piecewise,
+    Count, CountError, Piece, PiecewiseQuasiPolynomial, Value, clear_count_cache, count, sum,
+    sum_piecewise,
 };
 pub use isl::{ParseError, parse_piecewise, parse_set};
 pub use polyhedron::Polyhedron;

@@ -5,6 +5,7 @@
 //! instantiates it over column indices.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::fmt;
 use std::ops::{Add, Mul, Neg, Sub};
 
@@ -40,8 +41,32 @@ impl<V: Ord + Clone> Monomial<V> {
     pub fn exponent(&self, v: &V) -> u32 {
         self.0.iter().find(|(w, _)| w == v).map_or(0, |(_, e)| *e)
     }
+    /// The product: a merge of the two sorted lists of powers (the innermost step of every
+    /// polynomial product, so no map is built).
     pub fn mul(&self, other: &Monomial<V>) -> Monomial<V> {
-        Monomial::from_powers(self.0.iter().chain(&other.0).cloned())
+        let mut powers = Vec::with_capacity(self.0.len() + other.0.len());
+        let (mut left, mut right) = (self.0.iter().peekable(), other.0.iter().peekable());
+        loop {
+            let next = match (left.peek(), right.peek()) {
+                (Some((v, e)), Some((w, f))) => match v.cmp(w) {
+                    std::cmp::Ordering::Less => left.next().cloned(),
+                    std::cmp::Ordering::Greater => right.next().cloned(),
+                    std::cmp::Ordering::Equal => {
+                        let power = (v.clone(), e + f);
+                        left.next();
+                        right.next();
+                        Some(power)
+                    }
+                },
+                (Some(_), None) => left.next().cloned(),
+                (None, Some(_)) => right.next().cloned(),
+                (None, None) => None,
+            };
+            match next {
+                Some(power) => powers.push(power),
+                None => return Monomial(powers),
+            }
+        }
     }
     /// The monomial without variable `v`.
     pub fn without(&self, v: &V) -> Monomial<V> {
@@ -83,10 +108,25 @@ impl<V: Ord + Clone> Polynomial<V> {
         poly
     }
     fn add_term(&mut self, monomial: Monomial<V>, coeff: Rat) {
-        let entry = self.terms.entry(monomial).or_default();
-        *entry += coeff;
-        if entry.is_zero() {
-            self.terms.retain(|_, c| !c.is_zero());
+        if coeff.is_zero() {
+            return;
+        }
+        match self.terms.entry(monomial) {
+            Entry::Vacant(slot) => {
+                slot.insert(coeff);
+            }
+            Entry::Occupied(mut slot) => {
+                *slot.get_mut() += coeff;
+                if slot.get().is_zero() {
+                    slot.remove();
+                }
+            }
+        }
+    }
+    /// `self += coeff * monomial * factor`, in place.
+    fn add_product(&mut self, monomial: &Monomial<V>, coeff: &Rat, factor: &Self) {
+        for (m, c) in &factor.terms {
+            self.add_term(monomial.mul(m), coeff * c);
         }
     }
     pub fn terms(&self) -> impl Iterator<Item = (&Monomial<V>, &Rat)> {
@@ -148,8 +188,28 @@ impl<V: Ord + Clone> Polynomial<V> {
                     .unwrap_or_else(Self::one);
                 powers.push(next);
             }
-            let rest = Self::from_terms([(monomial.without(v), coeff.clone())]);
-            result = result + &rest * &powers[exponent];
+            result.add_product(&monomial.without(v), coeff, &powers[exponent]);
+        }
+        result
+    }
+    /// Replaces every variable `v` by the polynomial `value(v)` (over other variables): one
+    /// expansion, each power of each variable computed once.
+    pub fn compose<W: Ord + Clone>(&self, value: impl Fn(&V) -> Polynomial<W>) -> Polynomial<W> {
+        let mut powers: BTreeMap<&V, Vec<Polynomial<W>>> = BTreeMap::new();
+        let mut result = Polynomial::zero();
+        for (monomial, coeff) in &self.terms {
+            let mut term = Polynomial::constant(coeff.clone());
+            for (v, e) in &monomial.0 {
+                let known = powers.entry(v).or_insert_with(|| vec![value(v)]);
+                while known.len() < *e as usize {
+                    let next = &known[known.len() - 1] * &known[0];
+                    known.push(next);
+                }
+                term = &term * &known[*e as usize - 1];
+            }
+            for (m, c) in term.terms {
+                result.add_term(m, c);
+            }
         }
         result
     }

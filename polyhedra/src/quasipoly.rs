@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::polynomial::{Monomial, Polynomial, monomial_text};
 use crate::scalar::{Int, Rat};
 
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct QuasiPolynomial {
     /// Periodic variables with their period (> 1), sorted by name.
     periods: Vec<(String, u32)>,
@@ -158,6 +158,45 @@ impl QuasiPolynomial {
     }
     pub fn neg(&self) -> Self {
         self.scale(&Rat::from(-1))
+    }
+
+    /// `poly` with each variable `v` replaced by the quasi-polynomial `value(v)`, computed class
+    /// by class over the common periods: one polynomial expansion per class rather than a
+    /// quasi-polynomial product per term. The expansion runs over the values' variables by
+    /// index (no name is copied or compared while multiplying).
+    pub fn compose<V: Ord + Clone>(
+        poly: &Polynomial<V>,
+        value: impl Fn(&V) -> QuasiPolynomial,
+    ) -> Self {
+        let vars = poly.variables();
+        let values: Vec<QuasiPolynomial> = vars.iter().map(value).collect();
+        let periods = values.iter().fold(Vec::new(), |periods, v| {
+            merged_periods(&periods, &v.periods)
+        });
+        let mut names: Vec<String> = values.iter().flat_map(Self::variables).collect();
+        names.sort();
+        names.dedup();
+        let index_of = |name: &String| names.binary_search(name).unwrap_or_default();
+        let aligned: Vec<Vec<Polynomial<usize>>> = values
+            .iter()
+            .map(|v| {
+                v.aligned(&periods)
+                    .iter()
+                    .map(|p| p.map_vars(index_of))
+                    .collect()
+            })
+            .collect();
+        // `vars` holds every variable of `poly`, so the lookup always finds it.
+        let at = |v: &V| vars.binary_search(v).unwrap_or_default();
+        let classes = (0..aligned.first().map_or(1, Vec::len))
+            .map(|class| {
+                poly.compose(|v| aligned[at(v)][class].clone())
+                    .map_vars(|&i| names[i].clone())
+            })
+            .collect();
+        let mut result = QuasiPolynomial { periods, classes };
+        result.simplify();
+        result
     }
 
     /// The quasi-polynomial on the residue class `var ≡ residue` (modulo `var`'s period): `var`

@@ -95,6 +95,17 @@ impl Rat {
         }
     }
 
+    /// The value of `n / d` when they are already in lowest terms (`d >= 1`): no gcd.
+    fn lowest_from_i128(n: i128, d: i64) -> Rat {
+        match i64::try_from(n) {
+            Ok(n) if n != i64::MIN => Rat(Repr::Small(n, d)),
+            _ => Rat(Repr::Big(Box::new(BigRational::new_raw(
+                n.into(),
+                d.into(),
+            )))),
+        }
+    }
+
     /// The canonical value of `n / d` for 64-bit operands (`d != 0`), in 64-bit arithmetic.
     fn from_i64s(n: i64, d: i64) -> Rat {
         if d == 1 && n != i64::MIN {
@@ -261,6 +272,10 @@ impl Rat {
             },
             (Repr::Small(0, _), _) => other.clone(),
             (_, Repr::Small(0, _)) => self.clone(),
+            // An integer plus `c/d` in lowest terms is `(a*d + c)/d`, in lowest terms too.
+            (Repr::Small(a, 1), Repr::Small(c, d)) | (Repr::Small(c, d), Repr::Small(a, 1)) => {
+                Rat::lowest_from_i128(i128::from(*a) * i128::from(*d) + i128::from(*c), *d)
+            }
             (Repr::Small(a, b), Repr::Small(c, d)) if b == d => {
                 Rat::from_i128(i128::from(*a) + i128::from(*c), i128::from(*b))
             }
@@ -284,6 +299,11 @@ impl Rat {
                 Some(p) if p != i64::MIN => Rat(Repr::Small(p, 1)),
                 _ => Rat::from_i128(i128::from(*a) * i128::from(*c), 1),
             },
+            // An integer times `c/d` in lowest terms: only `a` and `d` can share a factor.
+            (Repr::Small(a, 1), Repr::Small(c, d)) | (Repr::Small(c, d), Repr::Small(a, 1)) => {
+                let g = gcd_u64(a.unsigned_abs(), d.unsigned_abs()) as i64;
+                Rat::lowest_from_i128(i128::from(a / g) * i128::from(*c), d / g)
+            }
             (Repr::Small(a, b), Repr::Small(c, d)) => Rat::from_i128(
                 i128::from(*a) * i128::from(*c),
                 i128::from(*b) * i128::from(*d),
@@ -306,6 +326,13 @@ impl Rat {
     /// Division; panics on a zero divisor like integer division (callers divide only by
     /// values they checked, or use [`Rat::recip`]).
     fn div_ref(&self, other: &Rat) -> Rat {
+        // An integer by an integer that divides it: no gcd needed.
+        if let (Repr::Small(a, 1), Repr::Small(b, 1)) = (&self.0, &other.0)
+            && *b != 0
+            && a % b == 0
+        {
+            return Rat(Repr::Small(a / b, 1));
+        }
         match other.recip() {
             Some(inverse) => self.mul_ref(&inverse),
             None => panic!("division of a rational by zero"),

@@ -11,7 +11,7 @@ use crate::constraint::Constraint;
 use crate::fourier_motzkin::System;
 use crate::scalar::{Int, Rat};
 
-#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub struct Space {
     pub params: Vec<String>,
     pub dims: Vec<String>,
@@ -28,10 +28,15 @@ impl Space {
             dims: Vec::new(),
         }
     }
+    /// The same space with every parameter and dim renamed (`rename` injective).
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Space {
+        let all = |names: &[String]| names.iter().map(|n| rename(n)).collect();
+        Space::new(all(&self.params), all(&self.dims))
+    }
 }
 
 /// `floor(numerator / denominator)` with `numerator` over earlier columns.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Div {
     pub numerator: Affine,
     pub denominator: Int,
@@ -51,14 +56,14 @@ impl Div {
 }
 
 /// A local variable: an integer division when `div` is set, else existentially quantified.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Local {
     pub name: String,
     pub div: Option<Div>,
 }
 
 /// A conjunction of linear constraints over params, dims and locals.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct BasicSet {
     pub space: Space,
     pub locals: Vec<Local>,
@@ -66,7 +71,7 @@ pub struct BasicSet {
 }
 
 /// A finite union of basic sets over one space.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Set {
     pub space: Space,
     pub parts: Vec<BasicSet>,
@@ -291,6 +296,22 @@ impl BasicSet {
 }
 
 impl Set {
+    /// The same set over renamed parameters and dims (`rename` injective; columns, locals
+    /// and constraints are unchanged).
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Set {
+        Set {
+            space: self.space.renamed(rename),
+            parts: self
+                .parts
+                .iter()
+                .map(|part| BasicSet {
+                    space: part.space.renamed(rename),
+                    ..part.clone()
+                })
+                .collect(),
+        }
+    }
+
     /// The same set with `names` as new, unconstrained dims after the existing ones.
     pub fn append_dims(&self, names: &[String]) -> Set {
         let mut space = self.space.clone();

@@ -30,6 +30,7 @@ use crate::scalar::{Int, Rat};
 use crate::set::{BasicSet, Div};
 
 use super::CountError;
+use super::piecewise::without_parallel_duplicates;
 
 /// Above this many live cells the engine stops rather than exhaust memory.
 const CELL_LIMIT: usize = 20_000;
@@ -302,7 +303,10 @@ impl Engine {
         }
     }
 
-    fn eliminate_one(&mut self, cell: Cell) -> Result<Step, CountError> {
+    fn eliminate_one(&mut self, mut cell: Cell) -> Result<Step, CountError> {
+        // A parallel constraint with a larger constant is implied: each one kept would be one
+        // more bound, so more cells, and one more row in every emptiness test.
+        cell.constraints = without_parallel_duplicates(std::mem::take(&mut cell.constraints));
         let var = self.choose_variable(&cell);
         let bounds: Vec<&Constraint> = cell
             .constraints

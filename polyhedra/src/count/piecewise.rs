@@ -14,13 +14,14 @@ use crate::set::{BasicSet, Set, Space};
 
 use super::coalesce::coalesce;
 use super::disjoint::minus;
+use super::sample;
 
 /// Above this many overlapping pieces a count keeps them overlapping (values add up).
 pub const DISJOINT_PIECE_LIMIT: usize = 12;
 
 /// A quasi-polynomial valid on `domain` (a set over the parameters, or over parameters and
 /// dims for a parsed `[n] -> { [i] -> … }`).
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Piece {
     pub domain: Set,
     pub qp: QuasiPolynomial,
@@ -30,7 +31,7 @@ pub struct Piece {
 /// domain contains it (0 outside every domain), as in isl's text syntax. Counting returns
 /// pairwise disjoint domains (chambers) unless there are more than [`DISJOINT_PIECE_LIMIT`]
 /// overlapping pieces, where splitting them would cost more than the count itself.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct PiecewiseQuasiPolynomial {
     pub space: Space,
     pub pieces: Vec<Piece>,
@@ -93,6 +94,13 @@ impl Count {
         match self {
             Count::Infinite => "infty".to_string(),
             Count::Finite(pw) => pw.to_isl(),
+        }
+    }
+    /// The same count over renamed parameters (`rename` injective).
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Count {
+        match self {
+            Count::Finite(pw) => Count::Finite(pw.renamed(rename)),
+            Count::Infinite => Count::Infinite,
         }
     }
     /// One line per chamber, with periodic numbers in the thesis notation.
@@ -158,6 +166,21 @@ impl PiecewiseQuasiPolynomial {
             })
             .collect();
         PiecewiseQuasiPolynomial { space, pieces }
+    }
+
+    /// The same pieces over renamed parameters and dims (`rename` injective).
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> PiecewiseQuasiPolynomial {
+        PiecewiseQuasiPolynomial {
+            space: self.space.renamed(rename),
+            pieces: self
+                .pieces
+                .iter()
+                .map(|piece| Piece {
+                    domain: piece.domain.renamed(rename),
+                    qp: piece.qp.renamed(rename),
+                })
+                .collect(),
+        }
     }
 
     /// The value at `point`, which gives every parameter (and dim, for pieces over dims).
@@ -279,8 +302,26 @@ pub(super) fn without_redundant(mut set: BasicSet) -> BasicSet {
         .iter()
         .map(Constraint::normalized_for_integers)
         .collect();
+    // Which constraints hold at a few integer points: a point where only constraint `index`
+    // fails is a solution of the linear program below, which then needs no solving.
+    let mut holds: Vec<Vec<bool>> = sample::points_of(&set)
+        .iter()
+        .map(|point| {
+            set.constraints
+                .iter()
+                .map(|c| c.is_satisfied(point))
+                .collect()
+        })
+        .collect();
     let mut index = 0;
     while index < set.constraints.len() {
+        let witnessed = holds
+            .iter()
+            .any(|row| (row.iter().enumerate()).all(|(k, &satisfied)| satisfied != (k == index)));
+        if witnessed {
+            index += 1;
+            continue;
+        }
         let implied = set.constraints[index]
             .integer_complement()
             .into_iter()
@@ -298,6 +339,9 @@ pub(super) fn without_redundant(mut set: BasicSet) -> BasicSet {
         if implied {
             set.constraints.remove(index);
             tightened.remove(index);
+            for row in &mut holds {
+                row.remove(index);
+            }
         } else {
             index += 1;
         }
@@ -307,7 +351,7 @@ pub(super) fn without_redundant(mut set: BasicSet) -> BasicSet {
 
 /// Keeps, of the inequalities with the same linear part (in lowest integer terms), the one
 /// with the smallest constant: over integers it implies the others. Needs no linear program.
-fn without_parallel_duplicates(constraints: Vec<Constraint>) -> Vec<Constraint> {
+pub(super) fn without_parallel_duplicates(constraints: Vec<Constraint>) -> Vec<Constraint> {
     let mut kept: Vec<(Constraint, Constraint)> = Vec::new();
     for constraint in constraints {
         let tight = constraint.normalized_for_integers();
