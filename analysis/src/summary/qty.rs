@@ -283,17 +283,7 @@ impl Qty {
     /// The same quantity over renamed parameters (`rename` injective).
     pub fn renamed(&self, rename: &dyn Fn(&str) -> String) -> Qty {
         match self {
-            Qty::Finite(pw) => Qty::Finite(PiecewiseQuasiPolynomial {
-                space: renamed_space(&pw.space, rename),
-                pieces: pw
-                    .pieces
-                    .iter()
-                    .map(|p| Piece {
-                        domain: renamed_set(&p.domain, rename),
-                        qp: p.qp.renamed(rename),
-                    })
-                    .collect(),
-            }),
+            Qty::Finite(pw) => Qty::Finite(pw.renamed(rename)),
             Qty::Expr(expr) => Qty::Expr(expr.renamed(rename)),
             Qty::Inf => Qty::Inf,
         }
@@ -364,28 +354,6 @@ fn is_universe(set: &Set) -> bool {
     set.parts
         .iter()
         .any(|part| part.constraints.is_empty() && part.locals.is_empty())
-}
-
-fn renamed_space(space: &Space, rename: &dyn Fn(&str) -> String) -> Space {
-    Space::new(
-        space.params.iter().map(|n| rename(n)).collect(),
-        space.dims.iter().map(|n| rename(n)).collect(),
-    )
-}
-
-fn renamed_set(set: &Set, rename: &dyn Fn(&str) -> String) -> Set {
-    Set {
-        space: renamed_space(&set.space, rename),
-        parts: set
-            .parts
-            .iter()
-            .map(|part| BasicSet {
-                space: renamed_space(&part.space, rename),
-                locals: part.locals.clone(),
-                constraints: part.constraints.clone(),
-            })
-            .collect(),
-    }
 }
 
 /// `part` over the larger space `target`, its params and dims found by name (every one of them
