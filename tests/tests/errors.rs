@@ -91,3 +91,27 @@ fn a_missing_input_file_is_reported() {
     assert_clean_failure(&run);
     assert!(run.stderr.contains("no/such/app.jar"), "{}", run.stderr);
 }
+
+#[test]
+fn a_class_file_newer_than_known_is_read_with_one_warning() {
+    let classes = compile_fixture("thesis");
+    let dir = scratch_dir("newer-version").join("thesis");
+    fs::create_dir_all(&dir).expect("package directory");
+    let mut bytes = fs::read(classes.join("thesis/Halving.class")).expect("compiled class");
+    // Bytes 6 and 7 hold the major version: 71 is one past Java 26.
+    bytes[6..8].copy_from_slice(&71u16.to_be_bytes());
+    fs::write(dir.join("Halving.class"), bytes).expect("write");
+    let run = membound([
+        "analyze",
+        dir.parent().expect("scratch").to_str().expect("utf-8"),
+        "--method",
+        "thesis.Halving.collatz",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("class-file version 71.0 is newer than this membound knows"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+}

@@ -27,8 +27,9 @@ pub use header::ClassHeader;
 
 /// The oldest class-file major version we read (Java 1.1).
 pub const MIN_MAJOR_VERSION: u16 = 45;
-/// The newest class-file major version we read (Java 25).
-pub const MAX_MAJOR_VERSION: u16 = 69;
+/// The newest class-file major version we know (Java 26); newer ones are read with a warning:
+/// a new release's class files keep the instructions and attributes this reader uses.
+pub const MAX_MAJOR_VERSION: u16 = 70;
 
 /// Access flags of a class, field or method (JVMS tables 4.1-B, 4.5-A, 4.6-A); the meaning of
 /// a bit depends on where it stands, so there is one accessor per meaning.
@@ -259,14 +260,29 @@ impl Class {
 }
 
 fn check_version(version: Version) -> std::result::Result<(), String> {
-    if (MIN_MAJOR_VERSION..=MAX_MAJOR_VERSION).contains(&version.major) {
-        Ok(())
-    } else {
-        Err(format!(
-            "class-file version {}.{} is not supported (major versions {MIN_MAJOR_VERSION} to {MAX_MAJOR_VERSION}, Java 1.1 to 25)",
+    if version.major < MIN_MAJOR_VERSION {
+        return Err(format!(
+            "class-file version {}.{} is not supported (major versions {MIN_MAJOR_VERSION} and \
+             later, Java 1.1 and later)",
             version.major, version.minor
-        ))
+        ));
     }
+    if version.major > MAX_MAJOR_VERSION {
+        warn_newer_version(version);
+    }
+    Ok(())
+}
+
+/// One warning per process for class files newer than [`MAX_MAJOR_VERSION`].
+fn warn_newer_version(version: Version) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        eprintln!(
+            "membound: warning: class-file version {}.{} is newer than this membound knows \
+             ({MAX_MAJOR_VERSION}, Java 26); reading it as {MAX_MAJOR_VERSION}",
+            version.major, version.minor
+        );
+    });
 }
 
 type ParseResult<T> = std::result::Result<T, String>;
