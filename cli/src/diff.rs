@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use super::analyze::parse_params;
 use membound_certificate::{Certificate, diff as compare};
-use membound_jvm::error::Result;
+use membound_jvm::error::{Error, Result};
 
 #[derive(Debug, Args)]
 pub(super) struct DiffArgs {
@@ -20,6 +20,10 @@ pub(super) struct DiffArgs {
     at: Vec<String>,
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     format: DiffFormat,
+    /// Compare certificates of different object models or entry methods anyway (their
+    /// differences then say little about the change).
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -33,6 +37,16 @@ enum DiffFormat {
 pub(super) fn diff(args: &DiffArgs) -> Result<(String, bool)> {
     let old = Certificate::read(&args.old)?;
     let new = Certificate::read(&args.new)?;
+    let mismatches = mismatches(&old, &new);
+    if !mismatches.is_empty() && !args.force {
+        return Err(Error::Input(format!(
+            "the certificates are not comparable: {} (--force compares them anyway)",
+            mismatches.join("; ")
+        )));
+    }
+    for mismatch in &mismatches {
+        eprintln!("membound: warning: comparing anyway, but {mismatch}");
+    }
     let points = args
         .at
         .iter()
@@ -44,4 +58,24 @@ pub(super) fn diff(args: &DiffArgs) -> Result<(String, bool)> {
         DiffFormat::Markdown => found.to_markdown(),
     };
     Ok((report, found.regressions() > 0))
+}
+
+/// What makes two certificates' bounds incomparable: another object model (bytes differ for
+/// every object) or another entry method. Their inputs differ by design: a diff compares two
+/// builds.
+fn mismatches(old: &Certificate, new: &Certificate) -> Vec<String> {
+    let mut found = Vec::new();
+    if old.tool.object_model != new.tool.object_model {
+        found.push(format!(
+            "the old one is for object model {}, the new one for {}",
+            old.tool.object_model, new.tool.object_model
+        ));
+    }
+    if old.entry.method != new.entry.method {
+        found.push(format!(
+            "the old one is for entry {}, the new one for {}",
+            old.entry.method, new.entry.method
+        ));
+    }
+    found
 }

@@ -196,3 +196,34 @@ fn unreadable_certificates_and_points_exit_2() {
     assert_run(&run, 2, &[]);
     assert!(run.stderr.contains("bad --at `k=ten`"), "{}", run.stderr);
 }
+
+#[test]
+fn certificates_of_other_object_models_or_entries_are_refused_unless_forced() {
+    for (name, edit) in [
+        (
+            "model",
+            (|c: &mut Value| c["tool"]["object_model"] = json!("count")) as fn(&mut Value),
+        ),
+        ("entry", |c: &mut Value| {
+            c["entry"]["method"] = json!("Intro.m0(I)V")
+        }),
+    ] {
+        let refused = diff_edited(&format!("refused-{name}"), edit, &[]);
+        assert_eq!(refused.code, 2, "{}", refused.stderr);
+        assert!(
+            refused
+                .stderr
+                .contains("the certificates are not comparable")
+                && refused.stderr.contains("--force"),
+            "{}",
+            refused.stderr
+        );
+        let forced = diff_edited(&format!("forced-{name}"), edit, &["--force"]);
+        assert_eq!(forced.code, 0, "{}", forced.stderr);
+        assert!(
+            forced.stderr.contains("warning: comparing anyway"),
+            "{}",
+            forced.stderr
+        );
+    }
+}
