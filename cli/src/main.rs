@@ -141,7 +141,7 @@ enum Command {
 struct MeasureArgs {
     /// A .jar or a directory of classes.
     input: PathBuf,
-    /// The watched method: `pkg.Class.method`, or with a descriptor to watch one overload.
+    /// The watched method, written as for `analyze --method`.
     #[arg(long)]
     method: String,
     /// A certificate with regions: also report the peak of the run replayed into them (each
@@ -193,7 +193,9 @@ impl ProgramRun {
 struct MethodInput {
     /// A .jar, a directory of classes, or a .class file.
     input: PathBuf,
-    /// The method: `pkg.Class.method`, or `pkg.Class.method(I)V` when it is overloaded.
+    /// The method: `pkg.Class.method`; for an overload `pkg.Class.method(int, String)` or
+    /// `pkg.Class.method(ILjava/lang/String;)V`; or a Soot signature
+    /// `<pkg.Class: void method(int)>`. Nested classes as `Outer.Inner` or `Outer$Inner`.
     #[arg(long)]
     method: String,
     /// More classpath entries, separated by ':'.

@@ -115,3 +115,35 @@ fn a_class_file_newer_than_known_is_read_with_one_warning() {
         .collect();
     assert_eq!(warnings.len(), 1, "{}", run.stderr);
 }
+
+#[test]
+fn methods_are_selected_as_java_soot_and_jvm_write_them_and_a_wrong_name_gets_suggestions() {
+    let jar = membound_tests::workspace_root().join("examples/intro/intro.jar");
+    let jar = jar.to_str().expect("utf-8");
+    let header = |method: &str| -> String {
+        let run = membound(["ir", jar, "--method", method]);
+        assert_eq!(run.code, 0, "{method}: {}", run.stderr);
+        let first = run.stdout.lines().next().unwrap_or_default();
+        first.trim_start_matches("static ").to_string()
+    };
+    let m1 = "<Intro: void m1(int)>";
+    for selector in ["Intro.m1", "Intro.m1(I)V", "Intro.m1(int)", m1] {
+        assert_eq!(header(selector), m1, "{selector}");
+    }
+    // Nested classes with dots, Java types by their simple names.
+    assert_eq!(
+        header("java.util.AbstractMap.SimpleEntry.setValue(Object)"),
+        "<java.util.AbstractMap$SimpleEntry: java.lang.Object setValue(java.lang.Object)>"
+    );
+    let wrong_types = membound(["ir", jar, "--method", "Intro.m1(long)"]);
+    assert_clean_failure(&wrong_types);
+    let misspelt = membound(["ir", jar, "--method", "Intro.m3"]);
+    assert_clean_failure(&misspelt);
+    assert!(
+        misspelt
+            .stderr
+            .contains("did you mean Intro.m1(I)V or Intro.m2(I)V"),
+        "{}",
+        misspelt.stderr
+    );
+}

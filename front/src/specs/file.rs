@@ -339,7 +339,21 @@ impl Names<'_> {
 /// `pkg.Class.name(desc)` or `pkg.Class.name` → class, name, descriptor.
 fn split_method(text: &str) -> Result<(ClassName, String, Option<String>), String> {
     let selector = crate::select::Selector::parse(text.trim()).map_err(|e| e.to_string())?;
-    Ok((selector.class, selector.name, selector.descriptor))
+    let descriptor = match selector.params {
+        crate::select::Params::Any => None,
+        crate::select::Params::Descriptor(descriptor) => Some(descriptor),
+        crate::select::Params::Java { .. } => {
+            return Err(format!(
+                "`{}`: a spec names its method with a descriptor, `pkg.C.m(I)V`",
+                text.trim()
+            ));
+        }
+    };
+    Ok((
+        ClassName::from_source(&selector.class),
+        selector.name,
+        descriptor,
+    ))
 }
 
 /// `int`, `java.lang.String`, `byte[]`, `java.lang.Object[][]`.
