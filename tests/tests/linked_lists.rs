@@ -1,9 +1,13 @@
 //! Loops over hand-written linked lists (tests/fixtures/linked_lists): a walk `p = p.next` (or
 //! through the getter `p.getNext()`) until null from a parameter or from `this.head` is bounded
 //! by the length of the chain from that reference, a parameter named after it, with
-//! acyclicity as a named assumption; exact in that length, and equal to real runs.
+//! acyclicity as a named assumption; exact in that length, and equal to real runs, where the
+//! agent records the chain's length at each entry; a cyclic chain breaks the assumption.
 
-use membound_tests::{certificate_params, eval_method, fixture_certificate, pair};
+use membound_tests::{
+    certificate_params, eval_method, fixture_certificate, membound, pair, total_objects,
+    validate_json,
+};
 
 const ACYCLIC: &str = "is acyclic along the field walked";
 
@@ -63,4 +67,53 @@ fn a_walk_that_relinks_its_field_stays_unbounded() {
     let text = std::fs::read_to_string(&certificate).expect("certificate");
     assert!(!text.contains(ACYCLIC), "{text}");
     assert!(text.contains("inf"), "{text}");
+}
+
+/// Validates `method`'s certificate against a run of `lists.Chain` (lists of 0 to 4 nodes):
+/// every comparison exact; the total objects observed.
+fn validated_objects(method: &str) -> serde_json::Value {
+    let certificate = fixture_certificate("linked_lists", method, "count");
+    let (code, report) = validate_json(&certificate, "lists.Chain", &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let comparisons = report["comparisons"].as_array().expect("comparisons");
+    for comparison in comparisons {
+        assert_eq!(
+            comparison["observed"], comparison["predicted"],
+            "{comparison}"
+        );
+    }
+    let (observed, _) = total_objects(comparisons);
+    observed
+}
+
+#[test]
+fn runs_bind_chain_lengths_recorded_at_entry_and_match_exactly() {
+    // Lists of 0 + 1 + 2 + 3 + 4 = 10 nodes in all.
+    assert_eq!(validated_objects("lists.Chain.boxes"), 10);
+    assert_eq!(validated_objects("lists.Chain.sizes"), 10);
+    assert_eq!(validated_objects("lists.Chain.viaGetter"), 10);
+    assert_eq!(validated_objects("lists.Chain.pairs"), 20);
+    // At most 2 per list: 0 + 1 + 2 + 2 + 2.
+    assert_eq!(validated_objects("lists.Chain.boxesUpTo"), 7);
+}
+
+#[test]
+fn a_cyclic_chain_is_reported_as_a_broken_assumption() {
+    let method = "lists.Chain.boxesUpTo";
+    let certificate = fixture_certificate("linked_lists", method, "count");
+    let run = membound([
+        "validate",
+        certificate.to_str().expect("a UTF-8 path"),
+        "--main",
+        "lists.Cyclic",
+    ]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("breaks an assumption")
+            && run.stderr.contains(
+                "(length of the chain from parameter 0 (first) along lists.Node.next) is cyclic"
+            ),
+        "{}",
+        run.stderr
+    );
 }
