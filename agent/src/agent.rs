@@ -490,17 +490,14 @@ impl Agent {
             let Some(start) = self.chain_start(jni, info, &chain.root) else {
                 continue;
             };
-            let length = entry::chain_length(&self.jvmti, jni, start, &chain.field);
+            let field = entry::FieldName {
+                class: chain.class.as_deref(),
+                name: &chain.field,
+            };
+            let length = entry::chain_length(&self.jvmti, jni, start, &field);
             jni.delete_local_ref(start);
             if let Some(length) = length {
-                let name = match &chain.root {
-                    ChainStart::Param(index) => format!("{index}/{}", chain.field),
-                    ChainStart::This(held) => format!("this.{held}/{}", chain.field),
-                    ChainStart::ParamField(index, held) => {
-                        format!("{index}.{held}/{}", chain.field)
-                    }
-                };
-                self.write(|log| log.chain(activation, &name, &length.to_string()));
+                self.write(|log| log.chain(activation, &chain.text, &length.to_string()));
             }
         }
     }
@@ -520,7 +517,8 @@ impl Agent {
             if holder.is_null() {
                 return None;
             }
-            let value = entry::object_field_named(&self.jvmti, jni, holder, name);
+            let field = entry::FieldName { class: None, name };
+            let value = entry::object_field_named(&self.jvmti, jni, holder, &field);
             jni.delete_local_ref(holder);
             value
         };

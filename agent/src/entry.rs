@@ -259,28 +259,30 @@ impl std::fmt::Display for ChainLength {
     }
 }
 
-/// The reference instance field `name` of `object`'s class or its superclasses (the first in
-/// resolution order), with its declaring class as a local reference.
+/// A reference instance field by name, resolved from `class` (`pkg.C`) upwards as the JVM
+/// resolves `getfield C.name`, or from the object's own class when None.
+pub struct FieldName<'a> {
+    pub class: Option<&'a str>,
+    pub name: &'a str,
+}
+
+/// The reference instance field `field` of `object`, the first in resolution order, with its
+/// declaring class as a local reference.
 fn reference_field(
     jvmti: &Jvmti,
     jni: Jni,
     object: Jobject,
-    name: &str,
+    field: &FieldName<'_>,
 ) -> Option<(JfieldId, Jclass)> {
     let mut current = jni.object_class(object);
+    let mut reached = field.class.is_none();
     while !current.is_null() {
-        let found = jvmti.class_fields(current).ok()?.into_iter().find(|&id| {
-            let is_static = jvmti
-                .field_modifiers(current, id)
-                .map_or(true, |m| m & ffi::ACC_STATIC != 0);
-            let named = jvmti
-                .field_name(current, id)
-                .is_ok_and(|(field, descriptor)| {
-                    field == name && (descriptor.starts_with('L') || descriptor.starts_with('['))
-                });
-            !is_static && named
-        });
-        if let Some(id) = found {
+        reached = reached
+            || jvmti
+                .class_signature(current)
+                .is_ok_and(|s| Some(bytecode::java_type_name(&s).as_str()) == field.class);
+        let found = reached.then(|| declared_reference_field(jvmti, current, field.name));
+        if let Some(Some(id)) = found {
             return Some((id, current));
         }
         let next = jni.superclass(current);
@@ -290,10 +292,30 @@ fn reference_field(
     None
 }
 
-/// The reference field `name` of `object` (non-null), a local reference; None when it has no
+/// The reference instance field `name` that `class` itself declares.
+fn declared_reference_field(jvmti: &Jvmti, class: Jclass, name: &str) -> Option<JfieldId> {
+    jvmti.class_fields(class).ok()?.into_iter().find(|&id| {
+        let is_static = jvmti
+            .field_modifiers(class, id)
+            .map_or(true, |m| m & ffi::ACC_STATIC != 0);
+        let named = jvmti
+            .field_name(class, id)
+            .is_ok_and(|(field, descriptor)| {
+                field == name && (descriptor.starts_with('L') || descriptor.starts_with('['))
+            });
+        !is_static && named
+    })
+}
+
+/// The reference field `field` of `object` (non-null), a local reference; None when it has no
 /// such field.
-pub fn object_field_named(jvmti: &Jvmti, jni: Jni, object: Jobject, name: &str) -> Option<Jobject> {
-    let (id, declaring) = reference_field(jvmti, jni, object, name)?;
+pub fn object_field_named(
+    jvmti: &Jvmti,
+    jni: Jni,
+    object: Jobject,
+    field: &FieldName<'_>,
+) -> Option<Jobject> {
+    let (id, declaring) = reference_field(jvmti, jni, object, field)?;
     jni.delete_local_ref(declaring);
     // SAFETY: `id` is a reference field of `object`'s class or a superclass.
     Some(unsafe { jni.object_field(object, id) })
@@ -302,7 +324,12 @@ pub fn object_field_named(jvmti: &Jvmti, jni: Jni, object: Jobject, name: &str) 
 /// The length of the chain from `start` along the reference field `field`: the nodes before
 /// null, a cycle (Floyd's: a cursor at half speed meets the leading one inside a cycle), or
 /// longer than the cap; None when a node has no such field.
-pub fn chain_length(jvmti: &Jvmti, jni: Jni, start: Jobject, field: &str) -> Option<ChainLength> {
+pub fn chain_length(
+    jvmti: &Jvmti,
+    jni: Jni,
+    start: Jobject,
+    field: &FieldName<'_>,
+) -> Option<ChainLength> {
     if start.is_null() {
         return Some(ChainLength::Nodes(0));
     }

@@ -66,12 +66,17 @@ impl StaticFieldName {
 }
 
 /// A chain whose length is recorded at each entry of the watched method: from a root
-/// reference along one field, written `<root>/<field>`.
+/// reference along one field, written `<root>/<field>`, the field as `next` or as the
+/// instruction names it, `pkg.C.next` (resolved from `C` upwards, as the JVM does).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainName {
     pub root: ChainStart,
+    /// The class the field is resolved from, `pkg.C`; None: the root object's own class.
+    pub class: Option<String>,
     /// The reference field followed, by name.
     pub field: String,
+    /// The chain as the options wrote it, which names it in the stream.
+    pub text: String,
 }
 
 /// Where a recorded chain starts.
@@ -90,7 +95,7 @@ impl ChainName {
         let bad = || {
             format!("chain `{text}` is not of the form <root>/<field>, root `0`, `this.f` or `0.f`")
         };
-        let (root, field) = text.rsplit_once('/').ok_or_else(bad)?;
+        let (root, along) = text.split_once('/').ok_or_else(bad)?;
         let index = |i: &str| i.parse::<usize>().map_err(|_| bad());
         let root = match root.split_once('.') {
             None => ChainStart::Param(index(root)?),
@@ -100,12 +105,19 @@ impl ChainName {
             }
             Some(_) => return Err(bad()),
         };
+        let (class, field) = match along.rsplit_once('.') {
+            Some((class, field)) if !class.is_empty() => (Some(class.replace('/', ".")), field),
+            Some(_) => return Err(bad()),
+            None => (None, along),
+        };
         if field.is_empty() {
             return Err(bad());
         }
         Ok(ChainName {
             root,
+            class,
             field: field.to_owned(),
+            text: text.to_owned(),
         })
     }
 }
@@ -254,22 +266,30 @@ mod tests {
     #[test]
     fn chains_name_a_root_and_a_field() {
         let options = AgentOptions::parse(
-            "method=p.M.m,chain=0/next,chain=this.head/next,chain=1.first/link,out=/x",
+            "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,out=/x",
         )
         .expect("valid");
-        let chain = |root, field: &str| ChainName {
-            root,
-            field: field.to_owned(),
-        };
+        let chains: Vec<(&ChainStart, Option<&str>, &str)> = options
+            .chains
+            .iter()
+            .map(|c| (&c.root, c.class.as_deref(), c.field.as_str()))
+            .collect();
         assert_eq!(
-            options.chains,
+            chains,
             [
-                chain(ChainStart::Param(0), "next"),
-                chain(ChainStart::This("head".to_owned()), "next"),
-                chain(ChainStart::ParamField(1, "first".to_owned()), "link"),
+                (&ChainStart::Param(0), None, "next"),
+                (&ChainStart::This("head".to_owned()), Some("p.Node"), "next"),
+                (&ChainStart::ParamField(1, "first".to_owned()), None, "link"),
             ]
         );
-        for bad in ["chain=next", "chain=x/next", "chain=this./next", "chain=0/"] {
+        assert_eq!(options.chains[1].text, "this.head/p.Node.next");
+        for bad in [
+            "chain=next",
+            "chain=x/next",
+            "chain=this./next",
+            "chain=0/",
+            "chain=0/.f",
+        ] {
             let text = format!("method=A.m,{bad},out=/x");
             assert!(AgentOptions::parse(&text).is_err(), "{bad}");
         }

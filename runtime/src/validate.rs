@@ -246,12 +246,11 @@ fn binding(origin: &str) -> Binding<'_> {
     recorded.map_or(Binding::ByName, Binding::Recorded)
 }
 
-/// The agent's name of the chain an origin's `length of the chain from <rest>` describes, as
-/// `lowering::chains` writes it: `parameter 0 (first) along p.Node.next`, `field head of this
+/// The agent's name of the chain an origin's `length of the chain from <rest>` describes (the
+/// field as the walk's instruction names it, `p.Node.next`), as `lowering::chains` writes it: `parameter 0 (first) along p.Node.next`, `field head of this
 /// along …`, `field first of parameter 0 (list) along …`.
 fn chain_name(rest: &str) -> Option<String> {
-    let (root, along) = rest.rsplit_once(" along ")?;
-    let (_, field) = along.rsplit_once('.')?;
+    let (root, field) = rest.rsplit_once(" along ")?;
     let param = |text: &str| -> Option<usize> {
         text.strip_prefix("parameter ")?
             .split(' ')
@@ -744,15 +743,15 @@ mod tests {
             ("size of parameter 3 (c)", Binding::Recorded(Size(3))),
             (
                 "length of the chain from parameter 0 (first) along p.Node.next",
-                Binding::Recorded(Chain("0/next".to_string())),
+                Binding::Recorded(Chain("0/p.Node.next".to_string())),
             ),
             (
                 "length of the chain from field head of this along p.Node.next",
-                Binding::Recorded(Chain("this.head/next".to_string())),
+                Binding::Recorded(Chain("this.head/p.Node.next".to_string())),
             ),
             (
                 "length of the chain from field first of parameter 1 (list) along p.Node.link",
-                Binding::Recorded(Chain("1.first/link".to_string())),
+                Binding::Recorded(Chain("1.first/p.Node.link".to_string())),
             ),
             (
                 "field fromCount of this",

@@ -413,10 +413,8 @@ pub fn plan(
             },
             getter: &|pc| getter_at(java, graph, call_sites, &methods[index], pc),
         };
+        // JNI writing the walked field is part of the walks' own assumption.
         plan.walks = walks(&bodies[index], &context);
-        if !plan.walks.roots.is_empty() && reachable[index].jdk_native {
-            assumes_jdk_natives = true;
-        }
         plans.push(plan);
     }
     Plans {
