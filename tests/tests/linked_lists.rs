@@ -46,6 +46,13 @@ fn a_walked_parameter_names_its_own_chain() {
 }
 
 #[test]
+fn a_walk_through_a_saved_successor_is_bounded_too() {
+    let origin = "length of the chain from parameter 0 (first) along lists.Node.next";
+    let counts = objects_by_length("lists.Chain.saved", "first_length", origin);
+    assert_eq!(counts, vec![0, 1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
 fn a_walk_through_a_getter_of_the_field_is_bounded_too() {
     let origin = "length of the chain from parameter 0 (first) along lists.Node.next";
     let counts = objects_by_length("lists.Chain.viaGetter", "first_length", origin);
@@ -92,6 +99,7 @@ fn runs_bind_chain_lengths_recorded_at_entry_and_match_exactly() {
     assert_eq!(validated_objects("lists.Chain.boxes"), 10);
     assert_eq!(validated_objects("lists.Chain.sizes"), 10);
     assert_eq!(validated_objects("lists.Chain.viaGetter"), 10);
+    assert_eq!(validated_objects("lists.Chain.saved"), 10);
     assert_eq!(validated_objects("lists.Chain.pairs"), 20);
     // At most 2 per list: 0 + 1 + 2 + 2 + 2.
     assert_eq!(validated_objects("lists.Chain.boxesUpTo"), 7);

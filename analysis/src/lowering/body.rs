@@ -403,7 +403,7 @@ impl<'b, 't> Lowerer<'b, 't> {
     }
 
     /// What the assignment to `dst` at `pc` does to its chain's rest, when `dst` is walked:
-    /// a step needs a node (the receiver was not null) and leaves one fewer.
+    /// following the field needs a node (the object read was not null) and leaves one fewer.
     fn walk_step(&mut self, node: NodeId, pc: u32, dst: ir::VarId) -> NodeId {
         let Some(&rest) = self.rests.get(&dst) else {
             return node;
@@ -416,15 +416,20 @@ impl<'b, 't> Lowerer<'b, 't> {
             .and_then(|w| w.steps.iter().find(|(at, _)| *at == pc))
             .map(|&(_, step)| step);
         match step {
-            Some(WalkStep::Next) => {
-                let node = self.step(node, Action::Assume(ge(rest, 1_i64)));
+            Some(WalkStep::Follow(source)) => {
+                let from = self.rests[&source];
+                let node = self.step(node, Action::Assume(ge(from, 1_i64)));
                 self.step(
                     node,
                     Action::Assign {
                         var: rest,
-                        expr: Expr::var(rest) - 1,
+                        expr: Expr::var(from) - 1,
                     },
                 )
+            }
+            Some(WalkStep::Copy(source)) => {
+                let expr = Expr::var(self.rests[&source]);
+                self.step(node, Action::Assign { var: rest, expr })
             }
             Some(WalkStep::Start(root)) => {
                 let expr = Expr::var(self.chain_formals[root]);

@@ -13,6 +13,8 @@
 //!
 //! It only classifies; [`super::body`] turns walks into variables and actions.
 
+use std::collections::BTreeMap;
+
 use membound_front::ir::{self, Expr, Operand, Place, StmtKind};
 use membound_jvm::FieldRef;
 
@@ -48,8 +50,10 @@ pub struct ChainRoot {
 /// What an assignment to a walked local does to its rest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WalkStep {
-    /// `p = p.f` or `p = p.getF()`: one node further.
-    Next,
+    /// `p = q.f` or `p = q.getF()`, `q` walked (often `p` itself): one node past `q`.
+    Follow(ir::VarId),
+    /// `p = q`, `q` walked: where `q` is.
+    Copy(ir::VarId),
     /// `p = root`: the rest is the root's chain length (an index into [`Walks::roots`]).
     Start(usize),
 }
@@ -89,84 +93,144 @@ pub struct WalkContext<'a> {
     pub getter: &'a dyn Fn(u32) -> Option<FieldRef>,
 }
 
-/// The walks of `body`: reference locals whose every assignment is a step along one field or
-/// a root, with at least one step, and whose field and roots nothing the method runs writes.
+/// An assignment to a reference local, as the walks see it.
+#[derive(Clone, Debug)]
+enum Assignment {
+    Follow(ir::VarId, FieldRef),
+    Copy(ir::VarId),
+    Root(Root),
+}
+
+/// The walks of `body`: the reference locals whose every assignment follows the field from
+/// another of them (or itself), copies another, or reads a root, each with the field its
+/// family follows, when nothing the method runs writes that field or its roots' fields.
 pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
+    let mut members: BTreeMap<ir::VarId, Vec<(u32, Assignment)>> = (0..body.vars.len())
+        .map(|index| ir::VarId(index as u32))
+        .filter(|&var| matches!(body.var(var).ty, membound_jvm::Type::Ref(_)))
+        .filter_map(|var| Some((var, assignments(body, context, var)?)))
+        .collect();
+    let fields = loop {
+        let fields = family_fields(&members);
+        let broken: Vec<ir::VarId> = members
+            .iter()
+            .filter(|&(var, assigned)| {
+                let Some(field) = fields.get(var) else {
+                    return true;
+                };
+                let joins = |source: &ir::VarId| fields.get(source) == Some(field);
+                (context.may_write)(field)
+                    || assigned.iter().any(|(_, assignment)| match assignment {
+                        Assignment::Follow(source, followed) => followed != field || !joins(source),
+                        Assignment::Copy(source) => !joins(source),
+                        Assignment::Root(_) => false,
+                    })
+            })
+            .map(|(&var, _)| var)
+            .collect();
+        if broken.is_empty() {
+            break fields;
+        }
+        members.retain(|var, _| !broken.contains(var));
+    };
     let mut walks = Walks::default();
-    for (index, var) in body.vars.iter().enumerate() {
-        let var_id = ir::VarId(index as u32);
-        if !matches!(var.ty, membound_jvm::Type::Ref(_)) {
-            continue;
+    for (var, assigned) in members {
+        let field = fields[&var].clone();
+        if matches!(body.var(var).origin, ir::VarOrigin::Param(_)) {
+            chain_root(body, Root::Param(var), &field, &mut walks.roots);
         }
-        if let Some(walked) = walk_of(body, context, var_id, &mut walks.roots) {
-            walks.locals.push(walked);
-        }
+        let steps = assigned
+            .into_iter()
+            .map(|(pc, assignment)| {
+                let step = match assignment {
+                    Assignment::Follow(source, _) => WalkStep::Follow(source),
+                    Assignment::Copy(source) => WalkStep::Copy(source),
+                    Assignment::Root(root) => {
+                        WalkStep::Start(chain_root(body, root, &field, &mut walks.roots))
+                    }
+                };
+                (pc, step)
+            })
+            .collect();
+        walks.locals.push(WalkedLocal { var, field, steps });
     }
     walks
 }
 
-/// The steps of `var` when it is a walk, adding the roots it starts from to `roots`.
-fn walk_of(
+/// Every assignment to `var`, when each is one a walk follows. A walked parameter starts at
+/// its own root, so it is not also restarted from another.
+fn assignments(
     body: &ir::Body,
     context: &WalkContext<'_>,
     var: ir::VarId,
-    roots: &mut Vec<ChainRoot>,
-) -> Option<WalkedLocal> {
-    let mut field: Option<FieldRef> = None;
-    let mut found: Vec<(u32, Result<Root, ()>)> = Vec::new();
+) -> Option<Vec<(u32, Assignment)>> {
+    let is_param = matches!(body.var(var).origin, ir::VarOrigin::Param(_));
+    let mut found = Vec::new();
     for (_, stmt) in body.statements() {
-        let next = match &stmt.kind {
-            StmtKind::Assign { dst, value } if *dst == var => step_field(value, var)
-                .map(Err)
-                .or_else(|| root_of(body, context, value).map(Ok))?,
+        let assignment = match &stmt.kind {
+            StmtKind::Assign { dst, value } if *dst == var => match value {
+                Expr::Load(Place::Field {
+                    object: Operand::Var(object),
+                    field,
+                }) if root_of(body, context, value).is_none() => {
+                    Assignment::Follow(*object, field.clone())
+                }
+                Expr::Use(Operand::Var(source)) if !fixed_param(body, context, *source) => {
+                    Assignment::Copy(*source)
+                }
+                _ if is_param => return None,
+                _ => Assignment::Root(root_of(body, context, value)?),
+            },
             StmtKind::Invoke { dst, call } if *dst == Some(var) => {
-                let own = call.receiver == Some(Operand::Var(var)) && call.args.is_empty();
-                Err(own.then(|| (context.getter)(stmt.pc)).flatten()?)
+                let Some(Operand::Var(receiver)) = call.receiver else {
+                    return None;
+                };
+                let field = call
+                    .args
+                    .is_empty()
+                    .then(|| (context.getter)(stmt.pc))
+                    .flatten()?;
+                Assignment::Follow(receiver, field)
             }
             _ => continue,
         };
-        match next {
-            Err(step) => {
-                if field.as_ref().is_some_and(|f| *f != step) {
-                    return None;
-                }
-                field = Some(step);
-                found.push((stmt.pc, Err(())));
-            }
-            Ok(root) => found.push((stmt.pc, Ok(root))),
-        }
+        found.push((stmt.pc, assignment));
     }
-    let field = field?;
-    if (context.may_write)(&field) {
-        return None;
-    }
-    let mut steps = Vec::new();
-    let is_param = matches!(body.var(var).origin, ir::VarOrigin::Param(_));
-    if is_param && !found.iter().all(|(_, f)| f.is_err()) {
-        // A parameter both walked and restarted: keep it simple, no view.
-        return None;
-    }
-    if is_param {
-        chain_root(body, context, Root::Param(var), &field, roots)?;
-    }
-    for (pc, step) in found {
-        let step = match step {
-            Err(()) => WalkStep::Next,
-            Ok(root) => WalkStep::Start(chain_root(body, context, root, &field, roots)?),
-        };
-        steps.push((pc, step));
-    }
-    Some(WalkedLocal { var, field, steps })
+    Some(found)
 }
 
-/// The field `value` reads from `var` itself.
-fn step_field(value: &Expr, var: ir::VarId) -> Option<FieldRef> {
-    match value {
-        Expr::Load(Place::Field {
-            object: Operand::Var(object),
-            field,
-        }) if *object == var => Some(field.clone()),
-        _ => None,
+/// The field each member's family follows: that of its own follows when they agree, else
+/// that of a member it copies; none when its follows disagree.
+fn family_fields(
+    members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
+) -> BTreeMap<ir::VarId, FieldRef> {
+    let mut fields = BTreeMap::new();
+    for (&var, assigned) in members {
+        let mut followed = assigned.iter().filter_map(|(_, a)| match a {
+            Assignment::Follow(_, field) => Some(field),
+            _ => None,
+        });
+        if let Some(first) = followed.next()
+            && followed.all(|f| f == first)
+        {
+            fields.insert(var, first.clone());
+        }
+    }
+    loop {
+        let copied: Vec<(ir::VarId, FieldRef)> = members
+            .iter()
+            .filter(|(var, _)| !fields.contains_key(*var))
+            .filter_map(|(&var, assigned)| {
+                assigned.iter().find_map(|(_, a)| match a {
+                    Assignment::Copy(source) => Some((var, fields.get(source)?.clone())),
+                    _ => None,
+                })
+            })
+            .collect();
+        if copied.is_empty() {
+            return fields;
+        }
+        fields.extend(copied);
     }
 }
 
@@ -176,10 +240,11 @@ fn root_of(body: &ir::Body, context: &WalkContext<'_>, value: &Expr) -> Option<R
         Expr::Use(Operand::Var(source)) if fixed_param(body, context, *source) => {
             Some(Root::Param(*source))
         }
+        // A root's field must keep its value while the method runs.
         Expr::Load(Place::Field {
             object: Operand::Var(object),
             field,
-        }) => {
+        }) if !(context.may_write)(field) => {
             if Some(*object) == context.this {
                 Some(Root::This(field.clone()))
             } else if fixed_param(body, context, *object) {
@@ -203,20 +268,13 @@ fn fixed_param(body: &ir::Body, context: &WalkContext<'_>, var: ir::VarId) -> bo
         })
 }
 
-/// The index of `root`'s chain along `field` in `roots`, added when new; None when something
-/// the method runs may write the root's field.
-fn chain_root(
-    body: &ir::Body,
-    context: &WalkContext<'_>,
-    root: Root,
-    field: &FieldRef,
-    roots: &mut Vec<ChainRoot>,
-) -> Option<usize> {
+/// The index of `root`'s chain along `field` in `roots`, added when new.
+fn chain_root(body: &ir::Body, root: Root, field: &FieldRef, roots: &mut Vec<ChainRoot>) -> usize {
     if let Some(index) = roots
         .iter()
         .position(|r| r.root == root && r.field == *field)
     {
-        return Some(index);
+        return index;
     }
     let along = format!("along {}.{}", field.class, field.name);
     let index = |var: ir::VarId| match body.var(var).origin {
@@ -235,26 +293,22 @@ fn chain_root(
                 format!("length of the chain from {text} {along}"),
             )
         }
-        Root::This(held) => {
-            if (context.may_write)(held) {
-                return None;
-            }
-            let origin = format!(
+        Root::This(held) => (
+            format!("{}_length", held.name),
+            format!(
                 "length of the chain from field {} of this {along}",
                 held.name
-            );
-            (format!("{}_length", held.name), origin)
-        }
+            ),
+        ),
         Root::ParamField(var, held) => {
-            if (context.may_write)(held) {
-                return None;
-            }
             let (text, name) = param(*var);
-            let origin = format!(
-                "length of the chain from field {} of {text} {along}",
-                held.name
-            );
-            (format!("{name}_{}_length", held.name), origin)
+            (
+                format!("{name}_{}_length", held.name),
+                format!(
+                    "length of the chain from field {} of {text} {along}",
+                    held.name
+                ),
+            )
         }
     };
     let param = match root {
@@ -268,5 +322,5 @@ fn chain_root(
         name,
         origin,
     });
-    Some(roots.len() - 1)
+    roots.len() - 1
 }
