@@ -67,6 +67,16 @@ fn a_walk_from_a_field_of_this_is_bounded_by_that_chain() {
 }
 
 #[test]
+fn callers_bind_the_chains_of_the_walks_they_call() {
+    let origin = "length of the chain from parameter 0 (first) along lists.Node.next";
+    let counts = objects_by_length("lists.Chain.thrice", "first_length", origin);
+    assert_eq!(counts, vec![0, 3, 6, 9, 12, 15, 18]);
+    let origin = "length of the chain from field head of this along lists.Node.next";
+    let counts = objects_by_length("lists.Chain.pairsTwice", "head_length", origin);
+    assert_eq!(counts, vec![0, 4, 8, 12, 16, 20, 24]);
+}
+
+#[test]
 fn a_walk_that_relinks_its_field_stays_unbounded() {
     let method = "lists.Chain.reverse";
     let certificate = fixture_certificate("linked_lists", method, "count");
@@ -95,12 +105,15 @@ fn validated_objects(method: &str) -> serde_json::Value {
 
 #[test]
 fn runs_bind_chain_lengths_recorded_at_entry_and_match_exactly() {
-    // Lists of 0 + 1 + 2 + 3 + 4 = 10 nodes in all.
-    assert_eq!(validated_objects("lists.Chain.boxes"), 10);
-    assert_eq!(validated_objects("lists.Chain.sizes"), 10);
+    // Lists of 0 + 1 + 2 + 3 + 4 = 10 nodes in all; `boxes` runs three times per list (once
+    // from `main`, twice from `thrice`), `sizes` and `pairs` twice and three times.
+    assert_eq!(validated_objects("lists.Chain.boxes"), 30);
+    assert_eq!(validated_objects("lists.Chain.sizes"), 20);
     assert_eq!(validated_objects("lists.Chain.viaGetter"), 10);
     assert_eq!(validated_objects("lists.Chain.saved"), 10);
-    assert_eq!(validated_objects("lists.Chain.pairs"), 20);
+    assert_eq!(validated_objects("lists.Chain.pairs"), 60);
+    assert_eq!(validated_objects("lists.Chain.thrice"), 30);
+    assert_eq!(validated_objects("lists.Chain.pairsTwice"), 40);
     // At most 2 per list: 0 + 1 + 2 + 2 + 2.
     assert_eq!(validated_objects("lists.Chain.boxesUpTo"), 7);
 }

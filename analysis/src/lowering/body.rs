@@ -34,7 +34,7 @@ use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, V
 use membound_polyhedra::Int;
 
 use super::accumulators::accumulators;
-use super::chains::{ChainRoot, WalkStep};
+use super::chains::{ChainRoot, Root, WalkStep};
 use super::division::{ByConstant, truncated_quotient};
 use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
@@ -1203,14 +1203,29 @@ impl<'b, 't> Lowerer<'b, 't> {
         (node, args)
     }
 
-    /// The rest of the caller's walked local passed as the parameter whose chain `root` is,
-    /// walked along the same field.
+    /// The caller's value of the callee's chain `root`: the rest of a walked local passed as
+    /// the parameter it starts from (walked along the same field), or the caller's own chain
+    /// formal of that parameter or of the same field of `this` (see `chains::bind_callee_roots`).
     fn chain_argument(&self, call: &ir::Call, root: &ChainRoot) -> Option<Expr> {
+        let walks = &self.fields.walks;
+        let own = |wanted: Root| {
+            walks
+                .roots
+                .iter()
+                .position(|r| r.root == wanted && r.field == root.field)
+                .map(|index| Expr::var(self.chain_formals[index]))
+        };
+        if let Root::This(held) = &root.root {
+            let on_this = call.receiver.as_ref().is_some_and(|r| self.is_this(r));
+            return on_this.then(|| own(Root::This(held.clone()))).flatten();
+        }
         let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
             return None;
         };
-        let walked = self.fields.walks.locals.iter().find(|w| w.var == *actual)?;
-        (walked.field == root.field).then(|| Expr::var(self.rests[actual]))
+        match walks.locals.iter().find(|w| w.var == *actual) {
+            Some(walked) => (walked.field == root.field).then(|| Expr::var(self.rests[actual])),
+            None => own(Root::Param(*actual)),
+        }
     }
 
     fn field_value(&self, key: &ViewKey) -> Option<Expr> {

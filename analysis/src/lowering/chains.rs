@@ -157,6 +157,75 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     walks
 }
 
+/// Adds to each method the chain roots its callees' roots are at its calls: a callee's chain
+/// from its parameter is the caller's chain from the argument, when that is a parameter the
+/// caller never reassigns; a callee's chain from a field of its `this` is the caller's from
+/// the same field of its own `this`, when the call is on it. So a caller binds them (see
+/// `body`'s arguments), as long as nothing it runs changes the field or the root's field
+/// before the call. `callees` maps (method index, call offset) to the methods entered there.
+pub fn bind_callee_roots(
+    bodies: &[std::sync::Arc<ir::Body>],
+    contexts: &[WalkContext<'_>],
+    callees: &std::collections::HashMap<(usize, u32), Vec<usize>>,
+    walks: &mut [Walks],
+) {
+    loop {
+        let mut added = false;
+        for (caller, body) in bodies.iter().enumerate() {
+            let context = &contexts[caller];
+            for (_, stmt) in body.statements() {
+                let StmtKind::Invoke { call, .. } = &stmt.kind else {
+                    continue;
+                };
+                for &callee in callees.get(&(caller, stmt.pc)).into_iter().flatten() {
+                    let wanted: Vec<(Root, FieldRef)> = walks[callee]
+                        .roots
+                        .iter()
+                        .filter_map(|root| {
+                            Some((caller_root(body, context, call, root)?, root.field.clone()))
+                        })
+                        .collect();
+                    for (root, field) in wanted {
+                        let known = walks[caller]
+                            .roots
+                            .iter()
+                            .any(|r| r.root == root && r.field == field);
+                        if !known && !(context.may_write)(&field) {
+                            chain_root(body, root, &field, &mut walks[caller].roots);
+                            added = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !added {
+            return;
+        }
+    }
+}
+
+/// The caller's root that is the callee's `root` at `call`, when the caller can name it.
+fn caller_root(
+    body: &ir::Body,
+    context: &WalkContext<'_>,
+    call: &ir::Call,
+    root: &ChainRoot,
+) -> Option<Root> {
+    match &root.root {
+        Root::Param(_) => {
+            let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
+                return None;
+            };
+            fixed_param(body, context, *actual).then_some(Root::Param(*actual))
+        }
+        Root::This(held) => {
+            let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
+            (on_this && !(context.may_write)(held)).then(|| Root::This(held.clone()))
+        }
+        Root::ParamField(..) => None,
+    }
+}
+
 /// Every assignment to `var`, when each is one a walk follows. A walked parameter starts at
 /// its own root, so it is not also restarted from another.
 fn assignments(

@@ -42,7 +42,7 @@ use membound_front::ir::{self, CallKind, DynamicCall, Operand, Place, StmtKind};
 use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
-use super::chains::{WalkContext, Walks, walks};
+use super::chains::{self, WalkContext, Walks, walks};
 use super::fresh::fresh_holders;
 use super::loops::{block_successors, find_loops};
 use super::views;
@@ -339,6 +339,29 @@ pub fn plan(
         .collect();
     propagate_to_callers(&mut needed, &own, callees);
     let threaded = threaded_views(&mut needed, &own, callees, written_by_calls);
+    let may_write: Vec<Box<dyn Fn(&FieldRef) -> bool + '_>> = (0..bodies.len())
+        .map(|index| {
+            let through_calls = &reachable[index];
+            let body = &bodies[index];
+            Box::new(move |field: &FieldRef| {
+                through_calls.anything
+                    || through_calls.may_write_object_field(field)
+                    || stores_field(body, field)
+            }) as Box<dyn Fn(&FieldRef) -> bool + '_>
+        })
+        .collect();
+    let getters: Vec<Box<dyn Fn(u32) -> Option<FieldRef> + '_>> = methods
+        .iter()
+        .map(|method| {
+            Box::new(move |pc| getter_at(java, graph, call_sites, method, pc))
+                as Box<dyn Fn(u32) -> Option<FieldRef> + '_>
+        })
+        .collect();
+    let walk_context = |index: usize, this: Option<ir::VarId>| WalkContext {
+        this,
+        may_write: &*may_write[index],
+        getter: &*getters[index],
+    };
     let mut plans = Vec::new();
     for (index, keys) in needed.iter().enumerate() {
         let mut views = Vec::new();
@@ -403,19 +426,22 @@ pub fn plan(
             callees,
             &threaded,
         );
-        let context = WalkContext {
-            this: plan.this,
-            may_write: &|field| {
-                let through_calls = &reachable[index];
-                through_calls.anything
-                    || through_calls.may_write_object_field(field)
-                    || stores_field(&bodies[index], field)
-            },
-            getter: &|pc| getter_at(java, graph, call_sites, &methods[index], pc),
-        };
         // JNI writing the walked field is part of the walks' own assumption.
-        plan.walks = walks(&bodies[index], &context);
+        plan.walks = walks(&bodies[index], &walk_context(index, plan.this));
         plans.push(plan);
+    }
+    let contexts: Vec<WalkContext<'_>> = plans
+        .iter()
+        .enumerate()
+        .map(|(index, plan)| walk_context(index, plan.this))
+        .collect();
+    let mut walks: Vec<Walks> = plans
+        .iter_mut()
+        .map(|p| std::mem::take(&mut p.walks))
+        .collect();
+    chains::bind_callee_roots(bodies, &contexts, callees, &mut walks);
+    for (plan, walks) in plans.iter_mut().zip(walks) {
+        plan.walks = walks;
     }
     Plans {
         plans,
