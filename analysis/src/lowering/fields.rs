@@ -201,6 +201,13 @@ pub struct FieldPlan {
     pub walks: Walks,
 }
 
+/// Whether anything a method runs (its body included) may write an instance field like this
+/// one, on any object.
+type FieldWrites<'a> = Box<dyn Fn(&FieldRef) -> bool + 'a>;
+
+/// The field a method's call at an offset returns from its receiver, when it is a getter.
+type Getter<'a> = Box<dyn Fn(u32) -> Option<FieldRef> + 'a>;
+
 /// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
 pub struct Plans {
     pub plans: Vec<FieldPlan>,
@@ -339,7 +346,7 @@ pub fn plan(
         .collect();
     propagate_to_callers(&mut needed, &own, callees);
     let threaded = threaded_views(&mut needed, &own, callees, written_by_calls);
-    let may_write: Vec<Box<dyn Fn(&FieldRef) -> bool + '_>> = (0..bodies.len())
+    let may_write: Vec<FieldWrites<'_>> = (0..bodies.len())
         .map(|index| {
             let through_calls = &reachable[index];
             let body = &bodies[index];
@@ -347,14 +354,13 @@ pub fn plan(
                 through_calls.anything
                     || through_calls.may_write_object_field(field)
                     || stores_field(body, field)
-            }) as Box<dyn Fn(&FieldRef) -> bool + '_>
+            }) as FieldWrites<'_>
         })
         .collect();
-    let getters: Vec<Box<dyn Fn(u32) -> Option<FieldRef> + '_>> = methods
+    let getters: Vec<Getter<'_>> = methods
         .iter()
         .map(|method| {
-            Box::new(move |pc| getter_at(java, graph, call_sites, method, pc))
-                as Box<dyn Fn(u32) -> Option<FieldRef> + '_>
+            Box::new(move |pc| getter_at(java, graph, call_sites, method, pc)) as Getter<'_>
         })
         .collect();
     let walk_context = |index: usize, this: Option<ir::VarId>| WalkContext {
