@@ -237,11 +237,13 @@ impl Writes {
             .any(|(is_static, w)| *is_static == key.is_static() && w.may_alias(&target))
     }
 
-    /// Whether one of the writes may change an instance field like `field` (of any object).
+    /// Whether one of the writes may change an instance field like `field` (of any object). The
+    /// field is taken as unresolved: an instruction may name it through a subclass, so every
+    /// write of its name and type counts.
     fn may_write_object_field(&self, field: &FieldRef) -> bool {
         let target = Resolved {
             field: field.clone(),
-            resolved: true,
+            resolved: false,
         };
         self.fields
             .iter()
