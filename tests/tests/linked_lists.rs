@@ -76,14 +76,30 @@ fn callers_bind_the_chains_of_the_walks_they_call() {
     assert_eq!(counts, vec![0, 4, 8, 12, 16, 20, 24]);
 }
 
+/// The certificate of `method` has no chain parameter and an unbounded count.
+fn assert_unbounded_without_chains(method: &str) {
+    let certificate = fixture_certificate("linked_lists", method, "count");
+    let params = certificate_params(&certificate, method);
+    assert!(
+        params.iter().all(|(_, origin)| !origin.contains("chain")),
+        "{params:?}"
+    );
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    assert!(text.contains("inf"), "{text}");
+}
+
 #[test]
 fn a_walk_that_relinks_its_field_stays_unbounded() {
-    let method = "lists.Chain.reverse";
-    let certificate = fixture_certificate("linked_lists", method, "count");
-    assert!(certificate_params(&certificate, method).is_empty());
+    assert_unbounded_without_chains("lists.Chain.reverse");
+    let certificate = fixture_certificate("linked_lists", "lists.Chain.reverse", "count");
     let text = std::fs::read_to_string(&certificate).expect("certificate");
     assert!(!text.contains(ACYCLIC), "{text}");
-    assert!(text.contains("inf"), "{text}");
+}
+
+#[test]
+fn a_caller_that_writes_the_field_before_the_walk_binds_no_chain() {
+    // Its callee `boxes` keeps its own chain parameter, which the caller cannot bind.
+    assert_unbounded_without_chains("lists.Chain.growThenWalk");
 }
 
 /// Validates `method`'s certificate against a run of `lists.Chain` (lists of 0 to 4 nodes):
