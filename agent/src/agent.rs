@@ -3,12 +3,12 @@
 //! line): the agent must never take the JVM down.
 
 use crate::activations::{Activation, ShadowStack};
-use crate::bytecode::{self, ConstantPool};
+use crate::bytecode::{self, ConstantPool, ParameterKind};
 use crate::entry::{self, FieldSlot, SizeMethods, StaticField};
-use crate::ffi::{self, FrameInfo, Jclass, JmethodId};
+use crate::ffi::{self, FrameInfo, Jclass, JmethodId, Jobject};
 use crate::jvmti::{Jni, Jvmti, JvmtiFailure};
 use crate::log::{EventLog, FrameToken};
-use crate::options::{AgentOptions, StaticFieldName, TargetMethod};
+use crate::options::{AgentOptions, ChainName, ChainStart, StaticFieldName, TargetMethod};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -91,6 +91,8 @@ pub struct Agent {
     targets: RwLock<Vec<WatchedMethod>>,
     /// The static fields the options name, recorded at each entry.
     statics: Vec<StaticFieldName>,
+    /// The chains the options name, whose lengths are recorded at each entry.
+    chains: Vec<ChainName>,
     /// Those of them found in prepared classes (one per class loader that loaded the class).
     static_fields: Mutex<Vec<StaticField>>,
     /// `Collection.size()` and `Map.size()`, found at VM start.
@@ -142,6 +144,7 @@ pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<(), String> {
         methods: Mutex::new(HashMap::new()),
         targets: RwLock::new(Vec::new()),
         statics: options.statics,
+        chains: options.chains,
         static_fields: Mutex::new(Vec::new()),
         sizes: OnceLock::new(),
         next_activation: AtomicU64::new(1),
@@ -405,6 +408,7 @@ impl Agent {
             self.record_parameters(jni, method, &info, id);
             if let Some(jni) = jni {
                 self.record_fields(jni, method, id);
+                self.record_chains(jni, &info, id);
             }
         });
     }
@@ -476,6 +480,55 @@ impl Agent {
                 Ok(None) => {}
                 Err(_) => self.count_error(),
             }
+        }
+    }
+
+    /// Records the length of each chain the options name, from its root at the entry of the
+    /// activation on top.
+    fn record_chains(&self, jni: Jni, info: &MethodInfo, activation: u64) {
+        for chain in &self.chains {
+            let Some(start) = self.chain_start(jni, info, &chain.root) else {
+                continue;
+            };
+            let field = entry::FieldName {
+                class: chain.class.as_deref(),
+                name: &chain.field,
+            };
+            let length = entry::chain_length(&self.jvmti, jni, start, &field);
+            jni.delete_local_ref(start);
+            if let Some(length) = length {
+                self.write(|log| log.chain(activation, &chain.text, &length.to_string()));
+            }
+        }
+    }
+
+    /// The root of a chain at the top frame's entry, a local reference (null for a null
+    /// root); None when the method has no such parameter or field.
+    fn chain_start(&self, jni: Jni, info: &MethodInfo, root: &ChainStart) -> Option<Jobject> {
+        let parameter = |index: usize| -> Option<Jobject> {
+            let kinds = bytecode::parameter_kinds(&info.descriptor)?;
+            let first = if info.is_static { 0 } else { 1 };
+            let slot = first + kinds.get(..index)?.iter().map(|k| k.slots()).sum::<i32>();
+            matches!(kinds.get(index)?, ParameterKind::Object)
+                .then(|| self.jvmti.local_object(0, slot).ok())
+                .flatten()
+        };
+        let field_of = |holder: Jobject, name: &str| -> Option<Jobject> {
+            if holder.is_null() {
+                return None;
+            }
+            let field = entry::FieldName { class: None, name };
+            let value = entry::object_field_named(&self.jvmti, jni, holder, &field);
+            jni.delete_local_ref(holder);
+            value
+        };
+        match root {
+            ChainStart::Param(index) => parameter(*index),
+            ChainStart::This(held) if !info.is_static => {
+                field_of(self.jvmti.local_object(0, 0).ok()?, held)
+            }
+            ChainStart::This(_) => None,
+            ChainStart::ParamField(index, held) => field_of(parameter(*index)?, held),
         }
     }
 

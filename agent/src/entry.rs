@@ -235,6 +235,140 @@ pub fn parameter_value(
     }
 }
 
+/// The most nodes a chain is followed for: a longer one is reported as such, not counted.
+const CHAIN_CAP: i64 = 1 << 24;
+
+/// What following a chain found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainLength {
+    /// It reaches null after this many nodes.
+    Nodes(i64),
+    /// It comes back to a node it passed.
+    Cycle,
+    /// It runs on past [`CHAIN_CAP`] nodes.
+    Long,
+}
+
+impl std::fmt::Display for ChainLength {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChainLength::Nodes(count) => write!(f, "{count}"),
+            ChainLength::Cycle => f.write_str("cycle"),
+            ChainLength::Long => f.write_str("long"),
+        }
+    }
+}
+
+/// A reference instance field by name, resolved from `class` (`pkg.C`) upwards as the JVM
+/// resolves `getfield C.name`, or from the object's own class when None.
+pub struct FieldName<'a> {
+    pub class: Option<&'a str>,
+    pub name: &'a str,
+}
+
+/// The reference instance field `field` of `object`, the first in resolution order, with its
+/// declaring class as a local reference.
+fn reference_field(
+    jvmti: &Jvmti,
+    jni: Jni,
+    object: Jobject,
+    field: &FieldName<'_>,
+) -> Option<(JfieldId, Jclass)> {
+    let mut current = jni.object_class(object);
+    let mut reached = field.class.is_none();
+    while !current.is_null() {
+        reached = reached
+            || jvmti
+                .class_signature(current)
+                .is_ok_and(|s| Some(bytecode::java_type_name(&s).as_str()) == field.class);
+        let found = reached.then(|| declared_reference_field(jvmti, current, field.name));
+        if let Some(Some(id)) = found {
+            return Some((id, current));
+        }
+        let next = jni.superclass(current);
+        jni.delete_local_ref(current);
+        current = next;
+    }
+    None
+}
+
+/// The reference instance field `name` that `class` itself declares.
+fn declared_reference_field(jvmti: &Jvmti, class: Jclass, name: &str) -> Option<JfieldId> {
+    jvmti.class_fields(class).ok()?.into_iter().find(|&id| {
+        let is_static = jvmti
+            .field_modifiers(class, id)
+            .map_or(true, |m| m & ffi::ACC_STATIC != 0);
+        let named = jvmti
+            .field_name(class, id)
+            .is_ok_and(|(field, descriptor)| {
+                field == name && (descriptor.starts_with('L') || descriptor.starts_with('['))
+            });
+        !is_static && named
+    })
+}
+
+/// The reference field `field` of `object` (non-null), a local reference; None when it has no
+/// such field.
+pub fn object_field_named(
+    jvmti: &Jvmti,
+    jni: Jni,
+    object: Jobject,
+    field: &FieldName<'_>,
+) -> Option<Jobject> {
+    let (id, declaring) = reference_field(jvmti, jni, object, field)?;
+    jni.delete_local_ref(declaring);
+    // SAFETY: `id` is a reference field of `object`'s class or a superclass.
+    Some(unsafe { jni.object_field(object, id) })
+}
+
+/// The length of the chain from `start` along the reference field `field`: the nodes before
+/// null, a cycle (Floyd's: a cursor at half speed meets the leading one inside a cycle), or
+/// longer than the cap; None when a node has no such field.
+pub fn chain_length(
+    jvmti: &Jvmti,
+    jni: Jni,
+    start: Jobject,
+    field: &FieldName<'_>,
+) -> Option<ChainLength> {
+    if start.is_null() {
+        return Some(ChainLength::Nodes(0));
+    }
+    let (id, declaring) = reference_field(jvmti, jni, start, field)?;
+    let step = |node: Jobject| -> Option<Jobject> {
+        // SAFETY: the node is an instance of the class that declares the field.
+        jni.is_instance_of(node, declaring)
+            .then(|| unsafe { jni.object_field(node, id) })
+    };
+    let mut lead = jni.new_local_ref(start);
+    let mut behind = jni.new_local_ref(start);
+    let mut nodes = 0;
+    let length = loop {
+        if lead.is_null() {
+            break Some(ChainLength::Nodes(nodes));
+        }
+        if nodes >= CHAIN_CAP {
+            break Some(ChainLength::Long);
+        }
+        let Some(next) = step(lead) else { break None };
+        jni.delete_local_ref(lead);
+        lead = next;
+        nodes += 1;
+        if nodes % 2 == 0 {
+            // Behind the lead, so not null.
+            let Some(next) = step(behind) else { break None };
+            jni.delete_local_ref(behind);
+            behind = next;
+        }
+        if !lead.is_null() && jni.is_same_object(lead, behind) {
+            break Some(ChainLength::Cycle);
+        }
+    };
+    jni.delete_local_ref(lead);
+    jni.delete_local_ref(behind);
+    jni.delete_local_ref(declaring);
+    length
+}
+
 /// The values of `fields` in `this` (local 0 of the top frame, an instance method at its
 /// breakpoint), in the order of `fields`.
 pub fn this_field_values(

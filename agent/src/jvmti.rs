@@ -777,6 +777,46 @@ impl Jni {
         )
     }
 
+    /// A second local reference to `object` (null for null).
+    pub fn new_local_ref(&self, object: Jobject) -> Jobject {
+        jni!(self, ffi::JNI_NEW_LOCAL_REF, fn(Jobject) -> Jobject, object)
+    }
+
+    /// Whether two references (either may be null) name the same object.
+    pub fn is_same_object(&self, one: Jobject, other: Jobject) -> bool {
+        jni!(
+            self,
+            ffi::JNI_IS_SAME_OBJECT,
+            fn(Jobject, Jobject) -> ffi::Jboolean,
+            one,
+            other
+        ) != 0
+    }
+
+    /// The class of a non-null object, a local reference.
+    pub fn object_class(&self, object: Jobject) -> Jclass {
+        jni!(
+            self,
+            ffi::JNI_GET_OBJECT_CLASS,
+            fn(Jobject) -> Jclass,
+            object
+        )
+    }
+
+    /// The value of the reference instance field `field` of `object`, a local reference.
+    ///
+    /// # Safety
+    /// `field` must be a reference field of `object`'s class or of one of its superclasses.
+    pub unsafe fn object_field(&self, object: Jobject, field: JfieldId) -> Jobject {
+        jni!(
+            self,
+            ffi::JNI_GET_OBJECT_FIELD,
+            fn(Jobject, JfieldId) -> Jobject,
+            object,
+            field
+        )
+    }
+
     /// The superclass of a class (null for `java.lang.Object` and interfaces), a local reference.
     pub fn superclass(&self, class: Jclass) -> Jclass {
         jni!(self, ffi::JNI_GET_SUPERCLASS, fn(Jclass) -> Jclass, class)

@@ -6,7 +6,8 @@
 //! It is not a profiler either: it is made to be exact, not fast, and runs the JVM interpreted.
 //!
 //! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`; each
-//! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry.
+//! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry,
+//! each `chain=<root>/<field>` a linked structure whose length to record there.
 //!
 //! # Heap mode
 //!
@@ -74,6 +75,12 @@
 //!                                        at a watched activation, when its class is
 //!                                        initialized (before, it holds no value the program
 //!                                        reads) and loaded once (by one class loader)
+//! chain <act> <root>/<field> <length>    a chain named by a `chain=` option at a watched
+//!                                        activation, when the method has its root (`0`, a
+//!                                        parameter; `this.f` or `0.f`, a reference field):
+//!                                        the nodes before null along the reference field
+//!                                        <field>, `cycle` (Floyd's cycle test) or `long`
+//!                                        (past 2^24 nodes)
 //! alloc <thread> <type> <bytes> <frame>… a program allocation; frames outermost first, each
 //!                                        <act>:<method-id>:<bytecode offset>:<line or ->
 //! vm <thread> <type> <bytes> <frame>…    a VM-internal allocation under the watched method

@@ -111,6 +111,12 @@ impl EventLog {
         ));
     }
 
+    /// The length of a chain (`<root>/<field>`) at an entry of the watched method: a count,
+    /// `cycle` or `long`.
+    pub fn chain(&mut self, activation: u64, chain: &str, length: &str) {
+        self.line(format_args!("chain {activation} {chain} {length}"));
+    }
+
     /// An integer instance field of `this` (`tag` `field`) or a static integer field (`static`)
     /// at an entry of the watched method.
     pub fn field_value(

@@ -3,7 +3,9 @@
 //!
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
-//! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class). `out` comes last and runs to the end of
+//! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class); each `chain=<root>/<field>` a chain whose
+//! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
+//! `this` or of a parameter). `out` comes last and runs to the end of
 //! the string, so the path may contain commas.
 
 use std::path::PathBuf;
@@ -63,6 +65,63 @@ impl StaticFieldName {
     }
 }
 
+/// A chain whose length is recorded at each entry of the watched method: from a root
+/// reference along one field, written `<root>/<field>`, the field as `next` or as the
+/// instruction names it, `pkg.C.next` (resolved from `C` upwards, as the JVM does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainName {
+    pub root: ChainStart,
+    /// The class the field is resolved from, `pkg.C`; None: the root object's own class.
+    pub class: Option<String>,
+    /// The reference field followed, by name.
+    pub field: String,
+    /// The chain as the options wrote it, which names it in the stream.
+    pub text: String,
+}
+
+/// Where a recorded chain starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChainStart {
+    /// Declared parameter `i` (from 0): `3`.
+    Param(usize),
+    /// A reference field of `this`: `this.head`.
+    This(String),
+    /// A reference field of declared parameter `i`: `0.first`.
+    ParamField(usize, String),
+}
+
+impl ChainName {
+    fn parse(text: &str) -> Result<ChainName, String> {
+        let bad = || {
+            format!("chain `{text}` is not of the form <root>/<field>, root `0`, `this.f` or `0.f`")
+        };
+        let (root, along) = text.split_once('/').ok_or_else(bad)?;
+        let index = |i: &str| i.parse::<usize>().map_err(|_| bad());
+        let root = match root.split_once('.') {
+            None => ChainStart::Param(index(root)?),
+            Some(("this", held)) if !held.is_empty() => ChainStart::This(held.to_owned()),
+            Some((i, held)) if !held.is_empty() => {
+                ChainStart::ParamField(index(i)?, held.to_owned())
+            }
+            Some(_) => return Err(bad()),
+        };
+        let (class, field) = match along.rsplit_once('.') {
+            Some((class, field)) if !class.is_empty() => (Some(class.replace('/', ".")), field),
+            Some(_) => return Err(bad()),
+            None => (None, along),
+        };
+        if field.is_empty() {
+            return Err(bad());
+        }
+        Ok(ChainName {
+            root,
+            class,
+            field: field.to_owned(),
+            text: text.to_owned(),
+        })
+    }
+}
+
 /// `pkg.C.m` or `pkg/C.m` as the internal class name `pkg/C` and the member name `m`.
 fn class_and_member(qualified: &str) -> Option<(String, String)> {
     qualified
@@ -76,6 +135,7 @@ fn class_and_member(qualified: &str) -> Option<(String, String)> {
 pub struct AgentOptions {
     pub target: TargetMethod,
     pub statics: Vec<StaticFieldName>,
+    pub chains: Vec<ChainName>,
     pub output: PathBuf,
 }
 
@@ -89,18 +149,24 @@ impl AgentOptions {
             .next()
             .and_then(|item| item.strip_prefix("method="))
             .ok_or("missing `method=<M>` before `out=` in the agent's options")?;
-        let statics = items
-            .map(|item| match item.strip_prefix("static=") {
-                Some(field) => StaticFieldName::parse(field),
-                None => Err(format!("unknown agent option `{item}`")),
-            })
-            .collect::<Result<_, _>>()?;
+        let mut statics = Vec::new();
+        let mut chains = Vec::new();
+        for item in items {
+            if let Some(field) = item.strip_prefix("static=") {
+                statics.push(StaticFieldName::parse(field)?);
+            } else if let Some(chain) = item.strip_prefix("chain=") {
+                chains.push(ChainName::parse(chain)?);
+            } else {
+                return Err(format!("unknown agent option `{item}`"));
+            }
+        }
         if output.is_empty() {
             return Err("`out=` names no file".to_owned());
         }
         Ok(AgentOptions {
             target: TargetMethod::parse(method)?,
             statics,
+            chains,
             output: PathBuf::from(output),
         })
     }
@@ -195,6 +261,38 @@ mod tests {
         assert_eq!(names, [("p/Config", "size"), ("q/R$S", "n")]);
         assert!(AgentOptions::parse("method=A.m,static=size,out=/x").is_err());
         assert!(AgentOptions::parse("method=A.m,limit=3,out=/x").is_err());
+    }
+
+    #[test]
+    fn chains_name_a_root_and_a_field() {
+        let options = AgentOptions::parse(
+            "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,out=/x",
+        )
+        .expect("valid");
+        let chains: Vec<(&ChainStart, Option<&str>, &str)> = options
+            .chains
+            .iter()
+            .map(|c| (&c.root, c.class.as_deref(), c.field.as_str()))
+            .collect();
+        assert_eq!(
+            chains,
+            [
+                (&ChainStart::Param(0), None, "next"),
+                (&ChainStart::This("head".to_owned()), Some("p.Node"), "next"),
+                (&ChainStart::ParamField(1, "first".to_owned()), None, "link"),
+            ]
+        );
+        assert_eq!(options.chains[1].text, "this.head/p.Node.next");
+        for bad in [
+            "chain=next",
+            "chain=x/next",
+            "chain=this./next",
+            "chain=0/",
+            "chain=0/.f",
+        ] {
+            let text = format!("method=A.m,{bad},out=/x");
+            assert!(AgentOptions::parse(&text).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -570,8 +570,12 @@ fn entries_record_fields_of_this_static_fields_string_lengths_and_sizes() {
         "EntryValues.size".to_owned(),
         "EntryValues$Late.limit".to_owned(),
     ];
+    let recording = measure::EntryRecording {
+        statics: statics.to_vec(),
+        ..measure::EntryRecording::default()
+    };
     let measurement =
-        measure::measure_recording(&options, &statics, None::<fn(&_) -> measure::Placement>)
+        measure::measure_recording(&options, &recording, None::<fn(&_) -> measure::Placement>)
             .unwrap_or_else(|e| panic!("measure failed: {e}"));
     assert!(
         measurement.warnings.is_empty(),

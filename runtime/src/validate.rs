@@ -18,7 +18,8 @@ use membound_polyhedra::{Int, Rat, Value};
 use serde_json::{Value as Json, json};
 
 use crate::measure::{
-    self, Allocation, EntryValues, MeasureOptions, Measurement, Placement, SiteCount,
+    self, Allocation, ChainLength, EntryRecording, EntryValues, MeasureOptions, Measurement,
+    Placement, SiteCount,
 };
 use membound_certificate::{Certificate, MethodEntry, SiteEntry, value_of, value_text};
 use membound_jvm::error::Result;
@@ -170,10 +171,14 @@ pub fn measure_for(
             _ => None,
         })
         .collect();
+    let recording = EntryRecording {
+        statics,
+        chains: recorded_chains(entry),
+    };
     if entry.mem_rq.is_some() {
-        measure::measure_recording(options, &statics, Some(placement(certificate, entry)))
+        measure::measure_recording(options, &recording, Some(placement(certificate, entry)))
     } else {
-        measure::measure_recording(options, &statics, None::<fn(&Allocation) -> Placement>)
+        measure::measure_recording(options, &recording, None::<fn(&Allocation) -> Placement>)
     }
 }
 
@@ -202,6 +207,8 @@ enum Recorded<'a> {
     ThisField(&'a str),
     /// The static integer field `class.name`, `class` the declaring class.
     Static { class: &'a str, name: &'a str },
+    /// The length of a chain, as the agent names it: `0/next`, `this.head/next`, `0.first/next`.
+    Chain(String),
 }
 
 /// The binding an origin says, as `memalloc` and `lowering::fields` write origins:
@@ -229,12 +236,52 @@ fn binding(origin: &str) -> Binding<'_> {
         rest.rsplit_once('.')
             .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !rest.contains(' '))
             .map(|(class, name)| Recorded::Static { class, name })
+    } else if let Some(rest) = origin.strip_prefix("length of the chain from ") {
+        chain_name(rest).map(Recorded::Chain)
     } else if origin.starts_with("local ") && origin.contains(" set from a call's result at ") {
         return Binding::FixedInside;
     } else {
         None
     };
     recorded.map_or(Binding::ByName, Binding::Recorded)
+}
+
+/// The agent's name of the chain an origin's `length of the chain from <rest>` describes (the
+/// field as the walk's instruction names it, `p.Node.next`), as `lowering::chains` writes it: `parameter 0 (first) along p.Node.next`, `field head of this
+/// along …`, `field first of parameter 0 (list) along …`.
+fn chain_name(rest: &str) -> Option<String> {
+    let (root, field) = rest.rsplit_once(" along ")?;
+    let param = |text: &str| -> Option<usize> {
+        text.strip_prefix("parameter ")?
+            .split(' ')
+            .next()?
+            .parse()
+            .ok()
+    };
+    let root = match root.strip_prefix("field ") {
+        Some(held) => {
+            let (name, holder) = held.split_once(" of ")?;
+            if holder == "this" {
+                format!("this.{name}")
+            } else {
+                format!("{}.{name}", param(holder)?)
+            }
+        }
+        None => param(root)?.to_string(),
+    };
+    Some(format!("{root}/{field}"))
+}
+
+/// The chains the certificate's parameters of `entry` are lengths of, as the agent names them.
+pub fn recorded_chains(entry: &MethodEntry) -> Vec<String> {
+    entry
+        .params
+        .iter()
+        .filter_map(|param| match binding(&param.origin) {
+            Binding::Recorded(Recorded::Chain(chain)) => Some(chain),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The value `wanted` had at the entry `values` recorded; None when the run did not record it
@@ -260,6 +307,16 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
         Recorded::Size(index) => parameter(index, &["collection", "map"]),
         Recorded::ThisField(name) => field(&values.this_fields, None, name),
         Recorded::Static { class, name } => field(&values.statics, Some(class), name),
+        Recorded::Chain(ref chain) => {
+            values
+                .chains
+                .iter()
+                .find(|c| c.chain == *chain)
+                .and_then(|c| match c.length {
+                    ChainLength::Nodes(count) => Some(count),
+                    ChainLength::Cycle | ChainLength::Long => None,
+                })
+        }
     }
 }
 
@@ -277,6 +334,7 @@ fn entry_points(
             let named = measure::named_values(values);
             let mut point = BTreeMap::new();
             for param in &entry.params {
+                broken_assumption(entry, values, param)?;
                 let recorded = match binding(&param.origin) {
                     Binding::Recorded(wanted) => recorded_value(values, &wanted),
                     Binding::FixedInside => None,
@@ -309,6 +367,28 @@ fn entry_points(
             Ok(point)
         })
         .collect()
+}
+
+/// Why the run breaks an assumption `param` stands on at the entry `values` recorded: a
+/// chain it is the length of is cyclic there (or longer than the agent follows).
+fn broken_assumption(
+    entry: &MethodEntry,
+    values: &EntryValues,
+    param: &membound_certificate::ParamEntry,
+) -> std::result::Result<(), String> {
+    let Binding::Recorded(Recorded::Chain(chain)) = binding(&param.origin) else {
+        return Ok(());
+    };
+    let found = values.chains.iter().find(|c| c.chain == chain);
+    let what = match found.map(|c| c.length) {
+        Some(ChainLength::Cycle) => "is cyclic",
+        Some(ChainLength::Long) => "is longer than the agent follows (a cycle, or too long)",
+        _ => return Ok(()),
+    };
+    Err(format!(
+        "not checked: the run breaks an assumption of the certificate: at entry {} of {}, the chain of parameter {} ({}) {what}",
+        values.activation, entry.method, param.name, param.origin
+    ))
 }
 
 /// The sum over the entries of the expression `text` of `entry`.
@@ -643,7 +723,7 @@ impl Validation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::ChainFrame;
+    use crate::measure::{ChainFrame, ChainValue};
 
     fn frame(method: &str, offset: i64) -> ChainFrame {
         ChainFrame {
@@ -661,6 +741,18 @@ mod tests {
             ("length of parameter 2 (a)", Binding::Recorded(Length(2))),
             ("length of parameter 1 (s)", Binding::Recorded(Length(1))),
             ("size of parameter 3 (c)", Binding::Recorded(Size(3))),
+            (
+                "length of the chain from parameter 0 (first) along p.Node.next",
+                Binding::Recorded(Chain("0/p.Node.next".to_string())),
+            ),
+            (
+                "length of the chain from field head of this along p.Node.next",
+                Binding::Recorded(Chain("this.head/p.Node.next".to_string())),
+            ),
+            (
+                "length of the chain from field first of parameter 1 (list) along p.Node.link",
+                Binding::Recorded(Chain("1.first/p.Node.link".to_string())),
+            ),
             (
                 "field fromCount of this",
                 Binding::Recorded(ThisField("fromCount")),
@@ -718,8 +810,22 @@ mod tests {
             ],
             this_fields: vec![field("p.Sub", "n", 5), field("p.Base", "n", 9)],
             statics: vec![field("p.C", "size", 7)],
+            chains: vec![
+                ChainValue {
+                    chain: "0/next".to_string(),
+                    length: ChainLength::Nodes(6),
+                },
+                ChainValue {
+                    chain: "this.head/next".to_string(),
+                    length: ChainLength::Cycle,
+                },
+            ],
         };
         let found = |wanted| recorded_value(&values, &wanted);
+        assert_eq!(found(Recorded::Chain("0/next".to_string())), Some(6));
+        // A cycle has no length, nor a chain the run did not record.
+        assert_eq!(found(Recorded::Chain("this.head/next".to_string())), None);
+        assert_eq!(found(Recorded::Chain("1/next".to_string())), None);
         assert_eq!(found(Recorded::Parameter(0)), Some(4));
         assert_eq!(found(Recorded::Length(1)), Some(11));
         assert_eq!(found(Recorded::Size(2)), Some(3));

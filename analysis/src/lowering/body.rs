@@ -34,6 +34,7 @@ use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, V
 use membound_polyhedra::Int;
 
 use super::accumulators::accumulators;
+use super::chains::{ChainRoot, Root, WalkStep};
 use super::division::{ByConstant, truncated_quotient};
 use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
@@ -217,6 +218,10 @@ struct Lowerer<'b, 't> {
     length_of: HashMap<ir::VarId, VarId>,
     /// IR variable → its size view (collection variables).
     size_of: HashMap<ir::VarId, VarId>,
+    /// Walked local ([`super::chains`]) → the rest of its chain.
+    rests: HashMap<ir::VarId, VarId>,
+    /// The formals of the chain roots, in the plan's order.
+    chain_formals: Vec<VarId>,
     /// IR variable → the counter of its `next()` calls and the size bounding it (iterators).
     iterators: HashMap<ir::VarId, (VarId, VarId)>,
     wanted: Wanted,
@@ -266,6 +271,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             value_of: HashMap::new(),
             length_of: HashMap::new(),
             size_of: HashMap::new(),
+            rests: HashMap::new(),
+            chain_formals: Vec::new(),
             iterators: HashMap::new(),
             wanted: Wanted::of(body),
             counters: BTreeMap::new(),
@@ -357,6 +364,78 @@ impl<'b, 't> Lowerer<'b, 't> {
         for local in &fields.locals {
             let formal = self.new_formal(&self.body.var(local.var).name);
             self.fixed_locals.insert(local.pc, (local.var, formal));
+        }
+        self.declare_walks();
+    }
+
+    /// A formal per chain root, at least 0, and the rest of each walked local: a walked
+    /// parameter's rest is its own chain's formal.
+    fn declare_walks(&mut self) {
+        let walks = &self.fields.walks;
+        for root in &walks.roots {
+            let formal = self.new_formal(&root.name);
+            self.require(ge(formal, 0_i64));
+            self.chain_formals.push(formal);
+        }
+        for walked in &walks.locals {
+            let rest = match walks.entry_root(walked.var) {
+                Some(root) => self.chain_formals[root],
+                None => {
+                    let name = format!("{}_rest", self.body.var(walked.var).name);
+                    self.new_var(&name, VarKind::Local)
+                }
+            };
+            self.rests.insert(walked.var, rest);
+        }
+    }
+
+    /// Adds `condition` to what every call of the procedure satisfies at entry.
+    fn require(&mut self, condition: Cond) {
+        self.procedure.precondition =
+            match std::mem::replace(&mut self.procedure.precondition, Cond::True) {
+                Cond::True => condition,
+                Cond::And(mut all) => {
+                    all.push(condition);
+                    Cond::And(all)
+                }
+                other => Cond::And(vec![other, condition]),
+            };
+    }
+
+    /// What the assignment to `dst` at `pc` does to its chain's rest, when `dst` is walked:
+    /// following the field needs a node (the object read was not null) and leaves one fewer.
+    fn walk_step(&mut self, node: NodeId, pc: u32, dst: ir::VarId) -> NodeId {
+        let Some(&rest) = self.rests.get(&dst) else {
+            return node;
+        };
+        let walks = &self.fields.walks;
+        let step = walks
+            .locals
+            .iter()
+            .find(|w| w.var == dst)
+            .and_then(|w| w.steps.iter().find(|(at, _)| *at == pc))
+            .map(|&(_, step)| step);
+        match step {
+            Some(WalkStep::Follow(source)) => {
+                let from = self.rests[&source];
+                let node = self.step(node, Action::Assume(ge(from, 1_i64)));
+                self.step(
+                    node,
+                    Action::Assign {
+                        var: rest,
+                        expr: Expr::var(from) - 1,
+                    },
+                )
+            }
+            Some(WalkStep::Copy(source)) => {
+                let expr = Expr::var(self.rests[&source]);
+                self.step(node, Action::Assign { var: rest, expr })
+            }
+            Some(WalkStep::Start(root)) => {
+                let expr = Expr::var(self.chain_formals[root]);
+                self.step(node, Action::Assign { var: rest, expr })
+            }
+            None => self.step(node, Action::Havoc(rest)),
         }
     }
 
@@ -707,6 +786,9 @@ impl<'b, 't> Lowerer<'b, 't> {
     ) -> Option<Cond> {
         let fact = match (lhs, rhs) {
             (Operand::Var(v), Operand::Const(Const::Int(0))) => facts.get(v),
+            (Operand::Var(v), Operand::Const(Const::Null)) => {
+                return self.null_test(op, *v);
+            }
             _ => None,
         };
         match fact {
@@ -725,6 +807,16 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             Some(Fact::Compare { left, right }) => Some(compare(op, left.clone(), right.clone())),
             None => Some(compare(op, self.affine(lhs)?, self.affine(rhs)?)),
+        }
+    }
+
+    /// `p == null` or `p != null` of a walked local: its rest is 0, or at least 1.
+    fn null_test(&self, op: CmpOp, var: ir::VarId) -> Option<Cond> {
+        let &rest = self.rests.get(&var)?;
+        match op {
+            CmpOp::Eq => Some(eq(rest, 0_i64)),
+            CmpOp::Ne => Some(ge(rest, 1_i64)),
+            _ => None,
         }
     }
 
@@ -766,10 +858,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                     facts.insert(*dst, fact);
                 }
                 let node = self.renew_fresh_object(node, *dst);
-                match self.fixed_local(stmt.pc, *dst) {
+                let node = match self.fixed_local(stmt.pc, *dst) {
                     Some(action) => self.step(node, action),
                     None => self.assign(node, stmt.pc, *dst, value),
-                }
+                };
+                self.walk_step(node, stmt.pc, *dst)
             }
             StmtKind::Invoke { dst, call } => {
                 let node = self.point(block, node, PointKey::At(stmt.pc));
@@ -779,11 +872,12 @@ impl<'b, 't> Lowerer<'b, 't> {
                 match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);
-                        match self.fixed_local(stmt.pc, *dst) {
+                        let node = match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
                             None if summarized.is_some() => node,
                             None => self.call_result(node, *dst, call),
-                        }
+                        };
+                        self.walk_step(node, stmt.pc, *dst)
                     }
                     None => node,
                 }
@@ -1126,7 +1220,47 @@ impl<'b, 't> Lowerer<'b, 't> {
             node = after;
             args.push(unknown);
         }
+        for root in &target.fields.walks.roots {
+            let expr = match call {
+                Some(call) => self.chain_argument(call, root),
+                None => None,
+            };
+            let expr = match expr {
+                Some(expr) => expr,
+                None => {
+                    let (after, unknown) = self.unknown(node, declared + args.len());
+                    node = after;
+                    unknown
+                }
+            };
+            args.push(expr);
+        }
         (node, args)
+    }
+
+    /// The caller's value of the callee's chain `root`: the rest of a walked local passed as
+    /// the parameter it starts from (walked along the same field), or the caller's own chain
+    /// formal of that parameter or of the same field of `this` (see `chains::bind_callee_roots`).
+    fn chain_argument(&self, call: &ir::Call, root: &ChainRoot) -> Option<Expr> {
+        let walks = &self.fields.walks;
+        let own = |wanted: Root| {
+            walks
+                .roots
+                .iter()
+                .position(|r| r.root == wanted && r.field == root.field)
+                .map(|index| Expr::var(self.chain_formals[index]))
+        };
+        if let Root::This(held) = &root.root {
+            let on_this = call.receiver.as_ref().is_some_and(|r| self.is_this(r));
+            return on_this.then(|| own(Root::This(held.clone()))).flatten();
+        }
+        let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
+            return None;
+        };
+        match walks.locals.iter().find(|w| w.var == *actual) {
+            Some(walked) => (walked.field == root.field).then(|| Expr::var(self.rests[actual])),
+            None => own(Root::Param(*actual)),
+        }
     }
 
     fn field_value(&self, key: &ViewKey) -> Option<Expr> {

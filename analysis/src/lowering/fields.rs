@@ -42,6 +42,7 @@ use membound_front::ir::{self, CallKind, DynamicCall, Operand, Place, StmtKind};
 use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
+use super::chains::{self, WalkContext, Walks, walks};
 use super::fresh::fresh_holders;
 use super::loops::{block_successors, find_loops};
 use super::views;
@@ -143,6 +144,7 @@ impl FieldPlan {
             .filter(|v| v.is_formal())
             .map(|v| v.origin.clone())
             .chain(self.locals.iter().map(|l| l.origin.clone()))
+            .chain(self.walks.roots.iter().map(|r| r.origin.clone()))
             .collect()
     }
 }
@@ -195,7 +197,16 @@ pub struct FieldPlan {
     pub stores: HashMap<u32, Vec<(ViewKey, StoreEffect)>>,
     /// Per call offset, what it does to the threaded views it may change.
     pub calls: HashMap<u32, Vec<(ViewKey, CallEffect)>>,
+    /// The walks along linked structures; their roots' formals follow the fixed locals'.
+    pub walks: Walks,
 }
+
+/// Whether anything a method runs (its body included) may write an instance field like this
+/// one, on any object.
+type FieldWrites<'a> = Box<dyn Fn(&FieldRef) -> bool + 'a>;
+
+/// The field a method's call at an offset returns from its receiver, when it is a getter.
+type Getter<'a> = Box<dyn Fn(u32) -> Option<FieldRef> + 'a>;
 
 /// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
 pub struct Plans {
@@ -224,6 +235,19 @@ impl Writes {
         self.fields
             .iter()
             .any(|(is_static, w)| *is_static == key.is_static() && w.may_alias(&target))
+    }
+
+    /// Whether one of the writes may change an instance field like `field` (of any object). The
+    /// field is taken as unresolved: an instruction may name it through a subclass, so every
+    /// write of its name and type counts.
+    fn may_write_object_field(&self, field: &FieldRef) -> bool {
+        let target = Resolved {
+            field: field.clone(),
+            resolved: false,
+        };
+        self.fields
+            .iter()
+            .any(|(is_static, w)| !is_static && w.may_alias(&target))
     }
 
     fn add(&mut self, other: &Writes) {
@@ -324,6 +348,28 @@ pub fn plan(
         .collect();
     propagate_to_callers(&mut needed, &own, callees);
     let threaded = threaded_views(&mut needed, &own, callees, written_by_calls);
+    let may_write: Vec<FieldWrites<'_>> = (0..bodies.len())
+        .map(|index| {
+            let through_calls = &reachable[index];
+            let body = &bodies[index];
+            Box::new(move |field: &FieldRef| {
+                through_calls.anything
+                    || through_calls.may_write_object_field(field)
+                    || stores_field(body, field)
+            }) as FieldWrites<'_>
+        })
+        .collect();
+    let getters: Vec<Getter<'_>> = methods
+        .iter()
+        .map(|method| {
+            Box::new(move |pc| getter_at(java, graph, call_sites, method, pc)) as Getter<'_>
+        })
+        .collect();
+    let walk_context = |index: usize, this: Option<ir::VarId>| WalkContext {
+        this,
+        may_write: &*may_write[index],
+        getter: &*getters[index],
+    };
     let mut plans = Vec::new();
     for (index, keys) in needed.iter().enumerate() {
         let mut views = Vec::new();
@@ -388,7 +434,22 @@ pub fn plan(
             callees,
             &threaded,
         );
+        // JNI writing the walked field is part of the walks' own assumption.
+        plan.walks = walks(&bodies[index], &walk_context(index, plan.this));
         plans.push(plan);
+    }
+    let contexts: Vec<WalkContext<'_>> = plans
+        .iter()
+        .enumerate()
+        .map(|(index, plan)| walk_context(index, plan.this))
+        .collect();
+    let mut walks: Vec<Walks> = plans
+        .iter_mut()
+        .map(|p| std::mem::take(&mut p.walks))
+        .collect();
+    chains::bind_callee_roots(bodies, &contexts, callees, &mut walks);
+    for (plan, walks) in plans.iter_mut().zip(walks) {
+        plan.walks = walks;
     }
     Plans {
         plans,
@@ -667,6 +728,7 @@ fn finish_plan(
         holders: own.holders.clone(),
         stores,
         calls: HashMap::new(),
+        walks: Walks::default(),
     }
 }
 
@@ -902,6 +964,65 @@ fn opaque(body: &ir::Body, operand: &Operand) -> bool {
     true
 }
 
+/// Whether `body` stores to a field of `field`'s name and type, on any object.
+fn stores_field(body: &ir::Body, field: &FieldRef) -> bool {
+    body.statements().any(|(_, stmt)| {
+        matches!(&stmt.kind, StmtKind::Store { place: Place::Field { field: written, .. }, .. }
+            if written.name == field.name && written.ty == field.ty)
+    })
+}
+
+/// The field the call at `pc` of `method` returns from its receiver, when the call is resolved
+/// and every method it may run is a getter of that field (`return this.f`).
+fn getter_at(
+    java: &Program,
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    method: &MethodRef,
+    pc: u32,
+) -> Option<FieldRef> {
+    let node = graph.node(method)?;
+    let entered = call_sites.entered(node, pc);
+    if call_sites.is_unresolved(node, pc) || entered.is_empty() {
+        return None;
+    }
+    let mut fields = entered
+        .iter()
+        .map(|&callee| getter_field(java, &graph.methods[callee].method));
+    let first = fields.next()??;
+    fields.all(|f| f.as_ref() == Some(&first)).then_some(first)
+}
+
+/// The field a getter returns: a body that is `return this.f`, read through one variable.
+fn getter_field(java: &Program, method: &MethodRef) -> Option<FieldRef> {
+    let body = java.body(method).ok()?;
+    let [block] = body.blocks.as_slice() else {
+        return None;
+    };
+    let this = body
+        .params
+        .iter()
+        .copied()
+        .find(|&v| body.var(v).origin == ir::VarOrigin::This)?;
+    let [stmt] = block.stmts.as_slice() else {
+        return None;
+    };
+    match (&stmt.kind, &block.terminator) {
+        (
+            StmtKind::Assign {
+                dst,
+                value:
+                    ir::Expr::Load(Place::Field {
+                        object: Operand::Var(object),
+                        field,
+                    }),
+            },
+            ir::Terminator::Return(Some(Operand::Var(returned))),
+        ) if *object == this && returned == dst => Some(field.clone()),
+        _ => None,
+    }
+}
+
 /// What each call-graph node's own code may write.
 fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -> Vec<Writes> {
     let mut writes: Vec<Writes> = graph
@@ -946,9 +1067,7 @@ fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) 
                     Place::Field { field, .. } => (false, field),
                     Place::ArrayElement { .. } => continue,
                 };
-                if !field.ty.is_integer() {
-                    continue;
-                }
+                // Reference fields too: a walk along one needs every write seen.
                 let resolved = resolver.resolve(field);
                 // A class initializer's writes to its own static fields happen before anything
                 // else can read them (see the module documentation).

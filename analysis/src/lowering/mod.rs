@@ -23,6 +23,7 @@
 
 mod accumulators;
 mod body;
+mod chains;
 mod division;
 mod exits;
 mod fields;
@@ -190,6 +191,9 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, local: &LocalSites) -> Resul
         assumptions.push(views::COLLECTION_SIZES.to_string());
     }
     let mut plans = plans.plans;
+    if plans.iter().any(|plan| !plan.walks.roots.is_empty()) {
+        assumptions.push(chains::ACYCLIC_CHAINS.to_string());
+    }
     plans.resize(methods.len(), FieldPlan::default());
     let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();
     let formal_counts: Vec<usize> = formals

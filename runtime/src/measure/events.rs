@@ -67,6 +67,27 @@ pub struct EntryValues {
     pub this_fields: Vec<FieldValue>,
     /// The static fields the run was asked to record, when their class was initialized.
     pub statics: Vec<FieldValue>,
+    /// The chains the run was asked to record, when the method has their root.
+    pub chains: Vec<ChainValue>,
+}
+
+/// A chain's length recorded at an entry of the watched method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainValue {
+    /// `<root>/<field>`, as the run was asked for it.
+    pub chain: String,
+    pub length: ChainLength,
+}
+
+/// What following a chain found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainLength {
+    /// Null after this many nodes.
+    Nodes(i64),
+    /// A node it passed again.
+    Cycle,
+    /// More nodes than the agent follows.
+    Long,
 }
 
 /// One event, in the order it happened on its thread.
@@ -241,6 +262,26 @@ impl LineReader {
                 }
                 None
             }
+            "chain" => {
+                let [_, activation, chain, length] = fields.as_slice() else {
+                    return Err(bad(number, "a chain line has four fields"));
+                };
+                let length = match *length {
+                    "cycle" => ChainLength::Cycle,
+                    "long" => ChainLength::Long,
+                    count => ChainLength::Nodes(
+                        count.parse().map_err(|_| bad(number, "bad chain length"))?,
+                    ),
+                };
+                let value = ChainValue {
+                    chain: (*chain).to_owned(),
+                    length,
+                };
+                entry_of(&mut self.info, activation_at(activation, number)?, number)?
+                    .chains
+                    .push(value);
+                None
+            }
             "alloc" | "vm" => {
                 let chain = fields
                     .get(4..)
@@ -358,6 +399,8 @@ param 1 0 mc int 3
 field 1 Fig14 n int 5
 field 1 Base n long -2
 static 1 p.Config size short 9
+chain 1 0/next 4
+chain 1 this.head/next cycle
 method 2 Fig14.m1(I)V
 alloc 1 Fig14$A 16 1:1:1:16 2:2:7:22
 vm 1 java.lang.String 24 0:1:1:16 0:2:7:-
@@ -393,6 +436,18 @@ end 0
         assert_eq!(fields, [("Fig14", "n", 5), ("Base", "n", -2)]);
         assert_eq!(entry.statics[0].class, "p.Config");
         assert_eq!(entry.statics[0].value, 9);
+        let chains: Vec<(&str, ChainLength)> = entry
+            .chains
+            .iter()
+            .map(|c| (c.chain.as_str(), c.length))
+            .collect();
+        assert_eq!(
+            chains,
+            [
+                ("0/next", ChainLength::Nodes(4)),
+                ("this.head/next", ChainLength::Cycle)
+            ]
+        );
     }
 
     #[test]

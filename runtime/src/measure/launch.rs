@@ -192,12 +192,15 @@ fn main_class_in(manifest: &str) -> Option<String> {
         .filter(|value| !value.is_empty())
 }
 
-/// The agent's options for watching `method`, also recording the static fields `statics`
-/// (`pkg.C.f`) at each of its entries.
-pub fn watch_options(method: &str, statics: &[String]) -> String {
+/// The agent's options for watching `method`, also recording `recording` at each of its
+/// entries.
+pub fn watch_options(method: &str, recording: &super::EntryRecording) -> String {
     let mut options = format!("method={method}");
-    for field in statics {
+    for field in &recording.statics {
         options.push_str(&format!(",static={field}"));
+    }
+    for chain in &recording.chains {
+        options.push_str(&format!(",chain={chain}"));
     }
     options
 }
@@ -280,14 +283,18 @@ mod tests {
             jvm_args: &["-Xmx1g".to_owned(), "-XX:+UseTLAB".to_owned()],
             program_args: &["7".to_owned()],
         };
-        let options = watch_options("Main.m(I)V", &["p.Config.size".to_owned()]);
+        let recording = super::super::EntryRecording {
+            statics: vec!["p.Config.size".to_owned()],
+            chains: vec!["this.head/next".to_owned()],
+        };
+        let options = watch_options("Main.m(I)V", &recording);
         let command = program.command(&launch, &options, Path::new("/tmp/e"));
         let args: Vec<_> = command
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let expected = [
-            "-agentpath:/lib/agent.so=method=Main.m(I)V,static=p.Config.size,out=/tmp/e",
+            "-agentpath:/lib/agent.so=method=Main.m(I)V,static=p.Config.size,chain=this.head/next,out=/tmp/e",
             "-Xmx1g",
             "-XX:+UseTLAB",
             "-XX:+UseG1GC",

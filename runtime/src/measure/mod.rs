@@ -15,8 +15,8 @@ mod replay;
 mod report;
 
 pub use events::{
-    Allocation, EntryValues, Event, EventStream, FieldValue, Frame, Parameter, StreamInfo,
-    parse_events, read_events,
+    Allocation, ChainLength, ChainValue, EntryValues, Event, EventStream, FieldValue, Frame,
+    Parameter, StreamInfo, parse_events, read_events,
 };
 pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
 pub use replay::{EntryPeak, Placement, RegionPeak, RegionReplay, replay_regions};
@@ -63,7 +63,11 @@ pub struct Run {
 /// Runs the program under the agent and aggregates the allocations per creation site. The
 /// events are counted as they are read, never held all at once.
 pub fn measure(options: &MeasureOptions) -> Result<Measurement> {
-    measure_recording(options, &[], None::<fn(&Allocation) -> Placement>)
+    measure_recording(
+        options,
+        &EntryRecording::default(),
+        None::<fn(&Allocation) -> Placement>,
+    )
 }
 
 /// [`measure`], also replaying the run into method regions: `place` says which activation's
@@ -72,20 +76,31 @@ pub fn measure_regions(
     options: &MeasureOptions,
     place: impl Fn(&Allocation) -> Placement,
 ) -> Result<Measurement> {
-    measure_recording(options, &[], Some(place))
+    measure_recording(options, &EntryRecording::default(), Some(place))
 }
 
-/// [`measure`], or with `place` [`measure_regions`], the agent also recording the static
-/// integer fields `statics` (`pkg.C.f`, `C` the declaring class) at every entry of the watched
-/// method whose class is initialized by then.
+/// What the agent records at every entry of the watched method besides its parameters and
+/// the integer fields of `this`.
+#[derive(Debug, Clone, Default)]
+pub struct EntryRecording {
+    /// Static integer fields (`pkg.C.f`, `C` the declaring class), when their class is
+    /// initialized by then.
+    pub statics: Vec<String>,
+    /// Lengths of chains, `<root>/<field>` with root `0` (a parameter), `this.f` or `0.f`:
+    /// the nodes from the root along the field before null, or `cycle`.
+    pub chains: Vec<String>,
+}
+
+/// [`measure`], or with `place` [`measure_regions`], the agent also recording `recording` at
+/// every entry of the watched method.
 pub fn measure_recording(
     options: &MeasureOptions,
-    statics: &[String],
+    recording: &EntryRecording,
     place: Option<impl Fn(&Allocation) -> Placement>,
 ) -> Result<Measurement> {
     let mut counter = SiteCounter::default();
     let mut replay = place.map(RegionReplay::new);
-    let finished = run_java(options, statics, |events| {
+    let finished = run_java(options, recording, |events| {
         read_events(events, |event| {
             counter.add(&event);
             if let Some(replay) = &mut replay {
@@ -131,7 +146,7 @@ fn per_entry(peaks: Vec<EntryPeak>, info: &StreamInfo) -> Vec<EntryPeak> {
 
 /// Runs the program under the agent and reads back the whole event stream.
 pub fn run_under_agent(options: &MeasureOptions) -> Result<Run> {
-    let finished = run_java(options, &[], parse_events)?;
+    let finished = run_java(options, &EntryRecording::default(), parse_events)?;
     Ok(Run {
         stream: finished.read,
         exit_code: finished.exit_code,
@@ -219,18 +234,19 @@ struct Finished<T> {
     stdout: String,
 }
 
-/// Runs the program under the agent, also recording `statics`, then hands the agent's event
+/// Runs the program under the agent, also recording `recording`, then hands the agent's event
 /// file to `read`.
 fn run_java<T>(
     options: &MeasureOptions,
-    statics: &[String],
+    recording: &EntryRecording,
     read: impl FnOnce(BufReader<File>) -> Result<T>,
 ) -> Result<Finished<T>> {
     check_method_name(&options.method)?;
-    statics
+    recording
+        .statics
         .iter()
         .try_for_each(|field| check_static_field(field))?;
-    let agent_options = launch::watch_options(&options.method, statics);
+    let agent_options = launch::watch_options(&options.method, recording);
     let (events, output) = run_agent(options, |_| Ok(agent_options))?;
     let read = events.open().and_then(read).map_err(|e| match output.status.code() {
         Some(code) if code != 0 => Error::Input(format!(

@@ -1,0 +1,395 @@
+//! Walks along linked structures: a reference local that a loop moves along one field
+//! (`p = p.next`, or `p = p.getNext()` through a getter of that field) until it is null.
+//!
+//! Each walked local gets a *rest* view: the number of nodes reachable from it along the field
+//! before null. Testing the local against null says whether the rest is 0 or at least 1, and a
+//! step decrements it, so a walk's iterations are bounded by the rest its start had. A start
+//! is a *root* the method's callers can name: a reference parameter the method never
+//! reassigns, or a field of `this` or of such a parameter; each root's chain length is a
+//! formal (`head_length`), whose origin says what it is and which the agent records at the
+//! method's entry. This holds while the structure is acyclic along the field and nothing
+//! changes the field (nor a root field) during the method: the method's own stores and those
+//! of everything it calls are checked, the rest is the assumption [`ACYCLIC_CHAINS`].
+//!
+//! It only classifies; [`super::body`] turns walks into variables and actions.
+
+use std::collections::BTreeMap;
+
+use membound_front::ir::{self, Expr, Operand, Place, StmtKind};
+use membound_jvm::FieldRef;
+
+/// What the chain views take for granted; the certificate lists it when a bound has a chain
+/// length as a parameter.
+pub const ACYCLIC_CHAINS: &str = "a linked structure a method walks (origin `length of the chain from …`) is acyclic along the field walked: following it from the root reaches null after that many nodes; no other thread, reflection or JNI changes that field or the root's field while the method runs";
+
+/// Where a walk starts: a value the method's callers (and the agent, at entry) can name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Root {
+    /// A reference parameter the method never reassigns (or the walked parameter itself).
+    Param(ir::VarId),
+    /// A field of the method's `this`.
+    This(FieldRef),
+    /// A field of a reference parameter the method never reassigns.
+    ParamField(ir::VarId, FieldRef),
+}
+
+/// One root's chain along one field: a formal of the method.
+#[derive(Clone, Debug)]
+pub struct ChainRoot {
+    pub root: Root,
+    /// The field the walk follows from it.
+    pub field: FieldRef,
+    /// The formal's name, after the reference: `head_length`.
+    pub name: String,
+    /// What the formal is, for the certificate and `validate`.
+    pub origin: String,
+    /// For the chain from a declared parameter, its index: callers bind it to their argument's.
+    pub param: Option<u16>,
+}
+
+/// What an assignment to a walked local does to its rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalkStep {
+    /// `p = q.f` or `p = q.getF()`, `q` walked (often `p` itself): one node past `q`.
+    Follow(ir::VarId),
+    /// `p = q`, `q` walked: where `q` is.
+    Copy(ir::VarId),
+    /// `p = root`: the rest is the root's chain length (an index into [`Walks::roots`]).
+    Start(usize),
+}
+
+/// A method's walks: its chain roots (formals, in order) and its walked locals.
+#[derive(Clone, Debug, Default)]
+pub struct Walks {
+    pub roots: Vec<ChainRoot>,
+    pub locals: Vec<WalkedLocal>,
+}
+
+/// A reference local a loop moves along one field. A walked parameter's entry value is its
+/// own root.
+#[derive(Clone, Debug)]
+pub struct WalkedLocal {
+    pub var: ir::VarId,
+    pub field: FieldRef,
+    /// Per assignment's offset, what it does.
+    pub steps: Vec<(u32, WalkStep)>,
+}
+
+impl Walks {
+    /// The root whose chain a walked parameter starts with at entry.
+    pub fn entry_root(&self, param: ir::VarId) -> Option<usize> {
+        self.roots.iter().position(|r| r.root == Root::Param(param))
+    }
+}
+
+/// What the lowering needs to know from outside the body.
+pub struct WalkContext<'a> {
+    /// The variable holding `this`, when it is never reassigned.
+    pub this: Option<ir::VarId>,
+    /// Whether anything the method runs (its body included) may write the field.
+    pub may_write: &'a dyn Fn(&FieldRef) -> bool,
+    /// The field the call at this offset returns from its receiver, when every method it may
+    /// run is a getter of it.
+    pub getter: &'a dyn Fn(u32) -> Option<FieldRef>,
+}
+
+/// An assignment to a reference local, as the walks see it.
+#[derive(Clone, Debug)]
+enum Assignment {
+    Follow(ir::VarId, FieldRef),
+    Copy(ir::VarId),
+    Root(Root),
+}
+
+/// The walks of `body`: the reference locals whose every assignment follows the field from
+/// another of them (or itself), copies another, or reads a root, each with the field its
+/// family follows, when nothing the method runs writes that field or its roots' fields.
+pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
+    let mut members: BTreeMap<ir::VarId, Vec<(u32, Assignment)>> = (0..body.vars.len())
+        .map(|index| ir::VarId(index as u32))
+        .filter(|&var| matches!(body.var(var).ty, membound_jvm::Type::Ref(_)))
+        .filter_map(|var| Some((var, assignments(body, context, var)?)))
+        .collect();
+    let fields = loop {
+        let fields = family_fields(&members);
+        let broken: Vec<ir::VarId> = members
+            .iter()
+            .filter(|&(var, assigned)| {
+                let Some(field) = fields.get(var) else {
+                    return true;
+                };
+                let joins = |source: &ir::VarId| fields.get(source) == Some(field);
+                (context.may_write)(field)
+                    || assigned.iter().any(|(_, assignment)| match assignment {
+                        Assignment::Follow(source, followed) => followed != field || !joins(source),
+                        Assignment::Copy(source) => !joins(source),
+                        Assignment::Root(_) => false,
+                    })
+            })
+            .map(|(&var, _)| var)
+            .collect();
+        if broken.is_empty() {
+            break fields;
+        }
+        members.retain(|var, _| !broken.contains(var));
+    };
+    let mut walks = Walks::default();
+    for (var, assigned) in members {
+        let field = fields[&var].clone();
+        if matches!(body.var(var).origin, ir::VarOrigin::Param(_)) {
+            chain_root(body, Root::Param(var), &field, &mut walks.roots);
+        }
+        let steps = assigned
+            .into_iter()
+            .map(|(pc, assignment)| {
+                let step = match assignment {
+                    Assignment::Follow(source, _) => WalkStep::Follow(source),
+                    Assignment::Copy(source) => WalkStep::Copy(source),
+                    Assignment::Root(root) => {
+                        WalkStep::Start(chain_root(body, root, &field, &mut walks.roots))
+                    }
+                };
+                (pc, step)
+            })
+            .collect();
+        walks.locals.push(WalkedLocal { var, field, steps });
+    }
+    walks
+}
+
+/// Adds to each method the chain roots its callees' roots are at its calls: a callee's chain
+/// from its parameter is the caller's chain from the argument, when that is a parameter the
+/// caller never reassigns; a callee's chain from a field of its `this` is the caller's from
+/// the same field of its own `this`, when the call is on it. So a caller binds them (see
+/// `body`'s arguments), as long as nothing it runs changes the field or the root's field
+/// before the call. `callees` maps (method index, call offset) to the methods entered there.
+pub fn bind_callee_roots(
+    bodies: &[std::sync::Arc<ir::Body>],
+    contexts: &[WalkContext<'_>],
+    callees: &std::collections::HashMap<(usize, u32), Vec<usize>>,
+    walks: &mut [Walks],
+) {
+    loop {
+        let mut added = false;
+        for (caller, body) in bodies.iter().enumerate() {
+            let context = &contexts[caller];
+            for (_, stmt) in body.statements() {
+                let StmtKind::Invoke { call, .. } = &stmt.kind else {
+                    continue;
+                };
+                for &callee in callees.get(&(caller, stmt.pc)).into_iter().flatten() {
+                    let wanted: Vec<(Root, FieldRef)> = walks[callee]
+                        .roots
+                        .iter()
+                        .filter_map(|root| {
+                            Some((caller_root(body, context, call, root)?, root.field.clone()))
+                        })
+                        .collect();
+                    for (root, field) in wanted {
+                        let known = walks[caller]
+                            .roots
+                            .iter()
+                            .any(|r| r.root == root && r.field == field);
+                        if !known && !(context.may_write)(&field) {
+                            chain_root(body, root, &field, &mut walks[caller].roots);
+                            added = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !added {
+            return;
+        }
+    }
+}
+
+/// The caller's root that is the callee's `root` at `call`, when the caller can name it.
+fn caller_root(
+    body: &ir::Body,
+    context: &WalkContext<'_>,
+    call: &ir::Call,
+    root: &ChainRoot,
+) -> Option<Root> {
+    match &root.root {
+        Root::Param(_) => {
+            let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
+                return None;
+            };
+            fixed_param(body, context, *actual).then_some(Root::Param(*actual))
+        }
+        Root::This(held) => {
+            let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
+            (on_this && !(context.may_write)(held)).then(|| Root::This(held.clone()))
+        }
+        Root::ParamField(..) => None,
+    }
+}
+
+/// Every assignment to `var`, when each is one a walk follows. A walked parameter starts at
+/// its own root, so it is not also restarted from another.
+fn assignments(
+    body: &ir::Body,
+    context: &WalkContext<'_>,
+    var: ir::VarId,
+) -> Option<Vec<(u32, Assignment)>> {
+    let is_param = matches!(body.var(var).origin, ir::VarOrigin::Param(_));
+    let mut found = Vec::new();
+    for (_, stmt) in body.statements() {
+        let assignment = match &stmt.kind {
+            StmtKind::Assign { dst, value } if *dst == var => match value {
+                Expr::Load(Place::Field {
+                    object: Operand::Var(object),
+                    field,
+                }) if root_of(body, context, value).is_none() => {
+                    Assignment::Follow(*object, field.clone())
+                }
+                Expr::Use(Operand::Var(source)) if !fixed_param(body, context, *source) => {
+                    Assignment::Copy(*source)
+                }
+                _ if is_param => return None,
+                _ => Assignment::Root(root_of(body, context, value)?),
+            },
+            StmtKind::Invoke { dst, call } if *dst == Some(var) => {
+                let Some(Operand::Var(receiver)) = call.receiver else {
+                    return None;
+                };
+                let field = call
+                    .args
+                    .is_empty()
+                    .then(|| (context.getter)(stmt.pc))
+                    .flatten()?;
+                Assignment::Follow(receiver, field)
+            }
+            _ => continue,
+        };
+        found.push((stmt.pc, assignment));
+    }
+    Some(found)
+}
+
+/// The field each member's family follows: that of its own follows when they agree, else
+/// that of a member it copies; none when its follows disagree.
+fn family_fields(
+    members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
+) -> BTreeMap<ir::VarId, FieldRef> {
+    let mut fields = BTreeMap::new();
+    for (&var, assigned) in members {
+        let mut followed = assigned.iter().filter_map(|(_, a)| match a {
+            Assignment::Follow(_, field) => Some(field),
+            _ => None,
+        });
+        if let Some(first) = followed.next()
+            && followed.all(|f| f == first)
+        {
+            fields.insert(var, first.clone());
+        }
+    }
+    loop {
+        let copied: Vec<(ir::VarId, FieldRef)> = members
+            .iter()
+            .filter(|(var, _)| !fields.contains_key(*var))
+            .filter_map(|(&var, assigned)| {
+                assigned.iter().find_map(|(_, a)| match a {
+                    Assignment::Copy(source) => Some((var, fields.get(source)?.clone())),
+                    _ => None,
+                })
+            })
+            .collect();
+        if copied.is_empty() {
+            return fields;
+        }
+        fields.extend(copied);
+    }
+}
+
+/// The root `value` reads, when it is one.
+fn root_of(body: &ir::Body, context: &WalkContext<'_>, value: &Expr) -> Option<Root> {
+    match value {
+        Expr::Use(Operand::Var(source)) if fixed_param(body, context, *source) => {
+            Some(Root::Param(*source))
+        }
+        // A root's field must keep its value while the method runs.
+        Expr::Load(Place::Field {
+            object: Operand::Var(object),
+            field,
+        }) if !(context.may_write)(field) => {
+            if Some(*object) == context.this {
+                Some(Root::This(field.clone()))
+            } else if fixed_param(body, context, *object) {
+                Some(Root::ParamField(*object, field.clone()))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A declared reference parameter the body never assigns.
+fn fixed_param(body: &ir::Body, context: &WalkContext<'_>, var: ir::VarId) -> bool {
+    matches!(body.var(var).origin, ir::VarOrigin::Param(_))
+        && Some(var) != context.this
+        && !body.statements().any(|(_, stmt)| match &stmt.kind {
+            StmtKind::Assign { dst, .. } => *dst == var,
+            StmtKind::Invoke { dst, .. } => *dst == Some(var),
+            _ => false,
+        })
+}
+
+/// The index of `root`'s chain along `field` in `roots`, added when new.
+fn chain_root(body: &ir::Body, root: Root, field: &FieldRef, roots: &mut Vec<ChainRoot>) -> usize {
+    if let Some(index) = roots
+        .iter()
+        .position(|r| r.root == root && r.field == *field)
+    {
+        return index;
+    }
+    let along = format!("along {}.{}", field.class, field.name);
+    let index = |var: ir::VarId| match body.var(var).origin {
+        ir::VarOrigin::Param(index) => index,
+        _ => 0,
+    };
+    let param = |var: ir::VarId| {
+        let name = body.var(var).name.to_string();
+        (format!("parameter {} ({name})", index(var)), name)
+    };
+    let (name, origin) = match &root {
+        Root::Param(var) => {
+            let (text, name) = param(*var);
+            (
+                format!("{name}_length"),
+                format!("length of the chain from {text} {along}"),
+            )
+        }
+        Root::This(held) => (
+            format!("{}_length", held.name),
+            format!(
+                "length of the chain from field {} of this {along}",
+                held.name
+            ),
+        ),
+        Root::ParamField(var, held) => {
+            let (text, name) = param(*var);
+            (
+                format!("{name}_{}_length", held.name),
+                format!(
+                    "length of the chain from field {} of {text} {along}",
+                    held.name
+                ),
+            )
+        }
+    };
+    let param = match root {
+        Root::Param(var) => Some(index(var)),
+        _ => None,
+    };
+    roots.push(ChainRoot {
+        param,
+        root,
+        field: field.clone(),
+        name,
+        origin,
+    });
+    roots.len() - 1
+}
