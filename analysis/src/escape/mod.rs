@@ -34,7 +34,6 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-
 use crate::sites::{ChainElement, CreationSite, Sites};
 use membound_front::callgraph::{CallGraph, NodeId, NodeKind};
 use membound_front::ir::Body;
@@ -368,4 +367,3 @@ fn give_up(
         translations[id] = Translation::default();
     }
 }
-

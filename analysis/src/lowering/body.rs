@@ -149,6 +149,8 @@ pub struct CallTargets<'a> {
     pub targets: Vec<CallTarget<'a>>,
     /// Every method the call may run is among `targets` (none is left out by the chains).
     pub complete: bool,
+    /// Every method the call may run ends the program: no path goes on after it.
+    pub ends_program: bool,
 }
 
 /// Whether `method` returns an integer value, which its procedure returns.
@@ -722,6 +724,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let node = self.point(block, node, PointKey::At(stmt.pc));
                 let summarized = dst.and_then(|dst| self.summarized_result(stmt.pc, dst, call));
                 let node = self.calls(block, node, stmt.pc, Some(call), summarized);
+                if (self.targets)(stmt.pc).ends_program {
+                    // The program ends here: what follows starts from a node no path reaches.
+                    return self.new_node();
+                }
                 let node = self.view_effects(node, call);
                 match dst {
                     Some(dst) => {
@@ -857,7 +863,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         call: Option<&ir::Call>,
         result: Option<VarId>,
     ) -> NodeId {
-        let CallTargets { targets, complete } = (self.targets)(pc);
+        let CallTargets {
+            targets, complete, ..
+        } = (self.targets)(pc);
         let fields = self.fields;
         let effects = fields.calls.get(&pc).map_or(&[][..], Vec::as_slice);
         let mut after = node;
@@ -933,7 +941,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         if !plain || self.fixed_locals.contains_key(&pc) {
             return None;
         }
-        let CallTargets { targets, complete } = (self.targets)(pc);
+        let CallTargets {
+            targets, complete, ..
+        } = (self.targets)(pc);
         let summarized = complete
             && !targets.is_empty()
             && targets

@@ -25,7 +25,6 @@ mod recursion;
 
 use std::collections::{BTreeMap, HashMap};
 
-
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, guard::affine_to_linear};
 use membound_front::callgraph::{CallGraph, Edge, NodeId};
 use membound_front::program::Program;
@@ -292,7 +291,6 @@ fn lowered(inputs: &Inputs<'_>, id: NodeId) -> bool {
         .formal_names(&inputs.graph.methods[id].method)
         .is_some()
 }
-
 
 /// A method's entries while they are gathered: by (via, site).
 type Entries = BTreeMap<(Option<u32>, usize), SiteSummary>;

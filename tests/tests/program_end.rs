@@ -1,0 +1,87 @@
+//! Whole programs from `main` (fixture `program_end`, issue 18): `System.exit` ends the path.
+//! The call graph stops at it (its shutdown hooks would reach every `Runnable.run` of the JDK),
+//! the code after it counts nothing, a method whose every path exits never returns to its
+//! caller, and the certificate names the assumption. Oracle: real runs under the agent, one
+//! that exits through the usage and one that does not.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use membound_tests::{
+    analyze_into, compile_fixture, eval_method, scratch_dir, total_objects, validate_json,
+};
+use serde_json::Value;
+
+/// The certificate of `Forest.<method>` in the `count` model (objects count 1), analyzed in
+/// well under the time the issue allows a whole program.
+fn certificate(method: &str) -> PathBuf {
+    let path = scratch_dir("program_end").join(format!("{method}.json"));
+    let started = Instant::now();
+    analyze_into(
+        &compile_fixture("program_end"),
+        &format!("Forest.{method}"),
+        "count",
+        &path,
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "analyzing Forest.{method} took {:?}",
+        started.elapsed()
+    );
+    path
+}
+
+fn objects_at(certificate: &Path, method: &str, point: &str) -> Value {
+    eval_method(certificate, &format!("Forest.{method}"), point)["mem_alloc"]["objects"].clone()
+}
+
+fn read(certificate: &Path) -> Value {
+    let text = std::fs::read_to_string(certificate).expect("certificate");
+    serde_json::from_str(&text).expect("JSON certificate")
+}
+
+fn assumptions(certificate: &Path) -> Vec<String> {
+    read(certificate)["assumptions"]
+        .as_array()
+        .expect("assumptions")
+        .iter()
+        .map(|a| a.as_str().expect("text").to_string())
+        .collect()
+}
+
+/// `validate` of a run of `Forest <args>`: exit 0, nothing broken; the total (observed,
+/// predicted).
+fn validated(certificate: &Path, args: &[&str]) -> (Value, Value) {
+    let (code, json) = validate_json(certificate, "Forest", args);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["broken"], 0, "{json:#}");
+    total_objects(json["comparisons"].as_array().expect("comparisons"))
+}
+
+#[test]
+fn the_usage_ends_the_program_and_the_certificate_says_so() {
+    let cert = certificate("usage");
+    // The message's one char buffer (PrintStream.println's spec); nothing of the exit.
+    assert_eq!(read(&cert)["methods"][0]["mem_alloc"]["objects"], "(1)");
+    let named = assumptions(&cert);
+    assert!(
+        named
+            .iter()
+            .any(|a| a.starts_with("java.lang.System.exit(I)V: ends the program")),
+        "{named:#?}"
+    );
+    // A run that ends in the usage: what the method allocated before the exit is predicted.
+    assert_eq!(validated(&cert, &["-x"]), (1.into(), 1.into()));
+}
+
+#[test]
+fn nothing_after_a_call_that_never_returns_is_counted() {
+    let cert = certificate("chain");
+    // Up to 64 levels the chain is built; a deeper one prints the usage and exits, so its
+    // loop never runs (without the program end it would count `levels` nodes there too).
+    assert_eq!(objects_at(&cert, "chain", "levels=10"), 10);
+    assert_eq!(objects_at(&cert, "chain", "levels=64"), 64);
+    assert_eq!(objects_at(&cert, "chain", "levels=100"), 1);
+    assert_eq!(validated(&cert, &["-d", "5"]), (5.into(), 5.into()));
+    assert_eq!(validated(&cert, &["-d", "100"]), (1.into(), 1.into()));
+}
