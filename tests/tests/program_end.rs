@@ -1,8 +1,10 @@
-//! Whole programs from `main` (fixture `program_end`, issue 18): `System.exit` ends the path.
-//! The call graph stops at it (its shutdown hooks would reach every `Runnable.run` of the JDK),
+//! Whole programs from `main` (fixture `program_end`, issue 18). `System.exit` ends the path:
+//! the call graph stops at it (its shutdown hooks would reach every `Runnable.run` of the JDK),
 //! the code after it counts nothing, a method whose every path exits never returns to its
-//! caller, and the certificate names the assumption. Oracle: real runs under the agent, one
-//! that exits through the usage and one that does not.
+//! caller, and the certificate names the assumption. A `throw new …` counts its exception and
+//! its stack trace (the bundled spec of `Throwable.fillInStackTrace`), never ∞; an array's
+//! `clone()` is one array of the same length. Oracle: real runs under the agent, ones that exit
+//! through the usage or die of the exception and ones that do not.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -15,12 +17,16 @@ use serde_json::Value;
 /// The certificate of `Forest.<method>` in the `count` model (objects count 1), analyzed in
 /// well under the time the issue allows a whole program.
 fn certificate(method: &str) -> PathBuf {
-    let path = scratch_dir("program_end").join(format!("{method}.json"));
+    certificate_in(method, "count")
+}
+
+fn certificate_in(method: &str, model: &str) -> PathBuf {
+    let path = scratch_dir("program_end").join(format!("{method}-{model}.json"));
     let started = Instant::now();
     analyze_into(
         &compile_fixture("program_end"),
         &format!("Forest.{method}"),
-        "count",
+        model,
         &path,
     );
     assert!(
@@ -84,4 +90,51 @@ fn nothing_after_a_call_that_never_returns_is_counted() {
     assert_eq!(objects_at(&cert, "chain", "levels=100"), 1);
     assert_eq!(validated(&cert, &["-d", "5"]), (5.into(), 5.into()));
     assert_eq!(validated(&cert, &["-d", "100"]), (1.into(), 1.into()));
+}
+
+#[test]
+fn a_throw_counts_its_exception_and_its_stack_trace() {
+    let cert = certificate("parse");
+    // The exception, its message-less stack trace (at most 32 chunks of 5 arrays) and the
+    // usage's buffer: finite whatever the message's length.
+    let objects = objects_at(&cert, "parse", "args_length=2");
+    assert_eq!(objects, 162, "{objects}");
+    // A run that throws: the exception is the predicted one, its trace within the spec.
+    let (code, json) = validate_json(&cert, "Forest", &["-t", "-1"]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["broken"], 0, "{json:#}");
+    let comparisons = json["comparisons"].as_array().expect("comparisons");
+    let exception = comparisons
+        .iter()
+        .find(|c| {
+            c["what"]
+                .as_str()
+                .is_some_and(|w| w.ends_with("java.lang.IllegalArgumentException"))
+        })
+        .unwrap_or_else(|| panic!("no exception site in {json:#}"));
+    assert_eq!(
+        (&exception["observed"], &exception["predicted"]),
+        (&1.into(), &1.into())
+    );
+    assert_eq!(validated(&cert, &["-t", "2", "-d", "3"]).0, 0);
+}
+
+#[test]
+fn an_array_clone_is_one_array_of_the_same_length() {
+    let cert = certificate_in("snapshot", "hotspot-coops");
+    let at = |length: &str| eval_method(&cert, "Forest.snapshot", length)["mem_alloc"].clone();
+    // An int[n] under compressed oops: a 16-byte header and 4 bytes a cell, 8-byte aligned.
+    assert_eq!(at("weights_length=7")["objects"], 1);
+    assert_eq!(at("weights_length=7")["bytes"], 48);
+    assert_eq!(at("weights_length=8")["bytes"], 48);
+    assert_eq!(at("weights_length=0")["bytes"], 16);
+    // Exact against the run: the copy the native clone makes is the clone instruction's site.
+    let (code, json) = validate_json(&cert, "Forest", &["-t", "7"]);
+    assert_eq!(code, 0, "{json:#}");
+    for comparison in json["comparisons"].as_array().expect("comparisons") {
+        assert_eq!(
+            comparison["observed"], comparison["predicted"],
+            "{comparison}"
+        );
+    }
 }

@@ -399,6 +399,13 @@ impl Graph {
                 }
                 return lambda;
             }
+            _ if body.cloned_array(call).is_some() => {
+                // A new array holding what the copied one holds.
+                let copy = BTreeSet::from([self.intern(Key::Alloc(pc))]);
+                let elements = self.load(&actuals[0], &Label::Element);
+                self.add_edges(&copy, &Label::Element, &elements);
+                return copy;
+            }
             CallKind::Dynamic(DynamicCall::StringConcat { .. }) => {
                 // The concatenation calls `toString` on its object arguments, code the call
                 // graph does not follow: only strings are known to be read and nothing more.

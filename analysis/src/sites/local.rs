@@ -3,7 +3,7 @@
 //! summaries count them per method.
 
 use membound_front::callgraph::{CallGraph, Edge, EdgeKind, NodeId, NodeKind};
-use membound_front::ir::{Call, CallKind, DynamicCall, Expr, StmtKind};
+use membound_front::ir::{Block, Body, Call, CallKind, DynamicCall, Expr, Operand, StmtKind};
 use membound_front::program::Program;
 use membound_front::specs::MethodSpec;
 use membound_jvm::error::Result;
@@ -112,12 +112,28 @@ fn allocations(
                     ty: Type::Ref(ClassName::new("java/lang/String")),
                     dims: Vec::new(),
                 },
+                StmtKind::Invoke { call, .. } => match body.cloned_array(call) {
+                    Some((array, ty)) => array_clone(&body, block, index, ty, array),
+                    None => continue,
+                },
                 _ => continue,
             };
             found.push((stmt.pc, stmt.line, allocation));
         }
     }
     Ok(found)
+}
+
+/// `array.clone()`: one array of the array's type and length.
+fn array_clone(body: &Body, block: &Block, index: usize, ty: &Type, array: &Operand) -> Allocation {
+    Allocation {
+        kind: AllocationKind::Array,
+        ty: ty.clone(),
+        dims: vec![format!(
+            "{}.length",
+            operand_text::render(body, block, index, array)
+        )],
+    }
 }
 
 /// The allocations a spec states, at offsets `0..` in its order (see

@@ -80,6 +80,23 @@ impl Qty {
         }
     }
 
+    /// A constant no value exceeds, when every piece is a constant: the sum of the positive
+    /// ones (exact when, as usual, the pieces are disjoint; their values add where they are
+    /// not).
+    pub fn constant_bound(&self) -> Option<Rat> {
+        let Qty::Finite(pw) = self else {
+            return None;
+        };
+        pw.pieces.iter().try_fold(Rat::zero(), |bound, piece| {
+            let value = piece.qp.as_polynomial()?.as_constant()?;
+            Some(if value > Rat::zero() {
+                &bound + &value
+            } else {
+                bound
+            })
+        })
+    }
+
     /// `self + other` (over the same parameters); ∞ absorbs.
     pub fn add(&self, other: &Qty) -> Qty {
         if other.is_zero() {

@@ -174,6 +174,8 @@ impl Builder<'_, '_> {
             };
             match &stmt.kind {
                 StmtKind::Assign { value, .. } => self.visit_expr(site, value),
+                // The VM copies an array for its `clone()`: an allocation (`sites`), no call.
+                StmtKind::Invoke { call, .. } if body.cloned_array(call).is_some() => {}
                 StmtKind::Invoke { call, .. } => self.visit_call(site, call),
                 StmtKind::Store {
                     place: Place::Static(field),
