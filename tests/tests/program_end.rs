@@ -64,6 +64,18 @@ fn validated(certificate: &Path, args: &[&str]) -> (Value, Value) {
     total_objects(json["comparisons"].as_array().expect("comparisons"))
 }
 
+/// `validate` of a run of `Forest <args>`: every prediction equals the observation.
+fn validated_exactly(certificate: &Path, args: &[&str]) {
+    let (code, json) = validate_json(certificate, "Forest", args);
+    assert_eq!(code, 0, "{json:#}");
+    for comparison in json["comparisons"].as_array().expect("comparisons") {
+        assert_eq!(
+            comparison["observed"], comparison["predicted"],
+            "{comparison}"
+        );
+    }
+}
+
 #[test]
 fn the_usage_ends_the_program_and_the_certificate_says_so() {
     let cert = certificate("usage");
@@ -129,12 +141,47 @@ fn an_array_clone_is_one_array_of_the_same_length() {
     assert_eq!(at("weights_length=8")["bytes"], 48);
     assert_eq!(at("weights_length=0")["bytes"], 16);
     // Exact against the run: the copy the native clone makes is the clone instruction's site.
-    let (code, json) = validate_json(&cert, "Forest", &["-t", "7"]);
-    assert_eq!(code, 0, "{json:#}");
-    for comparison in json["comparisons"].as_array().expect("comparisons") {
-        assert_eq!(
-            comparison["observed"], comparison["predicted"],
-            "{comparison}"
-        );
+    validated_exactly(&cert, &["-t", "7"]);
+}
+
+/// `membound callgraph` of `Forest.<method>`, as text.
+fn callgraph(method: &str) -> String {
+    membound_tests::fixture_output("callgraph", "program_end", &format!("Forest.{method}"), &[])
+}
+
+#[test]
+fn a_static_random_reaches_random_and_nothing_else() {
+    // `RANDOM` is created by Forest's class initializer, which `weights` never runs: the
+    // field's only store (`new Random(42)`) says what a call on it reaches.
+    let graph = callgraph("weights");
+    assert!(
+        graph.contains("virtual java.util.Random.nextInt(I)I"),
+        "{graph}"
+    );
+    for elsewhere in ["SecureRandom", "ThreadLocalRandom"] {
+        assert!(!graph.contains(elsewhere), "{elsewhere} in:\n{graph}");
     }
+    // Random, its AtomicLong seed (a final field too), the exception of a bad bound.
+    assert!(graph.lines().count() < 40, "{graph}");
+    let cert = certificate_in("weights", "hotspot-coops");
+    validated_exactly(&cert, &["-t", "5"]);
+}
+
+#[test]
+fn a_vector_walked_through_its_enumeration_is_bounded() {
+    let graph = callgraph("main");
+    assert!(graph.contains("java.util.Vector.elements()"), "{graph}");
+    assert!(graph.lines().count() < 100, "{graph}");
+    let cert = certificate("plant");
+    // The vector and its first array, a node per level of each tree, an array per add.
+    assert_eq!(
+        objects_at(&cert, "plant", "count=3,levels=4"),
+        3 * 4 + 3 + 2
+    );
+    let (observed, predicted) = validated(&cert, &["-t", "3", "-d", "4"]);
+    assert_eq!((observed, predicted), (14.into(), 17.into()));
+    // The whole program from main is analyzed within the time `certificate` allows: what it
+    // builds depends on the numbers its arguments spell, so it is ∞, not a timeout.
+    let main = certificate("main");
+    assert_eq!(read(&main)["methods"][0]["mem_alloc"]["objects"], "infty");
 }

@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use super::fields::FieldClasses;
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
 use crate::classpath::Origin;
 use crate::hierarchy::Hierarchy;
 use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Place, StmtKind};
 use crate::specs::{MethodSpec, Specs};
 use membound_jvm::error::Result;
-use membound_jvm::{ClassName, MethodRef, Type};
+use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
 /// Builds the call graph of everything reachable from `entry`, with `specs` standing for the
 /// methods they cover (the entry itself is always analyzed from its code).
@@ -34,6 +35,7 @@ pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Res
         initialized: HashSet::default(),
         edge_keys: HashSet::default(),
         unseen_abstract: Vec::new(),
+        field_classes: FieldClasses::default(),
     };
     builder.seed_external_receivers(&entry_body);
     loop {
@@ -95,6 +97,7 @@ struct Builder<'h, 'p> {
     /// The entry's parameter types that are interfaces or abstract classes: objects of classes
     /// the analysis never sees created.
     unseen_abstract: Vec<ClassName>,
+    field_classes: FieldClasses,
 }
 
 impl Builder<'_, '_> {
@@ -210,7 +213,11 @@ impl Builder<'_, '_> {
                 self.initialize(site, class);
                 self.instantiate(class.clone());
             }
-            Expr::Load(Place::Static(field)) => self.initialize(site, &field.class),
+            Expr::Load(Place::Static(field)) => {
+                self.initialize(site, &field.class);
+                self.instantiate_field_classes(field);
+            }
+            Expr::Load(Place::Field { field, .. }) => self.instantiate_field_classes(field),
             _ => {}
         }
     }
@@ -349,6 +356,15 @@ impl Builder<'_, '_> {
             caller: site.caller,
             pc: site.pc,
             line: site.line,
+        }
+    }
+
+    /// A field read: the objects the field may hold were created before, by code the entry may
+    /// not reach (a class initializer), so their classes are receivers ([`FieldClasses`]).
+    fn instantiate_field_classes(&mut self, field: &FieldRef) {
+        let classes = self.field_classes.of(self.hierarchy, field).cloned();
+        for class in classes.into_iter().flatten() {
+            self.instantiate(class);
         }
     }
 

@@ -29,6 +29,7 @@
 //! the analysis crate's `sites`'s business.
 
 mod build;
+mod fields;
 mod render;
 
 use std::collections::{BTreeSet, HashSet};
