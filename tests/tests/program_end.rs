@@ -185,3 +185,17 @@ fn a_vector_walked_through_its_enumeration_is_bounded() {
     let main = certificate("main");
     assert_eq!(read(&main)["methods"][0]["mem_alloc"]["objects"], "infty");
 }
+
+#[test]
+fn a_helpful_null_pointer_message_is_counted() {
+    let cert = certificate("label");
+    // The number's text, or the message the JVM writes for the null spine: a String and its
+    // bytes each; the message is as long as the failing code's names, which no parameter bounds.
+    let total = &read(&cert)["methods"][0]["mem_alloc"];
+    assert_eq!(total["objects"], "(4)", "{total}");
+    assert_eq!(total["bytes"], "infty", "{total}");
+    for depth in ["0", "2"] {
+        let (observed, predicted) = validated(&cert, &["-d", depth]);
+        assert_eq!((observed, predicted), (2.into(), 4.into()), "depth {depth}");
+    }
+}
