@@ -108,6 +108,8 @@ pub struct Context<'a> {
     pub summaries: &'a [Option<Summary>],
     /// Whether a callee's code is invisible to us (native, abstract, unliftable).
     pub unknown: &'a [bool],
+    /// The offsets of the method's `clone()` calls the VM performs (the call graph's copies).
+    pub copies: &'a BTreeSet<u32>,
 }
 
 /// A node of the method's graph.
@@ -305,6 +307,15 @@ impl Graph {
     /// yield themselves). The global node stands for a whole structure, so reading it yields
     /// itself; reading an object the global node reaches may also yield whatever other code
     /// stored there.
+    /// What `objects` hold in any field or element.
+    fn contents(&self, objects: &BTreeSet<usize>) -> BTreeSet<usize> {
+        let mut out = self.load(objects, &Label::Any);
+        for &node in objects {
+            out.extend(self.succ[node].iter().map(|&(_, target)| target));
+        }
+        out
+    }
+
     fn load(&self, objects: &BTreeSet<usize>, label: &Label) -> BTreeSet<usize> {
         let mut out = BTreeSet::new();
         for &node in objects {
@@ -399,11 +410,11 @@ impl Graph {
                 }
                 return lambda;
             }
-            _ if body.cloned_array(call).is_some() => {
-                // A new array holding what the copied one holds.
+            _ if context.copies.contains(&pc) => {
+                // A new object (or array) holding what the copied one holds.
                 let copy = BTreeSet::from([self.intern(Key::Alloc(pc))]);
-                let elements = self.load(&actuals[0], &Label::Element);
-                self.add_edges(&copy, &Label::Element, &elements);
+                let held = self.contents(&actuals[0]);
+                self.add_edges(&copy, &Label::Any, &held);
                 return copy;
             }
             CallKind::Dynamic(DynamicCall::StringConcat { .. }) => {

@@ -44,7 +44,7 @@ pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
     let adjacency = graph.adjacency();
     for (id, node) in graph.methods.iter().enumerate() {
         let mut found: Vec<(u32, Option<u32>, Allocation)> = match &node.kind {
-            NodeKind::Code => allocations(program, &node.method)?,
+            NodeKind::Code => allocations(program, &node.method, |pc| graph.copies.get(&(id, pc)))?,
             NodeKind::Spec(spec) => spec_allocations(spec),
             _ => Vec::new(),
         };
@@ -67,10 +67,12 @@ pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
     Ok(local)
 }
 
-/// The allocating statements of one method body.
-fn allocations(
+/// The allocating statements of one method body; `copy(pc)` is the type of the copy a
+/// `clone()` at `pc` makes without a call (the call graph's [`CallGraph::copies`]).
+fn allocations<'g>(
     program: &Program,
     method: &MethodRef,
+    copy: impl Fn(u32) -> Option<&'g Type>,
 ) -> Result<Vec<(u32, Option<u32>, Allocation)>> {
     let body = program.lift(method)?;
     let mut found = Vec::new();
@@ -112,9 +114,16 @@ fn allocations(
                     ty: Type::Ref(ClassName::new("java/lang/String")),
                     dims: Vec::new(),
                 },
-                StmtKind::Invoke { call, .. } => match body.cloned_array(call) {
-                    Some((array, ty)) => array_clone(&body, block, index, ty, array),
-                    None => continue,
+                StmtKind::Invoke { call, .. } => match (copy(stmt.pc), &call.receiver) {
+                    (Some(ty @ Type::Array(_)), Some(array)) => {
+                        array_clone(&body, block, index, ty, array)
+                    }
+                    (Some(ty), _) => Allocation {
+                        kind: AllocationKind::Object,
+                        ty: ty.clone(),
+                        dims: Vec::new(),
+                    },
+                    (None, _) => continue,
                 },
                 _ => continue,
             };

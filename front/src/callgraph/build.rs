@@ -10,7 +10,7 @@ use super::fields::FieldClasses;
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
 use crate::classpath::Origin;
 use crate::hierarchy::Hierarchy;
-use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Place, StmtKind};
+use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Operand, Place, StmtKind};
 use crate::specs::{MethodSpec, Specs};
 use membound_jvm::error::Result;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
@@ -177,9 +177,13 @@ impl Builder<'_, '_> {
             };
             match &stmt.kind {
                 StmtKind::Assign { value, .. } => self.visit_expr(site, value),
-                // The VM copies an array for its `clone()`: an allocation (`sites`), no call.
-                StmtKind::Invoke { call, .. } if body.cloned_array(call).is_some() => {}
-                StmtKind::Invoke { call, .. } => self.visit_call(site, call),
+                StmtKind::Invoke { call, .. } => match self.copy_made_by(&body, call) {
+                    // The VM makes the copy: an allocation (`sites`), no call.
+                    Some(copy) => {
+                        self.graph.copies.insert((node, stmt.pc), copy);
+                    }
+                    None => self.visit_call(site, call),
+                },
                 StmtKind::Store {
                     place: Place::Static(field),
                     ..
@@ -187,6 +191,35 @@ impl Builder<'_, '_> {
                 StmtKind::Store { .. } | StmtKind::Monitor { .. } => {}
             }
         }
+    }
+
+    /// The type of the copy a `clone()` call makes without running a method: an array's, or
+    /// that of an object of a final `Cloneable` class that extends `Object` and declares no
+    /// `clone` (the copy is exactly of that class: nothing overrides `Object.clone` for it).
+    fn copy_made_by(&self, body: &Body, call: &Call) -> Option<Type> {
+        if let Some((_, array)) = body.cloned_array(call) {
+            return Some(array.clone());
+        }
+        let object_clone = matches!(call.kind, CallKind::Special | CallKind::Virtual)
+            && &*call.method.name == "clone"
+            && &*call.method.descriptor == "()Ljava/lang/Object;";
+        let Some(Operand::Var(receiver)) = call.receiver.as_ref().filter(|_| object_clone) else {
+            return None;
+        };
+        let Type::Ref(class) = &body.var(*receiver).ty else {
+            return None;
+        };
+        let declared = self.hierarchy.class(class)?;
+        let cloneable = ClassName::new("java/lang/Cloneable");
+        let declares_clone = declared
+            .methods
+            .iter()
+            .any(|m| &*m.name == "clone" && &*m.descriptor == "()Ljava/lang/Object;");
+        let copied_as_is = declared.access.is_final()
+            && declared.super_class.as_ref() == Some(&ClassName::object())
+            && declared.interfaces.contains(&cloneable)
+            && !declares_clone;
+        copied_as_is.then(|| Type::Ref(class.clone()))
     }
 
     /// A spec'd method: what it allocates is instantiated, what it calls is dispatched like a

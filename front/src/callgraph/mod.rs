@@ -32,7 +32,7 @@ mod build;
 mod fields;
 mod render;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -41,7 +41,7 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
 use crate::specs::MethodSpec;
-use membound_jvm::{ClassName, MethodRef};
+use membound_jvm::{ClassName, MethodRef, Type};
 
 pub use build::build;
 pub use render::{to_dot, to_json, to_text};
@@ -140,6 +140,10 @@ pub struct CallGraph {
     /// The JDK types of the entry's reference parameters that other JDK classes may extend: an
     /// object handed in is taken to be of a class the analysis sees (see [`EXTERNAL_OBJECTS`]).
     pub external_jdk_types: BTreeSet<ClassName>,
+    /// The `clone()` calls the VM performs without running a method, by (caller, offset), with
+    /// the copy's type: an array's, and `super.clone()` in a final `Cloneable` class extending
+    /// `Object` (one object of that class). They are allocations, not calls.
+    pub copies: BTreeMap<(NodeId, u32), Type>,
     index: HashMap<MethodRef, NodeId>,
 }
 
@@ -198,6 +202,7 @@ impl CallGraph {
             edges: Vec::new(),
             unresolved: Vec::new(),
             external_jdk_types: BTreeSet::new(),
+            copies: BTreeMap::new(),
             index: HashMap::default(),
         };
         graph.add_node(entry, NodeKind::Code);
