@@ -166,6 +166,14 @@ fn a_static_random_reaches_random_and_nothing_else() {
     // Random, its AtomicLong seed (a final field too), the exception of a bad bound.
     assert!(graph.lines().count() < 40, "{graph}");
     let cert = certificate_in("weights", "hotspot-coops");
+    let named = assumptions(&cert);
+    assert!(
+        named.iter().any(
+            |a| a.starts_with("a final field is written only by its class's code")
+                && a.contains("Forest.RANDOM")
+        ),
+        "{named:#?}"
+    );
     validated_exactly(&cert, &["-t", "5"]);
 }
 

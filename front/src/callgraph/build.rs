@@ -395,8 +395,13 @@ impl Builder<'_, '_> {
     /// A field read: the objects the field may hold were created before, by code the entry may
     /// not reach (a class initializer), so their classes are receivers ([`FieldClasses`]).
     fn instantiate_field_classes(&mut self, field: &FieldRef) {
-        let classes = self.field_classes.of(self.hierarchy, field).cloned();
-        for class in classes.into_iter().flatten() {
+        let Some(classes) = self.field_classes.of(self.hierarchy, field).cloned() else {
+            return;
+        };
+        self.graph
+            .fields_by_stores
+            .insert(format!("{}.{}", field.class, field.name));
+        for class in classes {
             self.instantiate(class);
         }
     }

@@ -144,6 +144,9 @@ pub struct CallGraph {
     /// the copy's type: an array's, and `super.clone()` in a final `Cloneable` class extending
     /// `Object` (one object of that class). They are allocations, not calls.
     pub copies: BTreeMap<(NodeId, u32), Type>,
+    /// The fields whose stores told the classes of the objects read from them (see
+    /// [`FIELD_WRITERS`]), shown `pkg.Class.field`.
+    pub fields_by_stores: BTreeSet<String>,
     index: HashMap<MethodRef, NodeId>,
 }
 
@@ -151,6 +154,9 @@ pub struct CallGraph {
 /// looks for are the declared one, the application's, those the analyzed code creates and those
 /// an interface spec covers, not every JDK class extending a JDK type.
 pub const EXTERNAL_OBJECTS: &str = "objects handed in as parameters of JDK types are of their declared class, an application class, a class the analyzed code creates, or a JDK class an interface spec covers (other JDK subclasses are not looked for)";
+
+/// What the call graph takes for granted when a field's stores tell what a read of it holds.
+pub const FIELD_WRITERS: &str = "a final field is written only by its class's code and a private one only by its nest's (no reflection, deserialization or native code writes them)";
 
 /// The graph's call sites: what each call (caller, offset) may enter — a call instruction, or an
 /// instruction that runs a class initializer — and which calls have an unresolved target.
@@ -203,6 +209,7 @@ impl CallGraph {
             unresolved: Vec::new(),
             external_jdk_types: BTreeSet::new(),
             copies: BTreeMap::new(),
+            fields_by_stores: BTreeSet::new(),
             index: HashMap::default(),
         };
         graph.add_node(entry, NodeKind::Code);
