@@ -436,7 +436,21 @@ pub fn transfer(action: &Action, value: &Value, summaries: &[Option<Summary>]) -
         Action::Assign { var, expr } => value.map_parts(|p| p.assign(var.0, expr)),
         Action::Havoc(var) => value.map_parts(|p| p.havoc(var.0)),
         Action::Assume(cond) => value.assume(cond),
-        Action::Call { results, .. } if results.is_empty() => value.clone(),
+        // A call that returns nothing keeps the caller's state, unless its callee never
+        // returns normally (it ends the program on every path): nothing follows then.
+        Action::Call {
+            callee, results, ..
+        } if results.is_empty() => {
+            let never_returns = summaries
+                .get(callee.0)
+                .and_then(Option::as_ref)
+                .is_some_and(Summary::never_returns);
+            if never_returns {
+                Value::bottom(value.dim)
+            } else {
+                value.clone()
+            }
+        }
         Action::Call {
             callee,
             args,

@@ -46,6 +46,11 @@ impl Summary {
         }
     }
 
+    /// Whether no normal completion reaches the exit (every path ends the program or throws).
+    pub fn never_returns(&self) -> bool {
+        self.relation.parts.is_empty()
+    }
+
     /// The states after a call from `value` that binds the formals to `args` and stores the
     /// returned variables into `results`; `None` when the call does not fit the summary.
     pub fn apply(&self, value: &Value, args: &[Expr], results: &[VarId]) -> Option<Value> {

@@ -623,17 +623,21 @@ impl Group<'_> {
 
 /// Where a chain (given as its frames' methods) stops belonging to the program: at the first
 /// frame of the method-handle machinery (`java.lang.invoke`) an `invokedynamic` runs, whose
-/// allocations (a string concatenation's String and bytes) are the instruction's own.
+/// allocations (a string concatenation's String and bytes) are the instruction's own, or at
+/// the native `Object.clone` whose copy is the cloning instruction's.
 fn invokedynamic_end<'m>(methods: impl Iterator<Item = &'m str>) -> usize {
     let mut count = 0;
     for (index, method) in methods.enumerate() {
-        if index > 0 && method.starts_with("java.lang.invoke.") {
+        if index > 0 && (method.starts_with("java.lang.invoke.") || method == NATIVE_CLONE) {
             return index;
         }
         count = index + 1;
     }
     count
 }
+
+/// The native method that copies an array (or an object) for `clone()`.
+const NATIVE_CLONE: &str = "java.lang.Object.clone()Ljava/lang/Object;";
 
 /// Observed / predicted as a ratio, when both are finite and the prediction is not 0.
 fn ratio(comparison: &Comparison) -> Option<f64> {

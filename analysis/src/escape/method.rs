@@ -108,6 +108,8 @@ pub struct Context<'a> {
     pub summaries: &'a [Option<Summary>],
     /// Whether a callee's code is invisible to us (native, abstract, unliftable).
     pub unknown: &'a [bool],
+    /// The offsets of the method's `clone()` calls the VM performs (the call graph's copies).
+    pub copies: &'a BTreeSet<u32>,
 }
 
 /// A node of the method's graph.
@@ -305,6 +307,15 @@ impl Graph {
     /// yield themselves). The global node stands for a whole structure, so reading it yields
     /// itself; reading an object the global node reaches may also yield whatever other code
     /// stored there.
+    /// What `objects` hold in any field or element.
+    fn contents(&self, objects: &BTreeSet<usize>) -> BTreeSet<usize> {
+        let mut out = self.load(objects, &Label::Any);
+        for &node in objects {
+            out.extend(self.succ[node].iter().map(|&(_, target)| target));
+        }
+        out
+    }
+
     fn load(&self, objects: &BTreeSet<usize>, label: &Label) -> BTreeSet<usize> {
         let mut out = BTreeSet::new();
         for &node in objects {
@@ -398,6 +409,13 @@ impl Graph {
                     self.add_edges(&lambda, &Label::Any, captured);
                 }
                 return lambda;
+            }
+            _ if context.copies.contains(&pc) => {
+                // A new object (or array) holding what the copied one holds.
+                let copy = BTreeSet::from([self.intern(Key::Alloc(pc))]);
+                let held = self.contents(&actuals[0]);
+                self.add_edges(&copy, &Label::Any, &held);
+                return copy;
             }
             CallKind::Dynamic(DynamicCall::StringConcat { .. }) => {
                 // The concatenation calls `toString` on its object arguments, code the call

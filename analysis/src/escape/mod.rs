@@ -263,6 +263,10 @@ fn translations(
     for call in &graph.unresolved {
         unresolved[call.caller].insert(call.pc);
     }
+    let mut copies: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); count];
+    for &(caller, pc) in graph.copies.keys() {
+        copies[caller].insert(pc);
+    }
     // Methods whose code we cannot see: those without code, and those whose body cannot be
     // lifted now (found when their component comes).
     let mut unknown: Vec<bool> = graph
@@ -332,6 +336,7 @@ fn translations(
                 unresolved: &unresolved[id],
                 summaries: &summaries,
                 unknown: &unknown,
+                copies: &copies[id],
             };
             let (summary, translation) = method::analyze(&bodies[&id], &context);
             translations[id] = translation;

@@ -377,6 +377,7 @@ fn a_thrown_object_is_global() {
             unresolved: &BTreeSet::new(),
             summaries: &[None, Some(Summary::default())],
             unknown: &[false, false],
+            copies: &BTreeSet::new(),
         };
         let (_, translation) = method::analyze(&body, &context);
         let allocations: Vec<_> = translation.allocations.values().cloned().collect();

@@ -153,6 +153,8 @@ pub struct CallTargets<'a> {
     pub targets: Vec<CallTarget<'a>>,
     /// Every method the call may run is among `targets` (none is left out by the chains).
     pub complete: bool,
+    /// Every method the call may run ends the program: no path goes on after it.
+    pub ends_program: bool,
 }
 
 /// Whether `method` returns an integer value, which its procedure returns.
@@ -864,10 +866,26 @@ impl<'b, 't> Lowerer<'b, 't> {
                 };
                 self.walk_step(node, stmt.pc, *dst)
             }
+            StmtKind::Invoke { dst, call } if self.body.cloned_array(call).is_some() => {
+                let (array, _) = self.body.cloned_array(call).expect("checked");
+                let node = self.array_clone_point(block, node, stmt.pc, array);
+                match dst {
+                    Some(dst) => {
+                        self.forget_facts(*dst, facts);
+                        let node = self.havoc(node, *dst);
+                        self.same_length(node, *dst, array)
+                    }
+                    None => node,
+                }
+            }
             StmtKind::Invoke { dst, call } => {
                 let node = self.point(block, node, PointKey::At(stmt.pc));
                 let summarized = dst.and_then(|dst| self.summarized_result(stmt.pc, dst, call));
                 let node = self.calls(block, node, stmt.pc, Some(call), summarized);
+                if (self.targets)(stmt.pc).ends_program {
+                    // The program ends here: what follows starts from a node no path reaches.
+                    return self.new_node();
+                }
                 let node = self.view_effects(node, call);
                 match dst {
                     Some(dst) => {
@@ -976,12 +994,43 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// own (`len{pc}_{j}`) so that the site's invariant tells every allocated array's length.
     fn array_point(&mut self, block: usize, node: NodeId, pc: u32, dims: &[Operand]) -> NodeId {
         let mut node = node;
-        let mut lengths = Vec::new();
+        let mut bounds = Vec::new();
         for (index, dim) in dims.iter().enumerate() {
             let (after, bound) = self.expr_or_unknown(node, dim, index);
+            node = after;
+            bounds.push(bound);
+        }
+        self.lengths_point(block, node, pc, bounds)
+    }
+
+    /// The point of `array.clone()`: a new array of `array`'s length (its length view, or
+    /// unknown without one).
+    fn array_clone_point(
+        &mut self,
+        block: usize,
+        node: NodeId,
+        pc: u32,
+        array: &Operand,
+    ) -> NodeId {
+        let view = match array {
+            Operand::Var(var) => self.length_of.get(var).copied(),
+            Operand::Const(_) => None,
+        };
+        let (node, bound) = match view {
+            Some(length) => (node, Expr::var(length)),
+            None => self.unknown(node, 0),
+        };
+        self.lengths_point(block, node, pc, vec![bound])
+    }
+
+    /// The point of an array allocation at `pc` whose dimensions are `bounds`.
+    fn lengths_point(&mut self, block: usize, node: NodeId, pc: u32, bounds: Vec<Expr>) -> NodeId {
+        let mut node = node;
+        let mut lengths = Vec::new();
+        for (index, bound) in bounds.into_iter().enumerate() {
             let length = self.new_var(&format!("len{pc}_{}", index + 1), VarKind::Local);
             node = self.step(
-                after,
+                node,
                 Action::Assign {
                     var: length,
                     expr: bound,
@@ -990,6 +1039,23 @@ impl<'b, 't> Lowerer<'b, 't> {
             lengths.push(length);
         }
         self.point_with_lengths(block, node, PointKey::At(pc), lengths)
+    }
+
+    /// `copy`'s length view takes `array`'s length (a clone's), when both have one.
+    fn same_length(&mut self, node: NodeId, copy: ir::VarId, array: &Operand) -> NodeId {
+        let Operand::Var(array) = array else {
+            return node;
+        };
+        match (self.length_of.get(&copy), self.length_of.get(array)) {
+            (Some(&var), Some(&length)) => self.step(
+                node,
+                Action::Assign {
+                    var,
+                    expr: Expr::var(length),
+                },
+            ),
+            _ => node,
+        }
     }
 
     /// The operand as an expression, or a freshly havocked stand-in (argument slot `slot`).
@@ -1022,7 +1088,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         call: Option<&ir::Call>,
         result: Option<VarId>,
     ) -> NodeId {
-        let CallTargets { targets, complete } = (self.targets)(pc);
+        let CallTargets {
+            targets, complete, ..
+        } = (self.targets)(pc);
         let fields = self.fields;
         let effects = fields.calls.get(&pc).map_or(&[][..], Vec::as_slice);
         let mut after = node;
@@ -1098,7 +1166,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         if !plain || self.fixed_locals.contains_key(&pc) {
             return None;
         }
-        let CallTargets { targets, complete } = (self.targets)(pc);
+        let CallTargets {
+            targets, complete, ..
+        } = (self.targets)(pc);
         let summarized = complete
             && !targets.is_empty()
             && targets

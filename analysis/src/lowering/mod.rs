@@ -158,6 +158,7 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, local: &LocalSites) -> Resul
     let callees = callees_by_call_site(graph, &procedures);
     let call_sites = graph.call_sites();
     let complete = complete_call_sites(graph, &call_sites, &methods, &callees);
+    let ending = program_end_calls(graph, &call_sites, &methods[..code_count]);
     let by_index = callees
         .iter()
         .filter(|&(&(caller, _), _)| caller.0 < code_count)
@@ -230,6 +231,7 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, local: &LocalSites) -> Resul
                         })
                         .collect(),
                     complete: complete.contains(&(caller, pc)),
+                    ends_program: ending.contains(&(caller, pc)),
                 };
                 lower_body(name, &bodies[index], &plans[index], &targets)
             }
@@ -385,6 +387,40 @@ fn complete_call_sites(
                     .all(|c| on_chains.contains(c))
         })
         .map(|(&site, _)| site)
+        .collect()
+}
+
+/// The calls of `methods` (procedures `0..`) that end the program: every method they may enter
+/// is spec'd as ending it (`System.exit`), and none is unresolved.
+fn program_end_calls(
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    methods: &[MethodRef],
+) -> HashSet<(ProcId, u32)> {
+    let ends = |callee: usize| {
+        graph.methods[callee]
+            .kind
+            .spec()
+            .is_some_and(|spec| spec.ends_program)
+    };
+    let procedure: HashMap<usize, ProcId> = methods
+        .iter()
+        .enumerate()
+        .filter_map(|(index, method)| Some((graph.node(method)?, ProcId(index))))
+        .collect();
+    graph
+        .edges
+        .iter()
+        .filter(|edge| ends(edge.callee))
+        .filter_map(|edge| {
+            let caller = *procedure.get(&edge.caller)?;
+            let all_end = !call_sites.is_unresolved(edge.caller, edge.pc)
+                && call_sites
+                    .entered(edge.caller, edge.pc)
+                    .iter()
+                    .all(|&callee| ends(callee));
+            all_end.then_some((caller, edge.pc))
+        })
         .collect()
 }
 

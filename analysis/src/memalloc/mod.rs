@@ -256,6 +256,7 @@ pub fn bounds(
             .chain(lowered.assumptions.iter().cloned())
             .chain(spec_assumptions(graph))
             .chain(external_objects(graph))
+            .chain(field_writers(graph))
             .collect(),
     })
 }
@@ -356,6 +357,18 @@ pub const COMPACT_STRINGS: &str =
 
 /// One assumption per spec standing for a reached method, sorted, after what the bundled
 /// specs all take for granted when one is used.
+/// The assumption behind the classes read from fields, naming the fields.
+fn field_writers(graph: &CallGraph) -> Option<String> {
+    let fields: Vec<&str> = graph.fields_by_stores.iter().map(String::as_str).collect();
+    (!fields.is_empty()).then(|| {
+        format!(
+            "{} ({})",
+            membound_front::callgraph::FIELD_WRITERS,
+            fields.join(", ")
+        )
+    })
+}
+
 /// The assumption about objects handed in, naming the JDK types it concerns.
 fn external_objects(graph: &CallGraph) -> Option<String> {
     let types: Vec<String> = graph

@@ -3,7 +3,7 @@
 //! summaries count them per method.
 
 use membound_front::callgraph::{CallGraph, Edge, EdgeKind, NodeId, NodeKind};
-use membound_front::ir::{Call, CallKind, DynamicCall, Expr, StmtKind};
+use membound_front::ir::{Block, Body, Call, CallKind, DynamicCall, Expr, Operand, StmtKind};
 use membound_front::program::Program;
 use membound_front::specs::MethodSpec;
 use membound_jvm::error::Result;
@@ -44,7 +44,7 @@ pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
     let adjacency = graph.adjacency();
     for (id, node) in graph.methods.iter().enumerate() {
         let mut found: Vec<(u32, Option<u32>, Allocation)> = match &node.kind {
-            NodeKind::Code => allocations(program, &node.method)?,
+            NodeKind::Code => allocations(program, &node.method, |pc| graph.copies.get(&(id, pc)))?,
             NodeKind::Spec(spec) => spec_allocations(spec),
             _ => Vec::new(),
         };
@@ -67,10 +67,12 @@ pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
     Ok(local)
 }
 
-/// The allocating statements of one method body.
-fn allocations(
+/// The allocating statements of one method body; `copy(pc)` is the type of the copy a
+/// `clone()` at `pc` makes without a call (the call graph's [`CallGraph::copies`]).
+fn allocations<'g>(
     program: &Program,
     method: &MethodRef,
+    copy: impl Fn(u32) -> Option<&'g Type>,
 ) -> Result<Vec<(u32, Option<u32>, Allocation)>> {
     let body = program.lift(method)?;
     let mut found = Vec::new();
@@ -112,12 +114,35 @@ fn allocations(
                     ty: Type::Ref(ClassName::new("java/lang/String")),
                     dims: Vec::new(),
                 },
+                StmtKind::Invoke { call, .. } => match (copy(stmt.pc), &call.receiver) {
+                    (Some(ty @ Type::Array(_)), Some(array)) => {
+                        array_clone(&body, block, index, ty, array)
+                    }
+                    (Some(ty), _) => Allocation {
+                        kind: AllocationKind::Object,
+                        ty: ty.clone(),
+                        dims: Vec::new(),
+                    },
+                    (None, _) => continue,
+                },
                 _ => continue,
             };
             found.push((stmt.pc, stmt.line, allocation));
         }
     }
     Ok(found)
+}
+
+/// `array.clone()`: one array of the array's type and length.
+fn array_clone(body: &Body, block: &Block, index: usize, ty: &Type, array: &Operand) -> Allocation {
+    Allocation {
+        kind: AllocationKind::Array,
+        ty: ty.clone(),
+        dims: vec![format!(
+            "{}.length",
+            operand_text::render(body, block, index, array)
+        )],
+    }
 }
 
 /// The allocations a spec states, at offsets `0..` in its order (see

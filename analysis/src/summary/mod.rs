@@ -703,8 +703,22 @@ fn executions_count(call_set: &CallSet) -> Qty {
 
 /// `Σ qty` over the call's points, where `qty` is over the callee's renamed formals. Formals
 /// `qty` does not depend on are projected out first: a count that does not depend on an
-/// argument the lowering cannot express must not become unbounded through it.
+/// argument the lowering cannot express must not become unbounded through it; nor does one
+/// that is piecewise constant in such an argument (an exception's constructor, whatever its
+/// message's length): each execution of the call then counts at most its largest constant.
 fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
+    let sum = sum_over_formals(qty, set, call_set)?;
+    if !sum.is_infinite() {
+        return Ok(sum);
+    }
+    let executions = executions_count(call_set);
+    match qty.largest_constant() {
+        Some(bound) if !executions.is_infinite() => Ok(executions.scale(&bound)),
+        _ => Ok(sum),
+    }
+}
+
+fn sum_over_formals(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
     if qty.is_zero() {
         return Ok(Qty::zero(&set.space.params));
     }

@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use super::fields::FieldClasses;
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
 use crate::classpath::Origin;
 use crate::hierarchy::Hierarchy;
-use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Place, StmtKind};
+use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Operand, Place, StmtKind};
 use crate::specs::{MethodSpec, Specs};
 use membound_jvm::error::Result;
-use membound_jvm::{ClassName, MethodRef, Type};
+use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
 /// Builds the call graph of everything reachable from `entry`, with `specs` standing for the
 /// methods they cover (the entry itself is always analyzed from its code).
@@ -34,6 +35,7 @@ pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Res
         initialized: HashSet::default(),
         edge_keys: HashSet::default(),
         unseen_abstract: Vec::new(),
+        field_classes: FieldClasses::default(),
     };
     builder.seed_external_receivers(&entry_body);
     loop {
@@ -95,6 +97,7 @@ struct Builder<'h, 'p> {
     /// The entry's parameter types that are interfaces or abstract classes: objects of classes
     /// the analysis never sees created.
     unseen_abstract: Vec<ClassName>,
+    field_classes: FieldClasses,
 }
 
 impl Builder<'_, '_> {
@@ -174,7 +177,13 @@ impl Builder<'_, '_> {
             };
             match &stmt.kind {
                 StmtKind::Assign { value, .. } => self.visit_expr(site, value),
-                StmtKind::Invoke { call, .. } => self.visit_call(site, call),
+                StmtKind::Invoke { call, .. } => match self.copy_made_by(&body, call) {
+                    // The VM makes the copy: an allocation (`sites`), no call.
+                    Some(copy) => {
+                        self.graph.copies.insert((node, stmt.pc), copy);
+                    }
+                    None => self.visit_call(site, call),
+                },
                 StmtKind::Store {
                     place: Place::Static(field),
                     ..
@@ -182,6 +191,35 @@ impl Builder<'_, '_> {
                 StmtKind::Store { .. } | StmtKind::Monitor { .. } => {}
             }
         }
+    }
+
+    /// The type of the copy a `clone()` call makes without running a method: an array's, or
+    /// that of an object of a final `Cloneable` class that extends `Object` and declares no
+    /// `clone` (the copy is exactly of that class: nothing overrides `Object.clone` for it).
+    fn copy_made_by(&self, body: &Body, call: &Call) -> Option<Type> {
+        if let Some((_, array)) = body.cloned_array(call) {
+            return Some(array.clone());
+        }
+        let object_clone = matches!(call.kind, CallKind::Special | CallKind::Virtual)
+            && &*call.method.name == "clone"
+            && &*call.method.descriptor == "()Ljava/lang/Object;";
+        let Some(Operand::Var(receiver)) = call.receiver.as_ref().filter(|_| object_clone) else {
+            return None;
+        };
+        let Type::Ref(class) = &body.var(*receiver).ty else {
+            return None;
+        };
+        let declared = self.hierarchy.class(class)?;
+        let cloneable = ClassName::new("java/lang/Cloneable");
+        let declares_clone = declared
+            .methods
+            .iter()
+            .any(|m| &*m.name == "clone" && &*m.descriptor == "()Ljava/lang/Object;");
+        let copied_as_is = declared.access.is_final()
+            && declared.super_class.as_ref() == Some(&ClassName::object())
+            && declared.interfaces.contains(&cloneable)
+            && !declares_clone;
+        copied_as_is.then(|| Type::Ref(class.clone()))
     }
 
     /// A spec'd method: what it allocates is instantiated, what it calls is dispatched like a
@@ -208,7 +246,11 @@ impl Builder<'_, '_> {
                 self.initialize(site, class);
                 self.instantiate(class.clone());
             }
-            Expr::Load(Place::Static(field)) => self.initialize(site, &field.class),
+            Expr::Load(Place::Static(field)) => {
+                self.initialize(site, &field.class);
+                self.instantiate_field_classes(field);
+            }
+            Expr::Load(Place::Field { field, .. }) => self.instantiate_field_classes(field),
             _ => {}
         }
     }
@@ -347,6 +389,20 @@ impl Builder<'_, '_> {
             caller: site.caller,
             pc: site.pc,
             line: site.line,
+        }
+    }
+
+    /// A field read: the objects the field may hold were created before, by code the entry may
+    /// not reach (a class initializer), so their classes are receivers ([`FieldClasses`]).
+    fn instantiate_field_classes(&mut self, field: &FieldRef) {
+        let Some(classes) = self.field_classes.of(self.hierarchy, field).cloned() else {
+            return;
+        };
+        self.graph
+            .fields_by_stores
+            .insert(format!("{}.{}", field.class, field.name));
+        for class in classes {
+            self.instantiate(class);
         }
     }
 

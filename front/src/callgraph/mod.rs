@@ -29,9 +29,10 @@
 //! the analysis crate's `sites`'s business.
 
 mod build;
+mod fields;
 mod render;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -40,7 +41,7 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
 use crate::specs::MethodSpec;
-use membound_jvm::{ClassName, MethodRef};
+use membound_jvm::{ClassName, MethodRef, Type};
 
 pub use build::build;
 pub use render::{to_dot, to_json, to_text};
@@ -139,6 +140,13 @@ pub struct CallGraph {
     /// The JDK types of the entry's reference parameters that other JDK classes may extend: an
     /// object handed in is taken to be of a class the analysis sees (see [`EXTERNAL_OBJECTS`]).
     pub external_jdk_types: BTreeSet<ClassName>,
+    /// The `clone()` calls the VM performs without running a method, by (caller, offset), with
+    /// the copy's type: an array's, and `super.clone()` in a final `Cloneable` class extending
+    /// `Object` (one object of that class). They are allocations, not calls.
+    pub copies: BTreeMap<(NodeId, u32), Type>,
+    /// The fields whose stores told the classes of the objects read from them (see
+    /// [`FIELD_WRITERS`]), shown `pkg.Class.field`.
+    pub fields_by_stores: BTreeSet<String>,
     index: HashMap<MethodRef, NodeId>,
 }
 
@@ -146,6 +154,9 @@ pub struct CallGraph {
 /// looks for are the declared one, the application's, those the analyzed code creates and those
 /// an interface spec covers, not every JDK class extending a JDK type.
 pub const EXTERNAL_OBJECTS: &str = "objects handed in as parameters of JDK types are of their declared class, an application class, a class the analyzed code creates, or a JDK class an interface spec covers (other JDK subclasses are not looked for)";
+
+/// What the call graph takes for granted when a field's stores tell what a read of it holds.
+pub const FIELD_WRITERS: &str = "a final field is written only by its class's code and a private one only by its nest's (no reflection, deserialization or native code writes them)";
 
 /// The graph's call sites: what each call (caller, offset) may enter — a call instruction, or an
 /// instruction that runs a class initializer — and which calls have an unresolved target.
@@ -197,6 +208,8 @@ impl CallGraph {
             edges: Vec::new(),
             unresolved: Vec::new(),
             external_jdk_types: BTreeSet::new(),
+            copies: BTreeMap::new(),
+            fields_by_stores: BTreeSet::new(),
             index: HashMap::default(),
         };
         graph.add_node(entry, NodeKind::Code);

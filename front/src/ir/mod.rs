@@ -44,6 +44,22 @@ impl Body {
         &self.vars[id.0 as usize]
     }
 
+    /// The array and its type when `call` is `array.clone()`: the VM makes one array of the
+    /// same type and length (no method runs), so the instruction is an allocation of its own.
+    /// (The class file names `Object.clone`; the receiver's type tells it is an array's.)
+    pub fn cloned_array<'c>(&self, call: &'c Call) -> Option<(&'c Operand, &Type)> {
+        let object_clone = call.kind == CallKind::Virtual
+            && call.method.class == ClassName::object()
+            && &*call.method.name == "clone"
+            && &*call.method.descriptor == "()Ljava/lang/Object;";
+        let receiver = call.receiver.as_ref().filter(|_| object_clone)?;
+        let Operand::Var(var) = receiver else {
+            return None;
+        };
+        let ty = &self.var(*var).ty;
+        matches!(ty, Type::Array(_)).then_some((receiver, ty))
+    }
+
     pub fn block(&self, id: BlockId) -> &Block {
         &self.blocks[id.0 as usize]
     }

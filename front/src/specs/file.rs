@@ -35,6 +35,8 @@ struct Entry {
     stores: Option<Vec<StoreEntry>>,
     #[serde(default)]
     writes_fields: bool,
+    #[serde(default)]
+    ends_program: bool,
     assumption: Option<String>,
     covers: Option<Vec<String>>,
 }
@@ -101,6 +103,13 @@ pub fn parse(text: &str, source: &SpecSource) -> Result<Vec<MethodSpec>, String>
 fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
     if entry.covers.is_some() {
         return interface_spec(entry, source);
+    }
+    if entry.ends_program && !(entry.allocates.is_empty() && entry.calls.is_empty()) {
+        return Err(
+            "a method that ends the program (`ends_program`) states no allocations \
+                    or calls: nothing after it is counted"
+                .to_string(),
+        );
     }
     let (class, name, descriptor) = split_method(&entry.method)?;
     let declared = match &descriptor {
@@ -185,6 +194,7 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
         returns,
         stores,
         writes_fields: entry.writes_fields,
+        ends_program: entry.ends_program,
         assumption: entry.assumption,
         covers: None,
     })
@@ -201,7 +211,8 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
         || !entry.calls.is_empty()
         || entry.returns.is_some()
         || entry.stores.is_some()
-        || entry.writes_fields;
+        || entry.writes_fields
+        || entry.ends_program;
     if states_more {
         return Err(
             "an interface spec (`covers`) states only the classes it covers and an \
@@ -229,6 +240,7 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
         returns: Vec::new(),
         stores: Some(Vec::new()),
         writes_fields: false,
+        ends_program: false,
         assumption: entry.assumption,
         covers: Some(covers),
     })

@@ -39,6 +39,10 @@ pub const BUNDLED: &str = include_str!("../../specs/jdk.yaml");
 /// What every use of the bundled specs takes for granted.
 pub const BUNDLED_NORMAL_COMPLETION: &str = "the bundled specs count what JDK methods allocate when they return normally (exceptions they throw are not counted)";
 
+/// What a spec with `ends_program` takes for granted: the call does not return (no security
+/// manager refuses it), and the shutdown hooks' allocations are not the analyzed method's.
+pub const PROGRAM_END: &str = "ends the program: the code after the call does not run and the shutdown hooks are not analyzed";
+
 /// Where a spec was read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SpecSource {
@@ -76,6 +80,9 @@ pub struct MethodSpec {
     pub stores: Option<Vec<Store>>,
     /// Whether it may write integer fields of the program (which field views then cannot read).
     pub writes_fields: bool,
+    /// Whether a call of it ends the program (`System.exit`): it never returns, so the code
+    /// after the call does not run, and what runs on the way out (shutdown hooks) is not counted.
+    pub ends_program: bool,
     /// What the spec takes for granted beyond what it states, listed when it is used.
     pub assumption: Option<String>,
     /// For an interface spec: the JDK classes a receiver created out of sight may be (see the
@@ -206,6 +213,8 @@ impl MethodSpec {
                 "a receiver created outside the analyzed code is a {} or an application class's object",
                 classes.join(", ")
             )
+        } else if self.ends_program {
+            PROGRAM_END.to_string()
         } else if self.allocations.is_empty() {
             "allocates nothing".to_string()
         } else {
@@ -238,7 +247,7 @@ impl MethodSpec {
             .as_deref()
             .map(|a| format!("; {a}"))
             .unwrap_or_default();
-        let per_call = if self.covers.is_some() {
+        let per_call = if self.covers.is_some() || self.ends_program {
             ""
         } else {
             " per call"

@@ -182,3 +182,21 @@ fn bad_specs_are_input_errors_naming_the_entry() {
         assert!(message.starts_with("test.yaml: "), "{message}");
     }
 }
+
+#[test]
+fn the_program_ends_at_exit_and_a_spec_that_ends_it_allocates_nothing() {
+    let specs = Specs::bundled();
+    for exit in [
+        "java.lang.System#exit(I)V",
+        "java.lang.Runtime#exit(I)V",
+        "java.lang.Runtime#halt(I)V",
+    ] {
+        let spec = specs.find(&method(exit)).expect("the exits are spec'd");
+        assert!(spec.ends_program, "{exit}");
+        assert!(spec.assumption_text().contains(PROGRAM_END), "{exit}");
+    }
+    let message = error(
+        "membound_specs: 1\nspecs:\n  - method: a.B.quit()V\n    ends_program: true\n    allocates: [{ type: a.B }]\n",
+    );
+    assert!(message.contains("ends_program"), "{message}");
+}
