@@ -258,24 +258,52 @@ fn binding(call: &CallSet, n: usize) -> Result<Binding, String> {
 }
 
 /// Measures `e + 1` for the constraints `e >= 0` on the formals alone that every part of every
-/// binding implies: the recursion calls only where `μ >= 1`.
+/// binding implies: the first part's own constraints, then each formal's lower bound where the
+/// parts imply one only together (`x - y + s >= 1` and `y - x + s >= 1` give `s >= 1`). The
+/// recursion calls only where `μ >= 1`.
 fn guard_candidates(bindings: &[Binding], n: usize) -> Vec<Affine> {
     let formals: Vec<usize> = (0..n).collect();
     let first = bindings[0].parts[0].project_onto(&formals).minimized();
-    first
+    let implied_by_all = |guard: &Constraint| {
+        bindings
+            .iter()
+            .flat_map(|b| &b.parts)
+            .all(|part| part.implies(guard))
+    };
+    let own = first
         .constraints()
         .iter()
         .filter(|c| c.rel == Relation::Ge && c.expr.support().next().is_some())
         .map(Constraint::normalized_for_integers)
-        .filter(|guard| {
-            bindings
-                .iter()
-                .flat_map(|b| &b.parts)
-                .all(|part| part.implies(guard))
-        })
-        .map(|guard| guard.expr.add(&Affine::constant(Rat::from(1))))
-        .collect()
+        .filter(|guard| implied_by_all(guard));
+    let lower_bounds = (0..n).filter_map(|j| {
+        let at_least = |c: i64| Constraint::ge(Affine::var(j).sub(&Affine::constant(Rat::from(c))));
+        let mut found = None;
+        // The largest c in -LOWER_BOUND_SEARCH..=LOWER_BOUND_SEARCH with p_j >= c implied.
+        let (mut lo, mut hi) = (-LOWER_BOUND_SEARCH, LOWER_BOUND_SEARCH);
+        while lo <= hi {
+            let mid = lo + (hi - lo) / 2;
+            if implied_by_all(&at_least(mid)) {
+                found = Some(mid);
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        found.map(at_least)
+    });
+    let mut candidates: Vec<Affine> = Vec::new();
+    for guard in own.chain(lower_bounds) {
+        let measure = guard.expr.add(&Affine::constant(Rat::from(1)));
+        if !candidates.contains(&measure) {
+            candidates.push(measure);
+        }
+    }
+    candidates
 }
+
+/// How far from 0 a formal's implied lower bound is looked for.
+const LOWER_BOUND_SEARCH: i64 = 1 << 20;
 
 /// The law of `measure` that gives the smallest count of activations, if any holds: the
 /// laws' counts are compared at `μ = 1..=32` (each is a function of `μ` alone).
