@@ -265,3 +265,28 @@ fn a_four_ary_tree_with_leaf_and_inner_objects_counts_each_level() {
     let (observed, predicted) = run(&cert, &["villages", "3"]);
     assert_eq!((observed, predicted), (255.into(), 255.into()));
 }
+
+#[test]
+fn the_report_of_a_caller_says_why_its_callees_are_unbounded_and_what_removes_it() {
+    let run = membound_tests::membound([
+        "analyze".as_ref(),
+        compile_fixture("recursion").as_os_str(),
+        "--method".as_ref(),
+        "recursion.Shapes.main".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // villages(n) never stops for n < 0, and main passes it a parsed number.
+    assert!(
+        run.stdout.contains(
+            "∞ through a call: recursion through recursion.Shapes.villages(I)Lrecursion/Shapes$Village; never stops for level <= -1; a --spec for the recursive method"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("to recursion.Shapes.twoPhase(II)V: its bound depends on a, b"),
+        "{}",
+        run.stdout
+    );
+}

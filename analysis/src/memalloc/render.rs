@@ -122,6 +122,45 @@ fn method_details(out: &mut String, method: &MethodBound) {
     if through_calls > 0 {
         let _ = writeln!(out, "  (+ {through_calls} sites in callees)");
     }
+    for cause in infinite_through_calls(method) {
+        let _ = writeln!(out, "  ∞ through a call: {cause}");
+    }
+}
+
+/// Why the sites a method reaches through its calls are ∞, each reason once, with what removes
+/// it.
+fn infinite_through_calls(method: &MethodBound) -> Vec<String> {
+    let mut causes: Vec<String> = Vec::new();
+    let unbounded = method.sites.iter().filter(|s| {
+        s.via.is_some() && (s.amount.objects.may_be_infinite() || s.amount.bytes.may_be_infinite())
+    });
+    for site in unbounded {
+        let reasons: Vec<String> = if site.reasons.is_empty() {
+            vec![format!("new {} (no reason recorded)", site.ty)]
+        } else {
+            site.reasons.iter().map(|r| with_remedy(r)).collect()
+        };
+        for reason in reasons {
+            if !causes.contains(&reason) {
+                causes.push(reason);
+            }
+        }
+    }
+    causes
+}
+
+/// A reason with what the user can do about it.
+fn with_remedy(reason: &str) -> String {
+    let remedy = if reason.starts_with("recursion through") {
+        "; a --spec for the recursive method states its allocation instead (docs/specs.md)"
+    } else if reason.contains("the values the call passes") {
+        "; --param NAME=VALUE pins a parameter the arguments come from"
+    } else if reason.contains("native") || reason.contains("not on the classpath") {
+        "; a --spec or --classpath entry for that code removes it"
+    } else {
+        ""
+    };
+    format!("{reason}{remedy}")
 }
 
 fn site_line(method: &MethodRef, site: &super::SiteBound) -> String {

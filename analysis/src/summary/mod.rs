@@ -567,13 +567,36 @@ impl CallSite<'_> {
             let target = entry(entries, Some(self.pc), site);
             add_reasons(target, &reasons[&site]);
             match summed {
-                Ok(summed) => add_part(target, place, summed.map(|q| q.aligned(self.params))),
+                Ok(summed) => {
+                    if summed.bytes.is_infinite() && !counted.bytes.is_infinite() {
+                        add_reasons(target, &[self.unbounded_call(summary, &counted.bytes)]);
+                    }
+                    add_part(target, place, summed.map(|q| q.aligned(self.params)))
+                }
                 Err(error) => {
                     add_reasons(target, &[format!("not counted exactly: {error}")]);
                     add_part(target, place, Counted::infinite());
                 }
             }
         }
+    }
+
+    /// Why a callee's finite bound is ∞ summed over this call: what it depends on that the
+    /// call's invariant does not bound.
+    fn unbounded_call(&self, summary: &MethodSummary, bound: &Qty) -> String {
+        let depends = bound.variables();
+        let formals = if depends.is_empty() {
+            "it runs an unbounded number of times".to_string()
+        } else {
+            format!(
+                "its bound depends on {}, and the values the call passes do not keep it finite",
+                depends.join(", ")
+            )
+        };
+        format!(
+            "the call at offset {} of {} to {}: {formals}",
+            self.pc, self.method, summary.method
+        )
     }
 
     /// Where objects in `place` for the callee live for the caller.
