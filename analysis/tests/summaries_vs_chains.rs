@@ -44,7 +44,8 @@ fn analysis(classes: &Path, method: &str) -> Analysis {
     let graph = callgraph::build(&Hierarchy::new(&program), &entry, &specs).expect("call graph");
     let sites = sites::enumerate(&program, &graph, sites::DEFAULT_MAX_CHAINS).expect("chains");
     let local = sites::local_sites(&program, &graph).expect("local sites");
-    let lowered = lowering::lower(&program, &graph, &local).expect("lowering");
+    let lowered = lowering::lower(&program, &graph, &local, lowering::Exceptions::Followed)
+        .expect("lowering");
     let fates = escape::fates(&program, &graph);
     let unknown = unknown_reached(&graph);
     let inputs = Inputs {

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use membound_polyhedra::{Int, Rat};
 
 use super::{ListFormat, MethodInput, ModelArg, json_text};
+use membound_analysis::lowering::Exceptions;
 use membound_analysis::memalloc;
 use membound_analysis::memrq;
 use membound_certificate::{self as certificate, Certificate};
@@ -34,6 +35,17 @@ pub(super) struct AnalyzeArgs {
     /// that value, an assumption it lists); repeatable, `a=b,c=d` also works.
     #[arg(long = "param", value_name = "NEW=OLD|NAME=INTEGER")]
     params: Vec<String>,
+    /// Analyze under an assumption the certificate then names; repeatable.
+    #[arg(long, value_enum)]
+    assume: Vec<Assumption>,
+}
+
+/// What `analyze --assume` lets the analysis take for granted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Assumption {
+    /// No exception is thrown: handlers and `throw`s (the exception and its stack trace) are
+    /// left out, so the bounds hold only for runs that throw nothing.
+    NoExceptions,
 }
 
 /// One `--param` of `analyze`.
@@ -60,7 +72,14 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         &program,
         &graph,
         args.object_model.0,
-        memrq::Options::default(),
+        memrq::Options {
+            exceptions: if args.assume.contains(&Assumption::NoExceptions) {
+                Exceptions::Dropped
+            } else {
+                Exceptions::Followed
+            },
+            ..memrq::Options::default()
+        },
         &|| bar.inc(1),
     )?;
     bar.finish_and_clear();

@@ -19,7 +19,7 @@ pub(super) fn invariants(
 ) -> Result<String> {
     let (program, graph, found) = target.sites(max_chains)?;
     let local = sites::local_sites(&program, &graph)?;
-    let lowered = lowering::lower(&program, &graph, &local)?;
+    let lowered = lowering::lower(&program, &graph, &local, lowering::Exceptions::Followed)?;
     let invariants: Vec<Result<String>> = found
         .sites
         .iter()

@@ -337,7 +337,10 @@ fn run(command: Command) -> Result<(String, bool)> {
                 &program,
                 &graph,
                 object_model.0,
-                memrq::Options { region_tree: true },
+                memrq::Options {
+                    region_tree: true,
+                    ..memrq::Options::default()
+                },
                 &|| {},
             )?;
             Ok(match format {

@@ -368,6 +368,21 @@ pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, ser
     (run.code, json)
 }
 
+/// `membound validate <certificate> --main <main> -- <args>`: exit 0, and every prediction
+/// equals the observation.
+pub fn validated_exactly(certificate: &Path, main: &str, args: &[&str]) {
+    let (code, json) = validate_json(certificate, main, args);
+    assert_eq!(code, 0, "{json:#}");
+    let comparisons = json["comparisons"].as_array().expect("comparisons");
+    assert!(!comparisons.is_empty(), "{json:#}");
+    for comparison in comparisons {
+        assert_eq!(
+            comparison["observed"], comparison["predicted"],
+            "{comparison}"
+        );
+    }
+}
+
 /// The (observed, predicted) object totals among a `validate --format json` report's
 /// comparisons.
 pub fn total_objects(comparisons: &[serde_json::Value]) -> (serde_json::Value, serde_json::Value) {

@@ -33,6 +33,7 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::Int;
 
+use super::Exceptions;
 use super::accumulators::accumulators;
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::division::{ByConstant, truncated_quotient};
@@ -173,17 +174,19 @@ pub struct LoweredBody {
 
 /// Lowers `body` with the field views of `fields`; `targets(pc)` lists the procedures the call
 /// at `pc` may enter that the caller wants invariants for (other callees only havoc the call's
-/// result).
+/// result); `exceptions` says whether exceptional paths are followed.
 pub fn lower_body<'t>(
     name: &str,
     body: &ir::Body,
     fields: &FieldPlan,
     targets: &dyn Fn(u32) -> CallTargets<'t>,
+    exceptions: Exceptions,
 ) -> LoweredBody {
     let successors = block_successors(body);
     let loops = find_loops(&successors);
     let live = liveness(body, &successors);
     let mut lowerer = Lowerer::new(name, body, fields, loops, targets, live, &successors);
+    lowerer.exceptions = exceptions;
     lowerer.lower_blocks();
     LoweredBody {
         procedure: lowerer.procedure,
@@ -212,6 +215,7 @@ struct Lowerer<'b, 't> {
     fixed_locals: HashMap<u32, (ir::VarId, VarId)>,
     loops: Loops,
     targets: &'b dyn Fn(u32) -> CallTargets<'t>,
+    exceptions: Exceptions,
     procedure: Procedure,
     used_names: HashSet<String>,
     /// IR variable → its value (integer variables).
@@ -268,6 +272,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             fixed_locals: HashMap::new(),
             loops,
             targets,
+            exceptions: Exceptions::Followed,
             procedure,
             used_names: HashSet::new(),
             value_of: HashMap::new(),
@@ -603,7 +608,14 @@ impl<'b, 't> Lowerer<'b, 't> {
 
     fn lower_block(&mut self, index: usize) {
         let block = &self.body.blocks[index];
-        let mut node = self.forget_at_block_start(index);
+        let mut node = if self.exceptions == Exceptions::Dropped
+            && matches!(block.terminator, Terminator::Throw(_))
+        {
+            // Assumed not to run: its statements start from a node no path reaches.
+            self.new_node()
+        } else {
+            self.forget_at_block_start(index)
+        };
         let mut facts: HashMap<ir::VarId, Fact> = HashMap::new();
         for stmt in &block.stmts {
             // A call (or a class initializer the statement runs) may throw after a write.
@@ -666,6 +678,9 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// The state at `node` may reach each handler of the block, with the `forgotten` views a
     /// throwing call may have changed first.
     fn exception_edges(&mut self, block: usize, node: NodeId, forgotten: &[VarId]) {
+        if self.exceptions == Exceptions::Dropped {
+            return;
+        }
         let handlers: Vec<usize> = self.body.blocks[block]
             .handlers
             .iter()

@@ -127,9 +127,29 @@ impl SiteInvariant {
     }
 }
 
+/// Which paths the lowering follows out of code that may throw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Exceptions {
+    /// Into each handler, and through every block that ends in `throw`.
+    #[default]
+    Followed,
+    /// None: no handler is entered and no block that ends in `throw` runs, so neither the
+    /// exception it throws nor its stack trace is counted ([`NO_EXCEPTIONS`]).
+    Dropped,
+}
+
+/// The assumption of [`Exceptions::Dropped`] (`--assume no-exceptions`).
+pub const NO_EXCEPTIONS: &str = "no exception is thrown (--assume no-exceptions): exception handlers and blocks that end in `throw` are not analyzed, so a run that throws may allocate more than these bounds";
+
 /// Lowers every method of `graph` that reaches a local site (`local` comes from `graph`) and
-/// analyses the result; the call graph tells what each method may write.
-pub fn lower(java: &JavaProgram, graph: &CallGraph, local: &LocalSites) -> Result<Lowered> {
+/// analyses the result; the call graph tells what each method may write; `exceptions` says
+/// whether exceptional paths are followed.
+pub fn lower(
+    java: &JavaProgram,
+    graph: &CallGraph,
+    local: &LocalSites,
+    exceptions: Exceptions,
+) -> Result<Lowered> {
     let methods = allocating_methods(graph, local);
     let specs: Vec<Option<Arc<MethodSpec>>> = methods
         .iter()
@@ -191,6 +211,9 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, local: &LocalSites) -> Resul
     {
         assumptions.push(views::COLLECTION_SIZES.to_string());
     }
+    if exceptions == Exceptions::Dropped {
+        assumptions.push(NO_EXCEPTIONS.to_string());
+    }
     let mut plans = plans.plans;
     if plans.iter().any(|plan| !plan.walks.roots.is_empty()) {
         assumptions.push(chains::ACYCLIC_CHAINS.to_string());
@@ -233,7 +256,7 @@ pub fn lower(java: &JavaProgram, graph: &CallGraph, local: &LocalSites) -> Resul
                     complete: complete.contains(&(caller, pc)),
                     ends_program: ending.contains(&(caller, pc)),
                 };
-                lower_body(name, &bodies[index], &plans[index], &targets)
+                lower_body(name, &bodies[index], &plans[index], &targets, exceptions)
             }
             Some(spec) => {
                 let formal_counts = &formal_counts;

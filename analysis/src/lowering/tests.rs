@@ -7,6 +7,7 @@ use std::sync::Arc;
 use membound_invariants::{Options, Point, PointId, ProcId, Program, analyze};
 use membound_polyhedra::{Int, Rat, Value, count};
 
+use super::Exceptions;
 use super::body::{CallTargets, LoweredBody, PointKey, lower_body};
 use super::fields::FieldPlan;
 use membound_front::ir::{
@@ -67,6 +68,17 @@ fn static_body(vars: Vec<Var>, blocks: Vec<Block>) -> Body {
         params: vec![VarId(0)],
         blocks,
     }
+}
+
+/// `body` lowered on its own: no field views, no callees, exceptional paths followed.
+fn lower_alone(body: &Body) -> LoweredBody {
+    lower_body(
+        "m",
+        body,
+        &FieldPlan::default(),
+        &|_| CallTargets::default(),
+        Exceptions::Followed,
+    )
 }
 
 /// The number of visits of the point `key` when the method runs with `n`, per its invariant.
@@ -143,9 +155,7 @@ fn counted_loop_with_step_two() {
             block(Vec::new(), Terminator::Return(None)),
         ],
     );
-    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| {
-        CallTargets::default()
-    });
+    let lowered = lower_alone(&body);
     for n in [-1, 0, 1, 4, 7] {
         let expected = if n <= 0 { 0 } else { (n + 1) / 2 };
         assert_eq!(
@@ -218,9 +228,7 @@ fn remainder_guard_becomes_a_mod_guard() {
             block(Vec::new(), Terminator::Return(None)),
         ],
     );
-    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| {
-        CallTargets::default()
-    });
+    let lowered = lower_alone(&body);
     for n in [0, 2, 3, 8, 9] {
         assert_eq!(
             visits(&lowered, PointKey::At(20), n),
@@ -266,8 +274,6 @@ fn allocation_only_in_a_handler_is_reached() {
             ),
         ],
     );
-    let lowered = lower_body("m", &body, &FieldPlan::default(), &|_| {
-        CallTargets::default()
-    });
+    let lowered = lower_alone(&body);
     assert_eq!(visits(&lowered, PointKey::At(21), 5), finite(1));
 }

@@ -33,7 +33,7 @@ mod render;
 pub use render::{to_dot, to_text};
 
 use crate::escape;
-use crate::lowering::{self, CALLEE_PREFIX, Lowered, PathCall};
+use crate::lowering::{self, CALLEE_PREFIX, Exceptions, Lowered, PathCall};
 use crate::memalloc::{self, Amount, Bounds, Quantity, Residence, maximum, scaled_sum, tidy};
 use crate::sites::{self, ChainElement};
 use crate::summary::{self, Counted, Levels, MethodSummary, Place, Qty, Recursion, Summaries};
@@ -84,6 +84,8 @@ pub struct Options {
     /// bounded over the bindings on its way from the entry, which costs one bound per node and
     /// call on its way.
     pub region_tree: bool,
+    /// Whether exceptional paths are analyzed (`--assume no-exceptions` drops them).
+    pub exceptions: Exceptions,
 }
 
 /// memAlloc of the entry of `graph` and of every method it reaches that allocates, with each
@@ -96,7 +98,7 @@ pub fn analyze(
     progress: &(dyn Fn() + Sync),
 ) -> Result<Bounds> {
     let local = sites::local_sites(program, graph)?;
-    let lowered = lowering::lower(program, graph, &local)?;
+    let lowered = lowering::lower(program, graph, &local, options.exceptions)?;
     let fates = escape::fates(program, graph);
     let unknown = memalloc::unknown_reached(graph);
     let inputs = summary::Inputs {

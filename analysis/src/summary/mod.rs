@@ -15,8 +15,9 @@
 //! allocate a constant per call counts once per execution, at the largest (an execution runs one
 //! target).
 //!
-//! Members of a recursive component are ∞ with the reason; code the analysis cannot see makes a
-//! method's totals ∞ (its sites stay counted). It does not print and does not build certificates.
+//! Members of a recursive component are ∞ with the reason; a call into code the analysis cannot
+//! see makes a method's totals ∞ (its sites stay counted) unless the analysis counts it 0 times,
+//! and a call counted 0 times adds nothing at all. It does not print and does not build certificates.
 
 mod geometric;
 mod local;
@@ -461,7 +462,7 @@ fn method_summary(
         objects = objects.add(&call_objects);
         bytes = bytes.add(&call_bytes);
     }
-    let unbounded = inputs.unknown.get(&id).cloned().unwrap_or_default();
+    let unbounded = unseen_code(inputs, summaries, edges, id, &method);
     if !unbounded.is_empty() {
         objects = Qty::Inf;
         bytes = Qty::Inf;
@@ -477,6 +478,64 @@ fn method_summary(
         recursion: None,
         diverges,
     }
+}
+
+/// Why a method reaches code the analysis cannot see, call by call: a call the analysis counts
+/// 0 times per call of the method (under a guard that never holds) adds nothing; any other call
+/// into unseen code, whatever its count, makes the method's totals ∞. A callee with a summary
+/// tells its own reasons (its calls that never run left out); one without, every unseen method
+/// it reaches.
+fn unseen_code(
+    inputs: &Inputs<'_>,
+    summaries: &Layered<'_>,
+    edges: &[&Edge],
+    id: NodeId,
+    method: &MethodRef,
+) -> Vec<String> {
+    const SHOWN: usize = 3;
+    if !inputs.unknown.contains_key(&id) {
+        return Vec::new();
+    }
+    let mut by_call: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for edge in edges {
+        let why = match summaries.of(edge.callee) {
+            Some(summary) => summary.unbounded.clone(),
+            None => inputs
+                .unknown
+                .get(&edge.callee)
+                .cloned()
+                .unwrap_or_default(),
+        };
+        by_call.entry(edge.pc).or_default().extend(why);
+    }
+    for call in inputs.graph.unresolved.iter().filter(|c| c.caller == id) {
+        by_call.entry(call.pc).or_default().push(format!(
+            "reaches unresolved call to {} ({})",
+            call.target, call.reason
+        ));
+    }
+    let mut reasons: Vec<String> = Vec::new();
+    for (pc, why) in by_call {
+        if why.is_empty() || never_runs(inputs.lowered, method, pc) {
+            continue;
+        }
+        for reason in why {
+            if reasons.len() < SHOWN && !reasons.contains(&reason) {
+                reasons.push(reason);
+            }
+        }
+    }
+    reasons
+}
+
+/// Whether the call at `pc` of `method` runs 0 times per call of the method, as counted from
+/// its invariant (an invariant that cannot be counted may run).
+fn never_runs(lowered: &Lowered, method: &MethodRef, pc: u32) -> bool {
+    lowered
+        .local_invariant(method, pc)
+        .ok()
+        .and_then(|invariant| Qty::count_of(&invariant.executions_set().to_set()).ok())
+        .is_some_and(|count| count.is_zero())
 }
 
 /// The calls of a method into methods that reach a site, grouped by offset.
@@ -522,6 +581,8 @@ impl CallSite<'_> {
                 .lowered
                 .call_set(self.method, self.pc, &summary.method);
             match call_set {
+                // A call that never runs adds nothing, whatever its callee reaches.
+                Ok(call_set) if executions_count(&call_set).is_zero() => {}
                 Ok(call_set) => {
                     diverges.extend(diverging_calls(summary, &call_set));
                     self.compose_target(summary, &call_set, entries);
