@@ -14,7 +14,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use membound_bernstein::{BoundExpr, EvalError, ParametricPolytope, bound_expr_over, parse_bound};
-use membound_polyhedra::{Rat, Value, parse_set};
+use membound_polyhedra::{Int, Polynomial, Rat, Set, Value, parse_set};
 use serde::Deserialize;
 
 use crate::diff::{Degree, above, degree, parse_expression, point_text};
@@ -320,7 +320,7 @@ pub fn parse_config(text: &str) -> Result<Vec<Pinned>> {
 pub enum Verdict {
     /// At a point: the value is within the limit.
     Holds,
-    /// At a point: the value is above the limit.
+    /// At a point, or at a point of a range (the witness): the value is above the limit.
     Broken,
     /// Over a range: the upper bound is within the limit.
     Proved,
@@ -349,8 +349,10 @@ pub struct Outcome {
     pub budget: Budget,
     pub scope: Scope,
     pub verdict: Verdict,
-    /// The value at the point, or the upper bound over the range.
+    /// The value at the point, or the upper bound over the range, or the value at the witness.
     pub value: Value,
+    /// Over a range: a point of it where the budget is broken.
+    pub witness: Option<BTreeMap<String, Rat>>,
     /// The certificate's expression of the checked quantity.
     pub expression: String,
     /// Why the value is ∞ (the method's and its sites' reasons in the certificate).
@@ -376,21 +378,31 @@ pub fn check(
     })?;
     let text = budget.unit.of(amount);
     let expr = parse_expression(&entry.method, text)?;
-    let (value, note) = match scope {
+    let (value, note, witness) = match scope {
         Scope::At(point) => {
             crate::check_read::check_point_names(point, &[entry])?;
-            (at_point(&entry.method, &expr, point)?, None)
+            (at_point(&entry.method, &expr, point)?, None, None)
         }
-        Scope::Over(range) => over_range(&entry.method, &expr, entry, range)?,
+        Scope::Over(range) => {
+            let set = range_set(&entry.method, entry, range)?;
+            let (bound, note) = over_range(&entry.method, &expr, &set, range)?;
+            // A bound above the limit may only over-approximate: look for a point that breaks
+            // the budget before calling it unproved.
+            let broken = (!within_limit(&bound, &budget.limit))
+                .then(|| broken_corner(&expr, &set, &budget.limit))
+                .flatten();
+            match broken {
+                Some((point, value)) => (value, None, Some(point)),
+                None => (bound, note, None),
+            }
+        }
     };
-    let within = match &value {
-        Value::Finite(v) => *v <= budget.limit,
-        Value::Infinite => false,
-    };
+    let within = within_limit(&value, &budget.limit);
     let verdict = match (scope, within) {
         (Scope::At(_), true) => Verdict::Holds,
         (Scope::At(_), false) => Verdict::Broken,
         (Scope::Over(_), true) => Verdict::Proved,
+        (Scope::Over(_), false) if witness.is_some() => Verdict::Broken,
         (Scope::Over(_), false) => Verdict::NotProved,
     };
     let reasons = if value == Value::Infinite && degree(&expr) == Degree::Infinite {
@@ -404,6 +416,7 @@ pub fn check(
         scope: scope.clone(),
         verdict,
         value,
+        witness,
         expression: text.to_string(),
         reasons,
         note,
@@ -426,30 +439,9 @@ fn at_point(method: &str, expr: &BoundExpr, point: &BTreeMap<String, Rat>) -> Re
 fn over_range(
     method: &str,
     expr: &BoundExpr,
-    entry: &MethodEntry,
+    set: &Set,
     range: &Range,
 ) -> Result<(Value, Option<String>)> {
-    let params: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
-    // The text goes inside a set we write around it: braces or tuples of its own would make
-    // the parser's complaint point into our wrapping.
-    if range.text.contains(['{', '}', '[', ']', ';']) {
-        return Err(Error::Input(format!(
-            "bad range `{}`: give only constraints on the parameters ({}), e.g. `0 <= {} <= 10000`, without braces or tuples",
-            range.text,
-            params.join(", "),
-            params.first().unwrap_or(&"n")
-        )));
-    }
-    let prefix = format!("{{ [{}] : ", params.join(", "));
-    let set = parse_set(&format!("{prefix}{} }}", range.text)).map_err(|e| {
-        Error::Input(format!(
-            "bad range `{}` for {method} (parameters: {}): column {}: {}",
-            range.text,
-            params.join(", "),
-            e.column.saturating_sub(prefix.chars().count()),
-            e.message
-        ))
-    })?;
     let mut value = Value::Finite(Rat::zero());
     let mut unbounded = false;
     let mut empty = true;
@@ -487,10 +479,120 @@ fn over_range(
         format!(
             "the range `{}` is not bounded: give every parameter a lower and an upper bound (e.g. `0 <= {} <= 10000`)",
             range.text,
-            params.first().unwrap_or(&"n")
+            set.space.dims.first().map_or("n", String::as_str)
         )
     });
     Ok((value, note))
+}
+
+fn within_limit(value: &Value, limit: &Rat) -> bool {
+    match value {
+        Value::Finite(v) => v <= limit,
+        Value::Infinite => false,
+    }
+}
+
+/// Past this many fractional coordinates a vertex's rounded neighbours are not tried (there are
+/// two per such coordinate).
+const MAX_ROUNDED_COORDINATES: usize = 10;
+
+/// A point of the range where `expr` is above `limit`, with its value there: the integer points
+/// at and around each vertex of the range (where a bound growing with its parameters is
+/// largest), evaluated exactly. `None` when no corner breaks the budget.
+fn broken_corner(
+    expr: &BoundExpr,
+    set: &Set,
+    limit: &Rat,
+) -> Option<(BTreeMap<String, Rat>, Value)> {
+    for part in &set.parts {
+        let polytope = ParametricPolytope::of_part(Vec::new(), set.space.dims.clone(), part);
+        // Vertices exist only where the range has no line.
+        if !polytope.recession_cone().lines.is_empty() {
+            continue;
+        }
+        let Ok(chambers) = polytope.chambers() else {
+            continue;
+        };
+        for vertex in chambers.iter().flat_map(|chamber| &chamber.vertices) {
+            let Some(coordinates): Option<Vec<Rat>> =
+                vertex.iter().map(Polynomial::as_constant).collect()
+            else {
+                continue;
+            };
+            for point in integer_points_around(&coordinates) {
+                if part.contains(&[], &point) != Some(true) {
+                    continue;
+                }
+                let named: BTreeMap<String, Rat> = set
+                    .space
+                    .dims
+                    .iter()
+                    .cloned()
+                    .zip(point.into_iter().map(Rat::from))
+                    .collect();
+                if let Ok(value) = expr.eval(&named)
+                    && !within_limit(&value, limit)
+                {
+                    return Some((named, value));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The integer points whose every coordinate is the floor or the ceiling of the vertex's (the
+/// vertex itself when it is integral).
+fn integer_points_around(vertex: &[Rat]) -> Vec<Vec<Int>> {
+    let fractional = vertex.iter().filter(|c| c.floor() != c.ceil()).count();
+    if fractional > MAX_ROUNDED_COORDINATES {
+        return Vec::new();
+    }
+    let mut points = vec![Vec::new()];
+    for coordinate in vertex {
+        let (floor, ceil) = (coordinate.floor(), coordinate.ceil());
+        let choices = if floor == ceil {
+            vec![floor]
+        } else {
+            vec![floor, ceil]
+        };
+        points = points
+            .into_iter()
+            .flat_map(|point: Vec<Int>| {
+                choices.iter().map(move |choice| {
+                    let mut next = point.clone();
+                    next.push(choice.clone());
+                    next
+                })
+            })
+            .collect();
+    }
+    points
+}
+
+/// The range's constraints as a set over the method's parameters.
+fn range_set(method: &str, entry: &MethodEntry, range: &Range) -> Result<Set> {
+    let params: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
+    // The text goes inside a set we write around it: braces or tuples of its own would make
+    // the parser's complaint point into our wrapping.
+    if range.text.contains(['{', '}', '[', ']', ';']) {
+        return Err(Error::Input(format!(
+            "bad range `{}`: give only constraints on the parameters ({}), e.g. `0 <= {} <= 10000`, without braces or tuples",
+            range.text,
+            params.join(", "),
+            params.first().unwrap_or(&"n")
+        )));
+    }
+    let prefix = format!("{{ [{}] : ", params.join(", "));
+    parse_set(&format!("{prefix}{} }}", range.text)).map_err(|e| {
+        Error::Input(format!(
+            "bad range `{}` for {method} (parameters: {}): column {}: {}",
+            range.text,
+            params.join(", "),
+            e.column.saturating_sub(prefix.chars().count()),
+            e.message
+        ))
+    })
 }
 
 /// The certificate's reasons for an ∞ in `unit`: the method's own, then those of every site
@@ -525,6 +627,9 @@ impl Outcome {
         };
         let found = match (&self.scope, &self.value) {
             (Scope::At(_), _) => value,
+            (Scope::Over(_), _) if let Some(point) = &self.witness => {
+                format!("{value} at {}", point_text(point))
+            }
             (Scope::Over(_), Value::Finite(_)) => format!("at most {value} (Bernstein bound)"),
             (Scope::Over(_), Value::Infinite) => "no finite bound".to_string(),
         };

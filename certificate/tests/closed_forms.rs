@@ -72,8 +72,9 @@ fn budgets_are_proved_over_ranges_through_monotone_exponentials() {
     let (verdict, value) = budget_over(&tree(), "memAlloc <= 16MiB", "0 <= d <= 20");
     assert_eq!(verdict, Verdict::Proved);
     assert_eq!(value, Value::Finite(Rat::from(16_777_200)));
+    // At d = 21 the tree is 16·2^21 - 16 bytes: broken there, not merely unproved.
     let (verdict, value) = budget_over(&tree(), "memAlloc <= 16MiB", "0 <= d <= 21");
-    assert_eq!(verdict, Verdict::NotProved);
+    assert_eq!(verdict, Verdict::Broken);
     assert_eq!(value, Value::Finite(Rat::from(33_554_416)));
     // A product of monotone factors, and a logarithm.
     let chain = certificate(
@@ -85,10 +86,11 @@ fn budgets_are_proved_over_ranges_through_monotone_exponentials() {
         (verdict, value),
         (Verdict::Proved, Value::Finite(Rat::from(10240)))
     );
+    // 8·floor_log2(16) = 32 bytes at d = 15.
     let (verdict, value) = budget_over(&chain, "memAlloc <= 24 B", "0 <= d <= 15");
     assert_eq!(
         (verdict, value),
-        (Verdict::NotProved, Value::Finite(Rat::from(32)))
+        (Verdict::Broken, Value::Finite(Rat::from(32)))
     );
 }
 

@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod analyze;
 mod check;
 mod codegen;
+mod completions;
 mod diff;
 mod heap;
 mod invariants;
@@ -34,9 +35,17 @@ use membound_jvm::MethodRef;
 use membound_jvm::error::{Error, Result};
 use membound_runtime::measure;
 
+/// The version `--version` prints: the crate's, with the commit it was built from (cli/build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("MEMBOUND_COMMIT"),
+    ")"
+);
+
 /// Parametric heap-memory bounds for Java bytecode.
 #[derive(Debug, Parser)]
-#[command(name = "membound", version, about)]
+#[command(name = "membound", version = VERSION, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -135,6 +144,15 @@ enum Command {
         #[arg(long, default_value_t = membound_bernstein::DEFAULT_MAX_DEGREE)]
         budget_degree: u32,
     },
+    /// Print the shell completion script, e.g. `membound completions bash >
+    /// /etc/bash_completion.d/membound`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `membound man > membound.1`.
+    #[command(alias = "manpage")]
+    Man,
 }
 
 #[derive(Debug, Args)]
@@ -366,6 +384,8 @@ fn run(command: Command) -> Result<(String, bool)> {
             };
             math::bound(&polynomial, at.as_deref(), limits)
         }
+        Command::Completions { shell } => Ok(completions::completions(shell)),
+        Command::Man => completions::man_page(),
         Command::Measure(args) => {
             let options = args.run.options(args.input.clone(), args.method.clone());
             let measurement = match &args.cert {

@@ -226,16 +226,44 @@ fn a_budget_over_a_bounded_range_is_proved() {
 }
 
 #[test]
+fn a_budget_broken_only_at_the_top_of_a_range_is_broken_at_that_point() {
+    // memRq is 16n + 24 bytes: 160024 at n = 10000, one byte over the limit, and within it at
+    // every other point of the range.
+    let range = "0 <= n <= 10000 and 0 <= m <= 10";
+    let run = check(
+        "range-broken",
+        &["--budget", "memRq <= 160023 B", "--for", range],
+    );
+    let expected = [
+        "BROKEN   Demo.run(II)V: memRq <= 160023 B for 0 <= n <= 10000 and 0 <= m <= 10: 160024 bytes at m=",
+        ",n=10000, limit 160023 bytes",
+        "memRq bytes = cases(n >= 1 -> (16*n + 24)",
+    ];
+    assert_run(&run, 1, &expected);
+    assert!(!run.stdout.contains("may still hold"), "{}", run.stdout);
+    // The limit itself is allowed: the same range is proved.
+    let at_limit = check(
+        "range-at-limit",
+        &["--budget", "memRq <= 160024 B", "--for", range],
+    );
+    assert_run(&at_limit, 0, &["PROVED", "at most 160024 bytes"]);
+}
+
+#[test]
 fn a_budget_over_a_range_where_the_bound_is_too_high_is_not_proved() {
+    // n*m + 1 objects over the triangle n + m <= 63 is at most 31*32 + 1 = 993 (inside the
+    // range), so the budget holds; the Bernstein bound 3973/4 is above it, and no corner of the
+    // range (where the quantity is 1) breaks it: unproved, not broken.
+    let range = "0 <= n and 0 <= m and n + m <= 63";
     let run = check(
         "range-unproved",
-        &["--budget", "memRq <= 1KiB", "--for", "0 <= n <= 100"],
+        &["--budget", "memAlloc <= 993 objects", "--for", range],
     );
     let expected = [
         "UNPROVED",
-        "at most 1624 bytes",
+        "at most 3973/4 objects",
         "may still hold",
-        "16*n + 24",
+        "n*m + 1",
     ];
     assert_run(&run, 1, &expected);
 }

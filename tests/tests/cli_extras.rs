@@ -1,0 +1,62 @@
+//! What ships beside the commands: shell completion scripts, the man page, and a `--version`
+//! that names the commit the binary was built from.
+
+use membound_tests::{assert_run, membound, workspace_root};
+
+#[test]
+fn completion_scripts_offer_the_commands_in_every_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let run = membound(["completions", shell]);
+        assert_run(&run, 0, &["analyze", "check", "completions"]);
+    }
+    let bash = membound(["completions", "bash"]);
+    assert!(bash.stdout.contains("complete "), "{}", bash.stdout);
+    // The flags of a command are completed too.
+    assert!(bash.stdout.contains("--object-model"), "{}", bash.stdout);
+}
+
+#[test]
+fn an_unknown_shell_is_bad_input() {
+    let run = membound(["completions", "cmd.exe"]);
+    assert_run(&run, 2, &[]);
+    assert!(run.stderr.contains("possible values"), "{}", run.stderr);
+}
+
+#[test]
+fn the_man_page_is_roff_naming_the_commands() {
+    let run = membound(["man"]);
+    assert_run(
+        &run,
+        0,
+        &["membound\\-analyze", "membound\\-check", "\\-\\-version"],
+    );
+    // clap_mangen puts a quote-string preamble before the title line.
+    let title = run.stdout.lines().find(|line| line.starts_with(".TH"));
+    let title = title.unwrap_or_else(|| panic!("no .TH line:\n{}", run.stdout));
+    assert!(title.starts_with(".TH membound 1"), "{title}");
+    assert!(run.stdout.contains(".SH SYNOPSIS"), "{}", run.stdout);
+    // The alias the wording allows gives the same page.
+    assert_eq!(membound(["manpage"]).stdout, run.stdout);
+}
+
+#[test]
+fn the_version_names_the_commit_it_was_built_from() {
+    let run = membound(["--version"]);
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(workspace_root())
+        .output();
+    let version = run.stdout.trim();
+    match head {
+        // The binary is built from this checkout, so it names its HEAD (a commit made after the
+        // build would rebuild it: build.rs watches HEAD).
+        Ok(out) if out.status.success() => {
+            let hash = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            assert_eq!(
+                version,
+                format!("membound {} (commit {hash})", env!("CARGO_PKG_VERSION"))
+            );
+        }
+        _ => assert!(version.ends_with("(unknown commit)"), "{version}"),
+    }
+}
