@@ -151,8 +151,8 @@ pub(super) struct EvalArgs {
     /// Only this method (`pkg.C.m` or with its descriptor).
     #[arg(long)]
     method: Option<String>,
-    /// A parameter value, `n=7` (repeatable; `n=7,m=5` also works).
-    #[arg(long = "param")]
+    /// A parameter value, `n=7` (repeatable; `n=7,m=5` also works; `--at` is the same).
+    #[arg(long = "param", visible_alias = "at")]
     params: Vec<String>,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     format: ListFormat,

@@ -22,7 +22,7 @@ pub(super) struct CheckArgs {
     #[arg(long = "budget", value_name = "BUDGET")]
     budgets: Vec<String>,
     /// Check at this parameter point: `n=1000,m=10` (repeatable, merged).
-    #[arg(long, value_name = "POINT")]
+    #[arg(long, value_name = "POINT", visible_alias = "param")]
     at: Vec<String>,
     /// Check at every integer point of this parameter range: linear constraints in isl
     /// syntax, `0 <= n <= 10000 and m <= n`.

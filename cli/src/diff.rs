@@ -16,7 +16,7 @@ pub(super) struct DiffArgs {
     /// The certificate after the change.
     new: PathBuf,
     /// Also compare values at this parameter point: `n=1000,m=10` (repeatable: one point each).
-    #[arg(long, value_name = "POINT")]
+    #[arg(long, value_name = "POINT", visible_alias = "param")]
     at: Vec<String>,
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     format: DiffFormat,

@@ -122,7 +122,7 @@ enum Command {
         #[arg(long)]
         file: Option<PathBuf>,
         /// Also print the count at this point, alone on the last line: n=7,m=5.
-        #[arg(long)]
+        #[arg(long, visible_alias = "param")]
         at: Option<String>,
         #[arg(long, value_enum, default_value_t = math::CountFormat::Text)]
         format: math::CountFormat,
@@ -133,7 +133,7 @@ enum Command {
         /// The piecewise polynomial in isl syntax.
         polynomial: String,
         /// Also print the bound's value at this point, alone on the last line: n=10.
-        #[arg(long)]
+        #[arg(long, visible_alias = "param")]
         at: Option<String>,
         /// Most Bernstein coefficients expanded per chamber; past it (or past
         /// --budget-degree) a chamber is bounded by its vertices' largest coordinates, which

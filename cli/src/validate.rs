@@ -20,7 +20,7 @@ pub(super) struct ValidateArgs {
     #[arg(long)]
     input: Option<PathBuf>,
     /// A parameter value to use instead of the recorded one, `n=7` (repeatable).
-    #[arg(long = "param")]
+    #[arg(long = "param", visible_alias = "at")]
     params: Vec<String>,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     format: ListFormat,

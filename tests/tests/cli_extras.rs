@@ -60,3 +60,36 @@ fn the_version_names_the_commit_it_was_built_from() {
         _ => assert!(version.ends_with("(unknown commit)"), "{version}"),
     }
 }
+
+#[test]
+fn parameter_values_take_param_or_at_on_every_command() {
+    let dir = membound_tests::scratch_dir("param-or-at");
+    let cert = dir.join("intro.json");
+    membound_tests::analyze_into(
+        std::path::Path::new("examples/intro/intro.jar"),
+        "Intro.m1",
+        "count",
+        &cert,
+    );
+    let cert = cert.to_str().expect("utf-8");
+    let with = |command: &[&str]| -> String {
+        let run = membound_tests::membound(command);
+        assert_eq!(run.code, 0, "{command:?}: {}", run.stderr);
+        run.stdout
+    };
+    for flag in ["--param", "--at"] {
+        assert_eq!(
+            with(&["eval", cert, flag, "k=4", "--format", "json"]),
+            with(&["eval", cert, "--param", "k=4", "--format", "json"]),
+            "eval {flag}"
+        );
+        let counted = with(&["count", "[n] -> { [i] : 0 <= i < n }", flag, "n=7"]);
+        assert_eq!(
+            counted.lines().last().map(str::trim),
+            Some("7"),
+            "count {flag}"
+        );
+        let diff = with(&["diff", cert, cert, flag, "k=4"]);
+        assert!(diff.contains("0 regression(s)"), "diff {flag}: {diff}");
+    }
+}
