@@ -149,6 +149,21 @@ pub fn value_text(value: &Value) -> String {
     }
 }
 
+/// A number of bytes for people: `8024000 bytes (7.65 MiB)`, binary units beside the exact
+/// number from 1 KiB.
+pub fn bytes_text(value: &Value) -> String {
+    let exact = format!("{} bytes", value_text(value));
+    let Value::Finite(v) = value else {
+        return exact;
+    };
+    let approximate = v.to_f64_lossy();
+    let units = [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    match units.iter().find(|(_, size)| approximate >= *size as f64) {
+        Some((unit, size)) => format!("{exact} ({:.2} {unit})", approximate / *size as f64),
+        None => exact,
+    }
+}
+
 impl Pair {
     fn to_json(&self) -> Json {
         json!({"objects": value_json(&self.objects), "bytes": value_json(&self.bytes)})
@@ -206,10 +221,10 @@ impl Evaluation {
         for m in &self.methods {
             let _ = writeln!(
                 out,
-                "{}: memAlloc {} objects, {} bytes",
+                "{}: memAlloc {} objects, {}",
                 m.method,
                 value_text(&m.mem_alloc.objects),
-                value_text(&m.mem_alloc.bytes)
+                bytes_text(&m.mem_alloc.bytes)
             );
             let regions = [
                 ("memCaptured", &m.mem_captured),
@@ -220,9 +235,9 @@ impl Evaluation {
                 if let Some(pair) = pair {
                     let _ = writeln!(
                         out,
-                        "  {name} {} objects, {} bytes",
+                        "  {name} {} objects, {}",
                         value_text(&pair.objects),
-                        value_text(&pair.bytes)
+                        bytes_text(&pair.bytes)
                     );
                 }
             }
@@ -235,11 +250,11 @@ impl Evaluation {
                     .collect();
                 let _ = writeln!(
                     out,
-                    "  {} x {}: {} objects, {} bytes  [{}]",
+                    "  {} x {}: {} objects, {}  [{}]",
                     value_text(&s.count),
                     s.ty,
                     value_text(&s.amount.objects),
-                    value_text(&s.amount.bytes),
+                    bytes_text(&s.amount.bytes),
                     chain.join(" -> ")
                 );
             }

@@ -93,3 +93,34 @@ fn parameter_values_take_param_or_at_on_every_command() {
         assert!(diff.contains("0 regression(s)"), "diff {flag}: {diff}");
     }
 }
+
+#[test]
+fn evaluated_bytes_show_binary_units_beside_the_exact_number() {
+    let dir = membound_tests::scratch_dir("byte-units");
+    let cert = dir.join("intro.json");
+    membound_tests::analyze_into(
+        std::path::Path::new("examples/intro/intro.jar"),
+        "Intro.m1",
+        "hotspot-coops",
+        &cert,
+    );
+    let run = membound_tests::membound([
+        "eval".as_ref(),
+        cert.as_os_str(),
+        "--param".as_ref(),
+        "k=1000".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // 8k² + 24k bytes at k = 1000.
+    assert!(
+        run.stdout
+            .contains("memAlloc 501500 objects, 8024000 bytes (7.65 MiB)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("memEscapes 0 objects, 0 bytes\n"),
+        "{}",
+        run.stdout
+    );
+}
