@@ -57,7 +57,7 @@ fn analysis(classes: &Path, method: &str) -> Analysis {
         model: ObjectModel::Count,
         unknown: &unknown,
     };
-    let summaries = summary::summarize(&inputs, &|| {});
+    let summaries = summary::summarize(&inputs, &|_| {});
     Analysis {
         graph,
         sites,

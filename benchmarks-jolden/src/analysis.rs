@@ -134,7 +134,7 @@ fn write_certificate(input: &Path, method: &str, out: &Path) -> Result<()> {
         &graph,
         ObjectModel::HotspotCoops,
         memrq::Options::default(),
-        &|| {},
+        &|_| {},
     )?;
     let seconds = start.elapsed().as_secs_f64();
     let certificate = membound_analysis::certify::certificate(input, &bounds)?;

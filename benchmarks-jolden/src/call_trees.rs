@@ -75,7 +75,7 @@ fn analyze(dir: &Path) -> Result<(f64, bool), Failure> {
     let graph =
         callgraph::build(&Hierarchy::new(&program), &entry, &specs).map_err(|e| failed(&e))?;
     let options = memrq::Options::default();
-    let bounds = memrq::analyze(&program, &graph, ObjectModel::Count, options, &|| {})
+    let bounds = memrq::analyze(&program, &graph, ObjectModel::Count, options, &|_| {})
         .map_err(|e| failed(&e))?;
     let finite = !bounds.methods[0].mem_alloc.objects.may_be_infinite();
     Ok((start.elapsed().as_secs_f64(), finite))

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use membound_polyhedra::{Int, Rat};
 
+use super::progress::Progress;
 use super::{ListFormat, MethodInput, ModelArg, json_text};
 use membound_analysis::lowering::Exceptions;
 use membound_analysis::memalloc;
@@ -35,6 +35,12 @@ pub(super) struct AnalyzeArgs {
     /// that value, an assumption it lists); repeatable, `a=b,c=d` also works.
     #[arg(long = "param", value_name = "NEW=OLD|NAME=INTEGER")]
     params: Vec<String>,
+    /// No progress display on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Also print each phase's time on stderr.
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
     /// Analyze under an assumption the certificate then names; repeatable.
     #[arg(long, value_enum)]
     assume: Vec<Assumption>,
@@ -66,8 +72,9 @@ enum ReportFormat {
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     // Bad `--param` text is refused before the analysis runs.
     let edits = parse_param_edits(&args.params)?;
+    let progress = Progress::new(args.quiet, args.verbose);
+    progress.phase("loading the classes and building the call graph");
     let (program, graph) = args.target.call_graph()?;
-    let bar = progress_bar();
     let mut bounds = memrq::analyze(
         &program,
         &graph,
@@ -80,9 +87,9 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
             },
             ..memrq::Options::default()
         },
-        &|| bar.inc(1),
+        &|step| progress.step(step),
     )?;
-    bar.finish_and_clear();
+    progress.finish();
     if let Some(entry) = bounds.methods.first_mut() {
         for edit in edits {
             match edit {
@@ -131,17 +138,6 @@ fn file_format(path: &Path, asked: ReportFormat) -> ReportFormat {
             other => other,
         },
     }
-}
-
-/// A spinner on stderr (drawn only on a terminal) counting methods as they are summarized.
-fn progress_bar() -> ProgressBar {
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} summarizing methods: {pos} done [{elapsed}]")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
 }
 
 #[derive(Debug, Args)]

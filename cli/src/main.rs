@@ -16,6 +16,7 @@ mod diff;
 mod heap;
 mod invariants;
 mod math;
+mod progress;
 mod validate;
 
 use membound_analysis::memrq;
@@ -359,7 +360,7 @@ fn run(command: Command) -> Result<(String, bool)> {
                     region_tree: true,
                     ..memrq::Options::default()
                 },
-                &|| {},
+                &|_| {},
             )?;
             Ok(match format {
                 TreeFormat::Text => memrq::to_text(&bounds),

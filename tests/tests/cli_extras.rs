@@ -124,3 +124,36 @@ fn evaluated_bytes_show_binary_units_beside_the_exact_number() {
         run.stdout
     );
 }
+
+#[test]
+fn analyze_names_its_phases_with_their_times_when_verbose_and_is_silent_when_quiet() {
+    let analyze = |flag: &str| {
+        membound_tests::membound([
+            "analyze",
+            "examples/intro/intro.jar",
+            "--method",
+            "Intro.m1",
+            flag,
+        ])
+    };
+    let verbose = analyze("-v");
+    assert_eq!(verbose.code, 0, "{}", verbose.stderr);
+    for phase in [
+        "loading the classes and building the call graph",
+        "lowering the methods and computing their invariants",
+        "summarizing methods",
+        "memAlloc, regions and memRq",
+    ] {
+        assert!(
+            verbose
+                .stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("membound: {phase}: ")) && l.ends_with(" s")),
+            "{phase}: {}",
+            verbose.stderr
+        );
+    }
+    let quiet = analyze("-q");
+    assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""));
+    assert_eq!(quiet.stdout, verbose.stdout);
+}

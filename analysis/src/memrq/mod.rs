@@ -90,15 +90,31 @@ pub struct Options {
 
 /// memAlloc of the entry of `graph` and of every method it reaches that allocates, with each
 /// method's regions and memRq. `progress` is called once per method summarized.
+/// What the analysis reports as it goes, for progress displays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A phase starts.
+    Phase(&'static str),
+    /// Summarizing starts: this many methods to summarize.
+    Summarizing(usize),
+    /// One more method summarized.
+    Summarized,
+}
+
 pub fn analyze(
     program: &Program,
     graph: &CallGraph,
     model: ObjectModel,
     options: Options,
-    progress: &(dyn Fn() + Sync),
+    progress: &(dyn Fn(Step) + Sync),
 ) -> Result<Bounds> {
+    progress(Step::Phase("finding the creation sites"));
     let local = sites::local_sites(program, graph)?;
+    progress(Step::Phase(
+        "lowering the methods and computing their invariants",
+    ));
     let lowered = lowering::lower(program, graph, &local, options.exceptions)?;
+    progress(Step::Phase("escape analysis"));
     let fates = escape::fates(program, graph);
     let unknown = memalloc::unknown_reached(graph);
     let inputs = summary::Inputs {
@@ -110,7 +126,8 @@ pub fn analyze(
         model,
         unknown: &unknown,
     };
-    let summaries = summary::summarize(&inputs, progress);
+    let summaries = summary::summarize(&inputs, &|step| progress(step));
+    progress(Step::Phase("memAlloc, regions and memRq"));
     let mut bounds = memalloc::bounds(program, graph, &local, &lowered, &summaries, model)?;
     let regions = Regions::of(graph, &lowered, &summaries);
     for method in &mut bounds.methods {

@@ -252,8 +252,9 @@ pub struct Inputs<'a> {
 
 /// The summary of every method of `inputs.graph` that reaches a local site, callees first.
 /// The call graph's components are summarized in waves, each after the components it calls,
-/// the components of a wave in parallel. `progress` is called once per method summarized.
-pub fn summarize(inputs: &Inputs<'_>, progress: &(dyn Fn() + Sync)) -> Summaries {
+/// the components of a wave in parallel. `progress` hears how many methods there are to
+/// summarize, then of each one summarized.
+pub fn summarize(inputs: &Inputs<'_>, progress: &(dyn Fn(crate::memrq::Step) + Sync)) -> Summaries {
     let count = inputs.graph.methods.len();
     let mut summaries = Summaries {
         by_node: vec![None; count],
@@ -261,13 +262,19 @@ pub fn summarize(inputs: &Inputs<'_>, progress: &(dyn Fn() + Sync)) -> Summaries
     };
     let adjacency = inputs.graph.adjacency();
     let components = inputs.graph.components();
+    let to_summarize = (0..count)
+        .filter(|&id| inputs.local.reaches[id] && lowered(inputs, id))
+        .count();
+    progress(crate::memrq::Step::Summarizing(to_summarize));
     for wave in waves(&components, &adjacency, count) {
         let solved: Vec<Vec<(NodeId, MethodSummary)>> = wave
             .par_iter()
             .map(|&component| {
                 let solved =
                     summarize_component(inputs, &summaries, &components[component], &adjacency);
-                solved.iter().for_each(|_| progress());
+                solved
+                    .iter()
+                    .for_each(|_| progress(crate::memrq::Step::Summarized));
                 solved
             })
             .collect();

@@ -1,0 +1,79 @@
+//! Progress of a long analysis on stderr: a spinner naming the phase, a bar with its total and
+//! ETA while methods are summarized (indicatif draws nothing when stderr is not a terminal);
+//! `-q` hides it, `-v` also prints each phase's time.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use membound_analysis::memrq::Step;
+
+pub(super) struct Progress {
+    bar: ProgressBar,
+    verbose: bool,
+    /// The phase running and when it started.
+    current: Mutex<Option<(String, Instant)>>,
+}
+
+impl Progress {
+    pub(super) fn new(quiet: bool, verbose: bool) -> Progress {
+        let bar = ProgressBar::new_spinner();
+        if quiet {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        bar.set_style(spinner_style());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Progress {
+            bar,
+            verbose: verbose && !quiet,
+            current: Mutex::new(None),
+        }
+    }
+
+    /// A phase starts (the previous one ends).
+    pub(super) fn phase(&self, name: &str) {
+        self.end_phase();
+        self.bar.set_style(spinner_style());
+        self.bar.set_message(name.to_string());
+        if let Ok(mut current) = self.current.lock() {
+            *current = Some((name.to_string(), Instant::now()));
+        }
+    }
+
+    /// What the analysis reports.
+    pub(super) fn step(&self, step: Step) {
+        match step {
+            Step::Phase(name) => self.phase(name),
+            Step::Summarizing(total) => {
+                self.phase("summarizing methods");
+                self.bar.set_position(0);
+                self.bar.set_length(total as u64);
+                self.bar.set_style(bar_style());
+            }
+            Step::Summarized => self.bar.inc(1),
+        }
+    }
+
+    pub(super) fn finish(&self) {
+        self.end_phase();
+        self.bar.finish_and_clear();
+    }
+
+    fn end_phase(&self) {
+        let ended = self.current.lock().ok().and_then(|mut c| c.take());
+        if let (true, Some((name, start))) = (self.verbose, ended) {
+            let line = format!("membound: {name}: {:.2} s", start.elapsed().as_secs_f64());
+            self.bar.suspend(|| eprintln!("{line}"));
+        }
+    }
+}
+
+fn spinner_style() -> ProgressStyle {
+    ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+        .unwrap_or_else(|_| ProgressStyle::default_spinner())
+}
+
+fn bar_style() -> ProgressStyle {
+    ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} [{elapsed}, about {eta} left]")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+}
