@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::affine::Affine;
 use crate::constraint::Constraint;
 use crate::fourier_motzkin::System;
+use crate::polyhedron::Polyhedron;
 use crate::scalar::{Int, Rat};
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
@@ -156,6 +157,11 @@ impl BasicSet {
             out.extend(div.defining_constraints(self.local_column(i)));
         }
         out
+    }
+    /// The rational polyhedron of every constraint, the divisions' included, over all its
+    /// columns (params, dims, locals).
+    pub fn to_polyhedron(&self) -> Polyhedron {
+        Polyhedron::from_constraints(self.n_columns(), self.all_constraints())
     }
     /// Every constraint including those defining the divisions.
     pub fn all_constraints(&self) -> Vec<Constraint> {

@@ -27,7 +27,9 @@
 
 use membound_bernstein::guard::affine_to_linear;
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
-use membound_polyhedra::{Affine, Constraint, Int, Polyhedron, Polynomial, Rat, Relation};
+use membound_polyhedra::{
+    Affine, BasicSet, Constraint, Int, Polyhedron, Polynomial, Rat, Relation,
+};
 
 use super::qty::Qty;
 use super::recursion::executions_per_activation;
@@ -262,20 +264,9 @@ fn binding(call: &CallSet, n: usize) -> Result<Binding, String> {
 /// parts imply one only together (`x - y + s >= 1` and `y - x + s >= 1` give `s >= 1`). The
 /// recursion calls only where `μ >= 1`.
 fn guard_candidates(bindings: &[Binding], n: usize) -> Vec<Affine> {
-    let formals: Vec<usize> = (0..n).collect();
-    let first = bindings[0].parts[0].project_onto(&formals).minimized();
-    let implied_by_all = |guard: &Constraint| {
-        bindings
-            .iter()
-            .flat_map(|b| &b.parts)
-            .all(|part| part.implies(guard))
-    };
-    let own = first
-        .constraints()
-        .iter()
-        .filter(|c| c.rel == Relation::Ge && c.expr.support().next().is_some())
-        .map(Constraint::normalized_for_integers)
-        .filter(|guard| implied_by_all(guard));
+    let parts: Vec<&Polyhedron> = bindings.iter().flat_map(|b| &b.parts).collect();
+    let implied_by_all = |guard: &Constraint| parts.iter().all(|part| part.implies(guard));
+    let own = guards_implied(&bindings[0].region[0], &parts);
     let lower_bounds = (0..n).filter_map(|j| {
         let at_least = |c: i64| Constraint::ge(Affine::var(j).sub(&Affine::constant(Rat::from(c))));
         let mut found = None;
@@ -293,13 +284,25 @@ fn guard_candidates(bindings: &[Binding], n: usize) -> Vec<Affine> {
         found.map(at_least)
     });
     let mut candidates: Vec<Affine> = Vec::new();
-    for guard in own.chain(lower_bounds) {
+    for guard in own.into_iter().chain(lower_bounds) {
         let measure = guard.expr.add(&Affine::constant(Rat::from(1)));
         if !candidates.contains(&measure) {
             candidates.push(measure);
         }
     }
     candidates
+}
+
+/// The constraints `e >= 0` of `first` (on the formals alone) that every one of `parts`
+/// implies, in lowest integer terms.
+pub(super) fn guards_implied(first: &Polyhedron, parts: &[&Polyhedron]) -> Vec<Constraint> {
+    first
+        .constraints()
+        .iter()
+        .filter(|c| c.rel == Relation::Ge && c.expr.support().next().is_some())
+        .map(Constraint::normalized_for_integers)
+        .filter(|guard| parts.iter().all(|part| part.implies(guard)))
+        .collect()
 }
 
 /// How far from 0 a formal's implied lower bound is looked for.
@@ -391,6 +394,7 @@ fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize
     let dim = n + copies.len() * n;
     // Column of copy `t`'s callee formal `i`: n + t·n + i.
     let in_copy = |t: usize| move |column: usize| if column < n { column } else { column + t * n };
+    let sizes: Vec<usize> = copies.iter().map(|copy| copy.parts.len()).collect();
     let mut choice = vec![0usize; copies.len()];
     loop {
         let mut constraints: Vec<Constraint> = Vec::new();
@@ -408,17 +412,18 @@ fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize
         if !Polyhedron::from_constraints(dim, constraints).is_empty() {
             return false;
         }
-        if !next_choice(&mut choice, &copies) {
+        if !next_choice(&mut choice, &sizes) {
             return true;
         }
     }
 }
 
-/// The next combination of parts, in odometer order; false after the last.
-fn next_choice(choice: &mut [usize], copies: &[&Binding]) -> bool {
-    for (index, copy) in choice.iter_mut().zip(copies) {
+/// The next choice of one of `sizes[i]` things per slot `i`, in odometer order; false after the
+/// last.
+pub(super) fn next_choice(choice: &mut [usize], sizes: &[usize]) -> bool {
+    for (index, &size) in choice.iter_mut().zip(sizes) {
         *index += 1;
-        if *index < copy.parts.len() {
+        if *index < size {
             return true;
         }
         *index = 0;
@@ -442,7 +447,7 @@ pub(super) fn per_activation(
             .domain
             .parts
             .iter()
-            .map(|part| Polyhedron::from_constraints(part.n_columns(), part.all_constraints()))
+            .map(BasicSet::to_polyhedron)
             .filter(|part| !part.is_empty())
             .collect();
         let meets: Vec<bool> = recursing

@@ -18,9 +18,11 @@
 
 use membound_bernstein::guard::affine_to_linear;
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
-use membound_polyhedra::{Affine, Constraint, Polyhedron, Polynomial, Rat, Relation};
+use membound_polyhedra::{Affine, Constraint, Polyhedron, Polynomial, Rat};
 
-use super::measured::{Binding, bindings, branching, never, per_activation, regions};
+use super::measured::{
+    Binding, bindings, branching, guards_implied, never, next_choice, per_activation, regions,
+};
 use super::qty::Qty;
 use crate::lowering::CallSet;
 
@@ -54,9 +56,10 @@ impl Phases {
         if bindings.len() > MAX_CALLS {
             return Err(format!("more than {MAX_CALLS} recursive calls to order"));
         }
-        let candidates: Vec<Vec<Affine>> = bindings.iter().map(|b| measures_of(b, n)).collect();
+        let candidates: Vec<Vec<Affine>> = bindings.iter().map(measures_of).collect();
         let mut tries = 0;
         for order in orders(bindings.len()) {
+            let sizes: Vec<usize> = order.iter().map(|&call| candidates[call].len()).collect();
             let mut choice = vec![0usize; order.len()];
             loop {
                 tries += 1;
@@ -79,7 +82,7 @@ impl Phases {
                         recursing: regions(&bindings),
                     });
                 }
-                if !next_choice(&mut choice, &order, &candidates) {
+                if !next_choice(&mut choice, &sizes) {
                     break;
                 }
             }
@@ -147,16 +150,11 @@ impl Phases {
 
 /// Measures `e + 1` for the constraints `e >= 0` on the formals alone that every part of the
 /// call's region implies.
-fn measures_of(binding: &Binding, n: usize) -> Vec<Affine> {
-    let first = &binding.region[0];
-    first
-        .constraints()
-        .iter()
-        .filter(|c| c.rel == Relation::Ge && c.expr.support().next().is_some())
-        .map(Constraint::normalized_for_integers)
-        .filter(|guard| binding.region.iter().all(|part| part.implies(guard)))
+fn measures_of(binding: &Binding) -> Vec<Affine> {
+    let parts: Vec<&Polyhedron> = binding.region.iter().collect();
+    guards_implied(&binding.region[0], &parts)
+        .into_iter()
         .map(|guard| guard.expr.add(&Affine::constant(Rat::from(1))))
-        .filter(|measure| measure.support().all(|column| column < n))
         .collect()
 }
 
@@ -209,16 +207,4 @@ fn orders(count: usize) -> Vec<Vec<usize>> {
         }
     }
     all
-}
-
-/// The next choice of a measure per phase, in odometer order; false after the last.
-fn next_choice(choice: &mut [usize], order: &[usize], candidates: &[Vec<Affine>]) -> bool {
-    for (index, &call) in choice.iter_mut().zip(order) {
-        *index += 1;
-        if *index < candidates[call].len() {
-            return true;
-        }
-        *index = 0;
-    }
-    false
 }

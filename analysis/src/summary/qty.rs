@@ -94,27 +94,25 @@ impl Qty {
             .iter()
             .map(|piece| piece.qp.as_polynomial()?.as_constant())
             .collect::<Option<Vec<Rat>>>()?;
-        let polyhedra: Vec<Vec<Polyhedron>> = pw
+        // Each piece's parts over the parameters alone: the columns beyond them are each
+        // piece's own locals.
+        let params: Vec<usize> = (0..pw.space.params.len()).collect();
+        let shadows: Vec<Vec<Polyhedron>> = pw
             .pieces
             .iter()
             .map(|piece| {
                 let parts = &piece.domain.parts;
                 parts
                     .iter()
-                    .map(|p| Polyhedron::from_constraints(p.n_columns(), p.all_constraints()))
+                    .map(|part| part.to_polyhedron().project_onto(&params))
                     .collect()
             })
             .collect();
-        let disjoint = polyhedra.iter().enumerate().all(|(i, a)| {
-            polyhedra[i + 1..].iter().flatten().all(|q| {
-                a.iter().all(|p| {
-                    // Columns beyond the parameters are each piece's own locals.
-                    let params: Vec<usize> = (0..pw.space.params.len()).collect();
-                    p.project_onto(&params)
-                        .intersect(&q.project_onto(&params))
-                        .is_empty()
-                })
-            })
+        let disjoint = shadows.iter().enumerate().all(|(i, a)| {
+            shadows[i + 1..]
+                .iter()
+                .flatten()
+                .all(|q| a.iter().all(|p| p.intersect(q).is_empty()))
         });
         let positive = values.into_iter().filter(|v| *v > Rat::zero());
         Some(if disjoint {
@@ -379,26 +377,7 @@ pub fn embedded(part: &BasicSet, target: &Space) -> BasicSet {
             .copied()
             .unwrap_or(width + column - own.len())
     };
-    remapped(part, target, map)
-}
-
-/// `part` over `space`, its column `c` moved to column `map(c)` in its divisions and constraints.
-fn remapped(part: &BasicSet, space: &Space, map: impl Fn(usize) -> usize + Copy) -> BasicSet {
-    BasicSet {
-        space: space.clone(),
-        locals: part
-            .locals
-            .iter()
-            .map(|local| membound_polyhedra::set::Local {
-                name: local.name.clone(),
-                div: local.div.as_ref().map(|div| membound_polyhedra::set::Div {
-                    numerator: div.numerator.remap(map),
-                    denominator: div.denominator.clone(),
-                }),
-            })
-            .collect(),
-        constraints: part.constraints.iter().map(|c| c.remap(map)).collect(),
-    }
+    part.moved_to(target.clone(), map)
 }
 
 /// `Σ weight(x)` over the integer points of `set`, exactly.
@@ -663,5 +642,5 @@ fn narrowed(part: &BasicSet, space: &Space) -> BasicSet {
             width + column - own
         }
     };
-    remapped(part, space, map)
+    part.moved_to(space.clone(), map)
 }

@@ -287,7 +287,8 @@ fn through_steps(inputs: &Inputs<'_>, place: &Place, call: &RecursiveCall) -> Pl
 /// How a recursion's activations nest: a descent of one formal (exact over its levels) or, where
 /// there is none, a measure that shrinks by a law ([`Measured`]).
 enum Shape {
-    Descent(Descent),
+    /// A descent, with its levels under an activation.
+    Descent(Descent, Set),
     Measured(Measured),
     Phases(Phases),
 }
@@ -304,7 +305,10 @@ impl Shape {
             Ok(descent)
         });
         let why = match descent {
-            Ok(descent) => return Ok(Shape::Descent(descent)),
+            Ok(descent) => {
+                let levels = descent.levels(params);
+                return Ok(Shape::Descent(descent, levels));
+            }
             Err(why) => why,
         };
         let measured = match Measured::of(params, calls) {
@@ -319,10 +323,10 @@ impl Shape {
     /// The total of `qty` (its value in one activation) over the activations under a call.
     fn total(&self, qty: &Qty, params: &[String]) -> Result<Qty, String> {
         match self {
-            Shape::Descent(descent) if descent.branching == 1 => {
-                sum_over_levels(qty, &descent.levels(params), params).map_err(|e| e.to_string())
+            Shape::Descent(descent, levels) if descent.branching == 1 => {
+                sum_over_levels(qty, levels, params).map_err(|e| e.to_string())
             }
-            Shape::Descent(descent) => {
+            Shape::Descent(descent, _) => {
                 geometric::levels_sum(qty, descent.branching, params, descent.j, &descent.guard)
             }
             Shape::Measured(measured) => measured.total(qty, params),
@@ -332,7 +336,7 @@ impl Shape {
 
     fn levels(&self, params: &[String]) -> Levels {
         match self {
-            Shape::Descent(descent) => Levels::Points(descent.levels(params)),
+            Shape::Descent(_, levels) => Levels::Points(levels.clone()),
             Shape::Measured(measured) => Levels::Depth(measured.depth(params)),
             Shape::Phases(phases) => Levels::Depth(phases.depth(params)),
         }
@@ -340,7 +344,7 @@ impl Shape {
 
     fn never_stops(&self, method: &MethodRef, params: &[String]) -> Option<Divergence> {
         match self {
-            Shape::Descent(descent) => descent.never_stops(method, params),
+            Shape::Descent(descent, _) => descent.never_stops(method, params),
             // Every law makes the measure shrink below 1, where no call is made, and so does
             // each phase.
             Shape::Measured(_) | Shape::Phases(_) => None,
