@@ -19,7 +19,8 @@ use membound_front::program::Program;
 use membound_front::select::select_method;
 use membound_front::sizes::ObjectModel;
 use membound_polyhedra::{Count, Int, Value};
-use membound_tests::{compile_fixture, compile_java_tree, workspace_root};
+use membound_tests::generated;
+use membound_tests::{compile_fixture, compile_java_tree, scratch_dir, workspace_root};
 
 /// (method, via offset, allocating method, allocating offset).
 type Key = (String, Option<u32>, String, u32);
@@ -196,5 +197,24 @@ fn jolden_style_programs_count_as_their_chains() {
     let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
     for method in ["fig71.Fig71.m0", "arraydim.ArrayDim.addAll"] {
         check(&classes, method, 5);
+    }
+}
+
+/// Generated programs (the ones `tests/tests/generated.rs` runs under the agent, from the same
+/// seed): every count is a polynomial, so summaries and chains must agree everywhere.
+#[test]
+fn generated_programs_count_as_their_chains() {
+    let mut rng = generated::Rng(generated::seed());
+    let programs: Vec<_> = (0..10)
+        .map(|index| generated::generate(&mut rng, index))
+        .collect();
+    let classes = generated::compile(&programs, &scratch_dir("summaries-vs-chains-generated"));
+    for program in &programs {
+        let method = format!("gen.{}.m0", program.class);
+        let outcome = std::panic::catch_unwind(|| check(&classes, &method, 3));
+        if let Err(failure) = outcome {
+            eprintln!("seed {}, {}:\n{}", generated::seed(), program.class, program.source);
+            std::panic::resume_unwind(failure);
+        }
     }
 }
