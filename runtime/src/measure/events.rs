@@ -7,7 +7,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 /// The stream version this reader understands.
-const HEADER: &str = "membound-agent 2";
+const HEADER: &str = "membound-agent 3";
 
 /// One frame of an allocation's chain: a call site, or (last) the allocating instruction.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,6 +32,9 @@ pub struct Allocation {
     pub chain: Vec<Frame>,
     /// False for allocations the VM made on its own behalf (class loading, interned names).
     pub by_program: bool,
+    /// A program allocation's number, from 1 in the stream's order (what `reached` lines
+    /// name); 0 for the VM's.
+    pub number: u64,
 }
 
 /// A parameter value recorded at an entry of the watched method.
@@ -105,6 +108,13 @@ pub enum Event {
         activation: u64,
     },
     Allocation(Allocation),
+    /// Before a tracked activation's exit (with `--check-regions`): the program allocations,
+    /// by number, made since it began that the heap still reached as it returned.
+    Reached {
+        thread: u32,
+        activation: u64,
+        numbers: Vec<u64>,
+    },
 }
 
 /// What a stream says besides its events.
@@ -184,6 +194,8 @@ struct LineReader {
     open_targets: HashMap<u32, Vec<u64>>,
     /// Activations of the watched method entered while another was under way on their thread.
     nested: HashSet<u64>,
+    /// Program allocations read so far.
+    program_allocations: u64,
 }
 
 impl LineReader {
@@ -290,13 +302,32 @@ impl LineReader {
                     .map(|token| self.frame(token).ok_or_else(|| bad(number, "bad frame")))
                     .collect::<Result<Vec<_>>>()?;
                 let type_name = fields.get(2).ok_or_else(|| bad(number, "no type"))?;
+                let by_program = fields[0] == "alloc";
+                if by_program {
+                    self.program_allocations += 1;
+                }
                 Some(Event::Allocation(Allocation {
                     thread: thread(1)?,
                     type_name: (*type_name).to_owned(),
                     bytes: number_at(3)?,
                     chain,
-                    by_program: fields[0] == "alloc",
+                    by_program,
+                    number: if by_program {
+                        self.program_allocations
+                    } else {
+                        0
+                    },
                 }))
+            }
+            "reached" => {
+                let numbers = (3..fields.len())
+                    .map(number_at)
+                    .collect::<Result<Vec<_>>>()?;
+                Some(Event::Reached {
+                    thread: thread(1)?,
+                    activation: number_at(2)?,
+                    numbers,
+                })
             }
             "problem" => {
                 self.info.problems.push(line["problem ".len()..].to_owned());
@@ -390,7 +421,7 @@ fn entry_of(info: &mut StreamInfo, activation: u64, number: usize) -> Result<&mu
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "membound-agent 2
+    const SAMPLE: &str = "membound-agent 3
 watch Fig14.m0(I)V
 method 1 Fig14.m0(I)V
 target 1
@@ -404,6 +435,7 @@ chain 1 this.head/next cycle
 method 2 Fig14.m1(I)V
 alloc 1 Fig14$A 16 1:1:1:16 2:2:7:22
 vm 1 java.lang.String 24 0:1:1:16 0:2:7:-
+reached 1 1 1
 exit 1 1
 end 0
 ";
@@ -425,6 +457,16 @@ end 0
         };
         assert!(!second.by_program);
         assert_eq!(second.chain[1].line, None);
+        // Program allocations are numbered, as `reached` lines name them.
+        assert_eq!((first.number, second.number), (1, 0));
+        assert_eq!(
+            stream.events[3],
+            Event::Reached {
+                thread: 1,
+                activation: 1,
+                numbers: vec![1]
+            }
+        );
         let entry = &stream.info.entries[0];
         assert_eq!(entry.activation, 1);
         assert_eq!(entry.parameters[0].value, Some(3));
@@ -464,7 +506,7 @@ end 0
     #[test]
     fn recursive_calls_of_the_watched_method_are_part_of_their_outermost_activation() {
         let stream = "\
-membound-agent 2
+membound-agent 3
 watch R.list(I)V
 method 1 R.list(I)V
 target 1
@@ -508,7 +550,9 @@ end 0
         assert!(parse_events(field_of_nobody.as_bytes()).is_err());
         let short_field = SAMPLE.replace("static 1 p.Config size short 9", "static 1 size 9");
         assert!(parse_events(short_field.as_bytes()).is_err());
-        let old_version = SAMPLE.replace("membound-agent 2", "membound-agent 1");
+        let bad_reached = SAMPLE.replace("reached 1 1 1", "reached 1 1 x");
+        assert!(parse_events(bad_reached.as_bytes()).is_err());
+        let old_version = SAMPLE.replace("membound-agent 3", "membound-agent 1");
         assert!(parse_events(old_version.as_bytes()).is_err());
     }
 }
