@@ -306,6 +306,9 @@ fn assert_activations_nest(run: &measure::Run) -> HashMap<String, u64> {
                     );
                 }
             }
+            Event::Reached { activation, .. } => {
+                assert!(live.contains(activation), "a walk at a finished activation")
+            }
             Event::Allocation(_) => {}
         }
     }

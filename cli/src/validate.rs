@@ -54,8 +54,11 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
     eprint!("{}", measurement.program_stdout);
     let validation =
         membound_runtime::validate::validate(&certificate, &method, &measurement, &given)?;
-    if let Some(reason) = validation.unchecked {
-        return Err(Error::Input(reason));
+    // A broken assumption is a finding (exit 1), not a run that could not be checked.
+    if let Some(reason) = &validation.unchecked
+        && validation.broken_assumptions.is_empty()
+    {
+        return Err(Error::Input(reason.clone()));
     }
     let failed = validation.failed();
     let output = match args.format {

@@ -53,12 +53,12 @@ pub struct Validation {
     pub comparisons: Vec<Comparison>,
     pub warnings: Vec<String>,
     /// Why nothing could be compared: a parameter whose value the run does not record (a field
-    /// view, a value fixed inside the method) and that was not given. There are then no
-    /// comparisons.
+    /// view, a value fixed inside the method) and that was not given, or a broken assumption.
+    /// There are then no comparisons.
     pub unchecked: Option<String>,
     /// Assumptions of the certificate the run breaks (a chain it takes to be acyclic found
-    /// cyclic at an entry), naming the root. There are then no comparisons: the bounds do
-    /// not apply to this run.
+    /// cyclic at an entry), naming the root: the bounds do not apply to this run, which is
+    /// `unchecked` too.
     pub broken_assumptions: Vec<String>,
     /// With `--check-regions`: objects of the certificate's regions still reachable when
     /// their region's activation had returned.
@@ -98,7 +98,9 @@ pub fn validate(
     };
     let broken = broken_assumptions(entry, measurement);
     if !broken.is_empty() {
-        return Ok(nothing_compared(None, broken));
+        let reason =
+            "the run breaks an assumption of the certificate: the bounds do not apply to this run";
+        return Ok(nothing_compared(Some(reason.to_string()), broken));
     }
     let points = match entry_points(entry, measurement, given) {
         Ok(points) => points,
@@ -785,12 +787,6 @@ impl Validation {
         let broken = self.broken().count();
         let regions = self.regions.as_ref().map_or(0, |r| r.broken.len());
         let mut problems = Vec::new();
-        if !self.broken_assumptions.is_empty() {
-            problems.push(format!(
-                "{} broken assumption(s): the bounds do not apply to this run",
-                self.broken_assumptions.len()
-            ));
-        }
         if broken > 0 {
             problems.push(format!(
                 "{broken} prediction(s) below what the run allocated: the certificate is unsound for this run"
