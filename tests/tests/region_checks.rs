@@ -51,27 +51,32 @@ fn broken_regions(report: &Value) -> Vec<(String, String, u64)> {
         .collect()
 }
 
-/// The certificate of `method` with the region of its own `int[]` site (allocated in the
-/// method itself), `escapes`, edited to the method's own: the edit claims the object captured.
-fn edited_to_captured(method: &str) -> PathBuf {
-    let path = fixture_certificate("region_checks", method, "count");
+/// The certificate of `watched` with the region of `owner`'s own `int[]` site (allocated in
+/// `owner` itself, through no call), `escapes`, edited to `owner`: the edit claims the object
+/// captured by `owner`.
+fn edited_to_captured(watched: &str, owner: &str) -> PathBuf {
+    let path = fixture_certificate("region_checks", watched, "count");
     let mut certificate: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("certificate")).expect("JSON");
     let entry = certificate["methods"]
         .as_array_mut()
         .expect("methods")
         .iter_mut()
-        .find(|m| m["method"].as_str().is_some_and(|n| n.starts_with(method)))
-        .expect("the method's entry");
+        .find(|m| m["method"].as_str().is_some_and(|n| n.starts_with(owner)))
+        .expect("the owner's entry");
     let name = entry["method"].as_str().expect("a name").to_string();
     let site = entry["sites"]
         .as_array_mut()
         .expect("sites")
         .iter_mut()
         .find(|s| s["via"].is_null() && s["type"] == "int[]" && s["region"] == "escapes")
-        .unwrap_or_else(|| panic!("an escaping int[] of {method} itself"));
+        .unwrap_or_else(|| panic!("an escaping int[] of {owner} itself"));
+    let file = format!(
+        "{}-edited.json",
+        name.replace(|c: char| !c.is_alphanumeric(), "_")
+    );
     site["region"] = Value::String(name);
-    let edited = path.with_file_name(format!("{}-edited.json", method.replace('.', "_")));
+    let edited = path.with_file_name(file);
     std::fs::write(&edited, certificate.to_string()).expect("write");
     edited
 }
@@ -91,7 +96,10 @@ fn objects_of_captured_sites_are_unreachable_when_their_region_ends() {
 
 #[test]
 fn an_object_kept_in_a_static_field_breaks_a_region_claiming_it() {
-    let (code, report) = check_regions(&edited_to_captured("regions.Regions.keepsOne"));
+    let (code, report) = check_regions(&edited_to_captured(
+        "regions.Regions.keepsOne",
+        "regions.Regions.keepsOne",
+    ));
     assert_eq!(code, 1, "{report:#}");
     let broken = broken_regions(&report);
     assert_eq!(broken.len(), 1, "{report:#}");
@@ -110,7 +118,10 @@ fn an_object_kept_in_a_static_field_breaks_a_region_claiming_it() {
 fn an_object_returned_to_the_caller_breaks_a_region_claiming_it() {
     // At the exit the returned array sits on the returning frame's operand stack, which stays
     // a root while its local variables do not.
-    let (code, report) = check_regions(&edited_to_captured("regions.Regions.made"));
+    let (code, report) = check_regions(&edited_to_captured(
+        "regions.Regions.made",
+        "regions.Regions.made",
+    ));
     assert_eq!(code, 1, "{report:#}");
     let broken = broken_regions(&report);
     assert_eq!(broken.len(), 1, "{report:#}");
@@ -124,8 +135,25 @@ fn an_object_returned_to_the_caller_breaks_a_region_claiming_it() {
 }
 
 #[test]
+fn an_object_a_callee_keeps_breaks_the_callees_region_claiming_it() {
+    // Watching the caller, the heap is walked at the callee's exits too.
+    let edited = edited_to_captured("regions.Regions.keepsInCallee", "regions.Regions.keep(");
+    let (code, report) = check_regions(&edited);
+    assert_eq!(code, 1, "{report:#}");
+    let broken = broken_regions(&report);
+    assert_eq!(broken.len(), 1, "{report:#}");
+    let (region, site, objects) = &broken[0];
+    assert_eq!(region, "regions.Regions.keep(I)V");
+    assert!(
+        site.starts_with("int[] allocated at regions.Regions.keep(I)V@"),
+        "{site}"
+    );
+    assert_eq!(*objects, 4);
+}
+
+#[test]
 fn without_the_flag_validate_walks_no_heap() {
-    let certificate = edited_to_captured("regions.Regions.keepsOne");
+    let certificate = edited_to_captured("regions.Regions.keepsOne", "regions.Regions.keepsOne");
     let classes = compile_fixture("region_checks");
     let run = membound([
         "validate".as_ref(),
