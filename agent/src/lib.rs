@@ -89,11 +89,14 @@
 //!                                        <act>:<method-id>:<bytecode offset>:<line or ->
 //! vm <thread> <type> <bytes> <frame>…    a VM-internal allocation under the watched method
 //!                                        (activation ids 0)
-//! reached <thread> <act> <n>…           before the `exit` of an activation of a `region=`
+//! reached <thread> <act> <n>:<held>…    before the `exit` of an activation of a `region=`
 //!                                        method that allocated: the program allocations
 //!                                        (numbered from 1 in the order of the `alloc` lines)
 //!                                        made since it began that the heap still reaches
-//!                                        (at most 1000 such walks a run)
+//!                                        (at most 1000 such walks a run), each with what held
+//!                                        it when the walk first reached it: static|returned
+//!                                        (the returning frame's operand stack)|local (a
+//!                                        caller's or another thread's frame)|object|other
 //! exit <thread> <act>                    a tracked activation returned (normally or not)
 //! problem <text>                         something the agent could not do
 //! end <errors>                           the VM died; <errors> JVMTI calls or writes failed

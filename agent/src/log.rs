@@ -158,12 +158,12 @@ impl EventLog {
     }
 
     /// The program allocations (by number, from 1 in the order of the `alloc` lines) that the
-    /// heap still reaches as `activation` returns.
-    pub fn reached(&mut self, thread: u32, activation: u64, numbers: &[u64]) {
+    /// heap still reaches as `activation` returns, each with what held it.
+    pub fn reached(&mut self, thread: u32, activation: u64, objects: &[(u64, &str)]) {
         let mut text = format!("reached {thread} {activation}");
-        for number in numbers {
+        for (number, holder) in objects {
             // Writing to a String cannot fail.
-            let _ = write!(text, " {number}");
+            let _ = write!(text, " {number}:{holder}");
         }
         self.line(format_args!("{text}"));
     }

@@ -13,13 +13,14 @@ const RETURNING_THREAD: ffi::Jlong = -1;
 
 /// The numbers (tags) of the objects allocated since `first` (numbers `>= first`) that the heap
 /// still reaches when the top frame of `thread`, of `method`, returns, from any root but that
-/// frame's local variables; sorted, each once.
+/// frame's local variables, each with what held it when the walk first reached it
+/// ([`holder`]); sorted, each once.
 pub fn reachable_since(
     jvmti: &Jvmti,
     thread: Jthread,
     method: JmethodId,
     first: u64,
-) -> Result<Vec<u64>, JvmtiFailure> {
+) -> Result<Vec<(u64, &'static str)>, JvmtiFailure> {
     let locals = jvmti.max_locals(method)?;
     let saved = jvmti.tag(thread)?;
     jvmti.set_tag(thread, RETURNING_THREAD)?;
@@ -28,9 +29,28 @@ pub fn reachable_since(
         jvmti.follow_references(&mut |reference| visit(reference, locals, first, &mut reached));
     let restored = jvmti.set_tag(thread, saved);
     walked.and(restored)?;
-    reached.sort_unstable();
-    reached.dedup();
+    // Stable: the first reference to each object stays first.
+    reached.sort_by_key(|&(number, _)| number);
+    reached.dedup_by_key(|&mut (number, _)| number);
     Ok(reached)
+}
+
+/// What holds a reached object, as the `reached` line names it: `static` (a static field),
+/// `returned` (the returning frame's operand stack: its returned value), `local` (a frame of a
+/// caller or another thread), `object` (a field or element of an object), `other` (another
+/// root: JNI, a monitor, a thread, the JVM).
+fn holder(reference: &HeapReference) -> &'static str {
+    match reference.kind {
+        ffi::REFERENCE_STATIC_FIELD => "static",
+        ffi::REFERENCE_STACK_LOCAL
+            if reference.stack.thread_tag == RETURNING_THREAD && reference.stack.depth == 0 =>
+        {
+            "returned"
+        }
+        ffi::REFERENCE_STACK_LOCAL => "local",
+        ffi::REFERENCE_FIELD | ffi::REFERENCE_ARRAY_ELEMENT => "object",
+        _ => "other",
+    }
 }
 
 /// One reference of the walk: a local variable of the returning frame is not followed; any
@@ -39,7 +59,7 @@ fn visit(
     reference: &HeapReference,
     locals: ffi::Jint,
     first: u64,
-    reached: &mut Vec<u64>,
+    reached: &mut Vec<(u64, &'static str)>,
 ) -> Visit {
     let stack = reference.stack;
     if reference.kind == ffi::REFERENCE_STACK_LOCAL
@@ -52,7 +72,7 @@ fn visit(
     if let Ok(number) = u64::try_from(reference.tag)
         && number >= first
     {
-        reached.push(number);
+        reached.push((number, holder(reference)));
     }
     Visit::Follow
 }
@@ -102,7 +122,7 @@ mod tests {
             let followed = visit(&local(7, thread, depth, slot), 3, 5, &mut reached);
             assert_eq!(followed, Visit::Follow);
         }
-        assert_eq!(reached, [7, 7, 7]);
+        assert_eq!(reached, [(7, "returned"), (7, "local"), (7, "local")]);
     }
 
     #[test]
@@ -115,6 +135,6 @@ mod tests {
         visit(&field, 3, 5, &mut reached);
         field.tag = 5;
         visit(&field, 3, 5, &mut reached);
-        assert_eq!(reached, [5]);
+        assert_eq!(reached, [(5, "object")]);
     }
 }

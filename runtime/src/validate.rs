@@ -765,8 +765,11 @@ impl Validation {
             for broken in &regions.broken {
                 let _ = writeln!(
                     out,
-                    "BROKEN region of {}: {} object(s) {} still reachable after it returned",
-                    broken.region, broken.objects, broken.site
+                    "BROKEN region of {}: {} object(s) {} still reachable after it returned, held by {}",
+                    broken.region,
+                    broken.objects,
+                    broken.site,
+                    broken.held_by.join(" or ")
                 );
             }
             let _ = writeln!(out, "regions checked at {} exit(s)", regions.exits_walked);

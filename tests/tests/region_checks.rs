@@ -34,19 +34,16 @@ fn check_regions(certificate: &Path) -> (i32, Value) {
     (run.code, report)
 }
 
-/// The broken regions of a report as (region method, site, objects).
-fn broken_regions(report: &Value) -> Vec<(String, String, u64)> {
+/// The broken regions of a report as (region method, site, objects, what held them).
+fn broken_regions(report: &Value) -> Vec<(String, String, u64, Value)> {
     report["regions"]["broken"]
         .as_array()
         .expect("a region check")
         .iter()
         .map(|b| {
             let text = |key: &str| b[key].as_str().expect("a string").to_string();
-            (
-                text("region"),
-                text("site"),
-                b["objects"].as_u64().expect("a count"),
-            )
+            let objects = b["objects"].as_u64().expect("a count");
+            (text("region"), text("site"), objects, b["held_by"].clone())
         })
         .collect()
 }
@@ -103,7 +100,7 @@ fn an_object_kept_in_a_static_field_breaks_a_region_claiming_it() {
     assert_eq!(code, 1, "{report:#}");
     let broken = broken_regions(&report);
     assert_eq!(broken.len(), 1, "{report:#}");
-    let (region, site, objects) = &broken[0];
+    let (region, site, objects, held_by) = &broken[0];
     assert_eq!(region, "regions.Regions.keepsOne(I)I");
     assert!(
         site.starts_with("int[] allocated at regions.Regions.keepsOne(I)I@")
@@ -112,6 +109,7 @@ fn an_object_kept_in_a_static_field_breaks_a_region_claiming_it() {
     );
     // Every entry's array is still held by the static field when `keepsOne` returns.
     assert_eq!(*objects, 4);
+    assert_eq!(*held_by, serde_json::json!(["a static field"]));
 }
 
 #[test]
@@ -132,6 +130,7 @@ fn an_object_returned_to_the_caller_breaks_a_region_claiming_it() {
         "{broken:?}"
     );
     assert_eq!(broken[0].2, 4);
+    assert_eq!(broken[0].3, serde_json::json!(["the returned value"]));
 }
 
 #[test]
@@ -142,13 +141,14 @@ fn an_object_a_callee_keeps_breaks_the_callees_region_claiming_it() {
     assert_eq!(code, 1, "{report:#}");
     let broken = broken_regions(&report);
     assert_eq!(broken.len(), 1, "{report:#}");
-    let (region, site, objects) = &broken[0];
+    let (region, site, objects, held_by) = &broken[0];
     assert_eq!(region, "regions.Regions.keep(I)V");
     assert!(
         site.starts_with("int[] allocated at regions.Regions.keep(I)V@"),
         "{site}"
     );
     assert_eq!(*objects, 4);
+    assert_eq!(*held_by, serde_json::json!(["a static field"]));
 }
 
 #[test]

@@ -109,12 +109,52 @@ pub enum Event {
     },
     Allocation(Allocation),
     /// Before a tracked activation's exit (with `--check-regions`): the program allocations,
-    /// by number, made since it began that the heap still reached as it returned.
+    /// by number, made since it began that the heap still reached as it returned, with what
+    /// held each.
     Reached {
         thread: u32,
         activation: u64,
-        numbers: Vec<u64>,
+        objects: Vec<(u64, HeldBy)>,
     },
+}
+
+/// What held an object a walk reached, when it first reached it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HeldBy {
+    StaticField,
+    /// The returning frame's operand stack: its returned value.
+    Returned,
+    /// A local variable of a caller's frame or of another thread's.
+    Local,
+    /// A field or an element of an object.
+    Object,
+    /// Another root (JNI, a monitor, a thread, the JVM).
+    Other,
+}
+
+impl HeldBy {
+    /// The stream's name: `static`, `returned`, `local`, `object`, `other`.
+    fn parse(text: &str) -> Option<HeldBy> {
+        Some(match text {
+            "static" => HeldBy::StaticField,
+            "returned" => HeldBy::Returned,
+            "local" => HeldBy::Local,
+            "object" => HeldBy::Object,
+            "other" => HeldBy::Other,
+            _ => return None,
+        })
+    }
+
+    /// For a report: `a static field`, `the returned value`, ….
+    pub fn text(self) -> &'static str {
+        match self {
+            HeldBy::StaticField => "a static field",
+            HeldBy::Returned => "the returned value",
+            HeldBy::Local => "a local variable of a caller or another thread",
+            HeldBy::Object => "a field or element of an object",
+            HeldBy::Other => "another root (JNI, a monitor, a thread, the JVM)",
+        }
+    }
 }
 
 /// What a stream says besides its events.
@@ -320,13 +360,20 @@ impl LineReader {
                 }))
             }
             "reached" => {
-                let numbers = (3..fields.len())
-                    .map(number_at)
-                    .collect::<Result<Vec<_>>>()?;
+                let objects = fields
+                    .get(3..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|token| {
+                        let (object, held) = token.split_once(':')?;
+                        Some((object.parse().ok()?, HeldBy::parse(held)?))
+                    })
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad(number, "bad reached object"))?;
                 Some(Event::Reached {
                     thread: thread(1)?,
                     activation: number_at(2)?,
-                    numbers,
+                    objects,
                 })
             }
             "problem" => {
@@ -435,7 +482,7 @@ chain 1 this.head/next cycle
 method 2 Fig14.m1(I)V
 alloc 1 Fig14$A 16 1:1:1:16 2:2:7:22
 vm 1 java.lang.String 24 0:1:1:16 0:2:7:-
-reached 1 1 1
+reached 1 1 1:static
 exit 1 1
 end 0
 ";
@@ -464,7 +511,7 @@ end 0
             Event::Reached {
                 thread: 1,
                 activation: 1,
-                numbers: vec![1]
+                objects: vec![(1, HeldBy::StaticField)]
             }
         );
         let entry = &stream.info.entries[0];
@@ -550,8 +597,14 @@ end 0
         assert!(parse_events(field_of_nobody.as_bytes()).is_err());
         let short_field = SAMPLE.replace("static 1 p.Config size short 9", "static 1 size 9");
         assert!(parse_events(short_field.as_bytes()).is_err());
-        let bad_reached = SAMPLE.replace("reached 1 1 1", "reached 1 1 x");
-        assert!(parse_events(bad_reached.as_bytes()).is_err());
+        for bad in [
+            "reached 1 1 x:static",
+            "reached 1 1 1",
+            "reached 1 1 1:nowhere",
+        ] {
+            let bad_reached = SAMPLE.replace("reached 1 1 1:static", bad);
+            assert!(parse_events(bad_reached.as_bytes()).is_err(), "{bad}");
+        }
         let old_version = SAMPLE.replace("membound-agent 3", "membound-agent 1");
         assert!(parse_events(old_version.as_bytes()).is_err());
     }

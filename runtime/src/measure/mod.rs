@@ -17,7 +17,7 @@ mod report;
 
 pub use events::{
     Allocation, ChainLength, ChainValue, EntryValues, Event, EventStream, FieldValue, Frame,
-    Parameter, StreamInfo, parse_events, read_events,
+    HeldBy, Parameter, StreamInfo, parse_events, read_events,
 };
 pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
 pub use reach::{BrokenRegion, RegionCheck, RegionCheckReport};

@@ -7,9 +7,9 @@
 //! returned, is a broken region: an object never becomes reachable again once it is not, so it
 //! was reachable when its region ended.
 
-use super::events::{Allocation, Event};
+use super::events::{Allocation, Event, HeldBy};
 use super::replay::{Placement, owner};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Objects of one creation site found reachable after their region ended.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -20,6 +20,9 @@ pub struct BrokenRegion {
     pub region: String,
     /// How many were still reachable.
     pub objects: u64,
+    /// What held them when the walk first reached them (`a static field`, `the returned
+    /// value`, …).
+    pub held_by: Vec<&'static str>,
 }
 
 /// What the region check found.
@@ -50,8 +53,8 @@ pub struct RegionCheck<P> {
     sites: Vec<(String, String)>,
     site_index: HashMap<(String, String), usize>,
     exits_walked: u64,
-    /// Site index → objects found reachable after their region ended.
-    broken: BTreeMap<usize, u64>,
+    /// Site index → objects found reachable after their region ended, and what held them.
+    broken: BTreeMap<usize, (u64, BTreeSet<HeldBy>)>,
 }
 
 impl<P: Fn(&Allocation) -> Placement> RegionCheck<P> {
@@ -73,12 +76,12 @@ impl<P: Fn(&Allocation) -> Placement> RegionCheck<P> {
             Event::Allocation(allocation) if allocation.by_program => self.allocated(allocation),
             Event::Reached {
                 activation,
-                numbers,
+                objects,
                 ..
             } => {
                 self.exits_walked += 1;
-                for number in numbers {
-                    self.reached(*activation, *number);
+                for &(number, held_by) in objects {
+                    self.reached(*activation, number, held_by);
                 }
             }
             Event::Exit { activation, .. } => self.exited(*activation),
@@ -125,12 +128,14 @@ impl<P: Fn(&Allocation) -> Placement> RegionCheck<P> {
 
     /// Object `number` is reachable as `activation` returns: a broken region if its region
     /// is that activation's or ended before. Counted once.
-    fn reached(&mut self, activation: u64, number: u64) {
+    fn reached(&mut self, activation: u64, number: u64, held_by: HeldBy) {
         let Some(owned) = self.owned.get(&number) else {
             return;
         };
         if owned.activation == activation || !owned.alive {
-            *self.broken.entry(owned.site).or_default() += 1;
+            let (objects, holders) = self.broken.entry(owned.site).or_default();
+            *objects += 1;
+            holders.insert(held_by);
             self.owned.remove(&number);
         }
     }
@@ -155,10 +160,11 @@ impl<P: Fn(&Allocation) -> Placement> RegionCheck<P> {
             broken: self
                 .broken
                 .into_iter()
-                .map(|(index, objects)| BrokenRegion {
+                .map(|(index, (objects, holders))| BrokenRegion {
                     site: sites[index].0.clone(),
                     region: sites[index].1.clone(),
                     objects,
+                    held_by: holders.into_iter().map(HeldBy::text).collect(),
                 })
                 .collect(),
         }
@@ -183,7 +189,8 @@ mod tests {
     use crate::measure::parse_events;
 
     /// m (activation 1) calls f (activation 2), which allocates objects 1 and 2; m allocates 3.
-    /// The walk at f's exit reaches 1; the walk at m's exit reaches 2 and 3.
+    /// The walk at f's exit reaches 1 (returned); the walk at m's exit reaches 2 (in a static
+    /// field) and 3 (in a local of m's caller).
     const RUN: &str = "membound-agent 3
 watch T.m()V
 method 1 T.m()V
@@ -193,10 +200,10 @@ enter 1 1 1
 enter 1 2 2
 alloc 1 A 16 1:1:4:- 2:2:0:7
 alloc 1 B 16 1:1:4:- 2:2:8:8
-reached 1 2 1
+reached 1 2 1:returned
 exit 1 2
 alloc 1 C 16 1:1:9:3
-reached 1 1 2 3
+reached 1 1 2:static 3:local
 exit 1 1
 end 0
 ";
@@ -215,17 +222,32 @@ end 0
         // ended before), C at m's exit.
         let report = check(|a| Placement::Frame(a.chain.len() - 1));
         assert_eq!(report.exits_walked, 2);
-        let broken: Vec<(&str, &str, u64)> = report
+        let broken: Vec<(&str, &str, u64, &str)> = report
             .broken
             .iter()
-            .map(|b| (b.site.as_str(), b.region.as_str(), b.objects))
+            .map(|b| (b.site.as_str(), b.region.as_str(), b.objects, b.held_by[0]))
             .collect();
         assert_eq!(
             broken,
             [
-                ("A allocated at T.f()V@0 (line 7)", "T.f()V", 1),
-                ("B allocated at T.f()V@8 (line 8)", "T.f()V", 1),
-                ("C allocated at T.m()V@9 (line 3)", "T.m()V", 1),
+                (
+                    "A allocated at T.f()V@0 (line 7)",
+                    "T.f()V",
+                    1,
+                    HeldBy::Returned.text()
+                ),
+                (
+                    "B allocated at T.f()V@8 (line 8)",
+                    "T.f()V",
+                    1,
+                    HeldBy::StaticField.text()
+                ),
+                (
+                    "C allocated at T.m()V@9 (line 3)",
+                    "T.m()V",
+                    1,
+                    HeldBy::Local.text()
+                ),
             ]
         );
     }
