@@ -22,7 +22,7 @@ use crate::measure::{
     Placement, SiteCount,
 };
 use membound_certificate::{Certificate, MethodEntry, SiteEntry, value_of, value_text};
-use membound_jvm::error::Result;
+use membound_jvm::error::{Error, Result};
 
 /// Observed against predicted, for one site or one method total.
 #[derive(Clone, Debug)]
@@ -197,7 +197,12 @@ pub fn measure_for(
             _ => None,
         })
         .collect();
-    let check_regions = check_regions && entry.mem_rq.is_some();
+    if check_regions && entry.mem_rq.is_none() {
+        return Err(Error::Input(format!(
+            "the certificate has no regions for {}: nothing for --check-regions to check (analyze it again with this membound)",
+            entry.method
+        )));
+    }
     let recording = EntryRecording {
         statics,
         chains: recorded_chains(entry),

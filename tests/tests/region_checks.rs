@@ -169,3 +169,33 @@ fn without_the_flag_validate_walks_no_heap() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(!run.stdout.contains("regions checked"), "{}", run.stdout);
 }
+
+#[test]
+fn a_certificate_without_regions_has_nothing_to_check() {
+    let path = fixture_certificate("region_checks", "regions.Regions.temporaries", "count");
+    let mut certificate: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("certificate")).expect("JSON");
+    for method in certificate["methods"].as_array_mut().expect("methods") {
+        let entry = method.as_object_mut().expect("an entry");
+        for key in ["mem_captured", "mem_escapes", "mem_rq"] {
+            entry.remove(key);
+        }
+    }
+    let stripped = path.with_file_name("temporaries-without-regions.json");
+    std::fs::write(&stripped, certificate.to_string()).expect("write");
+    let run = membound([
+        "validate".as_ref(),
+        stripped.as_os_str(),
+        "--main".as_ref(),
+        MAIN.as_ref(),
+        "--check-regions".as_ref(),
+        "--".as_ref(),
+        "3".as_ref(),
+    ]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("has no regions") && run.stderr.contains("--check-regions"),
+        "{}",
+        run.stderr
+    );
+}
