@@ -16,6 +16,8 @@ pub struct Activation {
     /// The frame's method, as the address of its `jmethodID`.
     pub method: usize,
     pub is_target: bool,
+    /// The number in the stream of the first program allocation that can be its own.
+    pub first_allocation: u64,
 }
 
 /// The tracked frames of one thread, outermost first (increasing height).
@@ -74,6 +76,7 @@ mod tests {
             height,
             method,
             is_target: method == 1,
+            first_allocation: 1,
         }
     }
 

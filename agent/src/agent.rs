@@ -5,10 +5,11 @@
 use crate::activations::{Activation, ShadowStack};
 use crate::bytecode::{self, ConstantPool, ParameterKind};
 use crate::entry::{self, FieldSlot, SizeMethods, StaticField};
-use crate::ffi::{self, FrameInfo, Jclass, JmethodId, Jobject};
+use crate::ffi::{self, FrameInfo, Jclass, JmethodId, Jobject, Jthread};
 use crate::jvmti::{Jni, Jvmti, JvmtiFailure};
 use crate::log::{EventLog, FrameToken};
 use crate::options::{AgentOptions, ChainName, ChainStart, StaticFieldName, TargetMethod};
+use crate::regions;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -24,6 +25,8 @@ struct MethodInfo {
     descriptor: String,
     is_native: bool,
     is_static: bool,
+    /// Whether the options name it with `region=`: the heap is walked at its exits.
+    checks_region: bool,
     bytecodes: Vec<u8>,
     /// `(start offset, line)`, sorted by offset.
     lines: Vec<(i64, i32)>,
@@ -93,6 +96,12 @@ pub struct Agent {
     statics: Vec<StaticFieldName>,
     /// The chains the options name, whose lengths are recorded at each entry.
     chains: Vec<ChainName>,
+    /// The methods at whose exits the heap is walked (`region=`).
+    regions: Vec<TargetMethod>,
+    /// Program allocations written so far: the next one's number is this plus one.
+    allocations: AtomicU64,
+    /// Heap walks made at exits.
+    region_walks: AtomicU32,
     /// Those of them found in prepared classes (one per class loader that loaded the class).
     static_fields: Mutex<Vec<StaticField>>,
     /// `Collection.size()` and `Map.size()`, found at VM start.
@@ -103,6 +112,9 @@ pub struct Agent {
 }
 
 static AGENT: OnceLock<Agent> = OnceLock::new();
+
+/// Heap walks at exits beyond this many are skipped (and reported): each walks the whole heap.
+const MAX_REGION_WALKS: u32 = 1000;
 
 /// Per-thread state: the thread's number in the stream and its tracked frames.
 struct ThreadState {
@@ -145,6 +157,9 @@ pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<(), String> {
         targets: RwLock::new(Vec::new()),
         statics: options.statics,
         chains: options.chains,
+        regions: options.regions,
+        allocations: AtomicU64::new(0),
+        region_walks: AtomicU32::new(0),
         static_fields: Mutex::new(Vec::new()),
         sizes: OnceLock::new(),
         next_activation: AtomicU64::new(1),
@@ -222,6 +237,10 @@ impl Agent {
         let class = signature
             .strip_prefix('L')
             .and_then(|s| s.strip_suffix(';'));
+        let checks_region = self
+            .regions
+            .iter()
+            .any(|r| r.is_declared_by(&signature) && r.is_method(&name, &descriptor));
         Ok(MethodInfo {
             id,
             class: class.unwrap_or(&signature).to_owned(),
@@ -229,6 +248,7 @@ impl Agent {
             descriptor,
             is_native,
             is_static,
+            checks_region,
             bytecodes,
             lines,
             pool,
@@ -399,6 +419,7 @@ impl Agent {
                 height,
                 method: method as usize,
                 is_target: true,
+                first_allocation: self.next_allocation_number(),
             };
             // The new frame is the top one: anything tracked at its height or above is stale.
             let gone = thread.stack.pop_from(height);
@@ -532,24 +553,62 @@ impl Agent {
         }
     }
 
-    /// FramePop of a tracked frame: it and any tracked frame above it have returned.
-    pub fn on_frame_pop(&self) {
+    /// FramePop of a tracked frame: it and any tracked frame above it have returned. When
+    /// the options name its method with `region=`, the heap is walked first for what the
+    /// activation left reachable.
+    pub fn on_frame_pop(&self, thread_object: Jthread) {
         let Ok(count) = self.jvmti.frame_count(std::ptr::null_mut()) else {
             self.count_error();
             return;
         };
         // The popped frame is still on the stack while the event is posted.
-        self.with_thread(|thread| {
-            let gone = thread.stack.pop_from(count - 1);
-            self.record_exits(thread.id, &gone);
-        });
+        let popped = self.with_thread(|thread| (thread.id, thread.stack.pop_from(count - 1)));
+        let Some((thread, gone)) = popped else { return };
+        if let Some(returning) = gone.iter().find(|a| a.height == count - 1) {
+            self.check_region(thread, thread_object, returning);
+        }
+        self.record_exits(thread, &gone);
+    }
+
+    /// The number the next program allocation will get in the stream.
+    fn next_allocation_number(&self) -> u64 {
+        self.allocations.load(Ordering::Relaxed) + 1
+    }
+
+    /// At the exit of `returning`, on top of the current thread: when its method is named by
+    /// `region=` and something was allocated since it began, lists the objects allocated since
+    /// that the heap still reaches (a `reached` line), at most [`MAX_REGION_WALKS`] times.
+    fn check_region(&self, thread: u32, thread_object: Jthread, returning: &Activation) {
+        let method = returning.method as JmethodId;
+        let checked = self
+            .method_info(method)
+            .is_ok_and(|info| info.checks_region);
+        if !checked || self.next_allocation_number() == returning.first_allocation {
+            return;
+        }
+        let walks = self.region_walks.fetch_add(1, Ordering::Relaxed);
+        if walks >= MAX_REGION_WALKS {
+            if walks == MAX_REGION_WALKS {
+                self.write(|log| {
+                    log.problem(&format!(
+                        "regions checked at the first {MAX_REGION_WALKS} exits only"
+                    ))
+                });
+            }
+            return;
+        }
+        let first = returning.first_allocation;
+        match regions::reachable_since(&self.jvmti, thread_object, method, first) {
+            Ok(reached) => self.write(|log| log.reached(thread, returning.id, &reached)),
+            Err(_) => self.count_error(),
+        }
     }
 
     /// An object was allocated: if the watched method is on this thread's stack, record it with
     /// its chain from the outermost activation of the watched method. `size` is the event's,
     /// which JVMTI defines as what `GetObjectSize` reports (the tests check it against
     /// `Instrumentation.getObjectSize`), so no second call is needed.
-    pub fn on_allocation(&self, class: Jclass, size: ffi::Jlong) {
+    pub fn on_allocation(&self, object: Jobject, class: Jclass, size: ffi::Jlong) {
         if entry::inside_agent_call() {
             return;
         }
@@ -589,8 +648,26 @@ impl Agent {
                     line: info.line_at(frame.location),
                 })
                 .collect();
-            self.write(|log| log.allocation(program, thread.id, &type_name, size, &tokens));
+            let mut number = None;
+            self.write(|log| {
+                log.allocation(program, thread.id, &type_name, size, &tokens);
+                // Numbered under the stream's lock, in the order of the lines.
+                number = program.then(|| self.allocations.fetch_add(1, Ordering::Relaxed) + 1);
+            });
+            self.tag_for_regions(object, number);
         });
+    }
+
+    /// With `region=` options, tags a program allocation with its number in the stream, which
+    /// a walk at an exit reports.
+    fn tag_for_regions(&self, object: Jobject, number: Option<u64>) {
+        let Some(tag) = number.filter(|_| !self.regions.is_empty()) else {
+            return;
+        };
+        let tag = ffi::Jlong::try_from(tag).unwrap_or(ffi::Jlong::MAX);
+        if self.jvmti.set_tag(object, tag).is_err() {
+            self.count_error();
+        }
     }
 
     /// The frames from the outermost watched activation (`frames[outermost]`) to the top, with
@@ -637,6 +714,7 @@ impl Agent {
                 height,
                 method,
                 is_target: false,
+                first_allocation: self.next_allocation_number(),
             });
             self.record_exits(thread.id, &gone);
             self.write(|log| log.enter(thread.id, id, info.id));

@@ -121,6 +121,7 @@ pub const GET_FIELD_MODIFIERS: usize = 61;
 pub const GET_METHOD_NAME: usize = 63;
 pub const GET_METHOD_DECLARING_CLASS: usize = 64;
 pub const GET_METHOD_MODIFIERS: usize = 65;
+pub const GET_MAX_LOCALS: usize = 67;
 pub const GET_LINE_NUMBER_TABLE: usize = 69;
 pub const GET_LOCAL_VARIABLE_TABLE: usize = 71;
 pub const GET_BYTECODES: usize = 74;
@@ -245,6 +246,8 @@ const _: () = assert!(std::mem::size_of::<LocalVariableEntry>() == 48);
 const _: () = assert!(std::mem::size_of::<HeapCallbacks>() == 128);
 const _: () = assert!(std::mem::size_of::<HeapReferenceInfo>() == 64);
 const _: () = assert!(std::mem::offset_of!(HeapReferenceInfo, method) == 24);
+const _: () = assert!(std::mem::offset_of!(HeapReferenceInfo, depth) == 16);
+const _: () = assert!(std::mem::offset_of!(HeapReferenceInfo, slot) == 40);
 
 /// `jvmtiHeapReferenceKind` values the agent tells apart.
 pub const REFERENCE_FIELD: Jint = 2;
@@ -262,16 +265,28 @@ pub const VISIT_OBJECTS: Jint = 0x100;
 pub const VISIT_ABORT: Jint = 0x8000;
 
 /// `jvmtiHeapReferenceInfo`, read through the members the agent uses: the first `jint` is
-/// the field, array or constant-pool index; a stack local's or JNI local's method sits at
-/// byte 24 (after `thread_tag`, `thread_id` and `depth`).
+/// the field, array or constant-pool index; a stack local's or JNI local's thread tag is the
+/// first `jlong`, its depth at byte 16, its method at byte 24 and (a stack local's) slot at
+/// byte 40.
 #[repr(C)]
 pub struct HeapReferenceInfo {
     pub index: Jint,
     _rest_of_first_word: Jint,
     _thread_id: Jlong,
-    _depth: Jlong,
+    pub depth: Jint,
+    _padding: Jint,
     pub method: JmethodId,
-    _location_slot_and_reserved: [Jlong; 4],
+    _location: Jlong,
+    pub slot: Jint,
+    _reserved: [Jint; 5],
+}
+
+impl HeapReferenceInfo {
+    /// The `thread_tag` of a stack or JNI local: the first `jlong`, which `index` overlaps.
+    pub fn thread_tag(&self) -> Jlong {
+        // SAFETY: the struct is `repr(C)`, 8-aligned, and starts with eight bytes of integers.
+        unsafe { std::ptr::read((self as *const HeapReferenceInfo).cast::<Jlong>()) }
+    }
 }
 
 pub type HeapReferenceCallback = unsafe extern "C" fn(

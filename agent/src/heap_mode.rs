@@ -19,7 +19,7 @@ use crate::bytecode;
 use crate::ffi::{self, Jclass, JmethodId, Jobject};
 use crate::heap_log::HeapLog;
 use crate::heap_walk::{self, Holder, MAX_SITES, MAX_WALKS, WalkRecord, Walker};
-use crate::jvmti::{Jni, Jvmti, JvmtiFailure, Vm};
+use crate::jvmti::{Jni, Jvmti, JvmtiFailure, Visit, Vm};
 use crate::options::{HeapOptions, SnapshotMoment, TargetMethod};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -353,9 +353,9 @@ impl HeapAgent {
             self.count_error();
         }
         let mut walker = Walker::new(state.walks, &self.next_serial);
-        let walked = self
-            .jvmti
-            .follow_references(&mut |reference| walker.visit(reference));
+        let walked = self.jvmti.follow_references(&mut |reference| {
+            walker.visit(reference).map_or(Visit::Follow, Visit::Retag)
+        });
         if let Err(failure) = walked {
             state.log.problem(&format!(
                 "the heap walk for `{moment}` failed (JVMTI error {})",

@@ -190,6 +190,7 @@ mod tests {
             tag,
             referrer_tag: referrer,
             length: -1,
+            stack: Default::default(),
         }
     }
 

@@ -236,6 +236,19 @@ impl Jvmti {
         Ok(value)
     }
 
+    /// The number of local-variable slots of a method's frame.
+    pub fn max_locals(&self, method: JmethodId) -> Result<ffi::Jint> {
+        let mut max = 0;
+        check(call!(
+            self,
+            ffi::GET_MAX_LOCALS,
+            fn(JmethodId, *mut ffi::Jint),
+            method,
+            &mut max
+        ))?;
+        Ok(max)
+    }
+
     pub fn set_breakpoint(&self, method: JmethodId, location: ffi::Jlocation) -> Result<()> {
         check(call!(
             self,
@@ -513,14 +526,36 @@ pub struct HeapReference {
     pub referrer_tag: Option<ffi::Jlong>,
     /// An array referee's length, -1 otherwise.
     pub length: ffi::Jint,
+    /// For a stack local: the tag of its thread's object, its frame's depth (0 the top frame)
+    /// and its slot (past the method's locals, the operand stack's); zeros otherwise.
+    pub stack: StackSlot,
 }
 
-/// The visitor a walk calls for each reference: it returns the referee's new tag, if any.
-type HeapVisitor<'a> = dyn FnMut(&HeapReference) -> Option<ffi::Jlong> + 'a;
+/// Where a stack-local root sits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StackSlot {
+    pub thread_tag: ffi::Jlong,
+    pub depth: ffi::Jint,
+    pub slot: ffi::Jint,
+}
+
+/// What a walk's visitor says of a reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visit {
+    /// Follow the referee's references.
+    Follow,
+    /// Tag the referee so, and follow its references.
+    Retag(ffi::Jlong),
+    /// Do not follow this reference (the referee may still be reached by another).
+    Skip,
+}
+
+/// The visitor a walk calls for each reference.
+type HeapVisitor<'a> = dyn FnMut(&HeapReference) -> Visit + 'a;
 
 /// The heap-reference callback: copies the arguments, calls the visitor passed as user data,
-/// writes back the tag it returns, and always asks to visit the referee's references. A
-/// panicking visitor aborts the walk instead of unwinding into the JVM.
+/// writes back the tag it returns, and follows the referee's references unless it says to skip
+/// them. A panicking visitor aborts the walk instead of unwinding into the JVM.
 unsafe extern "C" fn on_heap_reference(
     kind: ffi::Jint,
     info: *const ffi::HeapReferenceInfo,
@@ -539,6 +574,15 @@ unsafe extern "C" fn on_heap_reference(
         let (index, method) = info
             .as_ref()
             .map_or((0, std::ptr::null_mut()), |i| (i.index, i.method));
+        // Only a stack local's info holds these members (the rest of the union is not set).
+        let stack = match info.as_ref() {
+            Some(i) if kind == ffi::REFERENCE_STACK_LOCAL => StackSlot {
+                thread_tag: i.thread_tag(),
+                depth: i.depth,
+                slot: i.slot,
+            },
+            _ => StackSlot::default(),
+        };
         let reference = HeapReference {
             kind,
             index,
@@ -549,14 +593,16 @@ unsafe extern "C" fn on_heap_reference(
             tag: *tag_ptr,
             referrer_tag: referrer_tag_ptr.as_ref().copied(),
             length,
+            stack,
         };
         let visitor = &mut *user_data.cast::<&mut HeapVisitor>();
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| visitor(&reference))) {
-            Ok(Some(new_tag)) => {
+            Ok(Visit::Retag(new_tag)) => {
                 *tag_ptr = new_tag;
                 ffi::VISIT_OBJECTS
             }
-            Ok(None) => ffi::VISIT_OBJECTS,
+            Ok(Visit::Follow) => ffi::VISIT_OBJECTS,
+            Ok(Visit::Skip) => 0,
             Err(_) => ffi::VISIT_ABORT,
         }
     }
@@ -568,7 +614,7 @@ impl Jvmti {
     /// the JVM's callback: it must not call JVMTI or JNI.
     pub fn follow_references(
         &self,
-        visitor: &mut dyn FnMut(&HeapReference) -> Option<ffi::Jlong>,
+        visitor: &mut dyn FnMut(&HeapReference) -> Visit,
     ) -> Result<()> {
         let callbacks = ffi::HeapCallbacks::references(on_heap_reference);
         let mut visitor: &mut HeapVisitor = visitor;

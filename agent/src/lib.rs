@@ -7,7 +7,11 @@
 //!
 //! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`; each
 //! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry,
-//! each `chain=<root>/<field>` a linked structure whose length to record there.
+//! each `chain=<root>/<field>` a linked structure whose length to record there, each
+//! `region=pkg/C.f(desc)` a method at whose exits the heap is walked (`regions.rs`): the
+//! program's allocations are then tagged with their number in the stream, and a `reached` line
+//! lists those made since the activation began that the heap still reaches from any root but
+//! the returning frame's local variables (`membound validate --check-regions`).
 //!
 //! # Heap mode
 //!
@@ -53,7 +57,7 @@
 //! events happened; a `method` line always comes before the first line using its number:
 //!
 //! ```text
-//! membound-agent 2                       header (format version)
+//! membound-agent 3                       header (format version)
 //! watch <M>                              the method named in the options
 //! method <id> <pkg.C.name(desc)>         a method number used by later lines
 //! target <id>                            this method is (an overload of) the watched method
@@ -85,6 +89,14 @@
 //!                                        <act>:<method-id>:<bytecode offset>:<line or ->
 //! vm <thread> <type> <bytes> <frame>…    a VM-internal allocation under the watched method
 //!                                        (activation ids 0)
+//! reached <thread> <act> <n>:<held>…    before the `exit` of an activation of a `region=`
+//!                                        method that allocated: the program allocations
+//!                                        (numbered from 1 in the order of the `alloc` lines)
+//!                                        made since it began that the heap still reaches
+//!                                        (at most 1000 such walks a run), each with what held
+//!                                        it when the walk first reached it: static|returned
+//!                                        (the returning frame's operand stack)|local (a
+//!                                        caller's or another thread's frame)|object|other
 //! exit <thread> <act>                    a tracked activation returned (normally or not)
 //! problem <text>                         something the agent could not do
 //! end <errors>                           the VM died; <errors> JVMTI calls or writes failed
@@ -94,7 +106,8 @@
 //! or map's `size()` is a Java call the agent makes there: what it allocates or calls is not
 //! recorded (a per-thread flag, `entry::inside_agent_call`), and an exception it throws is
 //! cleared and leaves the value unrecorded. Version 2 of the stream added the `field` and
-//! `static` lines and the `string`, `collection` and `map` parameter kinds.
+//! `static` lines and the `string`, `collection` and `map` parameter kinds; version 3 the
+//! `reached` lines.
 //!
 //! Activations are tracked with a breakpoint at bytecode 0 of the watched method and
 //! `NotifyFramePop` for every frame on a recorded chain, instead of MethodEntry/MethodExit events
@@ -114,6 +127,7 @@ mod heap_walk;
 mod jvmti;
 mod log;
 mod options;
+mod regions;
 
 use ffi::{JavaVm, Jclass, JmethodId, JniEnv, Jobject, Jthread, JvmtiEnv};
 use jvmti::{Jni, Jvmti, Vm};
@@ -171,7 +185,7 @@ pub unsafe extern "C" fn Agent_OnLoad(
 /// Parses the options, asks for the capabilities and enables the events.
 fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
     let options = options::AgentOptions::parse(text)?;
-    let capabilities = ffi::Capabilities::default()
+    let mut capabilities = ffi::Capabilities::default()
         .with(ffi::CAN_GENERATE_SAMPLED_OBJECT_ALLOC_EVENTS)
         .with(ffi::CAN_GET_BYTECODES)
         .with(ffi::CAN_GET_CONSTANT_POOL)
@@ -179,6 +193,9 @@ fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
         .with(ffi::CAN_ACCESS_LOCAL_VARIABLES)
         .with(ffi::CAN_GENERATE_BREAKPOINT_EVENTS)
         .with(ffi::CAN_GENERATE_FRAME_POP_EVENTS);
+    if !options.regions.is_empty() {
+        capabilities = capabilities.with(ffi::CAN_TAG_OBJECTS);
+    }
     jvmti
         .add_capabilities(&capabilities)
         .map_err(failed("AddCapabilities"))?;
@@ -365,20 +382,20 @@ unsafe extern "C" fn on_breakpoint(
 unsafe extern "C" fn on_frame_pop(
     _jvmti: *mut JvmtiEnv,
     _jni: *mut JniEnv,
-    _thread: Jthread,
+    thread: Jthread,
     _method: JmethodId,
     _by_exception: ffi::Jboolean,
 ) {
-    guarded(|state| state.on_frame_pop());
+    guarded(|state| state.on_frame_pop(thread));
 }
 
 unsafe extern "C" fn on_sampled_object_alloc(
     _jvmti: *mut JvmtiEnv,
     _jni: *mut JniEnv,
     _thread: Jthread,
-    _object: Jobject,
+    object: Jobject,
     class: Jclass,
     size: ffi::Jlong,
 ) {
-    guarded(|state| state.on_allocation(class, size));
+    guarded(|state| state.on_allocation(object, class, size));
 }

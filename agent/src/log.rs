@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 /// First line of every stream; bumped when a line's meaning changes.
-pub const HEADER: &str = "membound-agent 2";
+pub const HEADER: &str = "membound-agent 3";
 
 /// One frame of a recorded chain.
 pub struct FrameToken {
@@ -153,6 +153,17 @@ impl EventLog {
                 " {}:{}:{}:{line}",
                 frame.activation, frame.method, frame.offset
             );
+        }
+        self.line(format_args!("{text}"));
+    }
+
+    /// The program allocations (by number, from 1 in the order of the `alloc` lines) that the
+    /// heap still reaches as `activation` returns, each with what held it.
+    pub fn reached(&mut self, thread: u32, activation: u64, objects: &[(u64, &str)]) {
+        let mut text = format!("reached {thread} {activation}");
+        for (number, holder) in objects {
+            // Writing to a String cannot fail.
+            let _ = write!(text, " {number}:{holder}");
         }
         self.line(format_args!("{text}"));
     }

@@ -5,8 +5,9 @@
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
 //! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class); each `chain=<root>/<field>` a chain whose
 //! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
-//! `this` or of a parameter). `out` comes last and runs to the end of
-//! the string, so the path may contain commas.
+//! `this` or of a parameter); each `region=<M>` a method at whose exits the heap is walked to
+//! see which objects allocated during the activation are still reachable (watch mode's region
+//! check). `out` comes last and runs to the end of the string, so the path may contain commas.
 
 use std::path::PathBuf;
 
@@ -136,6 +137,8 @@ pub struct AgentOptions {
     pub target: TargetMethod,
     pub statics: Vec<StaticFieldName>,
     pub chains: Vec<ChainName>,
+    /// Methods at whose exits the heap is walked for what the activation left reachable.
+    pub regions: Vec<TargetMethod>,
     pub output: PathBuf,
 }
 
@@ -151,11 +154,14 @@ impl AgentOptions {
             .ok_or("missing `method=<M>` before `out=` in the agent's options")?;
         let mut statics = Vec::new();
         let mut chains = Vec::new();
+        let mut regions = Vec::new();
         for item in items {
             if let Some(field) = item.strip_prefix("static=") {
                 statics.push(StaticFieldName::parse(field)?);
             } else if let Some(chain) = item.strip_prefix("chain=") {
                 chains.push(ChainName::parse(chain)?);
+            } else if let Some(method) = item.strip_prefix("region=") {
+                regions.push(TargetMethod::parse(method)?);
             } else {
                 return Err(format!("unknown agent option `{item}`"));
             }
@@ -167,6 +173,7 @@ impl AgentOptions {
             target: TargetMethod::parse(method)?,
             statics,
             chains,
+            regions,
             output: PathBuf::from(output),
         })
     }
@@ -293,6 +300,27 @@ mod tests {
             let text = format!("method=A.m,{bad},out=/x");
             assert!(AgentOptions::parse(&text).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn regions_name_methods_whose_exits_are_walked() {
+        let options = AgentOptions::parse(
+            "method=p.M.m(I)V,region=p.M.m(I)V,region=p/Q.f([Ljava/lang/String;)V,out=/x",
+        )
+        .expect("valid");
+        let regions: Vec<(&str, &str, Option<&str>)> = options
+            .regions
+            .iter()
+            .map(|r| (r.class.as_str(), r.name.as_str(), r.descriptor.as_deref()))
+            .collect();
+        assert_eq!(
+            regions,
+            [
+                ("p/M", "m", Some("(I)V")),
+                ("p/Q", "f", Some("([Ljava/lang/String;)V"))
+            ]
+        );
+        assert!(AgentOptions::parse("method=p.M.m,region=m,out=/x").is_err());
     }
 
     #[test]

@@ -306,6 +306,9 @@ fn assert_activations_nest(run: &measure::Run) -> HashMap<String, u64> {
                     );
                 }
             }
+            Event::Reached { activation, .. } => {
+                assert!(live.contains(activation), "a walk at a finished activation")
+            }
             Event::Allocation(_) => {}
         }
     }
@@ -574,9 +577,12 @@ fn entries_record_fields_of_this_static_fields_string_lengths_and_sizes() {
         statics: statics.to_vec(),
         ..measure::EntryRecording::default()
     };
-    let measurement =
-        measure::measure_recording(&options, &recording, None::<fn(&_) -> measure::Placement>)
-            .unwrap_or_else(|e| panic!("measure failed: {e}"));
+    let measurement = measure::measure_recording(
+        &options,
+        &recording,
+        None::<measure::Regions<fn(&_) -> measure::Placement>>,
+    )
+    .unwrap_or_else(|e| panic!("measure failed: {e}"));
     assert!(
         measurement.warnings.is_empty(),
         "{:?}",

@@ -63,7 +63,7 @@ pub fn check(
         program_args: args,
     };
     let measurement =
-        validate::measure_for(certificate, entry, &options).map_err(|e| e.to_string())?;
+        validate::measure_for(certificate, entry, &options, false).map_err(|e| e.to_string())?;
     if measurement.program_exit_code != Some(0) {
         return Err(measurement.warnings.join("; "));
     }

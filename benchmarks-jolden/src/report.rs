@@ -534,6 +534,8 @@ methods:
             }],
             warnings: Vec::new(),
             unchecked: None,
+            broken_assumptions: Vec::new(),
+            regions: None,
         };
         MethodResult {
             benchmark: &SUITE[0],

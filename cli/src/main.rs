@@ -402,7 +402,11 @@ fn run(command: Command) -> Result<(String, bool)> {
                     }
                     measure::measure_regions(
                         &options,
-                        membound_runtime::validate::placement(&certificate, entry),
+                        membound_runtime::validate::placement(
+                            &certificate,
+                            entry,
+                            membound_runtime::validate::Freed::Earliest,
+                        ),
                     )?
                 }
                 None => measure::measure(&options)?,

@@ -22,7 +22,7 @@ use crate::measure::{
     Placement, SiteCount,
 };
 use membound_certificate::{Certificate, MethodEntry, SiteEntry, value_of, value_text};
-use membound_jvm::error::Result;
+use membound_jvm::error::{Error, Result};
 
 /// Observed against predicted, for one site or one method total.
 #[derive(Clone, Debug)]
@@ -53,14 +53,29 @@ pub struct Validation {
     pub comparisons: Vec<Comparison>,
     pub warnings: Vec<String>,
     /// Why nothing could be compared: a parameter whose value the run does not record (a field
-    /// view, a value fixed inside the method) and that was not given. There are then no
-    /// comparisons.
+    /// view, a value fixed inside the method) and that was not given, or a broken assumption.
+    /// There are then no comparisons.
     pub unchecked: Option<String>,
+    /// Assumptions of the certificate the run breaks (a chain it takes to be acyclic found
+    /// cyclic at an entry), naming the root: the bounds do not apply to this run, which is
+    /// `unchecked` too.
+    pub broken_assumptions: Vec<String>,
+    /// With `--check-regions`: objects of the certificate's regions still reachable when
+    /// their region's activation had returned.
+    pub regions: Option<measure::RegionCheckReport>,
 }
 
 impl Validation {
     pub fn broken(&self) -> impl Iterator<Item = &Comparison> {
         self.comparisons.iter().filter(|c| c.is_broken())
+    }
+
+    /// Whether the run shows the certificate wrong: a prediction below it, an assumption it
+    /// breaks, or a region whose objects outlive it.
+    pub fn failed(&self) -> bool {
+        self.broken().next().is_some()
+            || !self.broken_assumptions.is_empty()
+            || self.regions.as_ref().is_some_and(|r| !r.broken.is_empty())
     }
 }
 
@@ -72,17 +87,24 @@ pub fn validate(
     given: &BTreeMap<String, Rat>,
 ) -> Result<Validation> {
     let entry = certificate.method(method)?;
+    let nothing_compared = |unchecked, broken_assumptions| Validation {
+        method: entry.method.clone(),
+        points: Vec::new(),
+        comparisons: Vec::new(),
+        warnings: measurement.warnings.clone(),
+        unchecked,
+        broken_assumptions,
+        regions: measurement.region_check.clone(),
+    };
+    let broken = broken_assumptions(entry, measurement);
+    if !broken.is_empty() {
+        let reason =
+            "the run breaks an assumption of the certificate: the bounds do not apply to this run";
+        return Ok(nothing_compared(Some(reason.to_string()), broken));
+    }
     let points = match entry_points(entry, measurement, given) {
         Ok(points) => points,
-        Err(missing) => {
-            return Ok(Validation {
-                method: entry.method.clone(),
-                points: Vec::new(),
-                comparisons: Vec::new(),
-                warnings: measurement.warnings.clone(),
-                unchecked: Some(missing),
-            });
-        }
+        Err(missing) => return Ok(nothing_compared(Some(missing), Vec::new())),
     };
     let bytes_compared = certificate.tool.object_model != "count";
     let mut comparisons = Vec::new();
@@ -152,16 +174,20 @@ pub fn validate(
         comparisons,
         warnings: measurement.warnings.clone(),
         unchecked: None,
+        broken_assumptions: Vec::new(),
+        regions: measurement.region_check.clone(),
     })
 }
 
 /// Runs the program under the agent for validating `entry` of `certificate`: recording the
 /// static fields its parameters come from and, when the certificate has memRq, replaying the
-/// run into its regions.
+/// run into its regions; with `check_regions` (and regions in the certificate), the agent also
+/// walks the heap at the exits of the methods whose regions hold objects, for the region check.
 pub fn measure_for(
     certificate: &Certificate,
     entry: &MethodEntry,
     options: &MeasureOptions,
+    check_regions: bool,
 ) -> Result<Measurement> {
     let statics: Vec<String> = entry
         .params
@@ -171,15 +197,43 @@ pub fn measure_for(
             _ => None,
         })
         .collect();
+    if check_regions && entry.mem_rq.is_none() {
+        return Err(Error::Input(format!(
+            "the certificate has no regions for {}: nothing for --check-regions to check (analyze it again with this membound)",
+            entry.method
+        )));
+    }
     let recording = EntryRecording {
         statics,
         chains: recorded_chains(entry),
+        regions: if check_regions {
+            region_methods(certificate)
+        } else {
+            Vec::new()
+        },
     };
-    if entry.mem_rq.is_some() {
-        measure::measure_recording(options, &recording, Some(placement(certificate, entry)))
-    } else {
-        measure::measure_recording(options, &recording, None::<fn(&Allocation) -> Placement>)
-    }
+    let regions = entry.mem_rq.is_some().then(|| measure::Regions {
+        place: placement(certificate, entry, Freed::Earliest),
+        check: check_regions.then(|| placement(certificate, entry, Freed::Certainly)),
+    });
+    measure::measure_recording(options, &recording, regions)
+}
+
+/// The methods at whose exits the region check walks the heap: those of the certificate whose
+/// regions hold some site's objects, library specs left out (their objects are checked at the
+/// exit of a caller, whose region ends later).
+fn region_methods(certificate: &Certificate) -> Vec<String> {
+    certificate
+        .methods
+        .iter()
+        .filter(|m| m.spec.is_none())
+        .filter(|m| {
+            m.sites
+                .iter()
+                .any(|site| site.places(&m.method).is_some_and(|p| !p.escapes))
+        })
+        .map(|m| m.method.clone())
+        .collect()
 }
 
 /// How a certificate parameter gets its value from a run, read from its origin.
@@ -334,7 +388,6 @@ fn entry_points(
             let named = measure::named_values(values);
             let mut point = BTreeMap::new();
             for param in &entry.params {
-                broken_assumption(entry, values, param)?;
                 let recorded = match binding(&param.origin) {
                     Binding::Recorded(wanted) => recorded_value(values, &wanted),
                     Binding::FixedInside => None,
@@ -369,26 +422,35 @@ fn entry_points(
         .collect()
 }
 
-/// Why the run breaks an assumption `param` stands on at the entry `values` recorded: a
-/// chain it is the length of is cyclic there (or longer than the agent follows).
-fn broken_assumption(
-    entry: &MethodEntry,
-    values: &EntryValues,
-    param: &membound_certificate::ParamEntry,
-) -> std::result::Result<(), String> {
-    let Binding::Recorded(Recorded::Chain(chain)) = binding(&param.origin) else {
-        return Ok(());
-    };
-    let found = values.chains.iter().find(|c| c.chain == chain);
-    let what = match found.map(|c| c.length) {
-        Some(ChainLength::Cycle) => "is cyclic",
-        Some(ChainLength::Long) => "is longer than the agent follows (a cycle, or too long)",
-        _ => return Ok(()),
-    };
-    Err(format!(
-        "not checked: the run breaks an assumption of the certificate: at entry {} of {}, the chain of parameter {} ({}) {what}",
-        values.activation, entry.method, param.name, param.origin
-    ))
+/// The assumptions of `entry`'s parameters the run breaks at some entry: `ACYCLIC_CHAINS`,
+/// when a chain a parameter is the length of is cyclic there (the agent's Floyd test at the
+/// entry), or longer than the agent follows. Each names the entry, the root and the field.
+fn broken_assumptions(entry: &MethodEntry, measurement: &Measurement) -> Vec<String> {
+    let mut broken = Vec::new();
+    for (index, values) in measurement.entries.iter().enumerate() {
+        for param in &entry.params {
+            let Binding::Recorded(Recorded::Chain(chain)) = binding(&param.origin) else {
+                continue;
+            };
+            let found = values.chains.iter().find(|c| c.chain == chain);
+            let what = match found.map(|c| c.length) {
+                Some(ChainLength::Cycle) => "is cyclic",
+                Some(ChainLength::Long) => {
+                    "is longer than the agent follows (2^24 nodes: a cycle, or too long)"
+                }
+                _ => continue,
+            };
+            let origin = param.origin.split(';').next().unwrap_or(&param.origin);
+            let chain = origin.strip_prefix("length of ").unwrap_or(origin);
+            broken.push(format!(
+                "ACYCLIC_CHAINS at entry {} of {}: {chain} {what} (parameter {})",
+                index + 1,
+                entry.method,
+                param.name
+            ));
+        }
+    }
+    broken
 }
 
 /// The sum over the entries of the expression `text` of `entry`.
@@ -400,16 +462,30 @@ fn predict(entry: &MethodEntry, points: &[BTreeMap<String, Rat>], text: &str) ->
     Ok(total)
 }
 
-/// Where the certificate's regions put each object of a run of `entry`'s method, for the
-/// method-region replay: walking the allocation's chain upwards, the first frame whose method's
-/// site (through that frame's call) keeps the objects in its own region, or escaping. A site
-/// whose objects go to several places (some captured, some escaping) is placed in the region
-/// of the innermost frame that may capture them, so the replay never frees later than the
-/// certificate does. An allocation no site of a frame names escapes, the placement that frees
-/// it last.
+/// Which region of the certificate [`placement`] puts an object in, when its site's objects
+/// may go to several places.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Freed {
+    /// The innermost region that may hold it: the method-region replay never frees later than
+    /// the certificate does.
+    Earliest,
+    /// The innermost region that holds every object of its site (none when they may escape
+    /// the watched method): the region check never calls an object captured that may escape.
+    /// Only an allocation of the site's very type counts: a method handle's linkage objects,
+    /// made (and cached) inside an `invokedynamic`, are not the instruction's objects.
+    Certainly,
+}
+
+/// Where the certificate's regions put each object of a run of `entry`'s method: walking the
+/// allocation's chain upwards, the first frame whose method's site (through that frame's call)
+/// keeps the objects in its own region ([`Freed::Earliest`]: or in a callee's, then the
+/// innermost frame below), or escaping. A site whose objects go to several places (some
+/// captured, some escaping) is placed as `freed` says. An allocation no site of a frame names
+/// escapes, the placement that frees it last.
 pub fn placement<'c>(
     certificate: &'c Certificate,
     entry: &'c MethodEntry,
+    freed: Freed,
 ) -> impl Fn(&Allocation) -> Placement + 'c {
     let specs = SpecMethods::of(certificate);
     let methods: HashMap<&str, &MethodEntry> = certificate
@@ -421,6 +497,12 @@ pub fn placement<'c>(
     move |allocation| {
         let chain = &allocation.chain;
         let mut end = invokedynamic_end(chain.iter().map(|f| &*f.method));
+        let in_method_handles = chain
+            .get(end)
+            .is_some_and(|f| f.method.starts_with("java.lang.invoke."));
+        if freed == Freed::Certainly && in_method_handles {
+            return Placement::Escapes;
+        }
         if let Some(spec) = specs.first_on(chain.iter().map(|f| &*f.method)) {
             end = end.min(spec + 1);
         }
@@ -442,17 +524,21 @@ pub fn placement<'c>(
                     *site.at.method == *last.method
                         && (under_spec || i64::from(site.at.offset) == last.offset)
                         && site.via.as_ref().map(|v| i64::from(v.offset)) == via
+                        && (freed == Freed::Earliest || site.ty == allocation.type_name)
                 })
                 .max_by_key(|site| site.ty == allocation.type_name);
             let Some(places) = site.and_then(|site| site.places(&method.method)) else {
                 return Placement::Escapes;
             };
-            if places.here {
-                return Placement::Frame(level);
-            }
-            if !places.escapes {
+            match freed {
+                Freed::Earliest if places.here => return Placement::Frame(level),
                 // Only callees' regions: the innermost frame below this one.
-                return Placement::Frame((level + 1).min(frames.len() - 1));
+                Freed::Earliest if !places.escapes => {
+                    return Placement::Frame((level + 1).min(frames.len() - 1));
+                }
+                // Here or in callees' regions: gone when this frame returns.
+                Freed::Certainly if !places.escapes => return Placement::Frame(level),
+                Freed::Earliest | Freed::Certainly => {}
             }
         }
         Placement::Escapes
@@ -677,6 +763,22 @@ impl Validation {
                 value_text(&c.predicted)
             );
         }
+        for assumption in &self.broken_assumptions {
+            let _ = writeln!(out, "BROKEN assumption {assumption}");
+        }
+        if let Some(regions) = &self.regions {
+            for broken in &regions.broken {
+                let _ = writeln!(
+                    out,
+                    "BROKEN region of {}: {} object(s) {} still reachable after it returned, held by {}",
+                    broken.region,
+                    broken.objects,
+                    broken.site,
+                    broken.held_by.join(" or ")
+                );
+            }
+            let _ = writeln!(out, "regions checked at {} exit(s)", regions.exits_walked);
+        }
         for warning in &self.warnings {
             let _ = writeln!(out, "warning: {warning}");
         }
@@ -684,19 +786,30 @@ impl Validation {
             let _ = writeln!(out, "not checked: {reason}");
             return out;
         }
-        let broken = self.broken().count();
-        let _ = writeln!(
-            out,
-            "{}",
-            if broken == 0 {
-                "the certificate holds for this run".to_string()
-            } else {
-                format!(
-                    "{broken} prediction(s) below what the run allocated: the certificate is unsound for this run"
-                )
-            }
-        );
+        let _ = writeln!(out, "{}", self.verdict());
         out
+    }
+
+    /// The last line of the text report.
+    fn verdict(&self) -> String {
+        let broken = self.broken().count();
+        let regions = self.regions.as_ref().map_or(0, |r| r.broken.len());
+        let mut problems = Vec::new();
+        if broken > 0 {
+            problems.push(format!(
+                "{broken} prediction(s) below what the run allocated: the certificate is unsound for this run"
+            ));
+        }
+        if regions > 0 {
+            problems.push(format!(
+                "{regions} site(s) whose objects outlive the region the certificate puts them in"
+            ));
+        }
+        if problems.is_empty() {
+            "the certificate holds for this run".to_string()
+        } else {
+            problems.join("; ")
+        }
     }
 
     pub fn to_json(&self) -> Json {
@@ -718,6 +831,8 @@ impl Validation {
             "method": self.method,
             "comparisons": comparisons,
             "broken": self.broken().count(),
+            "broken_assumptions": self.broken_assumptions,
+            "regions": self.regions,
             "warnings": self.warnings,
             "unchecked": self.unchecked,
         })

@@ -7,7 +7,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 /// The stream version this reader understands.
-const HEADER: &str = "membound-agent 2";
+const HEADER: &str = "membound-agent 3";
 
 /// One frame of an allocation's chain: a call site, or (last) the allocating instruction.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,6 +32,9 @@ pub struct Allocation {
     pub chain: Vec<Frame>,
     /// False for allocations the VM made on its own behalf (class loading, interned names).
     pub by_program: bool,
+    /// A program allocation's number, from 1 in the stream's order (what `reached` lines
+    /// name); 0 for the VM's.
+    pub number: u64,
 }
 
 /// A parameter value recorded at an entry of the watched method.
@@ -105,6 +108,53 @@ pub enum Event {
         activation: u64,
     },
     Allocation(Allocation),
+    /// Before a tracked activation's exit (with `--check-regions`): the program allocations,
+    /// by number, made since it began that the heap still reached as it returned, with what
+    /// held each.
+    Reached {
+        thread: u32,
+        activation: u64,
+        objects: Vec<(u64, HeldBy)>,
+    },
+}
+
+/// What held an object a walk reached, when it first reached it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HeldBy {
+    StaticField,
+    /// The returning frame's operand stack: its returned value.
+    Returned,
+    /// A local variable of a caller's frame or of another thread's.
+    Local,
+    /// A field or an element of an object.
+    Object,
+    /// Another root (JNI, a monitor, a thread, the JVM).
+    Other,
+}
+
+impl HeldBy {
+    /// The stream's name: `static`, `returned`, `local`, `object`, `other`.
+    fn parse(text: &str) -> Option<HeldBy> {
+        Some(match text {
+            "static" => HeldBy::StaticField,
+            "returned" => HeldBy::Returned,
+            "local" => HeldBy::Local,
+            "object" => HeldBy::Object,
+            "other" => HeldBy::Other,
+            _ => return None,
+        })
+    }
+
+    /// For a report: `a static field`, `the returned value`, ….
+    pub fn text(self) -> &'static str {
+        match self {
+            HeldBy::StaticField => "a static field",
+            HeldBy::Returned => "the returned value",
+            HeldBy::Local => "a local variable of a caller or another thread",
+            HeldBy::Object => "a field or element of an object",
+            HeldBy::Other => "another root (JNI, a monitor, a thread, the JVM)",
+        }
+    }
 }
 
 /// What a stream says besides its events.
@@ -184,6 +234,8 @@ struct LineReader {
     open_targets: HashMap<u32, Vec<u64>>,
     /// Activations of the watched method entered while another was under way on their thread.
     nested: HashSet<u64>,
+    /// Program allocations read so far.
+    program_allocations: u64,
 }
 
 impl LineReader {
@@ -290,13 +342,39 @@ impl LineReader {
                     .map(|token| self.frame(token).ok_or_else(|| bad(number, "bad frame")))
                     .collect::<Result<Vec<_>>>()?;
                 let type_name = fields.get(2).ok_or_else(|| bad(number, "no type"))?;
+                let by_program = fields[0] == "alloc";
+                if by_program {
+                    self.program_allocations += 1;
+                }
                 Some(Event::Allocation(Allocation {
                     thread: thread(1)?,
                     type_name: (*type_name).to_owned(),
                     bytes: number_at(3)?,
                     chain,
-                    by_program: fields[0] == "alloc",
+                    by_program,
+                    number: if by_program {
+                        self.program_allocations
+                    } else {
+                        0
+                    },
                 }))
+            }
+            "reached" => {
+                let objects = fields
+                    .get(3..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|token| {
+                        let (object, held) = token.split_once(':')?;
+                        Some((object.parse().ok()?, HeldBy::parse(held)?))
+                    })
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad(number, "bad reached object"))?;
+                Some(Event::Reached {
+                    thread: thread(1)?,
+                    activation: number_at(2)?,
+                    objects,
+                })
             }
             "problem" => {
                 self.info.problems.push(line["problem ".len()..].to_owned());
@@ -390,7 +468,7 @@ fn entry_of(info: &mut StreamInfo, activation: u64, number: usize) -> Result<&mu
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "membound-agent 2
+    const SAMPLE: &str = "membound-agent 3
 watch Fig14.m0(I)V
 method 1 Fig14.m0(I)V
 target 1
@@ -404,6 +482,7 @@ chain 1 this.head/next cycle
 method 2 Fig14.m1(I)V
 alloc 1 Fig14$A 16 1:1:1:16 2:2:7:22
 vm 1 java.lang.String 24 0:1:1:16 0:2:7:-
+reached 1 1 1:static
 exit 1 1
 end 0
 ";
@@ -425,6 +504,16 @@ end 0
         };
         assert!(!second.by_program);
         assert_eq!(second.chain[1].line, None);
+        // Program allocations are numbered, as `reached` lines name them.
+        assert_eq!((first.number, second.number), (1, 0));
+        assert_eq!(
+            stream.events[3],
+            Event::Reached {
+                thread: 1,
+                activation: 1,
+                objects: vec![(1, HeldBy::StaticField)]
+            }
+        );
         let entry = &stream.info.entries[0];
         assert_eq!(entry.activation, 1);
         assert_eq!(entry.parameters[0].value, Some(3));
@@ -464,7 +553,7 @@ end 0
     #[test]
     fn recursive_calls_of_the_watched_method_are_part_of_their_outermost_activation() {
         let stream = "\
-membound-agent 2
+membound-agent 3
 watch R.list(I)V
 method 1 R.list(I)V
 target 1
@@ -508,7 +597,15 @@ end 0
         assert!(parse_events(field_of_nobody.as_bytes()).is_err());
         let short_field = SAMPLE.replace("static 1 p.Config size short 9", "static 1 size 9");
         assert!(parse_events(short_field.as_bytes()).is_err());
-        let old_version = SAMPLE.replace("membound-agent 2", "membound-agent 1");
+        for bad in [
+            "reached 1 1 x:static",
+            "reached 1 1 1",
+            "reached 1 1 1:nowhere",
+        ] {
+            let bad_reached = SAMPLE.replace("reached 1 1 1:static", bad);
+            assert!(parse_events(bad_reached.as_bytes()).is_err(), "{bad}");
+        }
+        let old_version = SAMPLE.replace("membound-agent 3", "membound-agent 1");
         assert!(parse_events(old_version.as_bytes()).is_err());
     }
 }

@@ -202,6 +202,9 @@ pub fn watch_options(method: &str, recording: &super::EntryRecording) -> String 
     for chain in &recording.chains {
         options.push_str(&format!(",chain={chain}"));
     }
+    for method in &recording.regions {
+        options.push_str(&format!(",region={method}"));
+    }
     options
 }
 
@@ -286,6 +289,7 @@ mod tests {
         let recording = super::super::EntryRecording {
             statics: vec!["p.Config.size".to_owned()],
             chains: vec!["this.head/next".to_owned()],
+            regions: vec!["Main.m(I)V".to_owned()],
         };
         let options = watch_options("Main.m(I)V", &recording);
         let command = program.command(&launch, &options, Path::new("/tmp/e"));
@@ -294,7 +298,7 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let expected = [
-            "-agentpath:/lib/agent.so=method=Main.m(I)V,static=p.Config.size,chain=this.head/next,out=/tmp/e",
+            "-agentpath:/lib/agent.so=method=Main.m(I)V,static=p.Config.size,chain=this.head/next,region=Main.m(I)V,out=/tmp/e",
             "-Xmx1g",
             "-XX:+UseTLAB",
             "-XX:+UseG1GC",

@@ -11,14 +11,16 @@
 
 mod events;
 mod launch;
+mod reach;
 mod replay;
 mod report;
 
 pub use events::{
     Allocation, ChainLength, ChainValue, EntryValues, Event, EventStream, FieldValue, Frame,
-    Parameter, StreamInfo, parse_events, read_events,
+    HeldBy, Parameter, StreamInfo, parse_events, read_events,
 };
 pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
+pub use reach::{BrokenRegion, RegionCheck, RegionCheckReport};
 pub use replay::{EntryPeak, Placement, RegionPeak, RegionReplay, replay_regions};
 pub use report::{
     ChainFrame, Measurement, SiteCount, SiteCounter, Totals, aggregate, named_values,
@@ -66,7 +68,7 @@ pub fn measure(options: &MeasureOptions) -> Result<Measurement> {
     measure_recording(
         options,
         &EntryRecording::default(),
-        None::<fn(&Allocation) -> Placement>,
+        None::<Regions<fn(&Allocation) -> Placement>>,
     )
 }
 
@@ -76,7 +78,17 @@ pub fn measure_regions(
     options: &MeasureOptions,
     place: impl Fn(&Allocation) -> Placement,
 ) -> Result<Measurement> {
-    measure_recording(options, &EntryRecording::default(), Some(place))
+    let regions = Regions { place, check: None };
+    measure_recording(options, &EntryRecording::default(), Some(regions))
+}
+
+/// Where objects live, for the method-region replay (`place`: the earliest region an object
+/// may be freed with) and for the region check (`check`: the region that certainly holds it,
+/// [`RegionCheck`]; the agent must then be asked to walk the heap at the exits of the
+/// methods whose regions hold objects, [`EntryRecording::regions`]).
+pub struct Regions<P> {
+    pub place: P,
+    pub check: Option<P>,
 }
 
 /// What the agent records at every entry of the watched method besides its parameters and
@@ -89,22 +101,30 @@ pub struct EntryRecording {
     /// Lengths of chains, `<root>/<field>` with root `0` (a parameter), `this.f` or `0.f`:
     /// the nodes from the root along the field before null, or `cycle`.
     pub chains: Vec<String>,
+    /// Methods (`pkg.C.m(desc)`) at whose exits the heap is walked for the objects the
+    /// activation left reachable, for the region check.
+    pub regions: Vec<String>,
 }
 
-/// [`measure`], or with `place` [`measure_regions`], the agent also recording `recording` at
-/// every entry of the watched method.
+/// [`measure`], or with `regions` [`measure_regions`] (and the region check when asked), the
+/// agent also recording `recording` at every entry of the watched method.
 pub fn measure_recording(
     options: &MeasureOptions,
     recording: &EntryRecording,
-    place: Option<impl Fn(&Allocation) -> Placement>,
+    regions: Option<Regions<impl Fn(&Allocation) -> Placement>>,
 ) -> Result<Measurement> {
     let mut counter = SiteCounter::default();
+    let (place, check) = regions.map_or((None, None), |r| (Some(r.place), r.check));
     let mut replay = place.map(RegionReplay::new);
+    let mut check = check.map(RegionCheck::new);
     let finished = run_java(options, recording, |events| {
         read_events(events, |event| {
             counter.add(&event);
             if let Some(replay) = &mut replay {
                 replay.add(&event);
+            }
+            if let Some(check) = &mut check {
+                check.add(&event);
             }
         })
     })?;
@@ -112,6 +132,7 @@ pub fn measure_recording(
     if let Some(replay) = replay {
         measurement.region_peaks = per_entry(replay.finish(), &finished.read);
     }
+    measurement.region_check = check.map(RegionCheck::finish);
     if finished.exit_code != Some(0) {
         let status = finished
             .exit_code

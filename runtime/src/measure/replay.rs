@@ -88,7 +88,7 @@ impl<P: Fn(&Allocation) -> Placement> RegionReplay<P> {
                     self.live.bytes -= freed.bytes;
                 }
             }
-            Event::Allocation(_) | Event::Enter { .. } => {}
+            Event::Allocation(_) | Event::Enter { .. } | Event::Reached { .. } => {}
         }
     }
 
@@ -115,7 +115,7 @@ pub fn replay_regions(
 }
 
 /// The activation owning an object, None when it escapes.
-fn owner(allocation: &Allocation, placement: Placement) -> Option<u64> {
+pub(super) fn owner(allocation: &Allocation, placement: Placement) -> Option<u64> {
     let Placement::Frame(index) = placement else {
         return None;
     };
@@ -134,7 +134,7 @@ mod tests {
 
     /// m (activation 1) calls f twice (activations 2 and 3); each f allocates two objects,
     /// m allocates one after the calls.
-    const CALLS: &str = "membound-agent 2
+    const CALLS: &str = "membound-agent 3
 watch T.m()V
 method 1 T.m()V
 method 2 T.f()V

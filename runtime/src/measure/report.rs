@@ -68,6 +68,9 @@ pub struct Measurement {
     /// [`super::RegionReplay`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub region_peaks: Vec<EntryPeak>,
+    /// With the region check, the objects found reachable after their region ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_check: Option<super::RegionCheckReport>,
     /// Reasons the numbers may be incomplete; empty for a clean run.
     pub warnings: Vec<String>,
     #[serde(skip)]
@@ -297,7 +300,7 @@ mod tests {
         parse_events(text.as_bytes()).expect("valid stream")
     }
 
-    const TWO_SITES: &str = "membound-agent 2
+    const TWO_SITES: &str = "membound-agent 3
 watch T.m([II)V
 method 1 T.m([II)V
 method 2 T.f()V
@@ -374,9 +377,9 @@ end 0
 
     #[test]
     fn a_method_never_loaded_or_never_called_is_an_error() {
-        let never_loaded = "membound-agent 2\nwatch T.x()V\nend 0\n";
+        let never_loaded = "membound-agent 3\nwatch T.x()V\nend 0\n";
         assert!(aggregate(&stream(never_loaded)).is_err());
-        let never_called = "membound-agent 2\nwatch T.x()V\nmethod 1 T.x()V\ntarget 1\nend 0\n";
+        let never_called = "membound-agent 3\nwatch T.x()V\nmethod 1 T.x()V\ntarget 1\nend 0\n";
         let error = aggregate(&stream(never_called)).expect_err("never called");
         assert!(error.to_string().contains("never called"), "{error}");
     }
