@@ -55,6 +55,8 @@ pub enum FormalKind {
     StringLength,
     /// A collection or map parameter: its size (under the `views` module's assumption).
     CollectionSize,
+    /// A box parameter (`Integer`, …): its value.
+    BoxedValue,
 }
 
 /// Per declared parameter (not counting `this`), how it is a formal, if it is one.
@@ -71,6 +73,7 @@ pub fn formal_kinds(body: &ir::Body) -> Vec<Option<FormalKind>> {
 struct Wanted {
     strings: bool,
     collections: bool,
+    boxes: bool,
 }
 
 impl Wanted {
@@ -78,6 +81,7 @@ impl Wanted {
         Wanted {
             strings: views::needs(body, ViewType::String),
             collections: views::needs(body, ViewType::Collection),
+            boxes: views::needs(body, ViewType::Boxed),
         }
     }
 
@@ -85,6 +89,7 @@ impl Wanted {
         match view {
             ViewType::String => self.strings,
             ViewType::Collection | ViewType::Iterator => self.collections,
+            ViewType::Boxed => self.boxes,
         }
     }
 }
@@ -100,6 +105,7 @@ fn formal_kind(ty: &Type, wanted: Wanted) -> Option<FormalKind> {
     numeric_formal_kind(ty).or_else(|| match view_type(ty).filter(|&view| wanted.has(view))? {
         ViewType::String => Some(FormalKind::StringLength),
         ViewType::Collection => Some(FormalKind::CollectionSize),
+        ViewType::Boxed => Some(FormalKind::BoxedValue),
         ViewType::Iterator => None,
     })
 }
@@ -224,6 +230,8 @@ struct Lowerer<'b, 't> {
     length_of: HashMap<ir::VarId, VarId>,
     /// IR variable → its size view (collection variables).
     size_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → its value view (box variables).
+    boxed_of: HashMap<ir::VarId, VarId>,
     /// Walked local ([`super::chains`]) → the rest of its chain.
     rests: HashMap<ir::VarId, VarId>,
     /// The formals of the chain roots, in the plan's order.
@@ -278,6 +286,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             value_of: HashMap::new(),
             length_of: HashMap::new(),
             size_of: HashMap::new(),
+            boxed_of: HashMap::new(),
             rests: HashMap::new(),
             chain_formals: Vec::new(),
             iterators: HashMap::new(),
@@ -309,14 +318,14 @@ impl<'b, 't> Lowerer<'b, 't> {
                 continue;
             };
             let name = match kind {
-                FormalKind::Value => var.name.to_string(),
+                FormalKind::Value | FormalKind::BoxedValue => var.name.to_string(),
                 FormalKind::ArrayLength | FormalKind::StringLength => {
                     format!("{}_length", var.name)
                 }
                 FormalKind::CollectionSize => format!("{}_size", var.name),
             };
             let formal = self.new_formal(&name);
-            if kind != FormalKind::Value {
+            if !matches!(kind, FormalKind::Value | FormalKind::BoxedValue) {
                 preconditions.push(ge(formal, 0_i64));
             }
             match kind {
@@ -325,6 +334,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     self.length_of.insert(param, formal)
                 }
                 FormalKind::CollectionSize => self.size_of.insert(param, formal),
+                FormalKind::BoxedValue => self.boxed_of.insert(param, formal),
             };
         }
         if !preconditions.is_empty() {
@@ -462,6 +472,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             if self.value_of.contains_key(&id)
                 || self.length_of.contains_key(&id)
                 || self.size_of.contains_key(&id)
+                || self.boxed_of.contains_key(&id)
             {
                 continue;
             }
@@ -481,6 +492,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                     ViewType::Collection => {
                         let size = self.new_var(&local("size"), VarKind::Local);
                         self.size_of.insert(id, size);
+                    }
+                    ViewType::Boxed => {
+                        let value = self.new_var(&local("value"), VarKind::Local);
+                        self.boxed_of.insert(id, value);
                     }
                     ViewType::Iterator => {
                         let count = self.new_var(&local("count"), VarKind::Local);
@@ -650,6 +665,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             .iter()
             .chain(&self.length_of)
             .chain(&self.size_of)
+            .chain(&self.boxed_of)
             .map(|(ir_var, &var)| (ir_var, var))
             .chain(iterators)
             .filter(|(ir_var, _)| !live.contains(ir_var) && maybe_constrained(ir_var))
@@ -1262,6 +1278,9 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
+                (FormalKind::BoxedValue, Some(Operand::Var(v))) => {
+                    self.boxed_of.get(v).map(|&value| Expr::var(value))
+                }
                 _ => None,
             };
             let expr = match expr {
@@ -1451,6 +1470,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             _ => None,
         };
         let mut copies = Vec::new();
+        if let Some(&value) = self.boxed_of.get(&dst) {
+            copies.push((value, source.and_then(|s| self.boxed_of.get(&s)).copied()));
+        }
         if let Some(&size) = self.size_of.get(&dst) {
             copies.push((size, source.and_then(|s| self.size_of.get(&s)).copied()));
         }
@@ -1516,6 +1538,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             | ViewCall::Size
             | ViewCall::Iterator
             | ViewCall::SameSize
+            | ViewCall::Box
+            | ViewCall::Unbox
             | ViewCall::ReadOnly => node,
         }
     }
@@ -1534,6 +1558,14 @@ impl<'b, 't> Lowerer<'b, 't> {
         let (value, views) = match views::classify(call) {
             ViewCall::Length => (receiver.and_then(|r| self.length_of.get(&r)), None),
             ViewCall::Size => (receiver.and_then(|r| self.size_of.get(&r)), None),
+            ViewCall::Unbox => (receiver.and_then(|r| self.boxed_of.get(&r)), None),
+            ViewCall::Box => {
+                let value = call.args.first().and_then(|arg| self.affine(arg));
+                if let (Some(&boxed), Some(expr)) = (self.boxed_of.get(&dst), value) {
+                    return self.step(node, Action::Assign { var: boxed, expr });
+                }
+                (None, None)
+            }
             ViewCall::SameSize => (None, receiver.and_then(|r| self.size_of.get(&r))),
             ViewCall::Iterator => {
                 let size = receiver.and_then(|r| self.size_of.get(&r)).copied();
@@ -1576,7 +1608,12 @@ impl<'b, 't> Lowerer<'b, 't> {
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
-        let mut vars: Vec<VarId> = [&self.value_of, &self.length_of, &self.size_of]
+        let mut vars: Vec<VarId> = [
+            &self.value_of,
+            &self.length_of,
+            &self.size_of,
+            &self.boxed_of,
+        ]
             .into_iter()
             .filter_map(|map| map.get(&dst).copied())
             .collect();
