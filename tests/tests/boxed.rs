@@ -43,7 +43,10 @@ fn exact_and_validated(method: &str, param: &str, expected: impl Fn(i64) -> i64)
     assert_eq!(code, 0, "{report:#}");
     let comparisons = report["comparisons"].as_array().expect("comparisons");
     for comparison in comparisons {
-        assert_eq!(comparison["observed"], comparison["predicted"], "{comparison}");
+        assert_eq!(
+            comparison["observed"], comparison["predicted"],
+            "{comparison}"
+        );
     }
     total_objects(comparisons).0.as_i64().expect("a count")
 }

@@ -452,8 +452,44 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let expr = Expr::var(self.chain_formals[root]);
                 self.step(node, Action::Assign { var: rest, expr })
             }
+            Some(WalkStep::Fresh) => self.step(
+                node,
+                Action::Assign {
+                    var: rest,
+                    expr: Expr::constant(1),
+                },
+            ),
+            Some(WalkStep::Null) => self.step(
+                node,
+                Action::Assign {
+                    var: rest,
+                    expr: Expr::constant(0),
+                },
+            ),
             None => self.step(node, Action::Havoc(rest)),
         }
+    }
+
+    /// What the store at `pc` does to the chains, when it links a new node: every local
+    /// holding the node has one node more than the stored successor.
+    fn link_step(&mut self, node: NodeId, pc: u32) -> NodeId {
+        let walks = &self.fields.walks;
+        let Some(link) = walks.links.iter().find(|link| link.pc == pc) else {
+            return node;
+        };
+        let expr = match link.next {
+            Some(next) => Expr::var(self.rests[&next]) + 1,
+            None => Expr::constant(1),
+        };
+        let holders: Vec<VarId> = link
+            .node
+            .iter()
+            .filter_map(|held| self.rests.get(held).copied())
+            .collect();
+        holders.into_iter().fold(node, |node, var| {
+            let expr = expr.clone();
+            self.step(node, Action::Assign { var, expr })
+        })
     }
 
     /// The variable holding an integer result at exit, returned after the threaded views.
@@ -734,6 +770,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             } => {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
                 self.split_parameter_test(*op, lhs, rhs);
+                self.split_building_bound(lhs, rhs);
                 let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
                 self.jump(block, node, *then_target, guard);
                 self.jump(block, node, *else_target, negated);
@@ -797,6 +834,35 @@ impl<'b, 't> Lowerer<'b, 't> {
         let difference = left.minus(&right);
         let splits = [difference.clone(), difference.negated()];
         self.procedure.sign_splits.extend(splits);
+    }
+
+    /// In a method that builds a list ([`super::chains::Link`]), a comparison with a parameter
+    /// the body never assigns (`i < n`, the loop inserting `n` nodes): joins keep `n <= 0` apart
+    /// from `n >= 1`, so after the loop the list's length is `n` or 0, not unbounded (one
+    /// convex hull of both loses every upper bound).
+    fn split_building_bound(&mut self, lhs: &Operand, rhs: &Operand) {
+        if self.fields.walks.links.is_empty() {
+            return;
+        }
+        for operand in [lhs, rhs] {
+            let Operand::Var(param) = operand else {
+                continue;
+            };
+            if !self.body.params.contains(param) || self.is_assigned(*param) {
+                continue;
+            }
+            // The entry value: the parameter itself is forgotten where it is dead.
+            let procedure = &self.procedure;
+            let snapshot = self.value_of.get(param).and_then(|formal| {
+                let index = procedure.formals.iter().position(|f| f == formal)?;
+                procedure.snapshots.get(index).copied()
+            });
+            if let Some(snapshot) = snapshot.map(Expr::var)
+                && !self.procedure.sign_splits.contains(&snapshot)
+            {
+                self.procedure.sign_splits.push(snapshot);
+            }
+        }
     }
 
     /// Whether some statement of the body assigns `var`.
@@ -936,7 +1002,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                     ir::Place::Static(_) => self.calls(block, node, stmt.pc, None, None),
                     _ => node,
                 };
-                self.store(node, stmt.pc, value)
+                let node = self.store(node, stmt.pc, value);
+                self.link_step(node, stmt.pc)
             }
             StmtKind::Monitor { .. } => node,
         }
@@ -1614,9 +1681,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             &self.size_of,
             &self.boxed_of,
         ]
-            .into_iter()
-            .filter_map(|map| map.get(&dst).copied())
-            .collect();
+        .into_iter()
+        .filter_map(|map| map.get(&dst).copied())
+        .collect();
         if let Some(&(count, bound)) = self.iterators.get(&dst) {
             vars.extend([count, bound]);
         }

@@ -201,9 +201,9 @@ pub struct FieldPlan {
     pub walks: Walks,
 }
 
-/// Whether anything a method runs (its body included) may write an instance field like this
-/// one, on any object.
-type FieldWrites<'a> = Box<dyn Fn(&FieldRef) -> bool + 'a>;
+/// Whether anything a method runs (its body included, except its stores at the given offsets)
+/// may write an instance field like this one, on any object.
+type FieldWrites<'a> = Box<dyn Fn(&FieldRef, &[u32]) -> bool + 'a>;
 
 /// The field a method's call at an offset returns from its receiver, when it is a getter.
 type Getter<'a> = Box<dyn Fn(u32) -> Option<FieldRef> + 'a>;
@@ -352,10 +352,10 @@ pub fn plan(
         .map(|index| {
             let through_calls = &reachable[index];
             let body = &bodies[index];
-            Box::new(move |field: &FieldRef| {
+            Box::new(move |field: &FieldRef, besides: &[u32]| {
                 through_calls.anything
                     || through_calls.may_write_object_field(field)
-                    || stores_field(body, field)
+                    || stores_field(body, field, besides)
             }) as FieldWrites<'_>
         })
         .collect();
@@ -367,7 +367,7 @@ pub fn plan(
         .collect();
     let walk_context = |index: usize, this: Option<ir::VarId>| WalkContext {
         this,
-        may_write: &*may_write[index],
+        writes_besides: &*may_write[index],
         getter: &*getters[index],
     };
     let mut plans = Vec::new();
@@ -964,11 +964,12 @@ fn opaque(body: &ir::Body, operand: &Operand) -> bool {
     true
 }
 
-/// Whether `body` stores to a field of `field`'s name and type, on any object.
-fn stores_field(body: &ir::Body, field: &FieldRef) -> bool {
+/// Whether `body` stores to a field of `field`'s name and type, on any object, other than at
+/// the offsets `besides`.
+fn stores_field(body: &ir::Body, field: &FieldRef, besides: &[u32]) -> bool {
     body.statements().any(|(_, stmt)| {
         matches!(&stmt.kind, StmtKind::Store { place: Place::Field { field: written, .. }, .. }
-            if written.name == field.name && written.ty == field.ty)
+            if written.name == field.name && written.ty == field.ty && !besides.contains(&stmt.pc))
     })
 }
 

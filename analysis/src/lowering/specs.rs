@@ -44,9 +44,9 @@ pub fn spec_formal_names(method: &MethodRef, spec: &MethodSpec) -> Vec<(usize, S
                 FormalKind::Value => Some((index, identifier(&base))),
                 FormalKind::ArrayLength => Some((index, identifier(&format!("{base}_length")))),
                 // `spec_formal_kinds` gives neither: a spec states no object views.
-                FormalKind::StringLength
-                | FormalKind::CollectionSize
-                | FormalKind::BoxedValue => None,
+                FormalKind::StringLength | FormalKind::CollectionSize | FormalKind::BoxedValue => {
+                    None
+                }
             }
         })
         .collect()

@@ -96,7 +96,10 @@ fn a_condition_is_a_disjunction_of_affine_comparisons() {
     };
     assert!(holds(-129) && holds(128) && holds(1000));
     assert!(!holds(-128) && !holds(0) && !holds(127));
-    assert!(spec.assumption_text().contains("1 × p.Box when i <= -129 or i >= 128 per call"));
+    assert!(
+        spec.assumption_text()
+            .contains("1 × p.Box when i <= -129 or i >= 128 per call")
+    );
     let bad = error(
         "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, params: [n], allocates: [{ type: p.N, when: \"n % 2 = 0\" }] }]\n",
     );
