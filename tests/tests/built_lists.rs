@@ -41,14 +41,30 @@ fn a_walk_of_a_list_built_by_insertions_visits_what_was_built() {
 }
 
 #[test]
+fn a_constructor_that_links_the_new_node_in_front_inserts_too() {
+    // `head = new Node(i, head)`: n nodes, then one visit per node.
+    exact_and_validated("built.Lists.linkedByConstructor", false, |n| 2 * n.max(0));
+}
+
+#[test]
 fn a_callee_walking_the_built_list_is_bound_to_its_length() {
     // n nodes, then two walks in the callee.
     exact_and_validated("built.Lists.buildThenVisit", true, |n| 3 * n.max(0));
 }
 
+/// The certificate of `method` has an unbounded count at n = 3.
+fn unbounded(method: &str) {
+    let certificate = certificate(method, false);
+    let json = eval_method(&certificate, method, "n=3");
+    assert_eq!(json["mem_alloc"]["objects"], "inf", "{json:#}");
+}
+
 #[test]
 fn a_node_relinked_after_insertion_leaves_the_walk_unbounded() {
-    let certificate = certificate("built.Lists.relinked", false);
-    let json = eval_method(&certificate, "built.Lists.relinked", "n=3");
-    assert_eq!(json["mem_alloc"]["objects"], "inf", "{json:#}");
+    unbounded("built.Lists.relinked");
+}
+
+#[test]
+fn a_constructor_that_links_another_node_to_the_new_one_leaves_the_walk_unbounded() {
+    unbounded("built.Lists.appendedByConstructor");
 }

@@ -984,6 +984,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     return self.new_node();
                 }
                 let node = self.view_effects(node, call);
+                let node = self.link_step(node, stmt.pc);
                 match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);

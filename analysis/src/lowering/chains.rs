@@ -14,8 +14,8 @@
 //! A list the method builds itself is walked too: a local set to null has no node, one set to
 //! a new object one (its constructor must not write the field), and a store of the field into
 //! a node created in the same block that nothing else can reach yet (`x.next = head` right
-//! after `x = new Node()`, a [`Link`]) makes the node's chain one longer than the stored
-//! value's. Such stores change no other chain, so they are the only writes of the field the
+//! after `x = new Node()`, or `new Node(v, head)` through a constructor that only stores its
+//! argument: a [`Link`]) makes the node's chain one longer than the stored value's. Such stores change no other chain, so they are the only writes of the field the
 //! walks allow; `head = x` then counts the nodes inserted, and a walk from `head` is bounded
 //! by them, without any assumption.
 //!
@@ -119,6 +119,9 @@ pub struct WalkContext<'a> {
     /// The field the call at this offset returns from its receiver, when every method it may
     /// run is a getter of it.
     pub getter: &'a dyn Fn(u32) -> Option<FieldRef>,
+    /// The reference field the constructor call at this offset sets to one of its arguments
+    /// (and that argument's index), when that is all the constructor does to references.
+    pub linking_constructor: &'a dyn Fn(u32) -> Option<(FieldRef, usize)>,
 }
 
 /// An assignment to a reference local, as the walks see it.
@@ -147,7 +150,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         .filter(|&var| matches!(body.var(var).ty, Type::Ref(_)))
         .filter_map(|var| Some((var, assignments(body, context, var)?)))
         .collect();
-    let candidates = fresh_links(body);
+    let candidates = fresh_links(body, context);
     let (fields, links) = loop {
         let fields = family_fields(&members, &candidates);
         let links: Vec<&(FieldRef, Link)> = candidates
@@ -389,9 +392,10 @@ fn family_fields(
 
 /// The stores of a reference field into an object created earlier in the same block that only
 /// locals hold (created by `new`, copied, its constructor called and its fields read and
-/// written, nothing else), with the field stored: the candidate [`Link`]s. A store of such an
+/// written, nothing else), and its constructor's call when it is a linking one (`new
+/// Node(head)`), with the field stored: the candidate [`Link`]s. A store of such an
 /// object anywhere else, or its being passed to a call, ends its freshness.
-fn fresh_links(body: &ir::Body) -> Vec<(FieldRef, Link)> {
+fn fresh_links(body: &ir::Body, context: &WalkContext<'_>) -> Vec<(FieldRef, Link)> {
     let mut found = Vec::new();
     for block in &body.blocks {
         // Per object created in this block (by its allocation's offset), the locals holding it.
@@ -425,15 +429,7 @@ fn fresh_links(body: &ir::Body) -> Vec<(FieldRef, Link)> {
                 }
                 _ => Vec::new(),
             };
-            if let StmtKind::Store {
-                place:
-                    Place::Field {
-                        object: target,
-                        field,
-                    },
-                value,
-            } = &stmt.kind
-                && matches!(field.ty, Type::Ref(_))
+            if let Some((target, field, value)) = linked_by(context, stmt)
                 && let Some(node) = object(&holders, target)
                 && object(&holders, value) != Some(node)
             {
@@ -448,7 +444,7 @@ fn fresh_links(body: &ir::Body) -> Vec<(FieldRef, Link)> {
                         node: holders[&node].clone(),
                         next,
                     };
-                    found.push((field.clone(), link));
+                    found.push((field, link));
                 }
             }
             let escaped: Vec<u32> = operands
@@ -482,6 +478,25 @@ fn fresh_links(body: &ir::Body) -> Vec<(FieldRef, Link)> {
         }
     }
     found
+}
+
+/// The object a statement may link, the reference field it sets and the value stored: a store
+/// of a reference field, or a call of a linking constructor.
+fn linked_by<'s>(
+    context: &WalkContext<'_>,
+    stmt: &'s ir::Stmt,
+) -> Option<(&'s Operand, FieldRef, &'s Operand)> {
+    match &stmt.kind {
+        StmtKind::Store {
+            place: Place::Field { object, field },
+            value,
+        } if matches!(field.ty, Type::Ref(_)) => Some((object, field.clone(), value)),
+        StmtKind::Invoke { call, .. } if &*call.method.name == "<init>" => {
+            let (field, index) = (context.linking_constructor)(stmt.pc)?;
+            Some((call.receiver.as_ref()?, field, call.args.get(index)?))
+        }
+        _ => None,
+    }
 }
 
 /// The root `value` reads, when it is one.
