@@ -352,9 +352,21 @@ pub fn plan(
         .collect();
     propagate_to_callers(&mut needed, &own, callees);
     let threaded = threaded_views(&mut needed, &own, callees, written_by_calls);
+    // Only a method calling a linking constructor skips calls when it checks a field's writes.
     let per_call: Vec<BTreeMap<u32, Writes>> = methods
         .iter()
-        .map(|method| writes_per_call(graph, call_sites, &mut writes, method))
+        .zip(bodies)
+        .map(|(method, body)| {
+            let links = body.statements().any(|(_, stmt)| {
+                matches!(&stmt.kind, StmtKind::Invoke { call, .. } if &*call.method.name == "<init>")
+                    && linking_constructor_at(java, graph, call_sites, method, stmt.pc).is_some()
+            });
+            if links {
+                writes_per_call(graph, call_sites, &mut writes, method)
+            } else {
+                BTreeMap::new()
+            }
+        })
         .collect();
     let may_write: Vec<FieldWrites<'_>> = (0..bodies.len())
         .map(|index| {
