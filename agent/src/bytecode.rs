@@ -264,6 +264,9 @@ pub enum ParameterKind {
     Array,
     /// A `java.lang.String`: one slot; its `length()` is what bounds depend on.
     String,
+    /// A box of an integer (`java.lang.Integer`, `Long`, `Short`, `Byte`, `Character`): one
+    /// slot; its value is what bounds depend on.
+    Boxed(IntegerType),
     /// Any other reference: one slot; when the object is a `java.util.Collection` or
     /// `java.util.Map`, its `size()` is what bounds depend on.
     Object,
@@ -279,6 +282,7 @@ impl ParameterKind {
             ParameterKind::Int
             | ParameterKind::Array
             | ParameterKind::String
+            | ParameterKind::Boxed(_)
             | ParameterKind::Object => 1,
         }
     }
@@ -304,6 +308,7 @@ pub fn parameter_kinds(descriptor: &str) -> Option<Vec<ParameterKind>> {
             (0, b'D') => ParameterKind::Unrecorded { slots: 2 },
             (0, b'F') => ParameterKind::Unrecorded { slots: 1 },
             (0, b'L') if &inside[at..end] == b"Ljava/lang/String;" => ParameterKind::String,
+            (0, b'L') if let Some(ty) = boxed_type(&inside[at..end]) => ParameterKind::Boxed(ty),
             (0, b'L') => ParameterKind::Object,
             (0, _) => return None,
             _ => ParameterKind::Array,
@@ -311,6 +316,18 @@ pub fn parameter_kinds(descriptor: &str) -> Option<Vec<ParameterKind>> {
         at = end;
     }
     Some(kinds)
+}
+
+/// The integer type a box class descriptor (`Ljava/lang/Integer;`) holds in its `value` field.
+fn boxed_type(descriptor: &[u8]) -> Option<IntegerType> {
+    Some(match descriptor {
+        b"Ljava/lang/Integer;" => IntegerType::Int,
+        b"Ljava/lang/Long;" => IntegerType::Long,
+        b"Ljava/lang/Short;" => IntegerType::Short,
+        b"Ljava/lang/Byte;" => IntegerType::Byte,
+        b"Ljava/lang/Character;" => IntegerType::Char,
+        _ => return None,
+    })
 }
 
 /// The integer types of a field, named by its descriptor; each is read with its own JNI getter.

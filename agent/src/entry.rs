@@ -222,6 +222,15 @@ pub fn parameter_value(
             jni.delete_local_ref(object);
             Some((name, Some(i64::from(length))))
         }
+        ParameterKind::Boxed(ty) => {
+            let (jni, object) = reference()?;
+            if object.is_null() {
+                return Some(("boxed", None));
+            }
+            let value = boxed_value(jvmti, jni, object, ty);
+            jni.delete_local_ref(object);
+            Some(("boxed", Some(value?)))
+        }
         ParameterKind::Object => {
             let (jni, object) = reference()?;
             if object.is_null() {
@@ -233,6 +242,17 @@ pub fn parameter_value(
         }
         ParameterKind::Unrecorded { .. } => None,
     }
+}
+
+/// The `value` field of a non-null box of type `ty` (the JDK's `Integer.value`, …).
+fn boxed_value(jvmti: &Jvmti, jni: Jni, object: Jobject, ty: IntegerType) -> Option<i64> {
+    let class = jni.object_class(object);
+    let slot = declared_fields(jvmti, class, false, |name| name == "value")
+        .ok()
+        .and_then(|slots| slots.into_iter().find(|slot| slot.ty == ty));
+    jni.delete_local_ref(class);
+    // SAFETY: `slot` is an instance field of type `ty` declared by `object`'s class.
+    slot.map(|slot| unsafe { jni.field_value(object, slot.id(), ty) })
 }
 
 /// The most nodes a chain is followed for: a longer one is reported as such, not counted.

@@ -66,8 +66,10 @@
 //!                                        activation: kind int|long (v = the value), array
 //!                                        (v = its length, or `null`), string (v = length(),
 //!                                        or `null`), collection|map (v = size() of a non-null
-//!                                        java.util.Collection or Map; other references are
-//!                                        not recorded); name `p<index>` without a variable
+//!                                        java.util.Collection or Map), boxed (v = the value
+//!                                        of an Integer, Long, Short, Byte or Character, or
+//!                                        `null`; other references are not recorded); name
+//!                                        `p<index>` without a variable
 //!                                        table
 //! field <act> <class> <name> <type> <v>  an integer instance field of `this` at a watched
 //!                                        activation: declaring class pkg.C, field name, Java

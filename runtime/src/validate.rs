@@ -257,6 +257,8 @@ enum Recorded<'a> {
     Length(usize),
     /// `size()` of collection or map parameter `i`.
     Size(usize),
+    /// The value of box parameter `i` (an `Integer`, …).
+    Boxed(usize),
     /// The integer field `this.f`.
     ThisField(&'a str),
     /// The static integer field `class.name`, `class` the declaring class.
@@ -266,7 +268,8 @@ enum Recorded<'a> {
 }
 
 /// The binding an origin says, as `memalloc` and `lowering::fields` write origins:
-/// `parameter 0 (int n)`, `length of parameter 1 (a)`, `size of parameter 2 (c)`,
+/// `parameter 0 (int n)`, `length of parameter 1 (a)`, `size of parameter 2 (c)`, `value of
+/// parameter 3 (java.lang.Integer b)`,
 /// `field n of this`, `static field p.C.size`; fixed inside the method are `static field
 /// p.C.size, written at main@12` and `local n set from a call's result at main@3`.
 fn binding(origin: &str) -> Binding<'_> {
@@ -279,6 +282,8 @@ fn binding(origin: &str) -> Binding<'_> {
         index(rest).map(Recorded::Length)
     } else if let Some(rest) = origin.strip_prefix("size of parameter ") {
         index(rest).map(Recorded::Size)
+    } else if let Some(rest) = origin.strip_prefix("value of parameter ") {
+        index(rest).map(Recorded::Boxed)
     } else if let Some(rest) = origin.strip_prefix("field ") {
         rest.strip_suffix(" of this")
             .filter(|name| !name.contains(' '))
@@ -359,6 +364,7 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
         Recorded::Parameter(index) => parameter(index, &["int", "long"]),
         Recorded::Length(index) => parameter(index, &["array", "string"]),
         Recorded::Size(index) => parameter(index, &["collection", "map"]),
+        Recorded::Boxed(index) => parameter(index, &["boxed"]),
         Recorded::ThisField(name) => field(&values.this_fields, None, name),
         Recorded::Static { class, name } => field(&values.statics, Some(class), name),
         Recorded::Chain(ref chain) => {
@@ -860,6 +866,10 @@ mod tests {
             ("length of parameter 2 (a)", Binding::Recorded(Length(2))),
             ("length of parameter 1 (s)", Binding::Recorded(Length(1))),
             ("size of parameter 3 (c)", Binding::Recorded(Size(3))),
+            (
+                "value of parameter 1 (java.lang.Integer n)",
+                Binding::Recorded(Boxed(1)),
+            ),
             (
                 "length of the chain from parameter 0 (first) along p.Node.next",
                 Binding::Recorded(Chain("0/p.Node.next".to_string())),

@@ -371,8 +371,8 @@ pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, ser
 }
 
 /// `membound validate <certificate> --main <main> -- <args>`: exit 0, and every prediction
-/// equals the observation.
-pub fn validated_exactly(certificate: &Path, main: &str, args: &[&str]) {
+/// equals the observation; the comparisons.
+pub fn validated_exactly(certificate: &Path, main: &str, args: &[&str]) -> Vec<serde_json::Value> {
     let (code, json) = validate_json(certificate, main, args);
     assert_eq!(code, 0, "{json:#}");
     let comparisons = json["comparisons"].as_array().expect("comparisons");
@@ -383,6 +383,7 @@ pub fn validated_exactly(certificate: &Path, main: &str, args: &[&str]) {
             "{comparison}"
         );
     }
+    comparisons.clone()
 }
 
 /// The (observed, predicted) object totals among a `validate --format json` report's

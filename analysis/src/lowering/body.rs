@@ -55,6 +55,8 @@ pub enum FormalKind {
     StringLength,
     /// A collection or map parameter: its size (under the `views` module's assumption).
     CollectionSize,
+    /// A box parameter (`Integer`, …): its value.
+    BoxedValue,
 }
 
 /// Per declared parameter (not counting `this`), how it is a formal, if it is one.
@@ -71,6 +73,7 @@ pub fn formal_kinds(body: &ir::Body) -> Vec<Option<FormalKind>> {
 struct Wanted {
     strings: bool,
     collections: bool,
+    boxes: bool,
 }
 
 impl Wanted {
@@ -78,6 +81,7 @@ impl Wanted {
         Wanted {
             strings: views::needs(body, ViewType::String),
             collections: views::needs(body, ViewType::Collection),
+            boxes: views::needs(body, ViewType::Boxed),
         }
     }
 
@@ -85,6 +89,7 @@ impl Wanted {
         match view {
             ViewType::String => self.strings,
             ViewType::Collection | ViewType::Iterator => self.collections,
+            ViewType::Boxed => self.boxes,
         }
     }
 }
@@ -100,6 +105,7 @@ fn formal_kind(ty: &Type, wanted: Wanted) -> Option<FormalKind> {
     numeric_formal_kind(ty).or_else(|| match view_type(ty).filter(|&view| wanted.has(view))? {
         ViewType::String => Some(FormalKind::StringLength),
         ViewType::Collection => Some(FormalKind::CollectionSize),
+        ViewType::Boxed => Some(FormalKind::BoxedValue),
         ViewType::Iterator => None,
     })
 }
@@ -224,6 +230,8 @@ struct Lowerer<'b, 't> {
     length_of: HashMap<ir::VarId, VarId>,
     /// IR variable → its size view (collection variables).
     size_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → its value view (box variables).
+    boxed_of: HashMap<ir::VarId, VarId>,
     /// Walked local ([`super::chains`]) → the rest of its chain.
     rests: HashMap<ir::VarId, VarId>,
     /// The formals of the chain roots, in the plan's order.
@@ -278,6 +286,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             value_of: HashMap::new(),
             length_of: HashMap::new(),
             size_of: HashMap::new(),
+            boxed_of: HashMap::new(),
             rests: HashMap::new(),
             chain_formals: Vec::new(),
             iterators: HashMap::new(),
@@ -309,14 +318,14 @@ impl<'b, 't> Lowerer<'b, 't> {
                 continue;
             };
             let name = match kind {
-                FormalKind::Value => var.name.to_string(),
+                FormalKind::Value | FormalKind::BoxedValue => var.name.to_string(),
                 FormalKind::ArrayLength | FormalKind::StringLength => {
                     format!("{}_length", var.name)
                 }
                 FormalKind::CollectionSize => format!("{}_size", var.name),
             };
             let formal = self.new_formal(&name);
-            if kind != FormalKind::Value {
+            if !matches!(kind, FormalKind::Value | FormalKind::BoxedValue) {
                 preconditions.push(ge(formal, 0_i64));
             }
             match kind {
@@ -325,6 +334,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     self.length_of.insert(param, formal)
                 }
                 FormalKind::CollectionSize => self.size_of.insert(param, formal),
+                FormalKind::BoxedValue => self.boxed_of.insert(param, formal),
             };
         }
         if !preconditions.is_empty() {
@@ -442,8 +452,44 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let expr = Expr::var(self.chain_formals[root]);
                 self.step(node, Action::Assign { var: rest, expr })
             }
+            Some(WalkStep::Fresh) => self.step(
+                node,
+                Action::Assign {
+                    var: rest,
+                    expr: Expr::constant(1),
+                },
+            ),
+            Some(WalkStep::Null) => self.step(
+                node,
+                Action::Assign {
+                    var: rest,
+                    expr: Expr::constant(0),
+                },
+            ),
             None => self.step(node, Action::Havoc(rest)),
         }
+    }
+
+    /// What the store at `pc` does to the chains, when it links a new node: every local
+    /// holding the node has one node more than the stored successor.
+    fn link_step(&mut self, node: NodeId, pc: u32) -> NodeId {
+        let walks = &self.fields.walks;
+        let Some(link) = walks.links.iter().find(|link| link.pc == pc) else {
+            return node;
+        };
+        let expr = match link.next {
+            Some(next) => Expr::var(self.rests[&next]) + 1,
+            None => Expr::constant(1),
+        };
+        let holders: Vec<VarId> = link
+            .node
+            .iter()
+            .filter_map(|held| self.rests.get(held).copied())
+            .collect();
+        holders.into_iter().fold(node, |node, var| {
+            let expr = expr.clone();
+            self.step(node, Action::Assign { var, expr })
+        })
     }
 
     /// The variable holding an integer result at exit, returned after the threaded views.
@@ -462,6 +508,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             if self.value_of.contains_key(&id)
                 || self.length_of.contains_key(&id)
                 || self.size_of.contains_key(&id)
+                || self.boxed_of.contains_key(&id)
             {
                 continue;
             }
@@ -481,6 +528,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                     ViewType::Collection => {
                         let size = self.new_var(&local("size"), VarKind::Local);
                         self.size_of.insert(id, size);
+                    }
+                    ViewType::Boxed => {
+                        let value = self.new_var(&local("value"), VarKind::Local);
+                        self.boxed_of.insert(id, value);
                     }
                     ViewType::Iterator => {
                         let count = self.new_var(&local("count"), VarKind::Local);
@@ -650,6 +701,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             .iter()
             .chain(&self.length_of)
             .chain(&self.size_of)
+            .chain(&self.boxed_of)
             .map(|(ir_var, &var)| (ir_var, var))
             .chain(iterators)
             .filter(|(ir_var, _)| !live.contains(ir_var) && maybe_constrained(ir_var))
@@ -718,6 +770,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             } => {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
                 self.split_parameter_test(*op, lhs, rhs);
+                self.split_building_bound(lhs, rhs);
                 let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
                 self.jump(block, node, *then_target, guard);
                 self.jump(block, node, *else_target, negated);
@@ -781,6 +834,35 @@ impl<'b, 't> Lowerer<'b, 't> {
         let difference = left.minus(&right);
         let splits = [difference.clone(), difference.negated()];
         self.procedure.sign_splits.extend(splits);
+    }
+
+    /// In a method that builds a list ([`super::chains::Link`]), a comparison with a parameter
+    /// the body never assigns (`i < n`, the loop inserting `n` nodes): joins keep `n <= 0` apart
+    /// from `n >= 1`, so after the loop the list's length is `n` or 0, not unbounded (one
+    /// convex hull of both loses every upper bound).
+    fn split_building_bound(&mut self, lhs: &Operand, rhs: &Operand) {
+        if self.fields.walks.links.is_empty() {
+            return;
+        }
+        for operand in [lhs, rhs] {
+            let Operand::Var(param) = operand else {
+                continue;
+            };
+            if !self.body.params.contains(param) || self.is_assigned(*param) {
+                continue;
+            }
+            // The entry value: the parameter itself is forgotten where it is dead.
+            let procedure = &self.procedure;
+            let snapshot = self.value_of.get(param).and_then(|formal| {
+                let index = procedure.formals.iter().position(|f| f == formal)?;
+                procedure.snapshots.get(index).copied()
+            });
+            if let Some(snapshot) = snapshot.map(Expr::var)
+                && !self.procedure.sign_splits.contains(&snapshot)
+            {
+                self.procedure.sign_splits.push(snapshot);
+            }
+        }
     }
 
     /// Whether some statement of the body assigns `var`.
@@ -902,6 +984,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     return self.new_node();
                 }
                 let node = self.view_effects(node, call);
+                let node = self.link_step(node, stmt.pc);
                 match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);
@@ -920,7 +1003,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                     ir::Place::Static(_) => self.calls(block, node, stmt.pc, None, None),
                     _ => node,
                 };
-                self.store(node, stmt.pc, value)
+                let node = self.store(node, stmt.pc, value);
+                self.link_step(node, stmt.pc)
             }
             StmtKind::Monitor { .. } => node,
         }
@@ -1262,6 +1346,9 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
+                (FormalKind::BoxedValue, Some(Operand::Var(v))) => {
+                    self.boxed_of.get(v).map(|&value| Expr::var(value))
+                }
                 _ => None,
             };
             let expr = match expr {
@@ -1451,6 +1538,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             _ => None,
         };
         let mut copies = Vec::new();
+        if let Some(&value) = self.boxed_of.get(&dst) {
+            copies.push((value, source.and_then(|s| self.boxed_of.get(&s)).copied()));
+        }
         if let Some(&size) = self.size_of.get(&dst) {
             copies.push((size, source.and_then(|s| self.size_of.get(&s)).copied()));
         }
@@ -1516,6 +1606,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             | ViewCall::Size
             | ViewCall::Iterator
             | ViewCall::SameSize
+            | ViewCall::Box
+            | ViewCall::Unbox
             | ViewCall::ReadOnly => node,
         }
     }
@@ -1534,6 +1626,14 @@ impl<'b, 't> Lowerer<'b, 't> {
         let (value, views) = match views::classify(call) {
             ViewCall::Length => (receiver.and_then(|r| self.length_of.get(&r)), None),
             ViewCall::Size => (receiver.and_then(|r| self.size_of.get(&r)), None),
+            ViewCall::Unbox => (receiver.and_then(|r| self.boxed_of.get(&r)), None),
+            ViewCall::Box => {
+                let value = call.args.first().and_then(|arg| self.affine(arg));
+                if let (Some(&boxed), Some(expr)) = (self.boxed_of.get(&dst), value) {
+                    return self.step(node, Action::Assign { var: boxed, expr });
+                }
+                (None, None)
+            }
             ViewCall::SameSize => (None, receiver.and_then(|r| self.size_of.get(&r))),
             ViewCall::Iterator => {
                 let size = receiver.and_then(|r| self.size_of.get(&r)).copied();
@@ -1576,10 +1676,15 @@ impl<'b, 't> Lowerer<'b, 't> {
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
-        let mut vars: Vec<VarId> = [&self.value_of, &self.length_of, &self.size_of]
-            .into_iter()
-            .filter_map(|map| map.get(&dst).copied())
-            .collect();
+        let mut vars: Vec<VarId> = [
+            &self.value_of,
+            &self.length_of,
+            &self.size_of,
+            &self.boxed_of,
+        ]
+        .into_iter()
+        .filter_map(|map| map.get(&dst).copied())
+        .collect();
         if let Some(&(count, bound)) = self.iterators.get(&dst) {
             vars.extend([count, bound]);
         }

@@ -11,12 +11,22 @@
 //! changes the field (nor a root field) during the method: the method's own stores and those
 //! of everything it calls are checked, the rest is the assumption [`ACYCLIC_CHAINS`].
 //!
+//! A list the method builds itself is walked too: a local set to null has no node, one set to
+//! a new object one (its constructor must not write the field), and a store of the field into
+//! a node created in the same block that nothing else can reach yet (`x.next = head` right
+//! after `x = new Node()`, or `new Node(v, head)` through a constructor that only stores its
+//! argument: a [`Link`]) makes the node's chain one longer than the stored value's. Such stores change no other chain, so they are the only writes of the field the
+//! walks allow; `head = x` then counts the nodes inserted, and a walk from `head` is bounded
+//! by them, without any assumption.
+//!
 //! It only classifies; [`super::body`] turns walks into variables and actions.
 
 use std::collections::BTreeMap;
 
-use membound_front::ir::{self, Expr, Operand, Place, StmtKind};
-use membound_jvm::FieldRef;
+use super::liveness::stmt_operands;
+
+use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
+use membound_jvm::{FieldRef, Type};
 
 /// What the chain views take for granted; the certificate lists it when a bound has a chain
 /// length as a parameter.
@@ -56,6 +66,10 @@ pub enum WalkStep {
     Copy(ir::VarId),
     /// `p = root`: the rest is the root's chain length (an index into [`Walks::roots`]).
     Start(usize),
+    /// `p = new C`: one node, whose field is null.
+    Fresh,
+    /// `p = null`: no node.
+    Null,
 }
 
 /// A method's walks: its chain roots (formals, in order) and its walked locals.
@@ -63,6 +77,19 @@ pub enum WalkStep {
 pub struct Walks {
     pub roots: Vec<ChainRoot>,
     pub locals: Vec<WalkedLocal>,
+    /// The stores that link new nodes into the walked chains.
+    pub links: Vec<Link>,
+}
+
+/// A store of a walked field into a node the method has just created and nothing else can
+/// reach yet: its chain is one node more than the stored successor's.
+#[derive(Clone, Debug)]
+pub struct Link {
+    pub pc: u32,
+    /// The locals holding the new node at the store.
+    pub node: Vec<ir::VarId>,
+    /// The stored successor; None for null.
+    pub next: Option<ir::VarId>,
 }
 
 /// A reference local a loop moves along one field. A walked parameter's entry value is its
@@ -86,11 +113,15 @@ impl Walks {
 pub struct WalkContext<'a> {
     /// The variable holding `this`, when it is never reassigned.
     pub this: Option<ir::VarId>,
-    /// Whether anything the method runs (its body included) may write the field.
-    pub may_write: &'a dyn Fn(&FieldRef) -> bool,
+    /// Whether anything the method runs (its body included) may write the field, besides its
+    /// own stores at the given offsets.
+    pub writes_besides: &'a dyn Fn(&FieldRef, &[u32]) -> bool,
     /// The field the call at this offset returns from its receiver, when every method it may
     /// run is a getter of it.
     pub getter: &'a dyn Fn(u32) -> Option<FieldRef>,
+    /// The reference field the constructor call at this offset sets to one of its arguments
+    /// (and that argument's index), when that is all the constructor does to references.
+    pub linking_constructor: &'a dyn Fn(u32) -> Option<(FieldRef, usize)>,
 }
 
 /// An assignment to a reference local, as the walks see it.
@@ -99,6 +130,15 @@ enum Assignment {
     Follow(ir::VarId, FieldRef),
     Copy(ir::VarId),
     Root(Root),
+    Fresh,
+    Null,
+}
+
+impl WalkContext<'_> {
+    /// Whether anything the method runs may write the field.
+    fn may_write(&self, field: &FieldRef) -> bool {
+        (self.writes_besides)(field, &[])
+    }
 }
 
 /// The walks of `body`: the reference locals whose every assignment follows the field from
@@ -107,11 +147,26 @@ enum Assignment {
 pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     let mut members: BTreeMap<ir::VarId, Vec<(u32, Assignment)>> = (0..body.vars.len())
         .map(|index| ir::VarId(index as u32))
-        .filter(|&var| matches!(body.var(var).ty, membound_jvm::Type::Ref(_)))
+        .filter(|&var| matches!(body.var(var).ty, Type::Ref(_)))
         .filter_map(|var| Some((var, assignments(body, context, var)?)))
         .collect();
-    let fields = loop {
-        let fields = family_fields(&members);
+    let candidates = fresh_links(body, context);
+    let (fields, links) = loop {
+        let fields = family_fields(&members, &candidates);
+        let links: Vec<&(FieldRef, Link)> = candidates
+            .iter()
+            .filter(|(field, link)| {
+                link.next
+                    .is_none_or(|next| fields.get(&next) == Some(field))
+            })
+            .collect();
+        let linking = |field: &FieldRef| -> Vec<u32> {
+            links
+                .iter()
+                .filter(|(linked, _)| linked == field)
+                .map(|(_, link)| link.pc)
+                .collect()
+        };
         let broken: Vec<ir::VarId> = members
             .iter()
             .filter(|&(var, assigned)| {
@@ -119,21 +174,29 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     return true;
                 };
                 let joins = |source: &ir::VarId| fields.get(source) == Some(field);
-                (context.may_write)(field)
+                (context.writes_besides)(field, &linking(field))
                     || assigned.iter().any(|(_, assignment)| match assignment {
                         Assignment::Follow(source, followed) => followed != field || !joins(source),
                         Assignment::Copy(source) => !joins(source),
-                        Assignment::Root(_) => false,
+                        Assignment::Root(_) | Assignment::Fresh | Assignment::Null => false,
                     })
             })
             .map(|(&var, _)| var)
             .collect();
         if broken.is_empty() {
-            break fields;
+            let links: Vec<Link> = links
+                .into_iter()
+                .filter(|(field, link)| link.node.iter().any(|n| fields.get(n) == Some(field)))
+                .map(|(_, link)| link.clone())
+                .collect();
+            break (fields, links);
         }
         members.retain(|var, _| !broken.contains(var));
     };
-    let mut walks = Walks::default();
+    let mut walks = Walks {
+        links,
+        ..Walks::default()
+    };
     for (var, assigned) in members {
         let field = fields[&var].clone();
         if matches!(body.var(var).origin, ir::VarOrigin::Param(_)) {
@@ -148,6 +211,8 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     Assignment::Root(root) => {
                         WalkStep::Start(chain_root(body, root, &field, &mut walks.roots))
                     }
+                    Assignment::Fresh => WalkStep::Fresh,
+                    Assignment::Null => WalkStep::Null,
                 };
                 (pc, step)
             })
@@ -190,7 +255,7 @@ pub fn bind_callee_roots(
                             .roots
                             .iter()
                             .any(|r| r.root == root && r.field == field);
-                        if !known && !(context.may_write)(&field) {
+                        if !known && !context.may_write(&field) {
                             chain_root(body, root, &field, &mut walks[caller].roots);
                             added = true;
                         }
@@ -220,7 +285,7 @@ fn caller_root(
         }
         Root::This(held) => {
             let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
-            (on_this && !(context.may_write)(held)).then(|| Root::This(held.clone()))
+            (on_this && !context.may_write(held)).then(|| Root::This(held.clone()))
         }
         Root::ParamField(..) => None,
     }
@@ -248,6 +313,8 @@ fn assignments(
                     Assignment::Copy(*source)
                 }
                 _ if is_param => return None,
+                Expr::New(_) => Assignment::Fresh,
+                Expr::Use(Operand::Const(Const::Null)) => Assignment::Null,
                 _ => Assignment::Root(root_of(body, context, value)?),
             },
             StmtKind::Invoke { dst, call } if *dst == Some(var) => {
@@ -269,9 +336,11 @@ fn assignments(
 }
 
 /// The field each member's family follows: that of its own follows when they agree, else
-/// that of a member it copies; none when its follows disagree.
+/// that of a member it copies, of one that copies it, or of a link into the node it holds;
+/// none when its follows disagree.
 fn family_fields(
     members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
+    links: &[(FieldRef, Link)],
 ) -> BTreeMap<ir::VarId, FieldRef> {
     let mut fields = BTreeMap::new();
     for (&var, assigned) in members {
@@ -286,20 +355,147 @@ fn family_fields(
         }
     }
     loop {
+        let copied_by = |var: ir::VarId| {
+            members.iter().find_map(|(copy, assigned)| {
+                let copies = assigned
+                    .iter()
+                    .any(|(_, a)| matches!(a, Assignment::Copy(source) if *source == var));
+                copies.then(|| fields.get(copy)).flatten()
+            })
+        };
+        let linked = |var: ir::VarId| {
+            links
+                .iter()
+                .find(|(_, link)| link.node.contains(&var))
+                .map(|(field, _)| field)
+        };
         let copied: Vec<(ir::VarId, FieldRef)> = members
             .iter()
             .filter(|(var, _)| !fields.contains_key(*var))
             .filter_map(|(&var, assigned)| {
-                assigned.iter().find_map(|(_, a)| match a {
-                    Assignment::Copy(source) => Some((var, fields.get(source)?.clone())),
+                let from_source = assigned.iter().find_map(|(_, a)| match a {
+                    Assignment::Copy(source) => fields.get(source),
                     _ => None,
-                })
+                });
+                let field = from_source
+                    .or_else(|| copied_by(var))
+                    .or_else(|| linked(var))?;
+                Some((var, field.clone()))
             })
             .collect();
         if copied.is_empty() {
             return fields;
         }
         fields.extend(copied);
+    }
+}
+
+/// The stores of a reference field into an object created earlier in the same block that only
+/// locals hold (created by `new`, copied, its constructor called and its fields read and
+/// written, nothing else), and its constructor's call when it is a linking one (`new
+/// Node(head)`), with the field stored: the candidate [`Link`]s. A store of such an
+/// object anywhere else, or its being passed to a call, ends its freshness.
+fn fresh_links(body: &ir::Body, context: &WalkContext<'_>) -> Vec<(FieldRef, Link)> {
+    let mut found = Vec::new();
+    for block in &body.blocks {
+        // Per object created in this block (by its allocation's offset), the locals holding it.
+        let mut holders: BTreeMap<u32, Vec<ir::VarId>> = BTreeMap::new();
+        for stmt in &block.stmts {
+            let object = |holders: &BTreeMap<u32, Vec<ir::VarId>>, operand: &Operand| match operand
+            {
+                Operand::Var(var) => holders
+                    .iter()
+                    .find(|(_, held)| held.contains(var))
+                    .map(|(&at, _)| at),
+                Operand::Const(_) => None,
+            };
+            let (operands, written) = stmt_operands(stmt);
+            // What the statement may do with a new object besides holding or filling it.
+            let allowed: Vec<&Operand> = match &stmt.kind {
+                StmtKind::Assign {
+                    value: Expr::Use(source) | Expr::CheckCast(source, _),
+                    ..
+                } => vec![source],
+                StmtKind::Assign {
+                    value: Expr::Load(Place::Field { object, .. }),
+                    ..
+                } => vec![object],
+                StmtKind::Store {
+                    place: Place::Field { object, .. },
+                    ..
+                } => vec![object],
+                StmtKind::Invoke { call, .. } if &*call.method.name == "<init>" => {
+                    call.receiver.iter().collect()
+                }
+                _ => Vec::new(),
+            };
+            if let Some((target, field, value)) = linked_by(context, stmt)
+                && let Some(node) = object(&holders, target)
+                && object(&holders, value) != Some(node)
+            {
+                let next = match value {
+                    Operand::Var(var) => Some(Some(*var)),
+                    Operand::Const(Const::Null) => Some(None),
+                    Operand::Const(_) => None,
+                };
+                if let Some(next) = next {
+                    let link = Link {
+                        pc: stmt.pc,
+                        node: holders[&node].clone(),
+                        next,
+                    };
+                    found.push((field, link));
+                }
+            }
+            let escaped: Vec<u32> = operands
+                .iter()
+                .filter(|&&operand| !allowed.iter().any(|&a| std::ptr::eq(a, operand)))
+                .filter_map(|operand| object(&holders, operand))
+                .collect();
+            holders.retain(|at, _| !escaped.contains(at));
+            let copied = match &stmt.kind {
+                StmtKind::Assign {
+                    value: Expr::Use(source) | Expr::CheckCast(source, _),
+                    ..
+                } => object(&holders, source),
+                _ => None,
+            };
+            if let Some(var) = written {
+                for held in holders.values_mut() {
+                    held.retain(|&v| v != var);
+                }
+                if let Some(at) = copied {
+                    holders.entry(at).or_default().push(var);
+                }
+                if let StmtKind::Assign {
+                    value: Expr::New(_),
+                    ..
+                } = &stmt.kind
+                {
+                    holders.insert(stmt.pc, vec![var]);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The object a statement may link, the reference field it sets and the value stored: a store
+/// of a reference field, or a call of a linking constructor.
+fn linked_by<'s>(
+    context: &WalkContext<'_>,
+    stmt: &'s ir::Stmt,
+) -> Option<(&'s Operand, FieldRef, &'s Operand)> {
+    match &stmt.kind {
+        StmtKind::Store {
+            place: Place::Field { object, field },
+            value,
+        } if matches!(field.ty, Type::Ref(_)) => Some((object, field.clone(), value)),
+        StmtKind::Invoke { call, .. } if &*call.method.name == "<init>" => {
+            let (field, index) = (context.linking_constructor)(stmt.pc)?;
+            Some((call.receiver.as_ref()?, field, call.args.get(index)?))
+        }
+        _ => None,
     }
 }
 
@@ -313,7 +509,7 @@ fn root_of(body: &ir::Body, context: &WalkContext<'_>, value: &Expr) -> Option<R
         Expr::Load(Place::Field {
             object: Operand::Var(object),
             field,
-        }) if !(context.may_write)(field) => {
+        }) if !context.may_write(field) => {
             if Some(*object) == context.this {
                 Some(Root::This(field.clone()))
             } else if fixed_param(body, context, *object) {

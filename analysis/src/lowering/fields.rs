@@ -201,12 +201,16 @@ pub struct FieldPlan {
     pub walks: Walks,
 }
 
-/// Whether anything a method runs (its body included) may write an instance field like this
-/// one, on any object.
-type FieldWrites<'a> = Box<dyn Fn(&FieldRef) -> bool + 'a>;
+/// Whether anything a method runs (its body included, except its stores at the given offsets)
+/// may write an instance field like this one, on any object.
+type FieldWrites<'a> = Box<dyn Fn(&FieldRef, &[u32]) -> bool + 'a>;
 
 /// The field a method's call at an offset returns from its receiver, when it is a getter.
 type Getter<'a> = Box<dyn Fn(u32) -> Option<FieldRef> + 'a>;
+
+/// The reference field a method's constructor call at an offset sets to one of its arguments,
+/// and that argument's index, when the constructor does nothing else a walk could see.
+type LinkingConstructor<'a> = Box<dyn Fn(u32) -> Option<(FieldRef, usize)> + 'a>;
 
 /// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
 pub struct Plans {
@@ -348,14 +352,38 @@ pub fn plan(
         .collect();
     propagate_to_callers(&mut needed, &own, callees);
     let threaded = threaded_views(&mut needed, &own, callees, written_by_calls);
+    // Only a method calling a linking constructor skips calls when it checks a field's writes.
+    let per_call: Vec<BTreeMap<u32, Writes>> = methods
+        .iter()
+        .zip(bodies)
+        .map(|(method, body)| {
+            let links = body.statements().any(|(_, stmt)| {
+                matches!(&stmt.kind, StmtKind::Invoke { call, .. } if &*call.method.name == "<init>")
+                    && linking_constructor_at(java, graph, call_sites, method, stmt.pc).is_some()
+            });
+            if links {
+                writes_per_call(graph, call_sites, &mut writes, method)
+            } else {
+                BTreeMap::new()
+            }
+        })
+        .collect();
     let may_write: Vec<FieldWrites<'_>> = (0..bodies.len())
         .map(|index| {
             let through_calls = &reachable[index];
+            let calls = &per_call[index];
             let body = &bodies[index];
-            Box::new(move |field: &FieldRef| {
-                through_calls.anything
-                    || through_calls.may_write_object_field(field)
-                    || stores_field(body, field)
+            Box::new(move |field: &FieldRef, besides: &[u32]| {
+                let skips_calls = besides.iter().any(|pc| calls.contains_key(pc));
+                let calls_write = if skips_calls {
+                    calls.iter().any(|(pc, writes)| {
+                        !besides.contains(pc)
+                            && (writes.anything || writes.may_write_object_field(field))
+                    })
+                } else {
+                    through_calls.may_write_object_field(field)
+                };
+                through_calls.anything || calls_write || stores_field(body, field, besides)
             }) as FieldWrites<'_>
         })
         .collect();
@@ -365,10 +393,18 @@ pub fn plan(
             Box::new(move |pc| getter_at(java, graph, call_sites, method, pc)) as Getter<'_>
         })
         .collect();
+    let linking: Vec<LinkingConstructor<'_>> = methods
+        .iter()
+        .map(|method| {
+            Box::new(move |pc| linking_constructor_at(java, graph, call_sites, method, pc))
+                as LinkingConstructor<'_>
+        })
+        .collect();
     let walk_context = |index: usize, this: Option<ir::VarId>| WalkContext {
         this,
-        may_write: &*may_write[index],
+        writes_besides: &*may_write[index],
         getter: &*getters[index],
+        linking_constructor: &*linking[index],
     };
     let mut plans = Vec::new();
     for (index, keys) in needed.iter().enumerate() {
@@ -964,11 +1000,12 @@ fn opaque(body: &ir::Body, operand: &Operand) -> bool {
     true
 }
 
-/// Whether `body` stores to a field of `field`'s name and type, on any object.
-fn stores_field(body: &ir::Body, field: &FieldRef) -> bool {
+/// Whether `body` stores to a field of `field`'s name and type, on any object, other than at
+/// the offsets `besides`.
+fn stores_field(body: &ir::Body, field: &FieldRef, besides: &[u32]) -> bool {
     body.statements().any(|(_, stmt)| {
         matches!(&stmt.kind, StmtKind::Store { place: Place::Field { field: written, .. }, .. }
-            if written.name == field.name && written.ty == field.ty)
+            if written.name == field.name && written.ty == field.ty && !besides.contains(&stmt.pc))
     })
 }
 
@@ -991,6 +1028,115 @@ fn getter_at(
         .map(|&callee| getter_field(java, &graph.methods[callee].method));
     let first = fields.next()??;
     fields.all(|f| f.as_ref() == Some(&first)).then_some(first)
+}
+
+/// What the methods each call of `method` may enter may write (everything, for an unresolved
+/// call), by the call's offset.
+fn writes_per_call(
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    writes: &mut WriteIndex,
+    method: &MethodRef,
+) -> BTreeMap<u32, Writes> {
+    let Some(node) = graph.node(method) else {
+        return BTreeMap::new();
+    };
+    call_sites
+        .offsets(node)
+        .into_iter()
+        .map(|pc| {
+            let mut at = Writes {
+                anything: call_sites.is_unresolved(node, pc),
+                ..Writes::default()
+            };
+            for &callee in call_sites.entered(node, pc) {
+                at.add(&writes.running(callee));
+            }
+            (pc, at)
+        })
+        .collect()
+}
+
+/// The field and argument of the constructor the call at `pc` of `method` runs, when the call
+/// is resolved and it is a linking constructor (see [`linking_field`]).
+fn linking_constructor_at(
+    java: &Program,
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    method: &MethodRef,
+    pc: u32,
+) -> Option<(FieldRef, usize)> {
+    let node = graph.node(method)?;
+    match call_sites.entered(node, pc) {
+        [callee] if !call_sites.is_unresolved(node, pc) => {
+            linking_field(java, &graph.methods[*callee].method)
+        }
+        _ => None,
+    }
+}
+
+/// A constructor that stores one of its parameters into a reference field of `this`
+/// (`Node(int v, Node next) { this.value = v; this.next = next; }`): that field and the
+/// parameter's index. Besides, it may only store integers into fields of `this` and call
+/// `Object`'s constructor, so the field holds that argument when it returns and nothing else
+/// it runs writes a reference.
+fn linking_field(java: &Program, method: &MethodRef) -> Option<(FieldRef, usize)> {
+    if &*method.name != "<init>" {
+        return None;
+    }
+    let body = java.body(method).ok()?;
+    let this = body
+        .params
+        .iter()
+        .copied()
+        .find(|&v| body.var(v).origin == ir::VarOrigin::This)?;
+    let param_index = |var: ir::VarId| match body.var(var).origin {
+        ir::VarOrigin::Param(index) => Some(usize::from(index)),
+        _ => None,
+    };
+    let assigned = |var: ir::VarId| {
+        body.statements().any(|(_, stmt)| match &stmt.kind {
+            StmtKind::Assign { dst, .. } => *dst == var,
+            StmtKind::Invoke { dst, .. } => *dst == Some(var),
+            _ => false,
+        })
+    };
+    let mut linked = None;
+    for (_, stmt) in body.statements() {
+        match &stmt.kind {
+            StmtKind::Assign { .. } => {}
+            StmtKind::Invoke { call, .. } => {
+                let object_init = call.method.class.internal() == "java/lang/Object"
+                    && &*call.method.name == "<init>";
+                if !object_init || call.receiver != Some(Operand::Var(this)) {
+                    return None;
+                }
+            }
+            StmtKind::Store {
+                place:
+                    Place::Field {
+                        object: Operand::Var(object),
+                        field,
+                    },
+                value,
+            } if *object == this => {
+                if !matches!(field.ty, Type::Ref(_)) {
+                    continue;
+                }
+                // One reference stored, a parameter's: the field's value when it returns.
+                let index = match value {
+                    Operand::Var(value) if !assigned(*value) => param_index(*value)?,
+                    _ => return None,
+                };
+                if linked.is_some() {
+                    return None;
+                }
+                linked = Some((field.clone(), index));
+            }
+            _ => return None,
+        }
+    }
+    linked
 }
 
 /// The field a getter returns: a body that is `return this.f`, read through one variable.

@@ -6,13 +6,14 @@
 //! `h` with `1 <= h <= count` (the thesis's "treat the annotated call like an array
 //! allocation"), with the array's length, when the spec gives one, in a column of its own. The
 //! spec's `k`-th call back into code is a point with a counter bounded by its `times`, or not
-//! bounded, followed by the call with unknown arguments.
+//! bounded, followed by the call with unknown arguments. An allocation with a condition
+//! (`when`) is reached only where the formals satisfy it.
 
 use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
-use membound_polyhedra::Int;
+use membound_polyhedra::{Int, Relation};
 
-use membound_front::specs::{MethodSpec, SpecExpr};
+use membound_front::specs::{MethodSpec, SpecCondition, SpecExpr};
 use membound_jvm::{MethodRef, Type};
 
 use super::body::{FormalKind, LocalPoint, LoweredBody, PointKey, identifier, numeric_formal_kind};
@@ -43,7 +44,9 @@ pub fn spec_formal_names(method: &MethodRef, spec: &MethodSpec) -> Vec<(usize, S
                 FormalKind::Value => Some((index, identifier(&base))),
                 FormalKind::ArrayLength => Some((index, identifier(&format!("{base}_length")))),
                 // `spec_formal_kinds` gives neither: a spec states no object views.
-                FormalKind::StringLength | FormalKind::CollectionSize => None,
+                FormalKind::StringLength | FormalKind::CollectionSize | FormalKind::BoxedValue => {
+                    None
+                }
             }
         })
         .collect()
@@ -81,6 +84,9 @@ pub fn lower_spec(
     for (index, allocation) in spec.allocations.iter().enumerate() {
         let counter = builder.local(&format!("alloc{index}"));
         let mut guards = counted(counter, Some(&allocation.count), &by_param);
+        if let Some(when) = &allocation.when {
+            guards.push(condition(when, &by_param));
+        }
         let mut lengths = Vec::new();
         let mut actions = vec![Action::Havoc(counter)];
         // An array has its length column even when the spec does not bound it: unbounded, it
@@ -156,6 +162,30 @@ fn counted(counter: VarId, bound: Option<&SpecExpr>, by_param: &[Option<VarId>])
         ));
     }
     guards
+}
+
+/// The spec's condition over the formals: one part per alternative (the domain keeps a
+/// disjunction's parts apart, so an allocation outside a cache's range counts exactly).
+fn condition(when: &SpecCondition, by_param: &[Option<VarId>]) -> Cond {
+    let alternatives = when
+        .integer_alternatives(by_param.len())
+        .into_iter()
+        .map(|constraints| {
+            Cond::And(
+                constraints
+                    .into_iter()
+                    .map(|(terms, constant, relation)| {
+                        let expr = scaled(&terms, &constant, by_param);
+                        match relation {
+                            Relation::Eq => Cond::Eq(expr),
+                            Relation::Ge => Cond::Ge(expr),
+                        }
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    Cond::Or(alternatives)
 }
 
 /// The integer-scaled expression over the formals (terms of parameters without a formal were

@@ -14,6 +14,10 @@
 //! calls do not forget it: java.util's fail-fast iterators stop (throw) after a modification.
 //! A call handed an iterator forgets every counter: `ListIterator.previous()` moves one back.
 //!
+//! A box (`Integer`, `Long`, `Short`, `Byte`, `Character`) is immutable too: its value view is
+//! set by `valueOf(x)` and read by `intValue()` (and the other unboxing methods whose type holds
+//! every value of the box), so `for (Integer i = 0; i < n; i++)` is an integer loop.
+//!
 //! It does not know the class hierarchy: a collection type is one of java.util's collection and
 //! map types named here, by the declared type of the variable or the class a call names.
 
@@ -63,6 +67,24 @@ const ITERATORS: &[&str] = &["java/util/Iterator", "java/util/ListIterator"];
 
 const STRING: &str = "java/lang/String";
 
+/// The box classes with a value view, and the primitive type each holds. All are final and
+/// immutable, and their `valueOf` and unboxing methods run no code of the program.
+const BOXES: &[(&str, Type)] = &[
+    ("java/lang/Integer", Type::Int),
+    ("java/lang/Long", Type::Long),
+    ("java/lang/Short", Type::Short),
+    ("java/lang/Byte", Type::Byte),
+    ("java/lang/Character", Type::Char),
+];
+
+/// The primitive type a box class holds, if it is one with a value view.
+fn boxed_type(class: &str) -> Option<&'static Type> {
+    BOXES
+        .iter()
+        .find(|(name, _)| *name == class)
+        .map(|(_, ty)| ty)
+}
+
 /// Which view a variable of some type has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ViewType {
@@ -72,6 +94,8 @@ pub enum ViewType {
     Collection,
     /// An iterator: its counter and bound.
     Iterator,
+    /// A box of an integer: its value.
+    Boxed,
 }
 
 /// The view a variable of type `ty` has, if any.
@@ -86,6 +110,8 @@ pub fn view_type(ty: &Type) -> Option<ViewType> {
         Some(ViewType::Collection)
     } else if ITERATORS.contains(&name) {
         Some(ViewType::Iterator)
+    } else if boxed_type(name).is_some() {
+        Some(ViewType::Boxed)
     } else {
         None
     }
@@ -104,6 +130,10 @@ pub enum ViewCall {
     SameSize,
     /// `it.next()`: one more element of the receiver.
     Next,
+    /// `Integer.valueOf(x)`: a box of the argument's value.
+    Box,
+    /// `b.intValue()`: the receiver's value (in a type that holds all of them).
+    Unbox,
     /// A call that changes no view (and no collection).
     ReadOnly,
     /// Any other call: it may modify any collection.
@@ -130,6 +160,9 @@ pub fn classify(call: &ir::Call) -> ViewCall {
     if class == "java/lang/Object" && signature == ("<init>", "()V") {
         return ViewCall::ReadOnly;
     }
+    if let Some(held) = boxed_type(class) {
+        return boxing(method, held);
+    }
     if ITERATORS.contains(&class) {
         return match signature {
             ("next", "()Ljava/lang/Object;") => ViewCall::Next,
@@ -150,6 +183,42 @@ pub fn classify(call: &ir::Call) -> ViewCall {
         | ("entrySet", "()Ljava/util/Set;") => ViewCall::SameSize,
         ("isEmpty", "()Z") | ("get", "(I)Ljava/lang/Object;") => ViewCall::ReadOnly,
         _ => ViewCall::Other,
+    }
+}
+
+/// What a call on a box class does: `valueOf` of its primitive boxes it, an unboxing method
+/// whose result type holds every value of the box reads it (`Integer.byteValue()` narrows, so it
+/// does not).
+fn boxing(method: &MethodRef, held: &Type) -> ViewCall {
+    let Ok(descriptor) = method.parsed_descriptor() else {
+        return ViewCall::Other;
+    };
+    let returns_box = matches!(&descriptor.ret, Some(Type::Ref(c)) if *c == method.class);
+    match (&*method.name, descriptor.params.as_slice()) {
+        ("valueOf", [param]) if param == held && returns_box => ViewCall::Box,
+        (name, []) if name.ends_with("Value") => match &descriptor.ret {
+            Some(ret) if holds_every_value(ret, held) => ViewCall::Unbox,
+            _ => ViewCall::Other,
+        },
+        _ => ViewCall::Other,
+    }
+}
+
+/// Whether every value of the integer type `from` is a value of `to`.
+fn holds_every_value(to: &Type, from: &Type) -> bool {
+    let range = |ty: &Type| -> Option<(i64, i64)> {
+        Some(match ty {
+            Type::Byte => (i64::from(i8::MIN), i64::from(i8::MAX)),
+            Type::Short => (i64::from(i16::MIN), i64::from(i16::MAX)),
+            Type::Char => (0, i64::from(u16::MAX)),
+            Type::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
+            Type::Long => (i64::MIN, i64::MAX),
+            _ => return None,
+        })
+    };
+    match (range(to), range(from)) {
+        (Some((to_low, to_high)), Some((low, high))) => to_low <= low && high <= to_high,
+        _ => false,
     }
 }
 
@@ -204,6 +273,7 @@ pub fn needs(body: &ir::Body, kind: ViewType) -> bool {
                 classify(call),
                 ViewCall::Size | ViewCall::Iterator | ViewCall::SameSize | ViewCall::Next
             ),
+            ViewType::Boxed => classify(call) == ViewCall::Unbox,
         };
         let passes = !matches!(call.kind, CallKind::Dynamic(_))
             && call.args.iter().any(|arg| match arg {
@@ -290,6 +360,25 @@ mod tests {
                 ViewCall::Other,
             ),
             ("java/util/Iterator", "remove", "()V", ViewCall::Other),
+            (
+                "java/lang/Integer",
+                "valueOf",
+                "(I)Ljava/lang/Integer;",
+                ViewCall::Box,
+            ),
+            ("java/lang/Integer", "intValue", "()I", ViewCall::Unbox),
+            ("java/lang/Integer", "longValue", "()J", ViewCall::Unbox),
+            // Narrowing loses the value; a string is parsed, not boxed.
+            ("java/lang/Integer", "byteValue", "()B", ViewCall::Other),
+            (
+                "java/lang/Integer",
+                "valueOf",
+                "(Ljava/lang/String;)Ljava/lang/Integer;",
+                ViewCall::Other,
+            ),
+            ("java/lang/Character", "charValue", "()C", ViewCall::Unbox),
+            ("java/lang/Byte", "shortValue", "()S", ViewCall::Unbox),
+            ("java/lang/Character", "hashCode", "()I", ViewCall::Other),
         ];
         for (class, name, descriptor, view) in expected {
             assert_eq!(

@@ -497,6 +497,9 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
                 format!("length of parameter {index} ({})", var.name)
             }
             FormalKind::CollectionSize => format!("size of parameter {index} ({})", var.name),
+            FormalKind::BoxedValue => {
+                format!("value of parameter {index} ({} {})", var.ty, var.name)
+            }
         };
         params.push(Param {
             name: name.clone(),

@@ -7,7 +7,8 @@ use serde::Deserialize;
 use membound_polyhedra::{Affine, Rat, parse_set};
 
 use super::{
-    Arg, Holder, MethodSpec, SpecAllocation, SpecCall, SpecExpr, SpecSource, Store, declared_params,
+    Arg, Holder, MethodSpec, SpecAllocation, SpecCall, SpecCondition, SpecExpr, SpecSource, Store,
+    declared_params,
 };
 use membound_jvm::{ClassName, MethodRef, Type};
 
@@ -48,6 +49,7 @@ struct AllocationEntry {
     ty: String,
     count: Option<Scalar>,
     length: Option<Scalar>,
+    when: Option<String>,
     escapes: Option<String>,
 }
 
@@ -262,6 +264,11 @@ fn allocation(entry: &AllocationEntry, names: &Names<'_>) -> Result<SpecAllocati
         (_, Some(_)) => return Err(format!("{ty} is not an array: it has no `length`")),
         (_, None) => None,
     };
+    let when = entry
+        .when
+        .as_deref()
+        .map(|text| names.condition(text.trim()))
+        .transpose()?;
     let escapes = match entry.escapes.as_deref() {
         None => Holder::Global,
         Some(text) => names.holder(text)?,
@@ -270,6 +277,7 @@ fn allocation(entry: &AllocationEntry, names: &Names<'_>) -> Result<SpecAllocati
         ty,
         count,
         length,
+        when,
         escapes,
     })
 }
@@ -283,17 +291,7 @@ struct Names<'a> {
 impl Names<'_> {
     /// An affine expression over the numeric parameters.
     fn expr(&self, text: &str) -> Result<SpecExpr, String> {
-        if let Some(bad) = self
-            .params
-            .iter()
-            .zip(self.declared)
-            .find(|(name, ty)| ty.numeric_measure().is_none() && mentions(text, name))
-        {
-            return Err(format!(
-                "`{text}`: parameter {} is a {}, which has no integer value",
-                bad.0, bad.1
-            ));
-        }
+        self.only_numeric(text)?;
         let set = format!(
             "[{}] -> {{ [spec_value] : spec_value = {text} }}",
             self.params.join(", ")
@@ -316,6 +314,47 @@ impl Names<'_> {
             text: text.to_string(),
             affine,
         })
+    }
+
+    /// A condition over the numeric parameters: affine comparisons joined by `and` and `or`
+    /// (isl's syntax: `i <= -129 or i >= 128`, `0 <= c <= 127`).
+    fn condition(&self, text: &str) -> Result<SpecCondition, String> {
+        self.only_numeric(text)?;
+        let set = format!("[{}] -> {{ [] : {text} }}", self.params.join(", "));
+        let parsed = parse_set(&set).map_err(|e| format!("bad condition `{text}`: {e}"))?;
+        let alternatives = parsed
+            .parts
+            .iter()
+            .map(|part| {
+                // A division or `mod` would need existential variables the lowering does not
+                // give a spec's guards.
+                part.locals
+                    .is_empty()
+                    .then(|| part.constraints.clone())
+                    .ok_or_else(|| {
+                        format!("`{text}` is not made of affine comparisons of the parameters")
+                    })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(SpecCondition {
+            text: text.to_string(),
+            alternatives,
+        })
+    }
+
+    /// Fails when `text` names a parameter without an integer value.
+    fn only_numeric(&self, text: &str) -> Result<(), String> {
+        match self
+            .params
+            .iter()
+            .zip(self.declared)
+            .find(|(name, ty)| ty.numeric_measure().is_none() && mentions(text, name))
+        {
+            Some((name, ty)) => Err(format!(
+                "`{text}`: parameter {name} is a {ty}, which has no integer value"
+            )),
+            None => Ok(()),
+        }
     }
 
     /// `this`, a parameter name, `returned`, `captured` or `global`.

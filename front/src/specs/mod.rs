@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use membound_polyhedra::{Affine, Int, Rat};
+use membound_polyhedra::{Affine, Constraint, Int, Rat, Relation};
 
 use membound_jvm::error::{Error, Result};
 use membound_jvm::{ClassName, MethodDescriptor, MethodRef, Type};
@@ -98,7 +98,19 @@ pub struct SpecAllocation {
     pub count: SpecExpr,
     /// For an array: its length; `None` for an object, or an array whose length is not bounded.
     pub length: Option<SpecExpr>,
+    /// Only at calls whose arguments satisfy this (boxing allocates outside its cache); `None`:
+    /// at every call.
+    pub when: Option<SpecCondition>,
     pub escapes: Holder,
+}
+
+/// A condition on a spec's parameters: a disjunction of conjunctions of affine constraints,
+/// with its text for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecCondition {
+    pub text: String,
+    /// Each alternative's constraints, over the indices of [`MethodSpec::params`].
+    pub alternatives: Vec<Vec<Constraint>>,
 }
 
 /// Where an object ends up or a value comes from, from the spec'd method's point of view.
@@ -161,18 +173,42 @@ impl SpecExpr {
     /// The expression scaled to integer coefficients: (coefficient per parameter, constant,
     /// the positive factor it was multiplied by).
     pub fn integer_form(&self, params: usize) -> (Vec<Int>, Int, Int) {
-        let terms: Vec<Rat> = (0..params).map(|i| self.affine.coeff(i)).collect();
-        let denominator = membound_polyhedra::scalar::lcm_of_denominators(
-            terms.iter().chain([&self.affine.constant]),
-        );
-        let factor = Rat::from_int(denominator.clone());
-        let scale = |value: &Rat| (value * &factor).numer();
-        (
-            terms.iter().map(scale).collect(),
-            scale(&self.affine.constant),
-            denominator,
-        )
+        integer_form(&self.affine, params)
     }
+}
+
+impl SpecCondition {
+    /// Each alternative's constraints scaled to integer coefficients: (coefficient per
+    /// parameter, constant, relation to zero).
+    pub fn integer_alternatives(&self, params: usize) -> Vec<Vec<(Vec<Int>, Int, Relation)>> {
+        self.alternatives
+            .iter()
+            .map(|constraints| {
+                constraints
+                    .iter()
+                    .map(|c| {
+                        let (terms, constant, _) = integer_form(&c.expr, params);
+                        (terms, constant, c.rel)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// `affine` scaled to integer coefficients: (coefficient per parameter, constant, the positive
+/// factor it was multiplied by).
+fn integer_form(affine: &Affine, params: usize) -> (Vec<Int>, Int, Int) {
+    let terms: Vec<Rat> = (0..params).map(|i| affine.coeff(i)).collect();
+    let denominator =
+        membound_polyhedra::scalar::lcm_of_denominators(terms.iter().chain([&affine.constant]));
+    let factor = Rat::from_int(denominator.clone());
+    let scale = |value: &Rat| (value * &factor).numer();
+    (
+        terms.iter().map(scale).collect(),
+        scale(&affine.constant),
+        denominator,
+    )
 }
 
 impl MethodSpec {
@@ -221,14 +257,20 @@ impl MethodSpec {
             let parts: Vec<String> = self
                 .allocations
                 .iter()
-                .map(|a| match &a.length {
-                    Some(length) if matches!(a.ty, Type::Array(_)) => {
-                        format!("{} × {} of length {}", a.count.text, a.ty, length.text)
+                .map(|a| {
+                    let what = match &a.length {
+                        Some(length) if matches!(a.ty, Type::Array(_)) => {
+                            format!("{} × {} of length {}", a.count.text, a.ty, length.text)
+                        }
+                        None if matches!(a.ty, Type::Array(_)) => {
+                            format!("{} × {} of unbounded length", a.count.text, a.ty)
+                        }
+                        _ => format!("{} × {}", a.count.text, a.ty),
+                    };
+                    match &a.when {
+                        Some(when) => format!("{what} when {}", when.text),
+                        None => what,
                     }
-                    None if matches!(a.ty, Type::Array(_)) => {
-                        format!("{} × {} of unbounded length", a.count.text, a.ty)
-                    }
-                    _ => format!("{} × {}", a.count.text, a.ty),
                 })
                 .collect();
             format!("allocates at most {}", parts.join(", "))

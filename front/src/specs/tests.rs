@@ -72,6 +72,45 @@ fn counts_and_lengths_are_affine_expressions_of_named_parameters() {
 }
 
 #[test]
+fn a_condition_is_a_disjunction_of_affine_comparisons() {
+    let specs = parse(
+        "membound_specs: 1\nspecs:\n  - method: p.C.box(I)Ljava/lang/Object;\n    params: [i]\n    allocates: [{ type: p.Box, when: \"i <= -129 or i >= 128\" }]\n",
+    )
+    .expect("valid");
+    let spec = specs
+        .find(&method("p.C#box(I)Ljava/lang/Object;"))
+        .expect("found");
+    let when = spec.allocations[0].when.as_ref().expect("a condition");
+    let alternatives = when.integer_alternatives(1);
+    assert_eq!(alternatives.len(), 2);
+    let holds = |i: i64| {
+        alternatives.iter().any(|constraints| {
+            constraints.iter().all(|(terms, constant, relation)| {
+                let value = &terms[0] * Int::from(i) + constant;
+                match relation {
+                    Relation::Eq => value == Int::from(0),
+                    Relation::Ge => value >= Int::from(0),
+                }
+            })
+        })
+    };
+    assert!(holds(-129) && holds(128) && holds(1000));
+    assert!(!holds(-128) && !holds(0) && !holds(127));
+    assert!(
+        spec.assumption_text()
+            .contains("1 × p.Box when i <= -129 or i >= 128 per call")
+    );
+    let bad = error(
+        "membound_specs: 1\nspecs: [{ method: p.C.m(I)V, params: [n], allocates: [{ type: p.N, when: \"n % 2 = 0\" }] }]\n",
+    );
+    assert!(bad.contains("affine comparisons"), "{bad}");
+    let bad = error(
+        "membound_specs: 1\nspecs: [{ method: p.C.m(Ljava/lang/String;)V, params: [s], allocates: [{ type: p.N, when: \"s >= 1\" }] }]\n",
+    );
+    assert!(bad.contains("no integer value"), "{bad}");
+}
+
+#[test]
 fn a_later_spec_of_the_same_method_replaces_the_earlier() {
     let mut specs = Specs::bundled();
     let before = specs.len();
