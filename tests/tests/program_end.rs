@@ -9,7 +9,6 @@
 //! do not.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use membound_tests::{
     analyze_into, compile_fixture, eval_method, scratch_dir, total_objects, validate_json,
@@ -17,25 +16,19 @@ use membound_tests::{
 };
 use serde_json::Value;
 
-/// The certificate of `Forest.<method>` in the `count` model (objects count 1), analyzed in
-/// well under the time the issue allows a whole program.
+/// The certificate of `Forest.<method>` in the `count` model (objects count 1). How fast such
+/// programs analyze is measured by the JOlden harness's whole-program table, not here.
 fn certificate(method: &str) -> PathBuf {
     certificate_in(method, "count")
 }
 
 fn certificate_in(method: &str, model: &str) -> PathBuf {
     let path = scratch_dir("program_end").join(format!("{method}-{model}.json"));
-    let started = Instant::now();
     analyze_into(
         &compile_fixture("program_end"),
         &format!("Forest.{method}"),
         model,
         &path,
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "analyzing Forest.{method} took {:?}",
-        started.elapsed()
     );
     path
 }
