@@ -6,7 +6,9 @@
 //! same lifted formulation (`x = y + z`, `y ∈ λ·A`, `z ∈ (1-λ)·B`, `0 <= λ <= 1`), restricted to
 //! the variables either side constrains, eliminated one column at a time by exact
 //! Fourier–Motzkin, with redundancy removal (linear programs, the costly part) only when the
-//! system grows.
+//! system grows. Elimination can still grow the system exponentially; past a size limit the
+//! join falls back to the envelope (each side's constraints the other side satisfies): it
+//! contains both sides, so it stays sound, and costs one linear program per constraint.
 
 use membound_polyhedra::{Affine, Constraint, Polyhedron, Rat};
 
@@ -30,7 +32,8 @@ pub fn convex_hull(a: &Polyhedron, b: &Polyhedron) -> Polyhedron {
             .collect();
         Polyhedron::from_constraints(active.len(), constraints)
     };
-    let hull = lifted_hull(&compact(a), &compact(b));
+    let (a, b) = (compact(a), compact(b));
+    let hull = lifted_hull(&a, &b, EXACT_HULL_LIMIT).unwrap_or_else(|| envelope(&a, &b));
     let constraints = hull
         .constraints()
         .iter()
@@ -56,7 +59,8 @@ fn constrained_variables(a: &Polyhedron, b: &Polyhedron) -> Vec<usize> {
     vars
 }
 
-fn lifted_hull(a: &Polyhedron, b: &Polyhedron) -> Polyhedron {
+/// The exact hull, or `None` when an elimination step makes more than `limit` constraints.
+fn lifted_hull(a: &Polyhedron, b: &Polyhedron, limit: usize) -> Option<Polyhedron> {
     let dim = a.dim();
     // Columns: x = 0..dim, y = dim..2·dim, λ = 2·dim.
     let lambda = 2 * dim;
@@ -89,6 +93,9 @@ fn lifted_hull(a: &Polyhedron, b: &Polyhedron) -> Polyhedron {
     while let Some(index) = cheapest(&system, &remaining) {
         // Eliminated columns keep their index with zero coefficients; nothing is renumbered.
         system = eliminate(system, remaining.swap_remove(index));
+        if system.len() > limit {
+            return None;
+        }
         if system.len() > MINIMIZE_ABOVE {
             system = Polyhedron::from_constraints(2 * dim + 1, system)
                 .minimized()
@@ -96,7 +103,30 @@ fn lifted_hull(a: &Polyhedron, b: &Polyhedron) -> Polyhedron {
                 .to_vec();
         }
     }
-    Polyhedron::from_constraints(dim, system).minimized()
+    Some(Polyhedron::from_constraints(dim, system).minimized())
+}
+
+/// The constraints of each side that the other side satisfies (equalities as two inequalities,
+/// so that a half still holding is kept): a polyhedron containing both.
+fn envelope(a: &Polyhedron, b: &Polyhedron) -> Polyhedron {
+    let satisfied_by = |own: &Polyhedron, other: &Polyhedron| -> Vec<Constraint> {
+        inequalities(own)
+            .filter(|c| other.implies(c))
+            .collect::<Vec<_>>()
+    };
+    let mut kept = satisfied_by(a, b);
+    kept.extend(satisfied_by(b, a));
+    Polyhedron::from_constraints(a.dim(), deduplicated(kept)).minimized()
+}
+
+fn inequalities(p: &Polyhedron) -> impl Iterator<Item = Constraint> + '_ {
+    p.constraints().iter().flat_map(|c| {
+        if c.is_equality() {
+            vec![Constraint::ge(c.expr.clone()), Constraint::ge(c.expr.neg())]
+        } else {
+            vec![c.clone()]
+        }
+    })
 }
 
 /// The position in `columns` of the column to eliminate next: one an equality mentions, else
@@ -122,6 +152,11 @@ fn cheapest(system: &[Constraint], columns: &[usize]) -> Option<usize> {
 /// Fourier–Motzkin steps run without redundancy removal (exact rational arithmetic, no linear
 /// programs) until the system grows past this many constraints.
 const MINIMIZE_ABOVE: usize = 12;
+
+/// An elimination step that makes more constraints than this gives the exact hull up: a
+/// 12-dimensional join of a loop nest with a call was seen growing 39 → 148 → 520 → … and
+/// never finishing, where the joins of the test programs stay under 40.
+const EXACT_HULL_LIMIT: usize = 256;
 
 /// One exact Fourier–Motzkin step: through an equality that mentions `column` when there is
 /// one, else by combining each lower bound with each upper bound. Duplicates are dropped.
@@ -174,4 +209,29 @@ fn deduplicated(system: Vec<Constraint>) -> Vec<Constraint> {
         }
     }
     unique
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `{(x, y) : x = v and y = w}` in two dimensions.
+    fn point(v: i64, w: i64) -> Polyhedron {
+        let at =
+            |var: usize, value: i64| Constraint::eq(Affine::var(var).sub(&Affine::constant(value)));
+        Polyhedron::from_constraints(2, vec![at(0, v), at(1, w)])
+    }
+
+    #[test]
+    fn the_envelope_contains_the_exact_hull_when_the_limit_gives_it_up() {
+        let (a, b) = (point(0, 0), point(2, 1));
+        let exact = lifted_hull(&a, &b, EXACT_HULL_LIMIT).expect("a small hull is exact");
+        assert!(lifted_hull(&a, &b, 0).is_none(), "a limit of 0 gives up");
+        let coarse = envelope(&a, &b);
+        assert!(coarse.includes(&exact) && exact.includes(&a) && exact.includes(&b));
+        // The segment's diagonal constraint is lost; the bounding box is what stays.
+        assert!(!exact.includes(&coarse));
+        let corner = Polyhedron::from_constraints(2, point(2, 0).constraints().to_vec());
+        assert!(coarse.includes(&corner) && !exact.includes(&corner));
+    }
 }
