@@ -26,7 +26,7 @@ pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Res
 
 /// The methods a call graph may hold by default (`--budget-methods`): the JDK reached through
 /// rapid type analysis (a `Pattern.compile` reaches tens of thousands of methods) is cut there.
-pub const DEFAULT_MAX_METHODS: usize = 3000;
+pub const DEFAULT_MAX_METHODS: usize = 300;
 
 /// [`build`] with a budget of `max_methods` methods: once the graph holds that many, it stops
 /// growing. What it holds then is an under-approximation, so it is made sound by saying what
