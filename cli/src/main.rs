@@ -83,8 +83,8 @@ enum Command {
         target: MethodInput,
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
-        /// Stop enumerating after this many chains.
-        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
+        /// Stop enumerating after this many chains (no bound depends on them).
+        #[arg(long, visible_alias = "budget-chains", default_value_t = sites::DEFAULT_MAX_CHAINS)]
         max_chains: usize,
     },
     /// Print, per creation site of a method, its chain and the invariant counted for it (isl).
@@ -93,8 +93,8 @@ enum Command {
         target: MethodInput,
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
-        /// Stop enumerating after this many chains.
-        #[arg(long, default_value_t = sites::DEFAULT_MAX_CHAINS)]
+        /// Stop enumerating after this many chains (no bound depends on them).
+        #[arg(long, visible_alias = "budget-chains", default_value_t = sites::DEFAULT_MAX_CHAINS)]
         max_chains: usize,
     },
     /// Print the region tree of a method: each activation with its region's size, memRq and
@@ -230,6 +230,10 @@ struct MethodInput {
     /// Analyze the JDK from its bytecode only, without the bundled specs of JDK methods.
     #[arg(long)]
     no_bundled_specs: bool,
+    /// Most methods in the call graph: past it, the methods not read yet are not analyzed and
+    /// every virtual call is unresolved, so what reaches them is ∞ with the budget as reason.
+    #[arg(long, value_name = "METHODS", default_value_t = callgraph::DEFAULT_MAX_METHODS)]
+    budget_methods: usize,
 }
 
 /// `--object-model`, which takes the models' own names.
@@ -426,7 +430,12 @@ impl MethodInput {
     /// Loads the program and builds the call graph from the method.
     fn call_graph(&self) -> Result<(Program, CallGraph)> {
         let (program, method) = self.load()?;
-        let graph = callgraph::build(&Hierarchy::new(&program), &method, &self.specs()?)?;
+        let graph = callgraph::build_within(
+            &Hierarchy::new(&program),
+            &method,
+            &self.specs()?,
+            self.budget_methods,
+        )?;
         Ok((program, graph))
     }
 

@@ -24,8 +24,9 @@ pub use concat::{ConcatShape, concat_shape};
 pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 
-/// The default bound on the number of chains enumerated.
-pub const DEFAULT_MAX_CHAINS: usize = 100_000;
+/// The default bound on the number of chains enumerated (`--budget-chains`): a graph through
+/// the JDK has millions, and 20000 chains already take hundreds of megabytes.
+pub const DEFAULT_MAX_CHAINS: usize = 20_000;
 
 /// One step of a chain: a call site or, last, the allocating instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]

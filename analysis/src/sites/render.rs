@@ -48,7 +48,7 @@ pub fn to_text(sites: &Sites) -> String {
     if let Some(limit) = sites.truncated_at {
         let _ = writeln!(
             out,
-            "stopped after {limit} chains: raise --max-chains to see more"
+            "stopped after {limit} chains (the enumeration's budget): raise --budget-chains to see more"
         );
     }
     out

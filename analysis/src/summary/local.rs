@@ -4,7 +4,8 @@
 //! `j`, one array per cell of the levels above, each of the length given for level `j`, so its
 //! objects and bytes are counts of sets extended with one cell column per outer level and, for
 //! bytes, one column per aligned size unit (which makes an array's aligned size an exact
-//! quasi-polynomial in its length). In the `count` model an array counts the cells of its given
+//! quasi-polynomial in its length), the length columns then projected out so that an execution
+//! counts its largest possible array, not the sum over its possible lengths. In the `count` model an array counts the cells of its given
 //! dimensions, as the thesis does.
 
 use membound_front::program::Program;
@@ -193,14 +194,23 @@ fn array_amount(
             .collect();
         (names, constraints)
     };
+    // One execution allocates with one tuple of lengths: counting the cells and units with the
+    // lengths as columns would add up every tuple the invariant allows for it (quadratic in the
+    // length when only its bounds are known). With the lengths projected out, an execution
+    // counts the cells and units some tuple reaches: at least those of its own tuple, exactly
+    // those where the lengths are a function of the execution.
+    let length_columns: Vec<&str> = invariant.lengths.iter().map(String::as_str).collect();
+    let mut per_execution = |names: &[String], constraints: &[Constraint]| {
+        count(&extend_set(&set, names, constraints).project_out_dims(&length_columns))
+    };
     let mut objects = executions.clone();
     for level in 1..levels {
         let (names, constraints) = cells(level);
-        objects = objects.add(&count(&extend_set(&set, &names, &constraints)));
+        objects = objects.add(&per_execution(&names, &constraints));
     }
     if model == ObjectModel::Count {
         let (names, constraints) = cells(levels);
-        let units = count(&extend_set(&set, &names, &constraints));
+        let units = per_execution(&names, &constraints);
         return Ok((objects, units));
     }
     let mut bytes = Qty::zero(&set.space.params);
@@ -227,7 +237,7 @@ fn array_amount(
         constraints.push(Constraint::ge(
             available.sub(&Affine::var(unit).scale(&Rat::from(align))),
         ));
-        let units = count(&extend_set(&set, &names, &constraints));
+        let units = per_execution(&names, &constraints);
         bytes = bytes.add(&units.scale(&Rat::from(align)));
         level_type = element;
     }

@@ -21,6 +21,24 @@ use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 /// Fails only when the entry itself cannot be loaded; every later problem is recorded in the
 /// graph (a broken body, an unresolved call) and the rest of the graph is still built.
 pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Result<CallGraph> {
+    build_within(hierarchy, entry, specs, DEFAULT_MAX_METHODS)
+}
+
+/// The methods a call graph may hold by default (`--budget-methods`): the JDK reached through
+/// rapid type analysis (a `Pattern.compile` reaches tens of thousands of methods) is cut there.
+pub const DEFAULT_MAX_METHODS: usize = 300;
+
+/// [`build`] with a budget of `max_methods` methods: once the graph holds that many, it stops
+/// growing. What it holds then is an under-approximation, so it is made sound by saying what
+/// is missing: the methods reached but not read are not analyzed, and every virtual call is
+/// unresolved (a class instantiated in the code not read may be a receiver), both with the
+/// budget as their reason ([`CallGraph::budget_hit`]).
+pub fn build_within(
+    hierarchy: &Hierarchy<'_>,
+    entry: &MethodRef,
+    specs: &Specs,
+    max_methods: usize,
+) -> Result<CallGraph> {
     let entry_body = hierarchy.program().body(entry)?;
     let mut builder = Builder {
         hierarchy,
@@ -39,7 +57,10 @@ pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Res
     };
     builder.seed_external_receivers(&entry_body);
     loop {
-        builder.drain_worklist();
+        if !builder.drain_worklist(max_methods) {
+            builder.stop_at_budget(max_methods);
+            break;
+        }
         if !builder.apply_cha_fallback() {
             break;
         }
@@ -148,10 +169,39 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn drain_worklist(&mut self) {
+    /// Visits the methods on the worklist until it is empty (returns true) or the graph holds
+    /// `max_methods` methods with some still to visit (false).
+    fn drain_worklist(&mut self, max_methods: usize) -> bool {
         while let Some(node) = self.worklist.pop_front() {
+            if self.graph.methods.len() > max_methods {
+                self.worklist.push_front(node);
+                return false;
+            }
             self.visit(node);
         }
+        true
+    }
+
+    /// The graph reached its budget: the methods still to visit become unanalyzed and every
+    /// virtual call unresolved, with the budget as their reason.
+    fn stop_at_budget(&mut self, max_methods: usize) {
+        let reason = format!(
+            "the call graph reached its budget of {max_methods} methods (--budget-methods raises it)"
+        );
+        for node in std::mem::take(&mut self.worklist) {
+            self.graph.methods[node].kind = NodeKind::Broken(reason.clone());
+        }
+        for index in 0..self.virtual_sites.len() {
+            if self.virtual_sites[index].reported {
+                continue;
+            }
+            let (from, method) = (
+                self.site_of(index),
+                self.virtual_sites[index].method.clone(),
+            );
+            self.unresolved(from, &method, reason.clone());
+        }
+        self.graph.budget_hit = Some(reason);
     }
 
     fn visit(&mut self, node: NodeId) {

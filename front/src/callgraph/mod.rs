@@ -43,7 +43,7 @@ use petgraph::graph::DiGraph;
 use crate::specs::MethodSpec;
 use membound_jvm::{ClassName, MethodRef, Type};
 
-pub use build::build;
+pub use build::{DEFAULT_MAX_METHODS, build, build_within};
 pub use render::{to_dot, to_json, to_text};
 
 /// The assumption the call graph makes about the JDK's class initializers.
@@ -147,6 +147,9 @@ pub struct CallGraph {
     /// The fields whose stores told the classes of the objects read from them (see
     /// [`FIELD_WRITERS`]), shown `pkg.Class.field`.
     pub fields_by_stores: BTreeSet<String>,
+    /// Why the graph is incomplete when it reached its budget of methods (see
+    /// [`build_within`]): its unvisited methods and its virtual calls say so too.
+    pub budget_hit: Option<String>,
     index: HashMap<MethodRef, NodeId>,
 }
 
@@ -210,6 +213,7 @@ impl CallGraph {
             external_jdk_types: BTreeSet::new(),
             copies: BTreeMap::new(),
             fields_by_stores: BTreeSet::new(),
+            budget_hit: None,
             index: HashMap::default(),
         };
         graph.add_node(entry, NodeKind::Code);

@@ -42,6 +42,9 @@ pub fn to_text(graph: &CallGraph) -> String {
             graph.methods[call.caller].method, call.pc, call.target, call.reason
         );
     }
+    if let Some(reason) = &graph.budget_hit {
+        let _ = writeln!(out, "incomplete: {reason}");
+    }
     out
 }
 
@@ -90,7 +93,8 @@ pub fn to_dot(graph: &CallGraph) -> String {
     out
 }
 
-/// The graph as JSON: `methods`, `edges`, `recursive_components`, `unresolved`.
+/// The graph as JSON: `methods`, `edges`, `recursive_components`, `unresolved`, and
+/// `budget_hit` (why the graph is incomplete, or null).
 pub fn to_json(graph: &CallGraph) -> Value {
     let methods: Vec<Value> = graph
         .methods
@@ -145,6 +149,7 @@ pub fn to_json(graph: &CallGraph) -> Value {
         "edges": edges,
         "recursive_components": recursive,
         "unresolved": unresolved,
+        "budget_hit": graph.budget_hit,
     })
 }
 
