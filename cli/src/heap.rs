@@ -125,7 +125,7 @@ impl HeapInput {
             return membound_heap::read_snapshots(&self.input).map_err(heap_error);
         }
         let moment = SnapshotMoment::parse(self.at.as_deref().unwrap_or(default_at))?;
-        let options = self.run.options(self.input.clone(), String::new());
+        let options = self.run.options(self.input.clone(), String::new())?;
         let run = run_for_snapshots(&options, &moment)?;
         // The program's own output goes to stderr, so stdout stays the report.
         eprint!("{}", run.stdout);

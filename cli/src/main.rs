@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod agent;
 mod analyze;
 mod check;
 mod codegen;
@@ -182,7 +183,7 @@ struct ProgramRun {
     /// The java launcher (default: $JAVA_HOME/bin/java, then java on PATH).
     #[arg(long)]
     java: Option<PathBuf>,
-    /// The agent library (default: $MEMBOUND_AGENT, then the one built next to membound).
+    /// The agent library (default: $MEMBOUND_AGENT, then the one built into membound).
     #[arg(long)]
     agent: Option<PathBuf>,
     /// An extra JVM option, such as -Xmx2g (repeatable).
@@ -194,16 +195,16 @@ struct ProgramRun {
 }
 
 impl ProgramRun {
-    fn options(&self, input: PathBuf, method: String) -> measure::MeasureOptions {
-        measure::MeasureOptions {
+    fn options(&self, input: PathBuf, method: String) -> Result<measure::MeasureOptions> {
+        Ok(measure::MeasureOptions {
             input,
             method,
             main: self.main.clone(),
             java: self.java.clone(),
-            agent: self.agent.clone(),
+            agent: Some(agent::agent_library(self.agent.as_deref())?),
             jvm_args: self.jvm_args.clone(),
             program_args: self.program_args.clone(),
-        }
+        })
     }
 }
 
@@ -388,7 +389,7 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Completions { shell } => Ok(completions::completions(shell)),
         Command::Man => completions::man_page(),
         Command::Measure(args) => {
-            let options = args.run.options(args.input.clone(), args.method.clone());
+            let options = args.run.options(args.input.clone(), args.method.clone())?;
             let measurement = match &args.cert {
                 Some(path) => {
                     let certificate = Certificate::read(path)?;

@@ -42,7 +42,7 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
         .input
         .clone()
         .unwrap_or_else(|| PathBuf::from(&certificate.input.path));
-    let options = args.run.options(input, entry.method.clone());
+    let options = args.run.options(input, entry.method.clone())?;
     // With regions in the certificate, the run is also replayed into them, for memRq.
     let measurement = membound_runtime::validate::measure_for(&certificate, entry, &options)?;
     eprint!("{}", measurement.program_stdout);

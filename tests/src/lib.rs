@@ -33,20 +33,20 @@ fn profile_dir() -> PathBuf {
 }
 
 /// The `membound` binary of this build. The first call in each test process asks cargo to bring
-/// the binary and the JVMTI agent up to date (a no-op when nothing changed), so a test never
-/// runs a stale binary, whichever packages the test command selected.
+/// the binary (which carries the JVMTI agent) up to date (a no-op when nothing changed), so a
+/// test never runs a stale binary, whichever packages the test command selected.
 pub fn membound_bin() -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(build_binaries);
+    BUILT.get_or_init(build_binary);
     profile_dir().join("membound")
 }
 
-fn build_binaries() {
+fn build_binary() {
     let profile = profile_dir();
     let target_dir = profile.parent().expect("target/<profile> has a parent");
     let mut cargo = Command::new(env!("CARGO"));
     cargo
-        .args(["build", "--quiet", "-p", "membound", "-p", "membound-agent"])
+        .args(["build", "--quiet", "-p", "membound"])
         .arg("--target-dir")
         .arg(target_dir)
         .current_dir(workspace_root());
@@ -54,7 +54,7 @@ fn build_binaries() {
         cargo.arg("--release");
     }
     let status = cargo.status().expect("cargo runs");
-    assert!(status.success(), "building membound and its agent failed");
+    assert!(status.success(), "building membound failed");
 }
 
 /// The result of running a command: its exit code and its output as text.
