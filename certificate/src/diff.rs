@@ -584,6 +584,43 @@ impl Diff {
             .count()
     }
 
+    /// The changes as JSON: each with its method, what changed, its `kind` (the label the text
+    /// prints), its `class` (`regression`, `improvement` or `info`), the old and new values
+    /// compared and expressions; the comparisons not made at a point; and the counts.
+    pub fn to_json(&self) -> serde_json::Value {
+        let changes: Vec<serde_json::Value> = self
+            .changes
+            .iter()
+            .map(|c| {
+                let mut change = serde_json::json!({
+                    "method": c.method,
+                    "what": c.what,
+                    "kind": c.kind.label(),
+                    "class": c.heading().to_lowercase(),
+                    "old": c.old,
+                    "new": c.new,
+                });
+                if let Some((old, new)) = &c.expressions {
+                    change["expressions"] = serde_json::json!({"old": old, "new": new});
+                }
+                change
+            })
+            .collect();
+        let not_compared: Vec<serde_json::Value> = self
+            .not_at
+            .iter()
+            .map(|(method, point, missing)| {
+                serde_json::json!({"method": method, "at": point, "missing_params": missing})
+            })
+            .collect();
+        serde_json::json!({
+            "changes": changes,
+            "not_compared": not_compared,
+            "regressions": self.regressions(),
+            "improvements": self.improvements(),
+        })
+    }
+
     /// One line per change (the expressions below a regression), then the points not used and
     /// a summary line.
     pub fn to_text(&self) -> String {

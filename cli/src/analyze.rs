@@ -142,7 +142,7 @@ fn file_format(path: &Path, asked: ReportFormat) -> ReportFormat {
 
 #[derive(Debug, Args)]
 pub(super) struct EvalArgs {
-    /// A certificate written by `membound analyze -o`.
+    /// A certificate written by `membound analyze -o` (`-`: read it from stdin).
     certificate: PathBuf,
     /// Only this method (`pkg.C.m` or with its descriptor).
     #[arg(long)]

@@ -70,7 +70,12 @@ enum Command {
     /// Write code that evaluates a certificate's bounds at run time.
     Codegen(codegen::CodegenArgs),
     /// Print a method's IR (typed three-address code with its control-flow graph).
-    Ir(MethodInput),
+    Ir {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
     /// Print the call graph reachable from a method.
     Callgraph {
         #[command(flatten)]
@@ -118,21 +123,22 @@ enum Command {
     /// Count the integer points of a parametric set given in isl syntax, e.g.
     /// '[n] -> { [i,j] : 1 <= i <= n and 1 <= j <= i }'.
     Count {
-        /// The set (omit with --file).
+        /// The set (omit with --file; `-`: read it from stdin).
         set: Option<String>,
-        /// Count each line of this file instead (blank lines and # comments skipped).
+        /// Count each line of this file instead (blank lines and # comments skipped; `-`:
+        /// stdin).
         #[arg(long)]
         file: Option<PathBuf>,
         /// Also print the count at this point, alone on the last line: n=7,m=5.
         #[arg(long, visible_alias = "param")]
         at: Option<String>,
-        #[arg(long, value_enum, default_value_t = math::CountFormat::Text)]
-        format: math::CountFormat,
+        #[arg(long, value_enum, default_value_t = math::MathFormat::Text)]
+        format: math::MathFormat,
     },
     /// Bound a polynomial from above over a parametric set, in the parameters, e.g.
     /// '[n] -> { [i] -> i*(n - i) : 0 <= i <= n }'.
     Bound {
-        /// The piecewise polynomial in isl syntax.
+        /// The piecewise polynomial in isl syntax (`-`: read it from stdin).
         polynomial: String,
         /// Also print the bound's value at this point, alone on the last line: n=10.
         #[arg(long, visible_alias = "param")]
@@ -145,6 +151,8 @@ enum Command {
         /// Highest total degree expanded by Bernstein.
         #[arg(long, default_value_t = membound_bernstein::DEFAULT_MAX_DEGREE)]
         budget_degree: u32,
+        #[arg(long, value_enum, default_value_t = math::MathFormat::Text)]
+        format: math::MathFormat,
     },
     /// Print the shell completion script, e.g. `membound completions bash >
     /// /etc/bash_completion.d/membound`.
@@ -275,6 +283,7 @@ enum GraphFormat {
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum TreeFormat {
     Text,
+    Json,
     Dot,
 }
 
@@ -318,10 +327,13 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Heap(args) => return heap::heap(&args),
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Eval(args) => analyze::eval(&args),
-        Command::Ir(target) => {
+        Command::Ir { target, format } => {
             let (program, method) = target.load()?;
             let body = program.body(&method)?;
-            Ok(ir::print_body(&body))
+            Ok(match format {
+                ListFormat::Text => ir::print_body(&body),
+                ListFormat::Json => json_text(&ir::body_to_json(&body)),
+            })
         }
         Command::Callgraph { target, format } => {
             let (_, graph) = target.call_graph()?;
@@ -365,6 +377,7 @@ fn run(command: Command) -> Result<(String, bool)> {
             )?;
             Ok(match format {
                 TreeFormat::Text => memrq::to_text(&bounds),
+                TreeFormat::Json => json_text(&memrq::to_json(&bounds)),
                 TreeFormat::Dot => memrq::to_dot(&bounds),
             })
         }
@@ -379,12 +392,13 @@ fn run(command: Command) -> Result<(String, bool)> {
             at,
             budget_coefficients,
             budget_degree,
+            format,
         } => {
             let limits = membound_bernstein::Limits {
                 max_coefficients: budget_coefficients,
                 max_degree: budget_degree,
             };
-            math::bound(&polynomial, at.as_deref(), limits)
+            math::bound(&polynomial, at.as_deref(), limits, format)
         }
         Command::Completions { shell } => Ok(completions::completions(shell)),
         Command::Man => completions::man_page(),

@@ -99,6 +99,27 @@ where
         .into()
 }
 
+/// Runs `membound` with the given arguments from the workspace root, with `input` on stdin.
+pub fn membound_with_stdin<I, S>(args: I, input: &str) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut child = Command::new(membound_bin())
+        .args(args)
+        .current_dir(workspace_root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the membound binary starts");
+    let mut stdin = child.stdin.take().expect("a piped stdin");
+    // membound may fail before reading it all: a closed pipe is then its answer, not ours.
+    let _ = std::io::Write::write_all(&mut stdin, input.as_bytes());
+    drop(stdin);
+    child.wait_with_output().expect("membound runs").into()
+}
+
 /// A fresh, empty directory for one test's files, under the system's temporary directory.
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("membound-{name}-{}", std::process::id()));

@@ -30,7 +30,7 @@ use membound_polyhedra::{Polynomial, Rat, Set};
 
 mod render;
 
-pub use render::{to_dot, to_text};
+pub use render::{to_dot, to_json, to_text};
 
 use crate::escape;
 use crate::lowering::{self, CALLEE_PREFIX, Exceptions, Lowered, PathCall};
