@@ -113,6 +113,8 @@ enum Command {
         /// How object sizes are computed.
         #[arg(long, value_enum, default_value_t = ModelArg::DEFAULT)]
         object_model: ModelArg,
+        #[command(flatten)]
+        verbosity: progress::Verbosity,
     },
     /// Run the program on a real JVM under the allocation agent and count, per creation site,
     /// what the method allocates.
@@ -200,6 +202,8 @@ struct ProgramRun {
     /// The program's arguments, after `--`.
     #[arg(last = true)]
     program_args: Vec<String>,
+    #[command(flatten)]
+    verbosity: progress::Verbosity,
 }
 
 impl ProgramRun {
@@ -215,6 +219,10 @@ impl ProgramRun {
         })
     }
 }
+
+/// The phase of a command that runs the program under the agent, which reads the agent's events
+/// as the program ends.
+const RUN_PHASE: &str = "running the program under the agent";
 
 /// The program to load and the method to look at.
 #[derive(Debug, Args)]
@@ -363,7 +371,10 @@ fn run(command: Command) -> Result<(String, bool)> {
             target,
             format,
             object_model,
+            verbosity,
         } => {
+            let progress = verbosity.progress();
+            progress.phase("loading the classes and building the call graph");
             let (program, graph) = target.call_graph()?;
             let bounds = memrq::analyze(
                 &program,
@@ -373,8 +384,9 @@ fn run(command: Command) -> Result<(String, bool)> {
                     region_tree: true,
                     ..memrq::Options::default()
                 },
-                &|_| {},
+                &|step| progress.step(step),
             )?;
+            progress.finish();
             Ok(match format {
                 TreeFormat::Text => memrq::to_text(&bounds),
                 TreeFormat::Json => json_text(&memrq::to_json(&bounds)),
@@ -404,6 +416,8 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Man => completions::man_page(),
         Command::Measure(args) => {
             let options = args.run.options(args.input.clone(), args.method.clone())?;
+            let progress = args.run.verbosity.progress();
+            progress.phase(RUN_PHASE);
             let measurement = match &args.cert {
                 Some(path) => {
                     let certificate = Certificate::read(path)?;
@@ -422,6 +436,7 @@ fn run(command: Command) -> Result<(String, bool)> {
                 }
                 None => measure::measure(&options)?,
             };
+            progress.finish();
             // The program's own output goes to stderr, so stdout stays the report.
             eprint!("{}", measurement.program_stdout);
             Ok(match args.format {
