@@ -80,9 +80,13 @@ pub fn parse_point(text: &str) -> Result<BTreeMap<String, Rat>, Error> {
     Ok(point)
 }
 
-/// A value as the CLI prints it: an integer, `p/q`, or `infty`.
+/// A value as the CLI's text prints it: an integer, `p/q`, or `∞` (machine formats write
+/// `infty`, as [`Value`]'s `Display` does).
 pub fn render_value(value: &Value) -> String {
-    value.to_string()
+    match value {
+        Value::Infinite => "∞".to_string(),
+        Value::Finite(v) => v.to_string(),
+    }
 }
 
 /// What `membound bound TEXT [--at POINT]` finds: the bound, a note for each chamber bounded

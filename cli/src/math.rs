@@ -49,7 +49,8 @@ pub fn count(
                 text.push_str(&count.to_isl());
                 text.push('\n');
                 if let Some(value) = value {
-                    text.push_str(&format!("{value}\n"));
+                    text.push_str(&bernstein::render_value(&value));
+                    text.push('\n');
                 }
             }
             MathFormat::Json => {
@@ -105,7 +106,7 @@ fn bound_json(report: &bernstein::BoundReport) -> serde_json::Value {
         "notes": report.notes,
     });
     if let Some(value) = &report.value {
-        json["value"] = bernstein::render_value(value).into();
+        json["value"] = value.to_string().into();
     }
     json
 }

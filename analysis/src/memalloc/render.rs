@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::{Bounds, MethodBound, Quantity};
+use membound_certificate::diff::growth_text;
 use membound_jvm::MethodRef;
 
 /// The summary of `bounds` (see the module documentation).
@@ -20,6 +21,7 @@ pub fn to_text(bounds: &Bounds) -> String {
         other => other.name().to_string(),
     };
     let _ = writeln!(out, "memAlloc of {} (object model {model})", entry.method);
+    let _ = writeln!(out, "{}", leading_terms(entry));
     if let Some(regions) = &entry.regions {
         let _ = writeln!(
             out,
@@ -39,6 +41,27 @@ pub fn to_text(bounds: &Bounds) -> String {
         let _ = writeln!(out, "  - {assumption}");
     }
     out
+}
+
+/// `leading terms: memAlloc ~ 1/2*k^2 objects, ~ 8*k^2 bytes; memRq ~ 2*k objects, ~ 32*k bytes`:
+/// how the entry's bounds grow with its parameters.
+fn leading_terms(entry: &MethodBound) -> String {
+    let about = |quantity: &Quantity| match growth_text(quantity) {
+        infinite if infinite == "∞" => infinite,
+        finite => format!("~ {finite}"),
+    };
+    let growth = |amount: &super::Amount| {
+        format!(
+            "{} objects, {} bytes",
+            about(&amount.objects),
+            about(&amount.bytes)
+        )
+    };
+    let mut line = format!("leading terms: memAlloc {}", growth(&entry.mem_alloc));
+    if let Some(regions) = &entry.regions {
+        let _ = write!(line, "; memRq {}", growth(&regions.mem_rq));
+    }
+    line
 }
 
 /// One line per method of the call tree (the methods its sites' chains go through), children

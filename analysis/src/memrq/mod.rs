@@ -148,6 +148,9 @@ pub fn analyze(
     {
         amounts.tree = regions.tree(graph, 0);
     }
+    for method in &mut bounds.methods {
+        method.edit_quantities(&memalloc::merged_cases);
+    }
     Ok(bounds)
 }
 

@@ -250,14 +250,14 @@ impl Measurement {
         );
         let _ = writeln!(text, "sites:");
         for site in &self.sites {
-            let chain: Vec<String> = site.chain.iter().map(frame_text).collect();
+            let chain =
+                membound_jvm::chain::join(site.chain.iter().map(|frame| {
+                    membound_jvm::chain::step(&frame.method, frame.offset, frame.line)
+                }));
             let _ = writeln!(
                 text,
                 "  {:>10} x {:<24} {:>12} bytes  {}",
-                site.count,
-                site.type_name,
-                site.bytes,
-                chain.join(" > ")
+                site.count, site.type_name, site.bytes, chain
             );
         }
         let _ = writeln!(
@@ -278,13 +278,6 @@ impl Measurement {
             let _ = writeln!(text, "warning: {warning}");
         }
         text
-    }
-}
-
-fn frame_text(frame: &ChainFrame) -> String {
-    match frame.line {
-        Some(line) => format!("{}@{} (line {line})", frame.method, frame.offset),
-        None => format!("{}@{}", frame.method, frame.offset),
     }
 }
 
