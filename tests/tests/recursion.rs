@@ -266,8 +266,8 @@ fn a_four_ary_tree_with_leaf_and_inner_objects_counts_each_level() {
     assert_eq!((observed, predicted), (255.into(), 255.into()));
 }
 
-#[test]
-fn the_call_tree_says_which_call_makes_a_finite_callee_unbounded() {
+/// The text report of `Shapes.main`, which calls every shape with parsed numbers.
+fn analyze_main() -> membound_tests::Run {
     let run = membound_tests::membound([
         "analyze".as_ref(),
         compile_fixture("recursion").as_os_str(),
@@ -275,6 +275,12 @@ fn the_call_tree_says_which_call_makes_a_finite_callee_unbounded() {
         "recursion.Shapes.main".as_ref(),
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    run
+}
+
+#[test]
+fn the_call_tree_says_which_call_makes_a_finite_callee_unbounded() {
+    let run = analyze_main();
     let tree_line = |callee: &str| {
         run.stdout
             .lines()
@@ -301,13 +307,7 @@ fn the_call_tree_says_which_call_makes_a_finite_callee_unbounded() {
 
 #[test]
 fn the_report_of_a_caller_says_why_its_callees_are_unbounded_and_what_removes_it() {
-    let run = membound_tests::membound([
-        "analyze".as_ref(),
-        compile_fixture("recursion").as_os_str(),
-        "--method".as_ref(),
-        "recursion.Shapes.main".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = analyze_main();
     // villages(n) never stops for n < 0, and main passes it a parsed number.
     assert!(
         run.stdout.contains(

@@ -39,6 +39,14 @@ fn lone_binary(dir: &Path) -> PathBuf {
     copy
 }
 
+/// Exit 2, with each of `fixes` in the message.
+fn assert_refused_naming(run: &Run, fixes: &[&str]) {
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    for fix in fixes {
+        assert!(run.stderr.contains(fix), "no `{fix}` in {}", run.stderr);
+    }
+}
+
 #[test]
 fn a_binary_alone_in_its_directory_runs_measure_with_the_agent_it_carries() {
     let dir = scratch_dir("setup-lone");
@@ -68,14 +76,14 @@ fn a_binary_alone_in_its_directory_runs_measure_with_the_agent_it_carries() {
 fn a_missing_agent_named_by_the_environment_names_the_fix() {
     let missing = Path::new("/nonexistent/libmembound_agent.so");
     let run = measure_intro(&membound_bin(), &[("MEMBOUND_AGENT", missing)]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    for fix in [
-        "/nonexistent/libmembound_agent.so",
-        "unset MEMBOUND_AGENT",
-        "`cargo build --release -p membound-agent`",
-    ] {
-        assert!(run.stderr.contains(fix), "no `{fix}` in {}", run.stderr);
-    }
+    assert_refused_naming(
+        &run,
+        &[
+            "/nonexistent/libmembound_agent.so",
+            "unset MEMBOUND_AGENT",
+            "`cargo build --release -p membound-agent`",
+        ],
+    );
 }
 
 #[test]
@@ -85,14 +93,14 @@ fn an_unwritable_cache_names_the_ways_around_it() {
     let not_a_dir = dir.join("file");
     fs::write(&not_a_dir, "").expect("a file");
     let run = measure_intro(&membound_bin(), &[("XDG_CACHE_HOME", &not_a_dir)]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    for fix in [
-        "XDG_CACHE_HOME",
-        "MEMBOUND_AGENT",
-        "`cargo build --release -p membound-agent`",
-    ] {
-        assert!(run.stderr.contains(fix), "no `{fix}` in {}", run.stderr);
-    }
+    assert_refused_naming(
+        &run,
+        &[
+            "XDG_CACHE_HOME",
+            "MEMBOUND_AGENT",
+            "`cargo build --release -p membound-agent`",
+        ],
+    );
     let _ = fs::remove_dir_all(&dir);
 }
 
