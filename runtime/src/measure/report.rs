@@ -359,7 +359,7 @@ end 0
         let text = aggregate(&stream(TWO_SITES)).expect("aggregates").to_text();
         assert!(text.contains("total: 3 objects, 56 bytes"), "{text}");
         assert!(
-            text.contains("T.m([II)V@9 (line 11) > T.f()V@0 (line 20)"),
+            text.contains("T.m([II)V@9 (line 11) -> T.f()V@0 (line 20)"),
             "{text}"
         );
         assert!(text.contains("vm-internal: 1 objects, 24 bytes"), "{text}");
