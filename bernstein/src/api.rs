@@ -80,27 +80,58 @@ pub fn parse_point(text: &str) -> Result<BTreeMap<String, Rat>, Error> {
     Ok(point)
 }
 
-/// A value as the CLI prints it: an integer, `p/q`, or `infty`.
+/// A value as the CLI's text prints it: an integer, `p/q`, or `∞` (machine formats write
+/// `infty`, as [`Value`]'s `Display` does).
 pub fn render_value(value: &Value) -> String {
-    value.to_string()
+    match value {
+        Value::Infinite => "∞".to_string(),
+        Value::Finite(v) => v.to_string(),
+    }
 }
 
-/// What `membound bound TEXT [--at POINT]` prints: the readable bound, a `note:` line for each
-/// chamber bounded more cheaply because its expansion would pass `limits`, then, with a point,
-/// the value alone on the last line.
-pub fn bound_command(text: &str, at: Option<&str>, limits: &Limits) -> Result<String, Error> {
+/// What `membound bound TEXT [--at POINT]` finds: the bound, a note for each chamber bounded
+/// more cheaply because its expansion would pass the limits, and the value at the point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoundReport {
+    pub bound: BoundExpr,
+    pub notes: Vec<String>,
+    /// With a point: the bound's value there.
+    pub value: Option<Value>,
+}
+
+impl BoundReport {
+    /// The readable bound, a `note:` line per note, then, with a point, the value alone on the
+    /// last line.
+    pub fn to_text(&self) -> String {
+        let mut out = self.bound.to_readable();
+        for note in &self.notes {
+            out.push_str("\nnote: ");
+            out.push_str(note);
+        }
+        if let Some(value) = &self.value {
+            out.push('\n');
+            out.push_str(&render_value(value));
+        }
+        out
+    }
+}
+
+/// Parses `text`, bounds it within `limits`, and evaluates the bound at `at` when given.
+pub fn bound_report(text: &str, at: Option<&str>, limits: &Limits) -> Result<BoundReport, Error> {
     let pw = parse_piecewise(text)?;
     let mut notes = Vec::new();
     let bound = bound_piecewise_within(&pw, limits, &mut notes)?;
-    let mut out = bound.to_readable();
-    for note in notes {
-        out.push_str("\nnote: ");
-        out.push_str(&note);
-    }
-    if let Some(point) = at {
-        let value = bound.eval(&parse_point(point)?)?;
-        out.push('\n');
-        out.push_str(&render_value(&value));
-    }
-    Ok(out)
+    let value = at
+        .map(|point| bound.eval(&parse_point(point)?).map_err(Error::from))
+        .transpose()?;
+    Ok(BoundReport {
+        bound,
+        notes,
+        value,
+    })
+}
+
+/// What `membound bound TEXT [--at POINT]` prints: [`BoundReport::to_text`].
+pub fn bound_command(text: &str, at: Option<&str>, limits: &Limits) -> Result<String, Error> {
+    Ok(bound_report(text, at, limits)?.to_text())
 }

@@ -82,8 +82,8 @@ pub mod univariate;
 pub mod vertices;
 
 pub use api::{
-    Error, bound_command, bound_piecewise, bound_piecewise_within, bound_text, parse_point,
-    render_value,
+    BoundReport, Error, bound_command, bound_piecewise, bound_piecewise_within, bound_report,
+    bound_text, parse_point, render_value,
 };
 pub use expr::{Arm, BoundExpr, EvalError};
 pub use guard::{Atom, Guard, ParamDomain};

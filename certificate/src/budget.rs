@@ -18,7 +18,7 @@ use membound_polyhedra::{Int, Polynomial, Rat, Set, Value, parse_set};
 use serde::Deserialize;
 
 use crate::diff::{Degree, above, degree, parse_expression, point_text};
-use crate::{AmountEntry, Certificate, MethodEntry};
+use crate::{AmountEntry, Certificate, MethodEntry, value_json};
 use membound_jvm::error::{Error, Result};
 
 /// One of the four per-method quantities of a certificate.
@@ -617,6 +617,41 @@ fn infinity_reasons(entry: &MethodEntry, unit: Unit) -> Vec<String> {
 }
 
 impl Outcome {
+    /// The outcome as JSON: the budget (`quantity`, `unit`, `limit`), where it was checked
+    /// (`at` a point or `for` a range), the `verdict`, the `value` (the bound over a range), the
+    /// `witness` point of a broken range, the `expression` and the reasons of an ∞.
+    pub fn to_json(&self) -> serde_json::Value {
+        let point_json = |point: &BTreeMap<String, Rat>| -> serde_json::Value {
+            point
+                .iter()
+                .map(|(name, value)| (name.clone(), value_json(&Value::Finite(value.clone()))))
+                .collect::<serde_json::Map<_, _>>()
+                .into()
+        };
+        let mut json = serde_json::json!({
+            "method": self.method,
+            "budget": self.budget.text,
+            "quantity": self.budget.quantity.name(),
+            "unit": self.budget.unit.name(),
+            "limit": value_json(&Value::Finite(self.budget.limit.clone())),
+            "verdict": self.verdict.label(),
+            "value": value_json(&self.value),
+            "expression": self.expression,
+            "reasons": self.reasons,
+        });
+        match &self.scope {
+            Scope::At(point) => json["at"] = point_json(point),
+            Scope::Over(range) => json["for"] = range.text.clone().into(),
+        }
+        if let Some(witness) = &self.witness {
+            json["witness"] = point_json(witness);
+        }
+        if let Some(note) = &self.note {
+            json["note"] = note.clone().into();
+        }
+        json
+    }
+
     /// `OK  M: memRq <= 64MiB at n=10: 2040 bytes`, and for a failure the expression and the
     /// reasons on indented lines.
     pub fn to_text(&self) -> String {

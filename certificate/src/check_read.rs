@@ -15,6 +15,7 @@
 //! evaluated here.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 
 use membound_bernstein::{BoundExpr, parse_bound};
@@ -32,11 +33,15 @@ pub const MAX_FLOW_NESTING: usize = 64;
 /// on one line (a certificate needs about 12).
 pub const MAX_BLOCK_NESTING: usize = 256;
 
-/// The text of the certificate file at `path`, refused before reading when it is too large.
+/// The text of the certificate file at `path` (`-`: standard input), refused before reading
+/// when it is too large.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
     let cannot = |e: std::io::Error| {
         Error::Input(format!("cannot read certificate {}: {e}", path.display()))
     };
+    if path == Path::new("-") {
+        return read_stdin().map_err(cannot);
+    }
     let size = std::fs::metadata(path).map_err(cannot)?.len();
     if size > MAX_BYTES {
         return Err(Error::Input(format!(
@@ -45,6 +50,16 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
         )));
     }
     std::fs::read_to_string(path).map_err(cannot)
+}
+
+/// Standard input, up to one byte past [`MAX_BYTES`] (which [`deserialize`] then refuses).
+fn read_stdin() -> std::io::Result<String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_BYTES + 1)
+        .read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// Deserializes certificate text (JSON when it starts with `{`, else YAML) after the checks of

@@ -14,7 +14,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use membound_bernstein::{BoundExpr, parse_bound};
+use membound_bernstein::simplify::product_of;
+use membound_bernstein::{BoundExpr, Guard, parse_bound, simplify};
 use membound_polyhedra::{Monomial, Polynomial, Rat, Value};
 
 use super::{Certificate, MethodEntry, SiteEntry};
@@ -125,6 +126,107 @@ fn logarithmic_weight(expr: &BoundExpr) -> Option<Rat> {
             Some(weight.unwrap_or_default() * scale.abs())
         }
         _ => None,
+    }
+}
+
+/// How `expr` grows as its parameters grow, for a summary line: `∞`, or the leading terms of
+/// an upper bound of it (`8*k^2`, `24*2^n`): of a polynomial its terms of the highest degree;
+/// of polynomials under a sum, a `cases`, a `max` or a product the coefficients [`leading`]
+/// gives (the largest among branches); of powers and logarithms the terms that grow fastest,
+/// their exponents and arguments as the parameters grow ([`eventual`]); equal terms added up.
+pub fn growth_text(expr: &BoundExpr) -> String {
+    if degree(expr) == Degree::Infinite {
+        return "∞".to_string();
+    }
+    let mut terms: Vec<(BoundExpr, i64)> = Vec::new();
+    for term in fastest_terms(expr) {
+        match terms.iter_mut().find(|(seen, _)| *seen == term) {
+            Some((_, count)) => *count += 1,
+            None => terms.push((term, 1)),
+        }
+    }
+    let sum = terms
+        .into_iter()
+        .map(|(term, count)| match count {
+            1 => term,
+            _ => product_of(vec![BoundExpr::pol(Polynomial::constant(count)), term]),
+        })
+        .collect();
+    simplify(&BoundExpr::Sum(sum), &Guard::always()).to_readable()
+}
+
+/// The terms of `expr` that grow fastest (see [`growth_text`]).
+fn fastest_terms(expr: &BoundExpr) -> Vec<BoundExpr> {
+    let top = degree(expr);
+    if let BoundExpr::Pol(qp) = expr
+        && let [class] = qp.classes()
+    {
+        let Degree::Finite(d) = top else {
+            return Vec::new();
+        };
+        let terms = class.terms().filter(|(m, _)| m.degree() == d);
+        return vec![BoundExpr::pol(Polynomial::from_terms(
+            terms.map(|(m, c)| (m.clone(), c.clone())),
+        ))];
+    }
+    if let Degree::Finite(d) = top
+        && let Some(terms) = leading(expr, d)
+    {
+        return vec![BoundExpr::pol(Polynomial::from_terms(terms))];
+    }
+    match expr {
+        BoundExpr::Sum(items) => items
+            .iter()
+            .filter(|item| degree(item) == top)
+            .flat_map(fastest_terms)
+            .collect(),
+        BoundExpr::Max(_) | BoundExpr::Cases { .. } => {
+            fastest_branch(expr).map(fastest_terms).unwrap_or_default()
+        }
+        BoundExpr::Mul(items) => vec![product_of(
+            items
+                .iter()
+                .map(|item| BoundExpr::Sum(fastest_terms(item)))
+                .collect(),
+        )],
+        BoundExpr::Pow { base, exponent } => vec![BoundExpr::Pow {
+            base: base.clone(),
+            exponent: Box::new(eventual(exponent)),
+        }],
+        BoundExpr::Log2 { arg } => vec![BoundExpr::Log2 {
+            arg: Box::new(eventual(arg)),
+        }],
+        BoundExpr::Pol(_) | BoundExpr::Inf => vec![expr.clone()],
+    }
+}
+
+/// The first branch of a `cases` (its arms, then its default) or item of a `max` that grows
+/// like the whole.
+fn fastest_branch(expr: &BoundExpr) -> Option<&BoundExpr> {
+    let top = degree(expr);
+    expr.children()
+        .into_iter()
+        .find(|branch| degree(branch) == top)
+}
+
+/// `expr` with each `cases` and `max` replaced by its [`fastest_branch`], all its terms kept:
+/// what an exponent or a logarithm's argument becomes as the parameters grow.
+fn eventual(expr: &BoundExpr) -> BoundExpr {
+    let all = |items: &[BoundExpr]| items.iter().map(eventual).collect::<Vec<_>>();
+    match expr {
+        BoundExpr::Max(_) | BoundExpr::Cases { .. } => {
+            fastest_branch(expr).map_or_else(|| expr.clone(), eventual)
+        }
+        BoundExpr::Sum(items) => simplify(&BoundExpr::Sum(all(items)), &Guard::always()),
+        BoundExpr::Mul(items) => product_of(all(items)),
+        BoundExpr::Pow { base, exponent } => BoundExpr::Pow {
+            base: base.clone(),
+            exponent: Box::new(eventual(exponent)),
+        },
+        BoundExpr::Log2 { arg } => BoundExpr::Log2 {
+            arg: Box::new(eventual(arg)),
+        },
+        BoundExpr::Pol(_) | BoundExpr::Inf => expr.clone(),
     }
 }
 
@@ -528,16 +630,13 @@ fn compare_sites(old: &[SiteEntry], new: &[SiteEntry], method: &str, out: &mut D
     }
 }
 
-/// `Intro$B at Intro.m1(I)V:22 -> Intro.m2(I)V:28` (the offset when there is no line).
+/// `Intro$B at Intro.m1(I)V@16 (line 22) -> Intro.m2(I)V@7 (line 28)`.
 fn site_text(site: &SiteEntry) -> String {
-    let chain: Vec<String> = site
-        .steps()
-        .map(|e| match e.line {
-            Some(line) => format!("{}:{line}", e.method),
-            None => format!("{}@{}", e.method, e.offset),
-        })
-        .collect();
-    format!("{} at {}", site.ty, chain.join(" -> "))
+    let chain = membound_jvm::chain::join(
+        site.steps()
+            .map(|e| membound_jvm::chain::step(&e.method, e.offset, e.line)),
+    );
+    format!("{} at {chain}", site.ty)
 }
 
 impl Change {
@@ -582,6 +681,43 @@ impl Diff {
             .iter()
             .filter(|c| c.kind.is_improvement())
             .count()
+    }
+
+    /// The changes as JSON: each with its method, what changed, its `kind` (the label the text
+    /// prints), its `class` (`regression`, `improvement` or `info`), the old and new values
+    /// compared and expressions; the comparisons not made at a point; and the counts.
+    pub fn to_json(&self) -> serde_json::Value {
+        let changes: Vec<serde_json::Value> = self
+            .changes
+            .iter()
+            .map(|c| {
+                let mut change = serde_json::json!({
+                    "method": c.method,
+                    "what": c.what,
+                    "kind": c.kind.label(),
+                    "class": c.heading().to_lowercase(),
+                    "old": c.old,
+                    "new": c.new,
+                });
+                if let Some((old, new)) = &c.expressions {
+                    change["expressions"] = serde_json::json!({"old": old, "new": new});
+                }
+                change
+            })
+            .collect();
+        let not_compared: Vec<serde_json::Value> = self
+            .not_at
+            .iter()
+            .map(|(method, point, missing)| {
+                serde_json::json!({"method": method, "at": point, "missing_params": missing})
+            })
+            .collect();
+        serde_json::json!({
+            "changes": changes,
+            "not_compared": not_compared,
+            "regressions": self.regressions(),
+            "improvements": self.improvements(),
+        })
     }
 
     /// One line per change (the expressions below a regression), then the points not used and

@@ -129,10 +129,11 @@ pub fn value_of(method: &str, text: &str, point: &BTreeMap<String, Rat>) -> Resu
         .map_err(|e| Error::Input(format!("{method}: {e}")))
 }
 
-/// A value as JSON: an integer number when it fits, `"p/q"` for a fraction, `"inf"` for ∞.
+/// A value as JSON: an integer number when it fits, `"p/q"` for a fraction, `"infty"` for ∞
+/// (as certificates write it).
 pub fn value_json(value: &Value) -> Json {
     match value {
-        Value::Infinite => json!("inf"),
+        Value::Infinite => json!("infty"),
         Value::Finite(v) => {
             let text = v.to_string();
             text.parse::<i64>()
@@ -242,12 +243,12 @@ impl Evaluation {
                 }
             }
             for s in &m.sites {
-                let chain: Vec<String> = s
-                    .via
-                    .iter()
-                    .chain(std::iter::once(&s.at))
-                    .map(|e| format!("{}@{}", e.method, e.offset))
-                    .collect();
+                let chain = membound_jvm::chain::join(
+                    s.via
+                        .iter()
+                        .chain(std::iter::once(&s.at))
+                        .map(|e| membound_jvm::chain::step(&e.method, e.offset, e.line)),
+                );
                 let _ = writeln!(
                     out,
                     "  {} x {}: {} objects, {}  [{}]",
@@ -255,7 +256,7 @@ impl Evaluation {
                     s.ty,
                     value_text(&s.amount.objects),
                     bytes_text(&s.amount.bytes),
-                    chain.join(" -> ")
+                    chain
                 );
             }
         }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use membound_polyhedra::{Int, Rat};
 
-use super::progress::Progress;
+use super::progress::Verbosity;
 use super::{ListFormat, MethodInput, ModelArg, json_text};
 use membound_analysis::lowering::Exceptions;
 use membound_analysis::memalloc;
@@ -35,12 +35,8 @@ pub(super) struct AnalyzeArgs {
     /// that value, an assumption it lists); repeatable, `a=b,c=d` also works.
     #[arg(long = "param", value_name = "NEW=OLD|NAME=INTEGER")]
     params: Vec<String>,
-    /// No progress display on stderr.
-    #[arg(short, long)]
-    quiet: bool,
-    /// Also print each phase's time on stderr.
-    #[arg(short, long, conflicts_with = "quiet")]
-    verbose: bool,
+    #[command(flatten)]
+    verbosity: Verbosity,
     /// Analyze under an assumption the certificate then names; repeatable.
     #[arg(long, value_enum)]
     assume: Vec<Assumption>,
@@ -72,7 +68,7 @@ enum ReportFormat {
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     // Bad `--param` text is refused before the analysis runs.
     let edits = parse_param_edits(&args.params)?;
-    let progress = Progress::new(args.quiet, args.verbose);
+    let progress = args.verbosity.progress();
     progress.phase("loading the classes and building the call graph");
     let (program, graph) = args.target.call_graph()?;
     let mut bounds = memrq::analyze(
@@ -142,7 +138,7 @@ fn file_format(path: &Path, asked: ReportFormat) -> ReportFormat {
 
 #[derive(Debug, Args)]
 pub(super) struct EvalArgs {
-    /// A certificate written by `membound analyze -o`.
+    /// A certificate written by `membound analyze -o` (`-`: read it from stdin).
     certificate: PathBuf,
     /// Only this method (`pkg.C.m` or with its descriptor).
     #[arg(long)]

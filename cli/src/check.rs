@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::analyze::parse_params;
+use super::{ListFormat, json_text};
 use membound_certificate::Certificate;
 use membound_certificate::budget::{self, Budget, Pinned, Range, Scope};
 use membound_jvm::error::{Error, Result};
@@ -15,7 +16,7 @@ const CONFIG_FILE: &str = "membound.toml";
 
 #[derive(Debug, Args)]
 pub(super) struct CheckArgs {
-    /// A certificate written by `membound analyze -o`.
+    /// A certificate written by `membound analyze -o` (`-`: read it from stdin).
     certificate: PathBuf,
     /// A budget, `QUANTITY <= AMOUNT UNIT`: `memRq <= 64MiB`, `memAlloc <= 1000 objects`
     /// (repeatable). Without one, the budgets of membound.toml are checked.
@@ -34,6 +35,8 @@ pub(super) struct CheckArgs {
     /// A budget file (default: ./membound.toml when no --budget is given).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
 }
 
 /// The report, and whether a budget was broken or could not be proved.
@@ -77,8 +80,7 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
             "no budget to check: give --budget 'memRq <= 64MiB' or a budget file ({CONFIG_FILE} here, or --config FILE)"
         )));
     }
-    let mut report = String::new();
-    let mut failed = false;
+    let mut outcomes = Vec::new();
     for entry in &pinned {
         let method = entry
             .method
@@ -98,10 +100,16 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
             )));
         }
         for scope in &scopes {
-            let outcome = budget::check(&certificate, &method, &entry.budget, scope)?;
-            failed |= outcome.verdict.failed();
-            report.push_str(&outcome.to_text());
+            outcomes.push(budget::check(&certificate, &method, &entry.budget, scope)?);
         }
     }
+    let failed = outcomes.iter().any(|outcome| outcome.verdict.failed());
+    let report = match args.format {
+        ListFormat::Text => outcomes.iter().map(budget::Outcome::to_text).collect(),
+        ListFormat::Json => json_text(&serde_json::json!({
+            "outcomes": outcomes.iter().map(budget::Outcome::to_json).collect::<Vec<_>>(),
+            "failed": failed,
+        })),
+    };
     Ok((report, failed))
 }

@@ -10,7 +10,7 @@ use membound_jvm::error::{Error, Result};
 
 #[derive(Debug, Args)]
 pub(super) struct CodegenArgs {
-    /// A certificate written by `membound analyze -o`.
+    /// A certificate written by `membound analyze -o` (`-`: read it from stdin).
     certificate: PathBuf,
     /// The language to write.
     #[arg(long, value_enum, default_value_t = Lang::Java)]

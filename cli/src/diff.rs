@@ -11,9 +11,9 @@ use membound_jvm::error::{Error, Result};
 
 #[derive(Debug, Args)]
 pub(super) struct DiffArgs {
-    /// The certificate before the change (e.g. the main branch's).
+    /// The certificate before the change (e.g. the main branch's; `-`: read it from stdin).
     old: PathBuf,
-    /// The certificate after the change.
+    /// The certificate after the change (`-`: read it from stdin).
     new: PathBuf,
     /// Also compare values at this parameter point: `n=1000,m=10` (repeatable: one point each).
     #[arg(long, value_name = "POINT", visible_alias = "param")]
@@ -31,10 +31,17 @@ enum DiffFormat {
     Text,
     /// For a pull-request comment.
     Markdown,
+    Json,
 }
 
 /// The report, and whether the new certificate regresses.
 pub(super) fn diff(args: &DiffArgs) -> Result<(String, bool)> {
+    let stdin = std::path::Path::new("-");
+    if args.old == stdin && args.new == stdin {
+        return Err(Error::Input(
+            "only one of the two certificates can be read from stdin (`-`)".to_string(),
+        ));
+    }
     let old = Certificate::read(&args.old)?;
     let new = Certificate::read(&args.new)?;
     let mismatches = mismatches(&old, &new);
@@ -56,6 +63,7 @@ pub(super) fn diff(args: &DiffArgs) -> Result<(String, bool)> {
     let report = match args.format {
         DiffFormat::Text => found.to_text(),
         DiffFormat::Markdown => found.to_markdown(),
+        DiffFormat::Json => super::json_text(&found.to_json()),
     };
     Ok((report, found.regressions() > 0))
 }

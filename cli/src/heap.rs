@@ -10,7 +10,7 @@ use membound_heap::scope::RootSelection;
 use membound_heap::shape::{self, ShapeFile};
 use membound_heap::{Snapshot, render};
 
-use super::{ListFormat, ProgramRun, json_text};
+use super::{ListFormat, ProgramRun, RUN_PHASE, json_text};
 use membound_jvm::error::{Error, Result};
 use membound_runtime::measure::{SnapshotMoment, run_for_snapshots};
 
@@ -122,16 +122,25 @@ impl HeapInput {
                     self.input.display()
                 )));
             }
-            return membound_heap::read_snapshots(&self.input).map_err(heap_error);
+            let progress = self.run.verbosity.progress();
+            progress.phase("reading the heap");
+            let snapshots = membound_heap::read_snapshots(&self.input).map_err(heap_error);
+            progress.finish();
+            return snapshots;
         }
         let moment = SnapshotMoment::parse(self.at.as_deref().unwrap_or(default_at))?;
-        let options = self.run.options(self.input.clone(), String::new());
+        let options = self.run.options(self.input.clone(), String::new())?;
+        let progress = self.run.verbosity.progress();
+        progress.phase(RUN_PHASE);
         let run = run_for_snapshots(&options, &moment)?;
         // The program's own output goes to stderr, so stdout stays the report.
-        eprint!("{}", run.stdout);
+        progress.print(&run.stdout);
         if let Some(code) = run.exit_code.filter(|&c| c != 0) {
-            eprintln!("membound: warning: the program ended with status {code}");
+            progress.print(&format!(
+                "membound: warning: the program ended with status {code}\n"
+            ));
         }
+        progress.phase("reading the snapshots");
         let file = std::fs::File::open(run.path()).map_err(|source| Error::Io {
             path: run.path().to_owned(),
             source,
@@ -139,6 +148,7 @@ impl HeapInput {
         let (snapshots, report) =
             membound_heap::agent_file::read_with_report(std::io::BufReader::new(file))
                 .map_err(heap_error)?;
+        progress.finish();
         for problem in &report.problems {
             eprintln!("membound: warning: agent: {problem}");
         }

@@ -64,12 +64,11 @@ fn to_json(found: &sites::Sites, invariants: &[Result<String>]) -> Value {
 fn to_text(sites: &[CreationSite], invariants: &[Result<String>]) -> String {
     let mut out = String::new();
     for (site, invariant) in sites.iter().zip(invariants) {
-        let chain: Vec<String> = site
-            .chain
-            .iter()
-            .map(|element| format!("{}@{}", element.method, element.pc))
-            .collect();
-        let _ = writeln!(out, "{}: {}", chain.join(" -> "), site.allocation.ty);
+        let chain =
+            membound_jvm::chain::join(site.chain.iter().map(|element| {
+                membound_jvm::chain::step(&element.method, element.pc, element.line)
+            }));
+        let _ = writeln!(out, "{chain}: {}", site.allocation.ty);
         match invariant {
             Ok(set) => {
                 let _ = writeln!(out, "  {set}");

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod agent;
 mod analyze;
 mod check;
 mod codegen;
@@ -69,7 +70,12 @@ enum Command {
     /// Write code that evaluates a certificate's bounds at run time.
     Codegen(codegen::CodegenArgs),
     /// Print a method's IR (typed three-address code with its control-flow graph).
-    Ir(MethodInput),
+    Ir {
+        #[command(flatten)]
+        target: MethodInput,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
     /// Print the call graph reachable from a method.
     Callgraph {
         #[command(flatten)]
@@ -107,6 +113,8 @@ enum Command {
         /// How object sizes are computed.
         #[arg(long, value_enum, default_value_t = ModelArg::DEFAULT)]
         object_model: ModelArg,
+        #[command(flatten)]
+        verbosity: progress::Verbosity,
     },
     /// Run the program on a real JVM under the allocation agent and count, per creation site,
     /// what the method allocates.
@@ -117,21 +125,22 @@ enum Command {
     /// Count the integer points of a parametric set given in isl syntax, e.g.
     /// '[n] -> { [i,j] : 1 <= i <= n and 1 <= j <= i }'.
     Count {
-        /// The set (omit with --file).
+        /// The set (omit with --file; `-`: read it from stdin).
         set: Option<String>,
-        /// Count each line of this file instead (blank lines and # comments skipped).
+        /// Count each line of this file instead (blank lines and # comments skipped; `-`:
+        /// stdin).
         #[arg(long)]
         file: Option<PathBuf>,
         /// Also print the count at this point, alone on the last line: n=7,m=5.
         #[arg(long, visible_alias = "param")]
         at: Option<String>,
-        #[arg(long, value_enum, default_value_t = math::CountFormat::Text)]
-        format: math::CountFormat,
+        #[arg(long, value_enum, default_value_t = math::MathFormat::Text)]
+        format: math::MathFormat,
     },
     /// Bound a polynomial from above over a parametric set, in the parameters, e.g.
     /// '[n] -> { [i] -> i*(n - i) : 0 <= i <= n }'.
     Bound {
-        /// The piecewise polynomial in isl syntax.
+        /// The piecewise polynomial in isl syntax (`-`: read it from stdin).
         polynomial: String,
         /// Also print the bound's value at this point, alone on the last line: n=10.
         #[arg(long, visible_alias = "param")]
@@ -144,6 +153,8 @@ enum Command {
         /// Highest total degree expanded by Bernstein.
         #[arg(long, default_value_t = membound_bernstein::DEFAULT_MAX_DEGREE)]
         budget_degree: u32,
+        #[arg(long, value_enum, default_value_t = math::MathFormat::Text)]
+        format: math::MathFormat,
     },
     /// Print the shell completion script, e.g. `membound completions bash >
     /// /etc/bash_completion.d/membound`.
@@ -182,7 +193,7 @@ struct ProgramRun {
     /// The java launcher (default: $JAVA_HOME/bin/java, then java on PATH).
     #[arg(long)]
     java: Option<PathBuf>,
-    /// The agent library (default: $MEMBOUND_AGENT, then the one built next to membound).
+    /// The agent library (default: $MEMBOUND_AGENT, then the one built into membound).
     #[arg(long)]
     agent: Option<PathBuf>,
     /// An extra JVM option, such as -Xmx2g (repeatable).
@@ -191,21 +202,27 @@ struct ProgramRun {
     /// The program's arguments, after `--`.
     #[arg(last = true)]
     program_args: Vec<String>,
+    #[command(flatten)]
+    verbosity: progress::Verbosity,
 }
 
 impl ProgramRun {
-    fn options(&self, input: PathBuf, method: String) -> measure::MeasureOptions {
-        measure::MeasureOptions {
+    fn options(&self, input: PathBuf, method: String) -> Result<measure::MeasureOptions> {
+        Ok(measure::MeasureOptions {
             input,
             method,
             main: self.main.clone(),
             java: self.java.clone(),
-            agent: self.agent.clone(),
+            agent: Some(agent::agent_library(self.agent.as_deref())?),
             jvm_args: self.jvm_args.clone(),
             program_args: self.program_args.clone(),
-        }
+        })
     }
 }
+
+/// The phase of a command that runs the program under the agent, which reads the agent's events
+/// as the program ends.
+const RUN_PHASE: &str = "running the program under the agent";
 
 /// The program to load and the method to look at.
 #[derive(Debug, Args)]
@@ -278,6 +295,7 @@ enum GraphFormat {
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum TreeFormat {
     Text,
+    Json,
     Dot,
 }
 
@@ -321,10 +339,13 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Heap(args) => return heap::heap(&args),
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Eval(args) => analyze::eval(&args),
-        Command::Ir(target) => {
+        Command::Ir { target, format } => {
             let (program, method) = target.load()?;
             let body = program.body(&method)?;
-            Ok(ir::print_body(&body))
+            Ok(match format {
+                ListFormat::Text => ir::print_body(&body),
+                ListFormat::Json => json_text(&ir::body_to_json(&body)),
+            })
         }
         Command::Callgraph { target, format } => {
             let (_, graph) = target.call_graph()?;
@@ -354,7 +375,10 @@ fn run(command: Command) -> Result<(String, bool)> {
             target,
             format,
             object_model,
+            verbosity,
         } => {
+            let progress = verbosity.progress();
+            progress.phase("loading the classes and building the call graph");
             let (program, graph) = target.call_graph()?;
             let bounds = memrq::analyze(
                 &program,
@@ -364,10 +388,12 @@ fn run(command: Command) -> Result<(String, bool)> {
                     region_tree: true,
                     ..memrq::Options::default()
                 },
-                &|_| {},
+                &|step| progress.step(step),
             )?;
+            progress.finish();
             Ok(match format {
                 TreeFormat::Text => memrq::to_text(&bounds),
+                TreeFormat::Json => json_text(&memrq::to_json(&bounds)),
                 TreeFormat::Dot => memrq::to_dot(&bounds),
             })
         }
@@ -382,17 +408,20 @@ fn run(command: Command) -> Result<(String, bool)> {
             at,
             budget_coefficients,
             budget_degree,
+            format,
         } => {
             let limits = membound_bernstein::Limits {
                 max_coefficients: budget_coefficients,
                 max_degree: budget_degree,
             };
-            math::bound(&polynomial, at.as_deref(), limits)
+            math::bound(&polynomial, at.as_deref(), limits, format)
         }
         Command::Completions { shell } => Ok(completions::completions(shell)),
         Command::Man => completions::man_page(),
         Command::Measure(args) => {
-            let options = args.run.options(args.input.clone(), args.method.clone());
+            let options = args.run.options(args.input.clone(), args.method.clone())?;
+            let progress = args.run.verbosity.progress();
+            progress.phase(RUN_PHASE);
             let measurement = match &args.cert {
                 Some(path) => {
                     let certificate = Certificate::read(path)?;
@@ -415,6 +444,7 @@ fn run(command: Command) -> Result<(String, bool)> {
                 }
                 None => measure::measure(&options)?,
             };
+            progress.finish();
             // The program's own output goes to stderr, so stdout stays the report.
             eprint!("{}", measurement.program_stdout);
             Ok(match args.format {

@@ -7,24 +7,26 @@ use membound_polyhedra as polyhedra;
 
 use membound_jvm::error::{Error, Result};
 
-/// How `count` prints.
+/// How `count` and `bound` print.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum CountFormat {
-    /// One chamber per line in the thesis notation, then the isl form.
+pub enum MathFormat {
+    /// For people: the thesis notation (then, for a count, the isl form), and the value at the
+    /// point alone on the last line.
     Text,
-    /// Chambers and expressions as JSON.
+    /// One JSON object: for a count its chambers and expressions, for a bound its text forms
+    /// and notes, with the point's `value`; `--file` gives an array of them.
     Json,
 }
 
-/// Counts the integer points of one set, or of each line of `file`.
+/// Counts the integer points of one set (`-`: read it from stdin), or of each line of `file`.
 pub fn count(
     set: Option<&str>,
     file: Option<&Path>,
     at: Option<&str>,
-    format: CountFormat,
+    format: MathFormat,
 ) -> Result<String> {
     let sets = match (set, file) {
-        (Some(text), None) => vec![text.to_string()],
+        (Some(text), None) => vec![text_or_stdin(text)?],
         (None, Some(path)) => read_lines(path)?,
         _ => return Err(Error::Input("give either a set or --file, not both".into())),
     };
@@ -32,49 +34,108 @@ pub fn count(
         .map(polyhedra::parse_point)
         .transpose()
         .map_err(math_error)?;
-    let mut out = String::new();
-    for text in &sets {
-        let count = polyhedra::count_text(text).map_err(math_error)?;
+    let mut text = String::new();
+    let mut reports = Vec::new();
+    for set in &sets {
+        let count = polyhedra::count_text(set).map_err(math_error)?;
+        let value = point
+            .as_ref()
+            .map(|point| count.eval(point).map_err(|e| math_error(e.into())))
+            .transpose()?;
         match format {
-            CountFormat::Text => {
-                out.push_str(&count.to_readable());
-                out.push('\n');
-                out.push_str(&count.to_isl());
-                out.push('\n');
+            MathFormat::Text => {
+                text.push_str(&count.to_readable());
+                text.push('\n');
+                text.push_str(&count.to_isl());
+                text.push('\n');
+                if let Some(value) = value {
+                    text.push_str(&bernstein::render_value(&value));
+                    text.push('\n');
+                }
             }
-            CountFormat::Json => {
-                let report = serde_json::to_value(count.report())
+            MathFormat::Json => {
+                let mut report = serde_json::to_value(count.report())
                     .map_err(|e| Error::Input(format!("cannot render the count as JSON: {e}")))?;
-                out.push_str(&format!("{report:#}\n"));
+                if let Some(value) = value {
+                    report["value"] = value.to_string().into();
+                }
+                reports.push(report);
             }
-        }
-        if let Some(point) = &point {
-            let value = count.eval(point).map_err(|e| math_error(e.into()))?;
-            out.push_str(&format!("{value}\n"));
         }
     }
-    Ok(out)
+    Ok(match format {
+        MathFormat::Text => text,
+        MathFormat::Json if file.is_some() => super::json_text(&reports.into()),
+        MathFormat::Json => super::json_text(&reports.remove(0)),
+    })
 }
 
-/// The upper bound of a piecewise polynomial over its set, in its parameters, within `limits`.
-pub fn bound(text: &str, at: Option<&str>, limits: bernstein::Limits) -> Result<String> {
-    let mut out =
-        bernstein::bound_command(text, at, &limits).map_err(|e| Error::Input(e.to_string()))?;
-    out.push('\n');
-    Ok(out)
+/// The upper bound of a piecewise polynomial (`-`: read it from stdin) over its set, in its
+/// parameters, within `limits`.
+pub fn bound(
+    text: &str,
+    at: Option<&str>,
+    limits: bernstein::Limits,
+    format: MathFormat,
+) -> Result<String> {
+    let report = bernstein::bound_report(&text_or_stdin(text)?, at, &limits)
+        .map_err(|e| Error::Input(e.to_string()))?;
+    Ok(match format {
+        MathFormat::Text => format!("{}\n", report.to_text()),
+        MathFormat::Json => super::json_text(&bound_json(&report)),
+    })
 }
 
+/// The lines of `path` (`-`: stdin) that hold a set.
 fn read_lines(path: &Path) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = file_or_stdin(path)?;
     Ok(text
         .lines()
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with('#'))
         .map(String::from)
         .collect())
+}
+
+/// `bound` (readable), `text` (the form certificates hold, which `parse_bound` reads back),
+/// `notes`, and with a point its `value` (`p/q` or `infty`).
+fn bound_json(report: &bernstein::BoundReport) -> serde_json::Value {
+    let mut json = serde_json::json!({
+        "bound": report.bound.to_readable(),
+        "text": report.bound.to_text(),
+        "notes": report.notes,
+    });
+    if let Some(value) = &report.value {
+        json["value"] = value.to_string().into();
+    }
+    json
+}
+
+/// `text`, or all of stdin when `text` is `-`.
+fn text_or_stdin(text: &str) -> Result<String> {
+    if text == "-" {
+        read_stdin()
+    } else {
+        Ok(text.to_string())
+    }
+}
+
+/// The file's text, or all of stdin when `path` is `-`.
+fn file_or_stdin(path: &Path) -> Result<String> {
+    if path == Path::new("-") {
+        return read_stdin();
+    }
+    std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn read_stdin() -> Result<String> {
+    std::io::read_to_string(std::io::stdin()).map_err(|source| Error::Io {
+        path: "standard input".into(),
+        source,
+    })
 }
 
 fn math_error(error: polyhedra::Error) -> Error {

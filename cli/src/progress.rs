@@ -1,12 +1,31 @@
-//! Progress of a long analysis on stderr: a spinner naming the phase, a bar with its total and
-//! ETA while methods are summarized (indicatif draws nothing when stderr is not a terminal);
-//! `-q` hides it, `-v` also prints each phase's time.
+//! Progress of long work on stderr (an analysis, a program run under the agent): a spinner
+//! naming the phase, a bar with its total and ETA while methods are summarized (indicatif draws
+//! nothing when stderr is not a terminal); `-q` hides it, `-v` also prints each phase's time.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use membound_analysis::memrq::Step;
+
+/// `-q` and `-v`, for every command that shows its progress.
+#[derive(Debug, Args)]
+pub(super) struct Verbosity {
+    /// No progress display on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Also print each phase's time on stderr.
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
+}
+
+impl Verbosity {
+    /// The display of a command's phases, as the flags ask.
+    pub(super) fn progress(&self) -> Progress {
+        Progress::new(self.quiet, self.verbose)
+    }
+}
 
 pub(super) struct Progress {
     bar: ProgressBar,
@@ -16,7 +35,7 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    pub(super) fn new(quiet: bool, verbose: bool) -> Progress {
+    fn new(quiet: bool, verbose: bool) -> Progress {
         let bar = ProgressBar::new_spinner();
         if quiet {
             bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -52,6 +71,11 @@ impl Progress {
             }
             Step::Summarized => self.bar.inc(1),
         }
+    }
+
+    /// Prints `text` on stderr without tearing the display.
+    pub(super) fn print(&self, text: &str) {
+        self.bar.suspend(|| eprint!("{text}"));
     }
 
     pub(super) fn finish(&self) {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::analyze::parse_params;
-use super::{ListFormat, ProgramRun, json_text};
+use super::{ListFormat, ProgramRun, RUN_PHASE, json_text};
 use membound_certificate::Certificate;
 use membound_jvm::error::{Error, Result};
 
@@ -47,13 +47,17 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
         .input
         .clone()
         .unwrap_or_else(|| PathBuf::from(&certificate.input.path));
-    let options = args.run.options(input, entry.method.clone());
+    let options = args.run.options(input, entry.method.clone())?;
+    let progress = args.run.verbosity.progress();
+    progress.phase(RUN_PHASE);
     // With regions in the certificate, the run is also replayed into them, for memRq.
     let measurement =
         membound_runtime::validate::measure_for(&certificate, entry, &options, args.check_regions)?;
-    eprint!("{}", measurement.program_stdout);
+    progress.phase("comparing the run with the certificate");
     let validation =
         membound_runtime::validate::validate(&certificate, &method, &measurement, &given)?;
+    progress.finish();
+    eprint!("{}", measurement.program_stdout);
     // A broken assumption is a finding (exit 1), not a run that could not be checked.
     if let Some(reason) = &validation.unchecked
         && validation.broken_assumptions.is_empty()

@@ -7,6 +7,7 @@
 //! the one input error every membound crate returns (each maps to exit code 2). It knows nothing
 //! of class files, analysis, bounds or certificates; every crate may use it.
 
+pub mod chain;
 mod descriptor;
 pub mod error;
 mod names;

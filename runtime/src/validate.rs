@@ -576,13 +576,12 @@ impl SiteKey<'_> {
 
     /// `m@pc -> m2@pc2`.
     fn text(&self) -> String {
-        let steps: Vec<String> = self
-            .via
-            .iter()
-            .chain(std::iter::once(&self.at))
-            .map(|(method, offset)| format!("{method}@{offset}"))
-            .collect();
-        steps.join(" -> ")
+        membound_jvm::chain::join(
+            self.via
+                .iter()
+                .chain(std::iter::once(&self.at))
+                .map(|(method, offset)| membound_jvm::chain::step(method, *offset, None)),
+        )
     }
 }
 

@@ -35,20 +35,20 @@ fn profile_dir() -> PathBuf {
 }
 
 /// The `membound` binary of this build. The first call in each test process asks cargo to bring
-/// the binary and the JVMTI agent up to date (a no-op when nothing changed), so a test never
-/// runs a stale binary, whichever packages the test command selected.
+/// the binary (which carries the JVMTI agent) up to date (a no-op when nothing changed), so a
+/// test never runs a stale binary, whichever packages the test command selected.
 pub fn membound_bin() -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(build_binaries);
+    BUILT.get_or_init(build_binary);
     profile_dir().join("membound")
 }
 
-fn build_binaries() {
+fn build_binary() {
     let profile = profile_dir();
     let target_dir = profile.parent().expect("target/<profile> has a parent");
     let mut cargo = Command::new(env!("CARGO"));
     cargo
-        .args(["build", "--quiet", "-p", "membound", "-p", "membound-agent"])
+        .args(["build", "--quiet", "-p", "membound"])
         .arg("--target-dir")
         .arg(target_dir)
         .current_dir(workspace_root());
@@ -56,7 +56,7 @@ fn build_binaries() {
         cargo.arg("--release");
     }
     let status = cargo.status().expect("cargo runs");
-    assert!(status.success(), "building membound and its agent failed");
+    assert!(status.success(), "building membound failed");
 }
 
 /// The result of running a command: its exit code and its output as text.
@@ -99,6 +99,27 @@ where
         .output()
         .expect("the membound binary starts")
         .into()
+}
+
+/// Runs `membound` with the given arguments from the workspace root, with `input` on stdin.
+pub fn membound_with_stdin<I, S>(args: I, input: &str) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut child = Command::new(membound_bin())
+        .args(args)
+        .current_dir(workspace_root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the membound binary starts");
+    let mut stdin = child.stdin.take().expect("a piped stdin");
+    // membound may fail before reading it all: a closed pipe is then its answer, not ours.
+    let _ = std::io::Write::write_all(&mut stdin, input.as_bytes());
+    drop(stdin);
+    child.wait_with_output().expect("membound runs").into()
 }
 
 /// A fresh, empty directory for one test's files, under the system's temporary directory.

@@ -111,7 +111,7 @@ fn points(names: &BTreeSet<String>, large: i64) -> Vec<String> {
         .collect()
 }
 
-/// `value` rounded up, if it fits in an `i64` (eval prints an integer, `"p/q"` or `"inf"`).
+/// `value` rounded up, if it fits in an `i64` (eval prints an integer, `"p/q"` or `"infty"`).
 fn ceiling(value: &Value) -> Option<i128> {
     if let Some(n) = value.as_i64() {
         return Some(i128::from(n));
@@ -221,7 +221,7 @@ fn class_agrees_with_eval(dir: &Path, certificate: &Path, large: i64) -> usize {
                     let got = java[&(name.as_str(), point.as_str())];
                     let expected = &entry[key][unit];
                     let context = format!("{name} at {point}: eval {expected}, java {got}");
-                    if expected == "inf" {
+                    if expected == "infty" {
                         assert_eq!(got, i64::MAX.to_string(), "{context}");
                         infinite += 1;
                     } else if let Some(exact) = ceiling(expected) {

@@ -136,7 +136,7 @@ fn a_reassigned_string_parameter_has_no_view() {
     let cert = certificate("collections.Views.reassigned");
     let evaluated = eval_method(&cert, "collections.Views.reassigned", "s_length=3");
     // The loop runs to the length of another string.
-    assert_eq!(own_count(&evaluated, OBJECT), "inf", "{evaluated:#}");
+    assert_eq!(own_count(&evaluated, OBJECT), "infty", "{evaluated:#}");
 }
 
 #[test]
@@ -200,7 +200,7 @@ fn a_collection_modified_in_its_loop_is_not_a_bound() {
     assert_eq!(grows_brute_force(3), 6);
     let cert = certificate("collections.Views.grows");
     let evaluated = eval_method(&cert, "collections.Views.grows", "c_size=3");
-    assert_eq!(own_count(&evaluated, OBJECT), "inf", "{evaluated:#}");
+    assert_eq!(own_count(&evaluated, OBJECT), "infty", "{evaluated:#}");
     // The same when a callee modifies it.
     let cert = certificate("collections.Views.handedOver");
     let evaluated = eval_method(&cert, "collections.Views.handedOver", "c_size=3");
@@ -210,7 +210,7 @@ fn a_collection_modified_in_its_loop_is_not_a_bound() {
             "java.util.LinkedList.",
             "java.util.LinkedList$Node"
         ),
-        "inf",
+        "infty",
         "{evaluated:#}"
     );
 }
@@ -219,7 +219,7 @@ fn a_collection_modified_in_its_loop_is_not_a_bound() {
 fn a_reassigned_collection_parameter_has_no_view() {
     let cert = certificate("collections.Views.reassignedList");
     let evaluated = eval_method(&cert, "collections.Views.reassignedList", "c_size=3");
-    assert_eq!(own_count(&evaluated, OBJECT), "inf", "{evaluated:#}");
+    assert_eq!(own_count(&evaluated, OBJECT), "infty", "{evaluated:#}");
 }
 
 #[test]

@@ -125,7 +125,7 @@ fn a_new_creation_site_is_a_regression_and_a_removed_method_is_information() {
     };
     let run = diff_edited("site", edit, &[]);
     let expected = [
-        "REGRESSION   Intro.m1(I)V: new creation site Intro$C at Intro.m1(I)V:21",
+        "REGRESSION   Intro.m1(I)V: new creation site Intro$C at Intro.m1(I)V@7 (line 21)",
         "INFO         Intro.m2(I)V: method removed",
     ];
     assert_run(&run, 1, &expected);

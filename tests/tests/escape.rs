@@ -14,7 +14,7 @@ fn fig14_region_tree_with_sizes() {
     );
     let expected = "\
 regions from thesis.Fig14.m0(I)V (object model count)
-thesis.Fig14.m0(I)V: region cases(mc >= 0 -> 2*mc + 1; otherwise -> 0) + cases(mc + 1 <= 0 -> 1; otherwise -> 0) objects, cases(mc >= 0 -> 4*mc; otherwise -> 0) bytes; memRq cases(mc >= 0 -> 2*mc + 1; otherwise -> 0) + cases(mc + 1 <= 0 -> 1; otherwise -> 0) + cases(mc >= 1 -> 1/2*mc^2 + 7/2*mc; otherwise -> 0) objects, cases(mc >= 0 -> 4*mc; otherwise -> 0) + cases(mc >= 1 -> mc^2 + 3*mc; otherwise -> 0) bytes
+thesis.Fig14.m0(I)V: region cases(mc >= 0 -> 2*mc + 1; mc + 1 <= 0 -> 1; otherwise -> 0) objects, cases(mc >= 0 -> 4*mc; otherwise -> 0) bytes; memRq cases(mc >= 0 -> 2*mc + 1; mc + 1 <= 0 -> 1; otherwise -> 0) + cases(mc >= 1 -> 1/2*mc^2 + 7/2*mc; otherwise -> 0) objects, cases(mc >= 0 -> 4*mc; otherwise -> 0) + cases(mc >= 1 -> mc^2 + 3*mc; otherwise -> 0) bytes
   captures thesis.B[] at m2@1 (line 27) via @9 (line 16)
   captures thesis.B at m2@16 (line 29) via @9 (line 16)
   @2 (line 15) thesis.Fig14.m1(I)V: region cases(mc >= 1 -> 1/2*mc^2 + 5/2*mc; otherwise -> 0) objects, cases(mc >= 1 -> mc^2 + 2*mc; otherwise -> 0) bytes; memRq cases(mc >= 1 -> 1/2*mc^2 + 7/2*mc; otherwise -> 0) objects, cases(mc >= 1 -> mc^2 + 3*mc; otherwise -> 0) bytes
@@ -26,7 +26,7 @@ thesis.Fig14.m0(I)V: region cases(mc >= 0 -> 2*mc + 1; otherwise -> 0) + cases(m
   @9 (line 16) thesis.Fig14.m2(I)[Lthesis/B;: region cases(mc >= 1 -> 2*mc; otherwise -> 0) objects, cases(mc >= 1 -> 2*mc; otherwise -> 0) bytes; memRq cases(mc >= 1 -> 2*mc; otherwise -> 0) objects, cases(mc >= 1 -> 2*mc; otherwise -> 0) bytes
     captures thesis.C at m2@24 (line 30)
 escaping thesis.Fig14.m0(I)V (0 sites): 0 objects, 0 bytes
-memRq: cases(mc >= 0 -> 2*mc + 1; otherwise -> 0) + cases(mc + 1 <= 0 -> 1; otherwise -> 0) + cases(mc >= 1 -> 1/2*mc^2 + 7/2*mc; otherwise -> 0) objects, cases(mc >= 0 -> 4*mc; otherwise -> 0) + cases(mc >= 1 -> mc^2 + 3*mc; otherwise -> 0) bytes
+memRq: cases(mc >= 0 -> 2*mc + 1; mc + 1 <= 0 -> 1; otherwise -> 0) + cases(mc >= 1 -> 1/2*mc^2 + 7/2*mc; otherwise -> 0) objects, cases(mc >= 0 -> 4*mc; otherwise -> 0) + cases(mc >= 1 -> mc^2 + 3*mc; otherwise -> 0) bytes
 ";
     assert_eq!(text, expected);
     let dot = fixture_output(

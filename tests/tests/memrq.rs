@@ -173,7 +173,7 @@ fn fig71_mem_rq_is_the_thesis_certificate() {
     let text = read_json(&cert)["methods"][0]["mem_rq"]["bytes"].clone();
     assert_eq!(
         text,
-        "max(cases(mc >= 1 -> (mc^2 + 3*mc + 1); otherwise -> (0)), cases(mc >= 1 -> (6*mc); otherwise -> (0)) + cases(mc >= 0 -> (3*mc + 1); otherwise -> (0)) + cases(mc + 1 <= 0 -> (1); otherwise -> (0)))"
+        "max(cases(mc >= 1 -> (mc^2 + 3*mc + 1); otherwise -> (0)), cases(mc >= 1 -> (6*mc); mc + 1 <= 0 -> (1); otherwise -> (0)) + cases(mc >= 0 -> (3*mc + 1); otherwise -> (0)))"
     );
     let m0 = eval_method(&cert, "fig71.Fig71.m0", "mc=3");
     assert_eq!(units(&m0, "mem_rq"), 28);

@@ -330,7 +330,7 @@ fn a_field_counter_others_write_is_not_a_view() {
     for method in ["handedOut", "fromConstructor"] {
         let cert = certificate("FieldCounters", method);
         let (objects, _) = mem_alloc(&cert, "FieldCounters", method, "n=8");
-        assert_eq!(objects, "inf", "{method}");
+        assert_eq!(objects, "infty", "{method}");
         let (code, json) = validate_json(&cert, "realloops.FieldCounters", &["8"]);
         assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
     }

@@ -32,7 +32,7 @@ use membound_jvm::error::{Error, Result};
 use membound_jvm::{MethodRef, Type};
 
 pub use quantity::{
-    Quantity, count_quantity, maximum, pieces_times, pw_quantity, scaled_sum, tidy,
+    Quantity, count_quantity, maximum, merged_cases, pieces_times, pw_quantity, scaled_sum, tidy,
 };
 
 pub use render::to_text;
@@ -178,10 +178,10 @@ impl MethodBound {
         let value = Int::from(value);
         let always = membound_bernstein::Guard::always();
         self.edit_quantities(&|q| {
-            tidy(&membound_bernstein::simplify(
+            merged_cases(&tidy(&membound_bernstein::simplify(
                 &q.with_value(name, &value),
                 &always,
-            ))
+            )))
         });
         let param = self.params.remove(index);
         Ok(format!(

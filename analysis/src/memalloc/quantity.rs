@@ -2,7 +2,7 @@
 //! of scaled counts, and the sets whose integer points are an allocation's array cells or
 //! aligned size units.
 
-use membound_bernstein::simplify::simplify_in;
+use membound_bernstein::simplify::{cases, simplify_in};
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, ParamDomain, guard::affine_to_linear};
 use membound_polyhedra::{
     Affine, BasicSet, Constraint, Count, CountError, Int, Polynomial, QuasiPolynomial, Rat,
@@ -499,6 +499,123 @@ pub fn tidy(quantity: &Quantity) -> Quantity {
     }
 }
 
+/// Most disjointness tests the merging of one sum makes (each an emptiness test of two
+/// guards); the items left when they run out stay as they are.
+const MAX_DISJOINTNESS_TESTS: usize = 2000;
+
+/// `quantity` with its `cases` merged where that keeps its value at every point, for reading:
+/// a `cases` without arms is its default, an arm whose guard an earlier arm already has (never
+/// taken) goes, the `cases` of a sum with the same guards add arm by arm (as in
+/// [`scaled_sum`]), and those whose guards exclude each other's become one:
+/// `cases(g -> a; otherwise -> d) + cases(h -> b; otherwise -> e)`, with no point in both `g`
+/// and `h`, is `cases(g -> a + e; h -> b + d; otherwise -> d + e)` (at a point at most one of
+/// them takes an arm; the other gives its default).
+pub fn merged_cases(quantity: &Quantity) -> Quantity {
+    let all = |items: &[Quantity]| items.iter().map(merged_cases).collect::<Vec<_>>();
+    match quantity {
+        BoundExpr::Sum(items) => {
+            match scaled_sum(all(items).into_iter().map(|q| (Rat::from(1), q))) {
+                BoundExpr::Sum(items) => merge_disjoint(items),
+                other => other,
+            }
+        }
+        BoundExpr::Cases { arms, default } => {
+            let mut kept: Vec<Arm> = Vec::new();
+            for arm in arms {
+                if !kept.iter().any(|earlier| earlier.guard == arm.guard) {
+                    kept.push(Arm {
+                        guard: arm.guard.clone(),
+                        expr: merged_cases(&arm.expr),
+                    });
+                }
+            }
+            cases(kept, merged_cases(default))
+        }
+        BoundExpr::Max(items) => BoundExpr::Max(all(items)),
+        BoundExpr::Mul(items) => BoundExpr::Mul(all(items)),
+        BoundExpr::Pow { base, exponent } => BoundExpr::Pow {
+            base: base.clone(),
+            exponent: Box::new(merged_cases(exponent)),
+        },
+        BoundExpr::Log2 { arg } => BoundExpr::Log2 {
+            arg: Box::new(merged_cases(arg)),
+        },
+        BoundExpr::Pol(_) | BoundExpr::Inf => quantity.clone(),
+    }
+}
+
+/// The items of a sum with each `cases` merged into an earlier one whose guards exclude its
+/// own (see [`merged_cases`]).
+fn merge_disjoint(items: Vec<Quantity>) -> Quantity {
+    let universe = ParamDomain::universe(parameters_of(&items.iter().collect::<Vec<_>>()));
+    let mut tests_left = MAX_DISJOINTNESS_TESTS;
+    let mut merged: Vec<Quantity> = Vec::new();
+    for item in items {
+        let joined = merged.iter().enumerate().find_map(|(index, existing)| {
+            Some((
+                index,
+                disjoint_sum(existing, &item, &universe, &mut tests_left)?,
+            ))
+        });
+        match joined {
+            Some((index, sum)) => merged[index] = sum,
+            None => merged.push(item),
+        }
+    }
+    match merged.len() {
+        1 => merged.remove(0),
+        _ => BoundExpr::Sum(merged),
+    }
+}
+
+/// `a + b` as one `cases` when both are `cases` and no guard of one meets a guard of the
+/// other; `None` otherwise, or when the tests allowed run out.
+fn disjoint_sum(
+    a: &Quantity,
+    b: &Quantity,
+    universe: &ParamDomain,
+    tests_left: &mut usize,
+) -> Option<Quantity> {
+    let (
+        BoundExpr::Cases {
+            arms: a_arms,
+            default: a_default,
+        },
+        BoundExpr::Cases {
+            arms: b_arms,
+            default: b_default,
+        },
+    ) = (a, b)
+    else {
+        return None;
+    };
+    for x in a_arms {
+        let within_x = universe.with_guard(&x.guard);
+        for y in b_arms {
+            *tests_left = tests_left.checked_sub(1)?;
+            if !within_x.with_guard(&y.guard).is_empty() {
+                return None;
+            }
+        }
+    }
+    let plus = |expr: &Quantity, default: &Quantity| {
+        scaled_sum([
+            (Rat::from(1), expr.clone()),
+            (Rat::from(1), default.clone()),
+        ])
+    };
+    let arms = a_arms
+        .iter()
+        .map(|x| (x, &**b_default))
+        .chain(b_arms.iter().map(|y| (y, &**a_default)))
+        .map(|(arm, other_default)| Arm {
+            guard: arm.guard.clone(),
+            expr: plus(&arm.expr, other_default),
+        })
+        .collect();
+    Some(cases(arms, plus(a_default, b_default)))
+}
+
 /// Every parameter some of `items` mention.
 fn parameters_of(items: &[&Quantity]) -> Vec<String> {
     let mut params: Vec<String> = items.iter().flat_map(|q| q.params()).collect();
@@ -620,4 +737,136 @@ pub fn at_least(column: usize, lower: i64) -> Constraint {
 /// `column <= bound`.
 pub fn at_most(column: usize, bound: &Affine) -> Constraint {
     Constraint::ge(bound.sub(&Affine::var(column)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use membound_polyhedra::Value;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn var(name: &str) -> Polynomial {
+        Polynomial::var(name.to_string())
+    }
+
+    /// `a*n + b*m + c >= 0`.
+    fn atom(a: i64, b: i64, c: i64) -> Atom {
+        Atom::ge(
+            var("n") * Polynomial::constant(a)
+                + var("m") * Polynomial::constant(b)
+                + Polynomial::constant(c),
+        )
+    }
+
+    /// `c0 + c1*n + c2*m + c3*n*m`.
+    fn leaf(c: [i64; 4]) -> Quantity {
+        BoundExpr::pol(
+            Polynomial::constant(c[0])
+                + var("n") * Polynomial::constant(c[1])
+                + var("m") * Polynomial::constant(c[2])
+                + var("n") * var("m") * Polynomial::constant(c[3]),
+        )
+    }
+
+    fn value(quantity: &Quantity, n: i64, m: i64) -> Value {
+        let point = BTreeMap::from([
+            ("n".to_string(), Rat::from(n)),
+            ("m".to_string(), Rat::from(m)),
+        ]);
+        quantity.eval(&point).expect("every parameter has a value")
+    }
+
+    fn guarded(guard: Vec<Atom>, then: Quantity, otherwise: Quantity) -> Quantity {
+        BoundExpr::Cases {
+            arms: vec![Arm {
+                guard: Guard::from_atoms(guard),
+                expr: then,
+            }],
+            default: Box::new(otherwise),
+        }
+    }
+
+    #[test]
+    fn cases_on_either_side_of_a_line_become_one() {
+        // cases(n >= 1 -> n; 0) + cases(n <= 0 -> 1; 0) + cases(otherwise -> 0)
+        let sum = BoundExpr::Sum(vec![
+            guarded(vec![atom(1, 0, -1)], leaf([0, 1, 0, 0]), BoundExpr::zero()),
+            guarded(vec![atom(-1, 0, 0)], leaf([1, 0, 0, 0]), BoundExpr::zero()),
+            BoundExpr::Cases {
+                arms: Vec::new(),
+                default: Box::new(BoundExpr::zero()),
+            },
+        ]);
+        let merged = merged_cases(&sum);
+        let BoundExpr::Cases { arms, default } = &merged else {
+            panic!("one cases expected: {}", merged.to_readable());
+        };
+        assert_eq!((arms.len(), default.is_zero()), (2, true));
+        assert_eq!(
+            merged.to_readable(),
+            "cases(n >= 1 -> n; n <= 0 -> 1; otherwise -> 0)"
+        );
+    }
+
+    #[test]
+    fn overlapping_cases_stay_a_sum() {
+        let sum = BoundExpr::Sum(vec![
+            guarded(vec![atom(1, 0, -1)], leaf([0, 1, 0, 0]), BoundExpr::zero()),
+            guarded(vec![atom(0, 1, -1)], leaf([0, 0, 1, 0]), BoundExpr::zero()),
+        ]);
+        assert_eq!(merged_cases(&sum), sum);
+    }
+
+    fn arb_atom() -> impl Strategy<Value = Atom> {
+        (-2i64..=2, -2i64..=2, -4i64..=4).prop_map(|(a, b, c)| atom(a, b, c))
+    }
+
+    fn arb_leaf() -> impl Strategy<Value = Quantity> {
+        prop_oneof![
+            Just(BoundExpr::zero()),
+            [-3i64..=3, -3i64..=3, -3i64..=3, -1i64..=1].prop_map(leaf),
+        ]
+    }
+
+    fn arb_cases() -> impl Strategy<Value = Quantity> {
+        let arm =
+            (prop::collection::vec(arb_atom(), 1..=2), arb_leaf()).prop_map(|(atoms, expr)| Arm {
+                guard: Guard::from_atoms(atoms),
+                expr,
+            });
+        (prop::collection::vec(arm, 0..=3), arb_leaf()).prop_map(|(arms, default)| {
+            BoundExpr::Cases {
+                arms,
+                default: Box::new(default),
+            }
+        })
+    }
+
+    fn arb_sum() -> impl Strategy<Value = Quantity> {
+        let item = prop_oneof![arb_leaf(), arb_cases(), arb_cases()];
+        prop::collection::vec(item, 1..=4).prop_map(BoundExpr::Sum)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Merging never changes a value: the merged sum and the sum agree at every point of a
+        /// grid around the guards' lines.
+        #[test]
+        fn merging_cases_keeps_every_value(sum in arb_sum()) {
+            let merged = merged_cases(&sum);
+            for n in -6..=6 {
+                for m in -6..=6 {
+                    prop_assert_eq!(
+                        value(&merged, n, m),
+                        value(&sum, n, m),
+                        "at n={}, m={}: {} from {}", n, m, merged.to_readable(), sum.to_readable()
+                    );
+                }
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::{Bounds, MethodBound, Quantity};
+use membound_certificate::diff::growth_text;
 use membound_jvm::MethodRef;
 
 /// The summary of `bounds` (see the module documentation).
@@ -20,6 +21,7 @@ pub fn to_text(bounds: &Bounds) -> String {
         other => other.name().to_string(),
     };
     let _ = writeln!(out, "memAlloc of {} (object model {model})", entry.method);
+    let _ = writeln!(out, "{}", leading_terms(entry));
     if let Some(regions) = &entry.regions {
         let _ = writeln!(
             out,
@@ -30,7 +32,7 @@ pub fn to_text(bounds: &Bounds) -> String {
     }
     let _ = writeln!(out, "\ncall tree:");
     let mut path = Vec::new();
-    tree(&mut out, bounds, &entry.method, 1, &mut path);
+    tree(&mut out, bounds, &entry.method, None, &mut path);
     for method in &bounds.methods {
         method_details(&mut out, method);
     }
@@ -41,26 +43,57 @@ pub fn to_text(bounds: &Bounds) -> String {
     out
 }
 
+/// `leading terms: memAlloc ~ 1/2*k^2 objects, ~ 8*k^2 bytes; memRq ~ 2*k objects, ~ 32*k bytes`:
+/// how the entry's bounds grow with its parameters.
+fn leading_terms(entry: &MethodBound) -> String {
+    let about = |quantity: &Quantity| match growth_text(quantity) {
+        infinite if infinite == "∞" => infinite,
+        finite => format!("~ {finite}"),
+    };
+    let growth = |amount: &super::Amount| {
+        format!(
+            "{} objects, {} bytes",
+            about(&amount.objects),
+            about(&amount.bytes)
+        )
+    };
+    let mut line = format!("leading terms: memAlloc {}", growth(&entry.mem_alloc));
+    if let Some(regions) = &entry.regions {
+        let _ = write!(line, "; memRq {}", growth(&regions.mem_rq));
+    }
+    line
+}
+
 /// One line per method of the call tree (the methods its sites' chains go through), children
-/// indented under their caller; a method already on the path is not expanded again.
+/// indented under their caller (the last of `path`); a method already on the path is not
+/// expanded again. A method's bound is in its own parameters: where its caller's call makes it
+/// ∞, its line says so.
 fn tree(
     out: &mut String,
     bounds: &Bounds,
     method: &MethodRef,
-    depth: usize,
+    caller: Option<&MethodBound>,
     path: &mut Vec<MethodRef>,
 ) {
     let Some(bound) = bounds.methods.iter().find(|m| &m.method == method) else {
         return;
     };
-    let _ = writeln!(
+    let _ = write!(
         out,
         "{}{}: {} objects, {} bytes",
-        "  ".repeat(depth),
+        "  ".repeat(path.len() + 1),
         method,
         readable(&bound.mem_alloc.objects),
         readable(&bound.mem_alloc.bytes)
     );
+    let infinite_here =
+        bound.mem_alloc.objects.may_be_infinite() || bound.mem_alloc.bytes.may_be_infinite();
+    if let Some(caller) = caller.filter(|_| !infinite_here) {
+        for reason in infinite_calls(caller, method) {
+            let _ = write!(out, "; ∞ through this call: {reason}");
+        }
+    }
+    out.push('\n');
     path.push(method.clone());
     let mut callees: Vec<&MethodRef> = Vec::new();
     for next in &bounds.callees[..] {
@@ -69,9 +102,27 @@ fn tree(
         }
     }
     for callee in callees {
-        tree(out, bounds, callee, depth + 1, path);
+        tree(out, bounds, callee, Some(bound), path);
     }
     path.pop();
+}
+
+/// Why `caller`'s calls to `callee` are ∞ although `callee`'s own bound is finite: the reasons
+/// of the caller's ∞ sites that name a call to it (as the summaries write them), each once,
+/// with what removes it.
+fn infinite_calls(caller: &MethodBound, callee: &MethodRef) -> Vec<String> {
+    let call = format!(" to {callee}: ");
+    let mut reasons: Vec<String> = Vec::new();
+    let unbounded = caller.sites.iter().filter(|s| {
+        s.via.is_some() && (s.amount.objects.may_be_infinite() || s.amount.bytes.may_be_infinite())
+    });
+    for reason in unbounded.flat_map(|site| &site.reasons) {
+        let reason = with_remedy(reason);
+        if reason.contains(&call) && !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    reasons
 }
 
 fn method_details(out: &mut String, method: &MethodBound) {

@@ -30,7 +30,7 @@ use membound_polyhedra::{Polynomial, Rat, Set};
 
 mod render;
 
-pub use render::{to_dot, to_text};
+pub use render::{to_dot, to_json, to_text};
 
 use crate::escape;
 use crate::lowering::{self, CALLEE_PREFIX, Exceptions, Lowered, PathCall};
@@ -147,6 +147,9 @@ pub fn analyze(
         && let Some(amounts) = &mut entry.regions
     {
         amounts.tree = regions.tree(graph, 0);
+    }
+    for method in &mut bounds.methods {
+        method.edit_quantities(&memalloc::merged_cases);
     }
     Ok(bounds)
 }

@@ -1,6 +1,6 @@
 //! The region tree `membound regions` prints: from the entry method, one region per method
 //! activation of the call tree with its size (rSize) and memRq, the creation sites it captures,
-//! then the sites that escape the entry; as indented text and as a Graphviz graph. Only
+//! then the sites that escape the entry; as indented text, as JSON and as a Graphviz graph. Only
 //! activations that capture something, and those on the way to them, are shown.
 
 use std::fmt::Write;
@@ -86,6 +86,54 @@ pub fn to_dot(bounds: &Bounds) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// The region tree as JSON: `regions` lists the shown activations (each with its `calls` from
+/// the entry, `method`, `region` (rSize), `mem_rq`, the sites it `captures` and the indices of
+/// its shown `children`; the entry first), then `escaping` (amount and sites), `mem_rq` and the
+/// `reasons` of an ∞. Amounts are `{objects, bytes}` in the certificate's expression text.
+/// Without regions, `regions` is null and `reason` says why.
+pub fn to_json(bounds: &Bounds) -> serde_json::Value {
+    let Some((entry, regions)) = entry_regions(bounds) else {
+        return serde_json::json!({"regions": null, "reason": not_computed(bounds).trim_end()});
+    };
+    let shown_nodes: Vec<usize> = (0..regions.tree.len())
+        .filter(|&index| shown(bounds, &regions.tree, index))
+        .collect();
+    let position = |index: usize| shown_nodes.iter().position(|&shown| shown == index);
+    let nodes: Vec<serde_json::Value> = shown_nodes
+        .iter()
+        .map(|&index| {
+            let node = &regions.tree[index];
+            let calls: Vec<String> = node.calls.iter().map(|call| call.position()).collect();
+            let captures: Vec<String> = captured_by(bounds, node)
+                .into_iter()
+                .map(site_text)
+                .collect();
+            let children: Vec<usize> = node.children.iter().filter_map(|&c| position(c)).collect();
+            serde_json::json!({
+                "calls": calls,
+                "method": node.method.to_string(),
+                "region": amount_json(&node.r_size),
+                "mem_rq": amount_json(&node.mem_rq),
+                "captures": captures,
+                "children": children,
+            })
+        })
+        .collect();
+    let escaping: Vec<String> = escaping(entry).into_iter().map(site_text).collect();
+    serde_json::json!({
+        "entry": entry.method.to_string(),
+        "object_model": bounds.model.name(),
+        "regions": nodes,
+        "escaping": {"amount": amount_json(&regions.mem_escapes), "sites": escaping},
+        "mem_rq": amount_json(&regions.mem_rq),
+        "reasons": regions.reasons,
+    })
+}
+
+fn amount_json(amount: &Amount) -> serde_json::Value {
+    serde_json::json!({"objects": amount.objects.to_text(), "bytes": amount.bytes.to_text()})
 }
 
 fn entry_regions(bounds: &Bounds) -> Option<(&MethodBound, &RegionAmounts)> {

@@ -17,7 +17,7 @@ mod lift;
 mod print;
 
 pub use lift::lift_method;
-pub use print::print_body;
+pub use print::{body_to_json, print_body};
 
 /// Index of a variable in [`Body::vars`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]

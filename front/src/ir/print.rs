@@ -25,6 +25,61 @@ pub fn print_body(body: &Body) -> String {
     out
 }
 
+/// A body as JSON: its `method` (Soot signature), whether it is `static`, its `vars` (name,
+/// type, and `this`/`parameter N` where it is one), and its `blocks`, each with its bytecode
+/// `pc`, exception `handlers`, statements (`pc`, source `line`, and the `text` the text form
+/// prints), its `terminator` and the blocks it may go to next (`successors`).
+pub fn body_to_json(body: &Body) -> serde_json::Value {
+    let printer = Printer { body };
+    let vars: Vec<serde_json::Value> = body
+        .vars
+        .iter()
+        .map(|var| {
+            let mut json =
+                serde_json::json!({"name": var.name.to_string(), "type": var.ty.to_string()});
+            match var.origin {
+                VarOrigin::This => json["origin"] = "this".into(),
+                VarOrigin::Param(index) => json["origin"] = format!("parameter {index}").into(),
+                VarOrigin::Local(_) | VarOrigin::Stack(_) => {}
+            }
+            json
+        })
+        .collect();
+    let blocks: Vec<serde_json::Value> = body
+        .blocks
+        .iter()
+        .map(|block| {
+            let handlers: Vec<serde_json::Value> = block
+                .handlers
+                .iter()
+                .map(|handler| {
+                    let catch = handler.catch.as_ref().map(ToString::to_string);
+                    serde_json::json!({"catch": catch, "target": handler.target.0})
+                })
+                .collect();
+            let stmts: Vec<serde_json::Value> = block
+                .stmts
+                .iter()
+                .map(|stmt| serde_json::json!({"pc": stmt.pc, "line": stmt.line, "text": printer.stmt(stmt)}))
+                .collect();
+            let successors: Vec<u32> = block.terminator.successors().iter().map(|b| b.0).collect();
+            serde_json::json!({
+                "pc": block.pc,
+                "handlers": handlers,
+                "stmts": stmts,
+                "terminator": printer.terminator(&block.terminator),
+                "successors": successors,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "method": jimple_signature(&body.method),
+        "static": body.is_static,
+        "vars": vars,
+        "blocks": blocks,
+    })
+}
+
 struct Printer<'a> {
     body: &'a Body,
 }

@@ -37,10 +37,11 @@ pub fn agent_file_name() -> String {
 /// it up); the most recently built one is taken, so tests never run a stale agent.
 pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf> {
     if let Some(path) = explicit {
-        return existing_agent(path.to_owned());
+        return existing_agent(path.to_owned(), "--agent names", "omit --agent");
     }
     if let Some(path) = std::env::var_os(AGENT_ENV) {
-        return existing_agent(PathBuf::from(path));
+        let unset = format!("unset {AGENT_ENV}");
+        return existing_agent(PathBuf::from(path), &format!("{AGENT_ENV} names"), &unset);
     }
     let exe = std::env::current_exe()
         .map_err(|e| Error::Input(format!("cannot locate the membound executable: {e}")))?;
@@ -63,21 +64,38 @@ pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf> {
         .max()
         .map(|(_, path)| path)
         .ok_or_else(|| {
+            let release = profile_dir
+                .file_name()
+                .is_some_and(|name| name == "release");
             Error::Input(format!(
-                "the JVMTI agent {} is not next to {} (build it with `cargo build --workspace`, or set {AGENT_ENV})",
+                "the JVMTI agent {} is not next to {} (build it with `{}`, or set {AGENT_ENV})",
                 agent_file_name(),
-                exe.display()
+                exe.display(),
+                build_agent_command(release)
             ))
         })
 }
 
-fn existing_agent(path: PathBuf) -> Result<PathBuf> {
+/// The command that builds the agent library into `target/<profile>/`.
+pub fn build_agent_command(release: bool) -> &'static str {
+    if release {
+        "cargo build --release -p membound-agent"
+    } else {
+        "cargo build -p membound-agent"
+    }
+}
+
+/// `path` when it is a file; else an error saying who named it and how to do without it.
+fn existing_agent(path: PathBuf, named_by: &str, remedy: &str) -> Result<PathBuf> {
     if path.is_file() {
         Ok(path)
     } else {
         Err(Error::Input(format!(
-            "the JVMTI agent {} does not exist",
-            path.display()
+            "{named_by} the JVMTI agent {}, which does not exist: {remedy} to use the agent \
+             built into membound, or build one with `{}` (target/release/{})",
+            path.display(),
+            build_agent_command(true),
+            agent_file_name()
         )))
     }
 }

@@ -19,7 +19,9 @@ pub use events::{
     Allocation, ChainLength, ChainValue, EntryValues, Event, EventStream, FieldValue, Frame,
     HeldBy, Parameter, StreamInfo, parse_events, read_events,
 };
-pub use launch::{AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, find_agent, find_java};
+pub use launch::{
+    AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, build_agent_command, find_agent, find_java,
+};
 pub use reach::{BrokenRegion, RegionCheck, RegionCheckReport};
 pub use replay::{EntryPeak, Placement, RegionPeak, RegionReplay, replay_regions};
 pub use report::{

@@ -253,14 +253,14 @@ impl Measurement {
         );
         let _ = writeln!(text, "sites:");
         for site in &self.sites {
-            let chain: Vec<String> = site.chain.iter().map(frame_text).collect();
+            let chain =
+                membound_jvm::chain::join(site.chain.iter().map(|frame| {
+                    membound_jvm::chain::step(&frame.method, frame.offset, frame.line)
+                }));
             let _ = writeln!(
                 text,
                 "  {:>10} x {:<24} {:>12} bytes  {}",
-                site.count,
-                site.type_name,
-                site.bytes,
-                chain.join(" > ")
+                site.count, site.type_name, site.bytes, chain
             );
         }
         let _ = writeln!(
@@ -281,13 +281,6 @@ impl Measurement {
             let _ = writeln!(text, "warning: {warning}");
         }
         text
-    }
-}
-
-fn frame_text(frame: &ChainFrame) -> String {
-    match frame.line {
-        Some(line) => format!("{}@{} (line {line})", frame.method, frame.offset),
-        None => format!("{}@{}", frame.method, frame.offset),
     }
 }
 
@@ -369,7 +362,7 @@ end 0
         let text = aggregate(&stream(TWO_SITES)).expect("aggregates").to_text();
         assert!(text.contains("total: 3 objects, 56 bytes"), "{text}");
         assert!(
-            text.contains("T.m([II)V@9 (line 11) > T.f()V@0 (line 20)"),
+            text.contains("T.m([II)V@9 (line 11) -> T.f()V@0 (line 20)"),
             "{text}"
         );
         assert!(text.contains("vm-internal: 1 objects, 24 bytes"), "{text}");
