@@ -1,5 +1,5 @@
 //! Progress of a long analysis on stderr: a spinner naming the phase, a bar with its total and
-//! ETA while methods are summarized (indicatif draws nothing when stderr is not a terminal);
+//! ETA while methods (or entry points) are analyzed (indicatif draws nothing when stderr is not a terminal);
 //! `-q` hides it, `-v` also prints each phase's time.
 
 use std::sync::Mutex;
@@ -51,6 +51,26 @@ impl Progress {
                 self.bar.set_style(bar_style());
             }
             Step::Summarized => self.bar.inc(1),
+        }
+    }
+
+    /// Analyzing `total` entry points starts (`--entry-points`): a bar over them.
+    pub(super) fn entries(&self, total: usize) {
+        self.phase("analyzing the entry points");
+        self.bar.set_position(0);
+        self.bar.set_length(total as u64);
+        self.bar.set_style(bar_style());
+    }
+
+    /// One more entry point analyzed.
+    pub(super) fn entry_done(&self) {
+        self.bar.inc(1);
+    }
+
+    /// A line that `-v` prints.
+    pub(super) fn note(&self, line: &str) {
+        if self.verbose {
+            self.bar.suspend(|| eprintln!("{line}"));
         }
     }
 
