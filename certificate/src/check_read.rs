@@ -205,7 +205,9 @@ pub(crate) fn check_meaning(certificate: &Certificate) -> std::result::Result<()
     for (index, entry) in certificate.entries.iter().enumerate() {
         check_method_name(&format!("entries[{index}]"), entry)?;
         if !certificate.methods.iter().any(|m| m.method == *entry) {
-            return Err(format!("entries[{index}] `{entry}` is not among the methods"));
+            return Err(format!(
+                "entries[{index}] `{entry}` is not among the methods"
+            ));
         }
     }
     for (index, method) in certificate.methods.iter().enumerate() {

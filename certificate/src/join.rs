@@ -113,7 +113,7 @@ fn largest(variants: &[&MethodEntry]) -> MethodEntry {
         .iter()
         .any(|m| m.params != first.params || m.unbounded.iter().any(|r| r == DIFFERENT_PARAMETERS));
     if unjoinable {
-        return different_parameters(&first.method);
+        return MethodEntry::unbounded(&first.method, DIFFERENT_PARAMETERS.to_string());
     }
     let amount = |get: fn(&MethodEntry) -> Option<&AmountEntry>| -> Option<AmountEntry> {
         let amounts: Option<Vec<&AmountEntry>> = distinct.iter().map(|m| get(m)).collect();
@@ -131,27 +131,6 @@ fn largest(variants: &[&MethodEntry]) -> MethodEntry {
         spec: distinct.iter().filter_map(|m| m.spec.clone()).min(),
         callees: union(distinct.iter().map(|m| &m.callees)),
         sites: largest_sites(&first.method, &distinct),
-    }
-}
-
-/// A method written as ∞ because its variants' parameters differ.
-fn different_parameters(method: &str) -> MethodEntry {
-    let infinite = AmountEntry {
-        objects: "infty".to_string(),
-        bytes: "infty".to_string(),
-    };
-    MethodEntry {
-        method: method.to_string(),
-        params: Vec::new(),
-        mem_alloc: infinite,
-        mem_captured: None,
-        mem_escapes: None,
-        mem_rq: None,
-        unbounded: vec![DIFFERENT_PARAMETERS.to_string()],
-        region_reasons: Vec::new(),
-        spec: None,
-        callees: Vec::new(),
-        sites: Vec::new(),
     }
 }
 
@@ -273,9 +252,18 @@ mod tests {
 
     #[test]
     fn infinity_absorbs_and_equal_texts_stay_as_they_are() {
-        assert_eq!(largest_text(["max(a, b)", "max(a, b)"].into_iter()), "max(a, b)");
+        assert_eq!(
+            largest_text(["max(a, b)", "max(a, b)"].into_iter()),
+            "max(a, b)"
+        );
         assert_eq!(largest_text(["(n)", "infty"].into_iter()), "infty");
-        assert_eq!(max_items("max(a, b) + max(c, d)"), vec!["max(a, b) + max(c, d)"]);
-        assert_eq!(max_items("max(cases(n >= 1 -> (n); otherwise -> (0)), (1))").len(), 2);
+        assert_eq!(
+            max_items("max(a, b) + max(c, d)"),
+            vec!["max(a, b) + max(c, d)"]
+        );
+        assert_eq!(
+            max_items("max(cases(n >= 1 -> (n); otherwise -> (0)), (1))").len(),
+            2
+        );
     }
 }

@@ -115,6 +115,29 @@ pub struct MethodEntry {
     pub sites: Vec<SiteEntry>,
 }
 
+impl MethodEntry {
+    /// A method without bounds: ∞, without parameters and sites, with why.
+    pub fn unbounded(method: &str, reason: String) -> MethodEntry {
+        let infinite = AmountEntry {
+            objects: "infty".to_string(),
+            bytes: "infty".to_string(),
+        };
+        MethodEntry {
+            method: method.to_string(),
+            params: Vec::new(),
+            mem_alloc: infinite,
+            mem_captured: None,
+            mem_escapes: None,
+            mem_rq: None,
+            unbounded: vec![reason],
+            region_reasons: Vec::new(),
+            spec: None,
+            callees: Vec::new(),
+            sites: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParamEntry {
     pub name: String,

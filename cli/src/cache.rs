@@ -44,15 +44,7 @@ struct Record {
     classes: BTreeMap<String, String>,
     /// The digest of every user class, when the analysis scanned them.
     user_classes: Option<String>,
-    /// How long the analysis took, in seconds.
-    seconds: f64,
     certificate: Certificate,
-}
-
-/// A stored result that still holds.
-pub(super) struct Hit {
-    pub(super) certificate: Certificate,
-    pub(super) seconds: f64,
 }
 
 pub(super) struct Cache<'p> {
@@ -74,7 +66,10 @@ impl<'p> Cache<'p> {
         jdk: &Jdk,
     ) -> Result<Cache<'p>> {
         std::fs::create_dir_all(dir).map_err(|e| {
-            Error::Input(format!("cannot create the cache directory {}: {e}", dir.display()))
+            Error::Input(format!(
+                "cannot create the cache directory {}: {e}",
+                dir.display()
+            ))
         })?;
         let mut hasher = Sha256::new();
         for part in setting.iter().cloned().chain([jdk_fingerprint(jdk)]) {
@@ -90,8 +85,8 @@ impl<'p> Cache<'p> {
         })
     }
 
-    /// The stored result of `method` when what it depends on is unchanged.
-    pub(super) fn lookup(&self, method: &MethodRef) -> Option<Hit> {
+    /// The stored certificate of `method` when what it depends on is unchanged.
+    pub(super) fn lookup(&self, method: &MethodRef) -> Option<Certificate> {
         let text = std::fs::read_to_string(self.path(method)).ok()?;
         let record: Record = serde_json::from_str(&text).ok()?;
         let holds = record.format == RECORD_FORMAT
@@ -105,21 +100,12 @@ impl<'p> Cache<'p> {
                 .user_classes
                 .as_ref()
                 .is_none_or(|digest| digest == self.user_classes());
-        holds.then_some(Hit {
-            certificate: record.certificate,
-            seconds: record.seconds,
-        })
+        holds.then_some(record.certificate)
     }
 
-    /// Stores `method`'s certificate, computed in `seconds` from what `reads` lists. A failure
-    /// to write is reported and otherwise ignored: the result stands without its record.
-    pub(super) fn store(
-        &self,
-        method: &MethodRef,
-        reads: &Reads,
-        certificate: &Certificate,
-        seconds: f64,
-    ) {
+    /// Stores `method`'s certificate, computed from what `reads` lists. A failure to write is
+    /// reported and otherwise ignored: the result stands without its record.
+    pub(super) fn store(&self, method: &MethodRef, reads: &Reads, certificate: &Certificate) {
         let classes = reads
             .classes
             .iter()
@@ -133,7 +119,6 @@ impl<'p> Cache<'p> {
             classes,
             user_classes: (reads.user_classes || reads.whole_classpath)
                 .then(|| self.user_classes().to_string()),
-            seconds,
             certificate: certificate.clone(),
         };
         if let Err(e) = self.write(&self.path(method), &record) {
@@ -147,7 +132,9 @@ impl<'p> Cache<'p> {
         let text = serde_json::to_string(record).map_err(std::io::Error::other)?;
         let temporary = self.dir.join(format!(
             ".{}.{}.{}.tmp",
-            path.file_stem().and_then(|s| s.to_str()).unwrap_or("record"),
+            path.file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("record"),
             std::process::id(),
             WRITES.fetch_add(1, Ordering::Relaxed)
         ));

@@ -57,7 +57,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Bound what a method and every method of its call tree allocate (memAlloc), print a
-    /// summary and write the certificate.
+    /// summary and write the certificate; with --entry-points, every entry point of the input.
     Analyze(analyze::AnalyzeArgs),
     /// Evaluate a certificate at parameter values.
     Eval(analyze::EvalArgs),

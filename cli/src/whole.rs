@@ -20,7 +20,7 @@ use super::progress::Progress;
 use super::{MethodInput, VERSION};
 use membound_analysis::lowering::Exceptions;
 use membound_analysis::memrq;
-use membound_certificate::{AmountEntry, Certificate, Input, MethodEntry, join, value_text};
+use membound_certificate::{Certificate, Input, MethodEntry, join, value_text};
 use membound_front::callgraph;
 use membound_front::classpath::{Classpath, Jdk};
 use membound_front::entry_points::{EntryKind, entry_points};
@@ -50,8 +50,8 @@ pub(super) struct WholeOptions {
     #[arg(long, value_name = "I/N", requires = "entry_points")]
     shard: Option<String>,
     /// Stop an entry point's analysis after this many seconds; it is then ∞ with that reason.
-    /// The limit is looked at between phases and between methods, so one long method may run
-    /// past it.
+    /// The limit is looked at for each method the call graph visits and between the analysis's
+    /// phases and methods, so one long step may run past it.
     #[arg(long, value_name = "SECONDS", requires = "entry_points")]
     entry_time_limit: Option<f64>,
 }
@@ -67,7 +67,7 @@ pub(super) struct Setting {
 struct Outcome {
     method: MethodRef,
     certificate: Certificate,
-    /// The analysis's time, in this run or when it was cached.
+    /// The analysis's time in this run (0 from the cache).
     seconds: f64,
     cached: bool,
 }
@@ -138,7 +138,12 @@ pub(super) fn analyze(
     progress.finish();
     let parts: Vec<Certificate> = outcomes.iter().map(|o| o.certificate.clone()).collect();
     let certificate = join::join(&parts)?;
-    let summary = summary_table(&outcomes, &certificate, shard, started.elapsed().as_secs_f64());
+    let summary = summary_table(
+        &outcomes,
+        &certificate,
+        shard,
+        started.elapsed().as_secs_f64(),
+    );
     progress.note(&count_line(&outcomes));
     Ok(WholeRun {
         program,
@@ -160,14 +165,13 @@ struct EntryRun<'r> {
 impl EntryRun<'_> {
     /// The entry point's certificate: from the cache, or analyzed (and then stored).
     fn outcome(&self, method: &MethodRef) -> Outcome {
-        if let Some(hit) = self.cache.and_then(|cache| cache.lookup(method)) {
-            let mut certificate = hit.certificate;
+        if let Some(mut certificate) = self.cache.and_then(|cache| cache.lookup(method)) {
             // The input's hash changes with any of its classes; the result did not.
             certificate.input = self.input.clone();
             return Outcome {
                 method: method.clone(),
                 certificate,
-                seconds: hit.seconds,
+                seconds: 0.0,
                 cached: true,
             };
         }
@@ -176,7 +180,7 @@ impl EntryRun<'_> {
         let certificate = self.certificate(&view, method);
         let seconds = started.elapsed().as_secs_f64();
         if let Some(cache) = self.cache {
-            cache.store(method, &view.reads().unwrap_or_default(), &certificate, seconds);
+            cache.store(method, &view.reads().unwrap_or_default(), &certificate);
         }
         Outcome {
             method: method.clone(),
@@ -190,7 +194,7 @@ impl EntryRun<'_> {
     /// gives a certificate in which the entry is ∞ with the reason.
     fn certificate(&self, view: &Program, method: &MethodRef) -> Certificate {
         let started = Instant::now();
-        let check_time = |_: memrq::Step| {
+        let check_time = || {
             if self
                 .limit
                 .is_some_and(|limit| started.elapsed().as_secs_f64() > limit)
@@ -199,12 +203,14 @@ impl EntryRun<'_> {
             }
         };
         let analysis = || -> Result<Certificate> {
-            let graph = callgraph::build(&Hierarchy::new(view), method, self.specs)?;
+            let hierarchy = Hierarchy::new(view);
+            let graph = callgraph::build_watched(&hierarchy, method, self.specs, &check_time)?;
             let options = memrq::Options {
                 exceptions: self.setting.exceptions,
                 ..memrq::Options::default()
             };
-            let bounds = memrq::analyze(view, &graph, self.setting.model, options, &check_time)?;
+            let bounds =
+                memrq::analyze(view, &graph, self.setting.model, options, &|_| check_time())?;
             Ok(membound_analysis::certify::certificate_of(
                 self.input.clone(),
                 &bounds,
@@ -219,7 +225,7 @@ impl EntryRun<'_> {
             self.input.clone(),
             self.setting.model.name(),
             Vec::new(),
-            vec![unbounded_entry(method, reason)],
+            vec![MethodEntry::unbounded(&method.to_string(), reason)],
         )
     }
 }
@@ -253,27 +259,6 @@ fn failure_reason(payload: &(dyn Any + Send), limit: Option<f64>) -> String {
     format!("the analysis of this entry point failed: internal error: {message}")
 }
 
-/// An entry point whose analysis did not finish: ∞, with why.
-fn unbounded_entry(method: &MethodRef, reason: String) -> MethodEntry {
-    let infinite = AmountEntry {
-        objects: "infty".to_string(),
-        bytes: "infty".to_string(),
-    };
-    MethodEntry {
-        method: method.to_string(),
-        params: Vec::new(),
-        mem_alloc: infinite,
-        mem_captured: None,
-        mem_escapes: None,
-        mem_rq: None,
-        unbounded: vec![reason],
-        region_reasons: Vec::new(),
-        spec: None,
-        callees: Vec::new(),
-        sites: Vec::new(),
-    }
-}
-
 /// The entry points `kind` names: `public`, `mains`, or a file of methods.
 fn list_entries(program: &Program, input: &Path, kind: &str) -> Result<Vec<MethodRef>> {
     let of_input = |kind| {
@@ -298,7 +283,10 @@ fn list_entries(program: &Program, input: &Path, kind: &str) -> Result<Vec<Metho
 /// The methods a file names, one per line, sorted and without repeats.
 fn entries_of_file(program: &Program, file: &Path) -> Result<Vec<MethodRef>> {
     let text = std::fs::read_to_string(file).map_err(|e| {
-        Error::Input(format!("--entry-points {}: cannot read it: {e}", file.display()))
+        Error::Input(format!(
+            "--entry-points {}: cannot read it: {e}",
+            file.display()
+        ))
     })?;
     let mut entries = Vec::new();
     for (number, line) in text.lines().enumerate() {
@@ -306,9 +294,8 @@ fn entries_of_file(program: &Program, file: &Path) -> Result<Vec<MethodRef>> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let method = select_method(program, line).map_err(|e| {
-            Error::Input(format!("{}:{}: {e}", file.display(), number + 1))
-        })?;
+        let method = select_method(program, line)
+            .map_err(|e| Error::Input(format!("{}:{}: {e}", file.display(), number + 1)))?;
         entries.push(method);
     }
     entries.sort_by_key(|method| method.to_string());
@@ -351,7 +338,11 @@ fn time_limit(seconds: Option<f64>) -> Result<Option<f64>> {
 }
 
 /// What every cached result depends on besides the classes: membound, the options, the specs.
-fn cache_setting(target: &MethodInput, setting: Setting, limit: Option<f64>) -> Result<Vec<String>> {
+fn cache_setting(
+    target: &MethodInput,
+    setting: Setting,
+    limit: Option<f64>,
+) -> Result<Vec<String>> {
     let mut parts = vec![
         VERSION.to_string(),
         setting.model.name().to_string(),
@@ -367,14 +358,25 @@ fn cache_setting(target: &MethodInput, setting: Setting, limit: Option<f64>) -> 
     Ok(parts)
 }
 
-/// How many entries were analyzed and how many came from the cache (`-v` prints it).
+/// How many entries were analyzed and how many came from the cache, and the peak memory
+/// (`-v` prints it).
 fn count_line(outcomes: &[Outcome]) -> String {
     let cached = outcomes.iter().filter(|o| o.cached).count();
+    let peak = peak_memory_kib().map_or_else(String::new, |kib| {
+        format!("; peak memory {} MiB", kib.div_ceil(1024))
+    });
     format!(
-        "membound: {} entry points: {} analyzed, {cached} from the cache",
+        "membound: {} entry points: {} analyzed, {cached} from the cache{peak}",
         outcomes.len(),
         outcomes.len() - cached
     )
+}
+
+/// The process's peak resident memory in KiB (`VmHWM`, Linux only).
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Rows per list of the summary table.

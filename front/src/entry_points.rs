@@ -20,7 +20,11 @@ pub enum EntryKind {
 
 /// The entry points of kind `kind` among the classes of `input` (the input alone, not the
 /// rest of the classpath), read through `program`, sorted by their names.
-pub fn entry_points(program: &Program, input: &Classpath, kind: EntryKind) -> Result<Vec<MethodRef>> {
+pub fn entry_points(
+    program: &Program,
+    input: &Classpath,
+    kind: EntryKind,
+) -> Result<Vec<MethodRef>> {
     let mut entries = Vec::new();
     for name in input.user_classes() {
         let class = program.class(name)?;

@@ -21,10 +21,22 @@ use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 /// Fails only when the entry itself cannot be loaded; every later problem is recorded in the
 /// graph (a broken body, an unresolved call) and the rest of the graph is still built.
 pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Result<CallGraph> {
+    build_watched(hierarchy, entry, specs, &|| {})
+}
+
+/// [`build`], calling `watch` before each method it visits (a caller that stops a long build
+/// panics there: `analyze --entry-time-limit`).
+pub fn build_watched(
+    hierarchy: &Hierarchy<'_>,
+    entry: &MethodRef,
+    specs: &Specs,
+    watch: &dyn Fn(),
+) -> Result<CallGraph> {
     let entry_body = hierarchy.program().body(entry)?;
     let mut builder = Builder {
         hierarchy,
         specs,
+        watch,
         graph: CallGraph::new(entry.clone()),
         worklist: VecDeque::from([0]),
         instantiated: BTreeSet::new(),
@@ -83,6 +95,7 @@ struct Site {
 struct Builder<'h, 'p> {
     hierarchy: &'h Hierarchy<'p>,
     specs: &'h Specs,
+    watch: &'h dyn Fn(),
     graph: CallGraph,
     worklist: VecDeque<NodeId>,
     instantiated: BTreeSet<ClassName>,
@@ -150,6 +163,7 @@ impl Builder<'_, '_> {
 
     fn drain_worklist(&mut self) {
         while let Some(node) = self.worklist.pop_front() {
+            (self.watch)();
             self.visit(node);
         }
     }

@@ -43,7 +43,7 @@ use petgraph::graph::DiGraph;
 use crate::specs::MethodSpec;
 use membound_jvm::{ClassName, MethodRef, Type};
 
-pub use build::build;
+pub use build::{build, build_watched};
 pub use render::{to_dot, to_json, to_text};
 
 /// The assumption the call graph makes about the JDK's class initializers.
