@@ -6,7 +6,8 @@
 //!
 //! `cargo bench -p membound --bench whole_jars` (release build); `MEMBOUND_ENTRY_LIMIT` sets the
 //! per-entry time limit in seconds (default 5), `MEMBOUND_WHOLE_JARS` the jars
-//! (colon-separated).
+//! (colon-separated), `MEMBOUND_WHOLE_SHARD` (`I/N`) a deterministic sample of the public
+//! methods (`--shard`) when the whole jars take too long for the machine.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,15 +29,19 @@ struct Run {
 fn main() {
     let limit = std::env::var("MEMBOUND_ENTRY_LIMIT").unwrap_or_else(|_| "5".to_string());
     let jars = std::env::var("MEMBOUND_WHOLE_JARS").unwrap_or_else(|_| JARS.to_string());
+    let shard = std::env::var("MEMBOUND_WHOLE_SHARD").ok();
     let scratch = std::env::temp_dir().join(format!("membound-whole-jars-{}", std::process::id()));
     let mut table = format!(
         "# Whole jars: every public method\n\n\
          `cargo bench -p membound --bench whole_jars`: `membound analyze JAR --entry-points public \
-         --cache DIR --entry-time-limit {limit}` on {} (cores: {}), then the same command again \
+         --cache DIR --entry-time-limit {limit}{}` on {} (cores: {}), then the same command again \
          with nothing changed. Peak memory is the process's resident peak; finite counts the \
          entry points whose memAlloc is finite for every parameter value.\n\n\
          | jar | entry points | first run | methods/s | peak memory | finite | reached the {limit} s limit | cached re-run | re-run / first |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        shard
+            .as_ref()
+            .map_or_else(String::new, |s| format!(" --shard {s}")),
         date(),
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
@@ -48,8 +53,8 @@ fn main() {
         let cache = scratch.join(format!("{name}.cache"));
         let _ = std::fs::remove_dir_all(&cache);
         let certificate = scratch.join(format!("{name}.json"));
-        let first = analyze(jar, &cache, &certificate, &limit);
-        let again = analyze(jar, &cache, &certificate, &limit);
+        let first = analyze(jar, &cache, &certificate, &limit, shard.as_deref());
+        let again = analyze(jar, &cache, &certificate, &limit, shard.as_deref());
         table += &format!(
             "| {name} | {} | {:.1} s | {:.1} | {} MiB | {} ({:.0} %) | {} | {:.2} s ({} analyzed, {} cached) | {:.3} |\n",
             first.entries,
@@ -77,10 +82,17 @@ fn main() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
-fn analyze(jar: &Path, cache: &Path, certificate: &PathBuf, limit: &str) -> Run {
+fn analyze(
+    jar: &Path,
+    cache: &Path,
+    certificate: &PathBuf,
+    limit: &str,
+    shard: Option<&str>,
+) -> Run {
     let started = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_membound"))
         .arg("analyze")
+        .args(shard.map(|s| ["--shard", s]).into_iter().flatten())
         .arg(jar)
         .args([
             "--entry-points",
