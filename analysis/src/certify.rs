@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use membound_certificate::{
-    AmountEntry, Certificate, ChainEntry, MethodEntry, ParamEntry, Places, SiteEntry,
+    AmountEntry, Certificate, ChainEntry, Input, MethodEntry, ParamEntry, Places, SiteEntry,
 };
 use membound_jvm::error::Result;
 
@@ -14,7 +14,12 @@ use membound_jvm::MethodRef;
 
 /// The certificate of `bounds`, computed from the program at `input`.
 pub fn certificate(input: &Path, bounds: &Bounds) -> Result<Certificate> {
-    Certificate::new(
+    Ok(certificate_of(Input::of(input)?, bounds))
+}
+
+/// The certificate of `bounds`, computed from the program `input` (hashed once for many).
+pub fn certificate_of(input: Input, bounds: &Bounds) -> Certificate {
+    Certificate::of_input(
         input,
         bounds.model.name(),
         bounds.assumptions.clone(),

@@ -217,6 +217,14 @@ pub(crate) fn check_meaning(certificate: &Certificate) -> std::result::Result<()
         ));
     }
     check_method_name("entry.method", &certificate.entry.method)?;
+    for (index, entry) in certificate.entries.iter().enumerate() {
+        check_method_name(&format!("entries[{index}]"), entry)?;
+        if !certificate.methods.iter().any(|m| m.method == *entry) {
+            return Err(format!(
+                "entries[{index}] `{entry}` is not among the methods"
+            ));
+        }
+    }
     for (index, method) in certificate.methods.iter().enumerate() {
         let place = format!("methods[{index}]");
         check_method_name(&format!("{place}.method"), &method.method)?;

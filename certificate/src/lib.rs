@@ -11,6 +11,7 @@ pub mod check_read;
 mod codegen;
 pub mod diff;
 mod eval;
+pub mod join;
 mod sarif;
 
 use std::path::Path;
@@ -40,10 +41,16 @@ pub struct Certificate {
     pub membound: u32,
     pub tool: Tool,
     pub input: Input,
+    /// The analyzed method; in a certificate of several entry points, the first of `entries`.
     pub entry: Entry,
+    /// Every analyzed entry point, sorted, in a certificate of several (`analyze
+    /// --entry-points`, `membound merge`); absent for one entry analyzed alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<String>,
     /// What every bound takes for granted.
     pub assumptions: Vec<String>,
-    /// The entry first, then every method of its call tree that allocates.
+    /// The entry first, then every method of its call tree that allocates; with `entries`,
+    /// every entry's and every method of their call trees, sorted by name (see [`join`]).
     pub methods: Vec<MethodEntry>,
 }
 
@@ -57,6 +64,17 @@ pub struct Tool {
 pub struct Input {
     pub path: String,
     pub sha256: String,
+}
+
+impl Input {
+    /// The input at `path` as given, with its SHA-256 (of a directory's files, see
+    /// `sha256`).
+    pub fn of(path: &Path) -> Result<Input> {
+        Ok(Input {
+            path: path.display().to_string(),
+            sha256: sha256_of(path)?,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +113,29 @@ pub struct MethodEntry {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub callees: Vec<String>,
     pub sites: Vec<SiteEntry>,
+}
+
+impl MethodEntry {
+    /// A method without bounds: ∞, without parameters and sites, with why.
+    pub fn unbounded(method: &str, reason: String) -> MethodEntry {
+        let infinite = AmountEntry {
+            objects: "infty".to_string(),
+            bytes: "infty".to_string(),
+        };
+        MethodEntry {
+            method: method.to_string(),
+            params: Vec::new(),
+            mem_alloc: infinite,
+            mem_captured: None,
+            mem_escapes: None,
+            mem_rq: None,
+            unbounded: vec![reason],
+            region_reasons: Vec::new(),
+            spec: None,
+            callees: Vec::new(),
+            sites: Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,25 +306,39 @@ impl Certificate {
         assumptions: Vec<String>,
         methods: Vec<MethodEntry>,
     ) -> Result<Certificate> {
-        Ok(Certificate {
+        Ok(Certificate::of_input(
+            Input::of(input)?,
+            object_model,
+            assumptions,
+            methods,
+        ))
+    }
+
+    /// A certificate of the program `input` with these methods, entry first; this build's
+    /// version and format.
+    pub fn of_input(
+        input: Input,
+        object_model: &str,
+        assumptions: Vec<String>,
+        methods: Vec<MethodEntry>,
+    ) -> Certificate {
+        Certificate {
             membound: FORMAT_VERSION,
             tool: Tool {
                 version: env!("CARGO_PKG_VERSION").to_string(),
                 object_model: object_model.to_string(),
             },
-            input: Input {
-                path: input.display().to_string(),
-                sha256: sha256_of(input)?,
-            },
+            input,
             entry: Entry {
                 method: methods
                     .first()
                     .map(|m| m.method.clone())
                     .unwrap_or_default(),
             },
+            entries: Vec::new(),
             assumptions,
             methods,
-        })
+        }
     }
 
     pub fn to_yaml(&self) -> String {

@@ -8,14 +8,17 @@ use clap::{Args, ValueEnum};
 use membound_polyhedra::{Int, Rat};
 
 use super::progress::Verbosity;
+use super::whole::{self, Setting, WholeOptions};
 use super::{ListFormat, MethodInput, ModelArg, json_text};
 use membound_analysis::lowering::Exceptions;
 use membound_analysis::memalloc;
 use membound_analysis::memrq;
 use membound_certificate::{self as certificate, Certificate};
+use membound_front::program::Program;
 use membound_jvm::error::{Error, Result};
 
 #[derive(Debug, Args)]
+#[command(mut_arg("method", |arg| arg.required(false).required_unless_present("entry_points")))]
 pub(super) struct AnalyzeArgs {
     #[command(flatten)]
     target: MethodInput,
@@ -40,6 +43,8 @@ pub(super) struct AnalyzeArgs {
     /// Analyze under an assumption the certificate then names; repeatable.
     #[arg(long, value_enum)]
     assume: Vec<Assumption>,
+    #[command(flatten)]
+    whole: WholeOptions,
 }
 
 /// What `analyze --assume` lets the analysis take for granted.
@@ -66,21 +71,22 @@ enum ReportFormat {
 }
 
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
+    let progress = args.verbosity.progress();
+    if args.whole.entry_points.is_some() {
+        let run = whole::analyze(&args.target, &args.whole, args.setting(), &progress)?;
+        return report(args, &run.program, &run.certificate, &run.summary);
+    }
     // Bad `--param` text is refused before the analysis runs.
     let edits = parse_param_edits(&args.params)?;
-    let progress = args.verbosity.progress();
     progress.phase("loading the classes and building the call graph");
     let (program, graph) = args.target.call_graph()?;
+    let setting = args.setting();
     let mut bounds = memrq::analyze(
         &program,
         &graph,
-        args.object_model.0,
+        setting.model,
         memrq::Options {
-            exceptions: if args.assume.contains(&Assumption::NoExceptions) {
-                Exceptions::Dropped
-            } else {
-                Exceptions::Followed
-            },
+            exceptions: setting.exceptions,
             ..memrq::Options::default()
         },
         &|step| progress.step(step),
@@ -98,11 +104,34 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         }
     }
     let certificate = membound_analysis::certify::certificate(&args.target.input, &bounds)?;
+    report(args, &program, &certificate, &memalloc::to_text(&bounds))
+}
+
+impl AnalyzeArgs {
+    fn setting(&self) -> Setting {
+        Setting {
+            model: self.object_model.0,
+            exceptions: if self.assume.contains(&Assumption::NoExceptions) {
+                Exceptions::Dropped
+            } else {
+                Exceptions::Followed
+            },
+        }
+    }
+}
+
+/// Writes the certificate to `-o` and returns what `--format` prints (`summary` for text).
+fn report(
+    args: &AnalyzeArgs,
+    program: &Program,
+    certificate: &Certificate,
+    summary: &str,
+) -> Result<String> {
     let render = |format: ReportFormat| match format {
-        ReportFormat::Text => memalloc::to_text(&bounds),
+        ReportFormat::Text => summary.to_string(),
         ReportFormat::Yaml => certificate.to_yaml(),
         ReportFormat::Json => certificate.to_json(),
-        ReportFormat::Sarif => json_text(&certificate::to_sarif(&certificate, &|class| {
+        ReportFormat::Sarif => json_text(&certificate::to_sarif(certificate, &|class| {
             let class = program
                 .class(&membound_jvm::ClassName::from_source(class))
                 .ok()?;

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod agent;
 mod analyze;
+mod cache;
 mod check;
 mod codegen;
 mod completions;
@@ -19,6 +20,7 @@ mod invariants;
 mod math;
 mod progress;
 mod validate;
+mod whole;
 
 use membound_analysis::memrq;
 use membound_analysis::sites;
@@ -56,10 +58,13 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Bound what a method and every method of its call tree allocate (memAlloc), print a
-    /// summary and write the certificate.
+    /// summary and write the certificate; with --entry-points, every entry point of the input.
     Analyze(analyze::AnalyzeArgs),
     /// Evaluate a certificate at parameter values.
     Eval(analyze::EvalArgs),
+    /// Join the certificates of shards (`analyze --entry-points … --shard I/N`) into the one
+    /// the whole run writes.
+    Merge(whole::MergeArgs),
     /// Run the program under the allocation agent and check the certificate against the run:
     /// exit 1 if any prediction is below what was observed.
     Validate(validate::ValidateArgs),
@@ -232,8 +237,8 @@ struct MethodInput {
     /// The method: `pkg.Class.method`; for an overload `pkg.Class.method(int, String)` or
     /// `pkg.Class.method(ILjava/lang/String;)V`; or a Soot signature
     /// `<pkg.Class: void method(int)>`. Nested classes as `Outer.Inner` or `Outer$Inner`.
-    #[arg(long)]
-    method: String,
+    #[arg(long, required = true)]
+    method: Option<String>,
     /// More classpath entries, separated by ':'.
     #[arg(long)]
     classpath: Option<String>,
@@ -339,6 +344,7 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Heap(args) => return heap::heap(&args),
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Eval(args) => analyze::eval(&args),
+        Command::Merge(args) => whole::merge(&args),
         Command::Ir { target, format } => {
             let (program, method) = target.load()?;
             let body = program.body(&method)?;
@@ -465,6 +471,7 @@ impl MethodInput {
             &method,
             &self.specs()?,
             self.budget_methods,
+            &|| {},
         )?;
         Ok((program, graph))
     }
@@ -492,6 +499,17 @@ impl MethodInput {
 
     /// Opens the classpath (input, extra entries, JDK) and selects the method.
     fn load(&self) -> Result<(Program, MethodRef)> {
+        let program = self.program()?;
+        let text = self
+            .method
+            .as_deref()
+            .ok_or_else(|| Error::Input("no --method given".to_string()))?;
+        let method = select_method(&program, text)?;
+        Ok((program, method))
+    }
+
+    /// Opens the classpath: the input, the extra entries, the JDK.
+    fn program(&self) -> Result<Program> {
         let mut classpath = Classpath::new();
         classpath.add_entry(&self.input)?;
         for entry in self.classpath.iter().flat_map(|spec| spec.split(':')) {
@@ -500,9 +518,7 @@ impl MethodInput {
             }
         }
         classpath.add_jdk(&Jdk::locate(self.jdk.as_deref())?)?;
-        let program = Program::new(classpath);
-        let method = select_method(&program, &self.method)?;
-        Ok((program, method))
+        Ok(Program::new(classpath))
     }
 }
 

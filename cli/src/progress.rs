@@ -1,6 +1,7 @@
 //! Progress of long work on stderr (an analysis, a program run under the agent): a spinner
-//! naming the phase, a bar with its total and ETA while methods are summarized (indicatif draws
-//! nothing when stderr is not a terminal); `-q` hides it, `-v` also prints each phase's time.
+//! naming the phase, a bar with its total and ETA while methods (or entry points) are analyzed
+//! (indicatif draws nothing when stderr is not a terminal); `-q` hides it, `-v` also prints
+//! each phase's time.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -76,6 +77,26 @@ impl Progress {
     /// Prints `text` on stderr without tearing the display.
     pub(super) fn print(&self, text: &str) {
         self.bar.suspend(|| eprint!("{text}"));
+    }
+
+    /// Analyzing `total` entry points starts (`--entry-points`): a bar over them.
+    pub(super) fn entries(&self, total: usize) {
+        self.phase("analyzing the entry points");
+        self.bar.set_position(0);
+        self.bar.set_length(total as u64);
+        self.bar.set_style(bar_style());
+    }
+
+    /// One more entry point analyzed.
+    pub(super) fn entry_done(&self) {
+        self.bar.inc(1);
+    }
+
+    /// A line that `-v` prints.
+    pub(super) fn note(&self, line: &str) {
+        if self.verbose {
+            self.print(&format!("{line}\n"));
+        }
     }
 
     pub(super) fn finish(&self) {

@@ -171,7 +171,7 @@ impl<'p> Hierarchy<'p> {
         &self,
         classes: impl Iterator<Item = ClassName>,
     ) -> HashMap<ClassName, Vec<ClassName>> {
-        let classpath = self.program.classpath();
+        let classpath = self.program.scanned_classpath();
         let mut direct: HashMap<ClassName, Vec<ClassName>> = HashMap::new();
         for name in classes {
             let Ok(header) = classpath.read(&name).and_then(|b| ClassHeader::parse(&b)) else {

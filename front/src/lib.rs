@@ -17,11 +17,13 @@
 //! - [`ir`]: the IR, its lifting from bytecode and its printing.
 //! - [`hierarchy`]: supertypes, subtypes, method resolution and selection.
 //! - [`callgraph`]: the call graph from an entry (RTA, CHA fallback, specs as leaves).
-//! - [`specs`]: library specs; [`sizes`]: object-size models; [`select`]: naming a method.
+//! - [`specs`]: library specs; [`sizes`]: object-size models; [`select`]: naming a method;
+//!   [`entry_points`]: the public methods or mains of an input, for a whole-program run.
 
 pub mod callgraph;
 pub mod classfile;
 pub mod classpath;
+pub mod entry_points;
 pub mod hierarchy;
 pub mod ir;
 pub mod program;

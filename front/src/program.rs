@@ -6,10 +6,13 @@
 //! parallel share one program. Errors are not cached: asking again for a broken class reports
 //! the error again. It does not resolve methods through the hierarchy: `body` wants the class
 //! that declares the method.
+//!
+//! A [`Program::recording`] view shares the caches and logs which classes it is asked about
+//! ([`Reads`]): what an analysis depends on, for a cache of its results.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::hash::Hash;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::classfile::Class;
 use crate::classpath::{Classpath, Origin};
@@ -19,32 +22,97 @@ use membound_jvm::{ClassName, MethodRef};
 
 /// A classpath with caches of parsed classes and lifted bodies.
 pub struct Program {
-    classpath: Classpath,
-    classes: Cache<ClassName, Class>,
-    bodies: Cache<MethodRef, Body>,
+    classpath: Arc<Classpath>,
+    classes: Arc<Cache<ClassName, Class>>,
+    bodies: Arc<Cache<MethodRef, Body>>,
+    /// What this view was asked about, when it records.
+    reads: Option<Mutex<Reads>>,
+}
+
+/// The classpath a recording view was asked about: everything a result computed through it
+/// depends on. A class asked for that is not on the classpath is a name here too (adding it
+/// may change the result).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// Classes asked for by name: parsed, lifted, tested for presence or origin.
+    pub classes: BTreeSet<ClassName>,
+    /// Whether the list of the user's classes was asked for (a subtype scan).
+    pub user_classes: bool,
+    /// Whether the whole classpath was used (a scan of every class, the JDK's too).
+    pub whole_classpath: bool,
 }
 
 impl Program {
     pub fn new(classpath: Classpath) -> Self {
         Program {
-            classpath,
-            classes: Cache::default(),
-            bodies: Cache::default(),
+            classpath: Arc::new(classpath),
+            classes: Arc::default(),
+            bodies: Arc::default(),
+            reads: None,
         }
     }
 
+    /// A view of the same program, sharing its caches, that records what it is asked about
+    /// ([`Program::reads`]).
+    pub fn recording(&self) -> Program {
+        Program {
+            classpath: self.classpath.clone(),
+            classes: self.classes.clone(),
+            bodies: self.bodies.clone(),
+            reads: Some(Mutex::default()),
+        }
+    }
+
+    /// What this view was asked about so far (`None` unless it is [`Program::recording`]).
+    pub fn reads(&self) -> Option<Reads> {
+        self.reads
+            .as_ref()
+            .map(|reads| reads.lock().unwrap_or_else(|p| p.into_inner()).clone())
+    }
+
+    fn record(&self, update: impl FnOnce(&mut Reads)) {
+        if let Some(reads) = &self.reads {
+            update(&mut reads.lock().unwrap_or_else(|p| p.into_inner()));
+        }
+    }
+
+    fn record_class(&self, name: &ClassName) {
+        self.record(|reads| {
+            if !reads.classes.contains(name) {
+                reads.classes.insert(name.clone());
+            }
+        });
+    }
+
+    /// The whole classpath (its raw reads and every class name are not recorded one by one: a
+    /// recording view notes that everything was used).
     pub fn classpath(&self) -> &Classpath {
+        self.record(|reads| reads.whole_classpath = true);
         &self.classpath
+    }
+
+    /// The classpath, for a scan whose use the caller has recorded (`user_classes` or
+    /// `classpath`).
+    pub(crate) fn scanned_classpath(&self) -> &Classpath {
+        &self.classpath
+    }
+
+    /// The bytes of a class file.
+    pub fn class_bytes(&self, name: &ClassName) -> Result<Vec<u8>> {
+        self.record_class(name);
+        self.classpath.read(name)
     }
 
     /// The parsed class of this name.
     pub fn class(&self, name: &ClassName) -> Result<Arc<Class>> {
+        self.record_class(name);
         self.classes
             .get_or_try_insert(name, || self.classpath.load(name))
     }
 
     /// The lifted body of a method, looked up in the class `method.class` itself, and kept.
     pub fn body(&self, method: &MethodRef) -> Result<Arc<Body>> {
+        self.record_class(&method.class);
         self.bodies.get_or_try_insert(method, || self.lift(method))
     }
 
@@ -60,16 +128,19 @@ impl Program {
 
     /// Whether the class is on the classpath (without loading it).
     pub fn has_class(&self, name: &ClassName) -> bool {
+        self.record_class(name);
         self.classpath.contains(name)
     }
 
     /// Whether the class comes from the user's entries or from the JDK.
     pub fn origin(&self, name: &ClassName) -> Option<Origin> {
+        self.record_class(name);
         self.classpath.origin(name)
     }
 
     /// The classes of the user's entries (not the JDK's), in entry order.
     pub fn user_classes(&self) -> impl Iterator<Item = &ClassName> {
+        self.record(|reads| reads.user_classes = true);
         self.classpath.user_classes().iter()
     }
 }

@@ -21,7 +21,7 @@ use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 /// Fails only when the entry itself cannot be loaded; every later problem is recorded in the
 /// graph (a broken body, an unresolved call) and the rest of the graph is still built.
 pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Result<CallGraph> {
-    build_within(hierarchy, entry, specs, DEFAULT_MAX_METHODS)
+    build_within(hierarchy, entry, specs, DEFAULT_MAX_METHODS, &|| {})
 }
 
 /// The methods a call graph may hold by default (`--budget-methods`): the JDK reached through
@@ -32,17 +32,20 @@ pub const DEFAULT_MAX_METHODS: usize = 300;
 /// growing. What it holds then is an under-approximation, so it is made sound by saying what
 /// is missing: the methods reached but not read are not analyzed, and every virtual call is
 /// unresolved (a class instantiated in the code not read may be a receiver), both with the
-/// budget as their reason ([`CallGraph::budget_hit`]).
+/// budget as their reason ([`CallGraph::budget_hit`]). `watch` is called before each method
+/// it visits (a caller that stops a long build panics there: `analyze --entry-time-limit`).
 pub fn build_within(
     hierarchy: &Hierarchy<'_>,
     entry: &MethodRef,
     specs: &Specs,
     max_methods: usize,
+    watch: &dyn Fn(),
 ) -> Result<CallGraph> {
     let entry_body = hierarchy.program().body(entry)?;
     let mut builder = Builder {
         hierarchy,
         specs,
+        watch,
         graph: CallGraph::new(entry.clone()),
         worklist: VecDeque::from([0]),
         instantiated: BTreeSet::new(),
@@ -104,6 +107,7 @@ struct Site {
 struct Builder<'h, 'p> {
     hierarchy: &'h Hierarchy<'p>,
     specs: &'h Specs,
+    watch: &'h dyn Fn(),
     graph: CallGraph,
     worklist: VecDeque<NodeId>,
     instantiated: BTreeSet<ClassName>,
@@ -177,6 +181,7 @@ impl Builder<'_, '_> {
                 self.worklist.push_front(node);
                 return false;
             }
+            (self.watch)();
             self.visit(node);
         }
         true

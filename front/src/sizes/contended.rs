@@ -54,7 +54,7 @@ impl Contention {
         if !names_it {
             return Ok(Contention::default());
         }
-        let bytes = program.classpath().read(&class.name)?;
+        let bytes = program.class_bytes(&class.name)?;
         let bad = |e: String| Error::Input(format!("bad class file for {}: {e}", class.name));
         let reader = NoakClass::new(&bytes).map_err(|e| bad(e.to_string()))?;
         let mut contention = Contention::default();

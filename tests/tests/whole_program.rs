@@ -1,0 +1,284 @@
+//! `analyze --entry-points`: every entry point of a fixture in one run, the cache (a re-run
+//! that analyzes nothing, a changed class re-analyzing only what read it), shards merged into
+//! the whole run's certificate, and an entry point stopped by its time limit.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use membound_tests::{
+    Run, compile_fixture, compile_java_tree, membound, scratch_dir, workspace_root,
+};
+
+/// The public methods of the `whole_program` fixture (its constructors are private).
+const ENTRIES: [&str; 6] = [
+    "wp.Grid.grid(II)[[I",
+    "wp.Grid.prefixSums(I)[J",
+    "wp.Lists.make(I)[I",
+    "wp.Lists.pairs(I)[Ljava/lang/Object;",
+    "wp.Main.main([Ljava/lang/String;)V",
+    "wp.Uses.twice(I)I",
+];
+
+fn analyze_entries(classes: &Path, extra: &[&str]) -> Run {
+    analyze_kind(classes, "public", extra)
+}
+
+fn analyze_kind(classes: &Path, kind: &str, extra: &[&str]) -> Run {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["analyze".as_ref(), classes.as_os_str()];
+    args.extend(["--entry-points", kind, "-q"].map(std::ffi::OsStr::new));
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    let run = membound(args);
+    assert_eq!(
+        run.code, 0,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    run
+}
+
+fn certificate_json(path: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(path).expect("the certificate was written");
+    serde_json::from_str(&text).expect("a JSON certificate")
+}
+
+/// The first line of the summary: `N entry points…: F finite, I ∞; A analyzed, C from the cache`.
+fn counts(run: &Run) -> (usize, usize) {
+    let line = run.stdout.lines().next().unwrap_or_default();
+    let number_before = |word: &str| -> usize {
+        let head = line.split(word).next().unwrap_or_default();
+        let digits = head.rsplit(' ').find(|t| !t.is_empty()).unwrap_or_default();
+        digits
+            .parse()
+            .unwrap_or_else(|_| panic!("no count before `{word}` in {line}"))
+    };
+    (number_before(" analyzed"), number_before(" from the cache"))
+}
+
+/// The entry points the summary lists under "slowest analyses of this run".
+fn analyzed_now(run: &Run) -> Vec<String> {
+    let mut lines = run.stdout.lines().skip_while(|l| !l.starts_with("slowest"));
+    lines.next();
+    let mut names: Vec<String> = lines
+        .filter_map(|l| l.split("  ").last())
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+        .collect();
+    names.sort();
+    names
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("a directory");
+    for entry in fs::read_dir(from).expect("readable").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).expect("copied");
+        }
+    }
+}
+
+#[test]
+fn every_public_method_is_an_entry_of_one_certificate() {
+    let classes = compile_fixture("whole_program");
+    let dir = scratch_dir("whole-all");
+    let certificate = dir.join("all.json");
+    let run = analyze_entries(&classes, &["-o", certificate.to_str().unwrap()]);
+    let json = certificate_json(&certificate);
+    let entries: Vec<&str> = json["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e.as_str())
+        .collect();
+    assert_eq!(entries, ENTRIES);
+    assert_eq!(json["entry"]["method"], ENTRIES[0]);
+    assert!(
+        run.stdout
+            .starts_with("6 entry points: 6 finite, 0 ∞; 6 analyzed, 0 from the cache"),
+        "{}",
+        run.stdout
+    );
+    // Each entry's own bounds: evaluating one gives its exact allocation (twice: n + 2n ints).
+    let eval = membound([
+        "eval",
+        certificate.to_str().unwrap(),
+        "--method",
+        "wp.Uses.twice",
+        "--param",
+        "n=10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(eval.code, 0, "{}", eval.stderr);
+    let values: serde_json::Value = serde_json::from_str(&eval.stdout).expect("JSON");
+    // int[10] (16 + 40 = 56 bytes) and int[20] (16 + 80 = 96 bytes).
+    assert_eq!(values["methods"][0]["mem_alloc"]["bytes"], 152);
+    // The callee reached from two entries is listed once.
+    let methods = json["methods"].as_array().expect("methods");
+    let makes = methods
+        .iter()
+        .filter(|m| m["method"] == "wp.Lists.make(I)[I")
+        .count();
+    assert_eq!(makes, 1);
+}
+
+#[test]
+fn mains_and_a_file_name_the_entries() {
+    let classes = compile_fixture("whole_program");
+    let dir = scratch_dir("whole-kinds");
+    let mains = dir.join("mains.json");
+    analyze_kind(&classes, "mains", &["-o", mains.to_str().unwrap()]);
+    assert_eq!(
+        certificate_json(&mains)["entries"],
+        serde_json::json!([ENTRIES[4]])
+    );
+    let list = dir.join("entries.txt");
+    fs::write(
+        &list,
+        "# two entries\nwp.Uses.twice\n\nwp.Grid.grid(int, int)\n",
+    )
+    .expect("written");
+    let listed = dir.join("listed.json");
+    analyze_kind(
+        &classes,
+        list.to_str().unwrap(),
+        &["-o", listed.to_str().unwrap()],
+    );
+    assert_eq!(
+        certificate_json(&listed)["entries"],
+        serde_json::json!([ENTRIES[0], ENTRIES[5]])
+    );
+    fs::write(&list, "wp.Uses.nothing\n").expect("written");
+    let bad = membound([
+        "analyze",
+        classes.to_str().unwrap(),
+        "--entry-points",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("entries.txt:1"), "{}", bad.stderr);
+}
+
+#[test]
+fn a_cached_rerun_analyzes_nothing_and_a_changed_class_only_what_read_it() {
+    let classes = compile_fixture("whole_program");
+    let dir = scratch_dir("whole-cache");
+    let cache = dir.join("cache");
+    let cache_arg = cache.to_str().unwrap();
+    let first = dir.join("first.yaml");
+    let run = analyze_entries(
+        &classes,
+        &["--cache", cache_arg, "-o", first.to_str().unwrap()],
+    );
+    assert_eq!(counts(&run), (6, 0));
+    let again = dir.join("again.yaml");
+    let rerun = analyze_entries(
+        &classes,
+        &["--cache", cache_arg, "-o", again.to_str().unwrap()],
+    );
+    assert_eq!(counts(&rerun), (0, 6), "{}", rerun.stdout);
+    assert_eq!(fs::read(&first).unwrap(), fs::read(&again).unwrap());
+
+    // The same classes with Lists changed: Lists's methods and those that call it run again.
+    let changed = dir.join("changed");
+    copy_dir(&classes, &changed);
+    let lists = compile_java_tree(
+        "whole_program_changed",
+        &workspace_root().join("tests/fixtures/whole_program_changed/src"),
+    );
+    fs::copy(lists.join("wp/Lists.class"), changed.join("wp/Lists.class")).expect("copied");
+    let after = analyze_entries(&changed, &["--cache", cache_arg]);
+    assert_eq!(counts(&after), (4, 2), "{}", after.stdout);
+    assert_eq!(
+        analyzed_now(&after),
+        [ENTRIES[2], ENTRIES[3], ENTRIES[4], ENTRIES[5]],
+        "{}",
+        after.stdout
+    );
+}
+
+#[test]
+fn two_shards_merged_are_the_whole_run() {
+    let classes = compile_fixture("whole_program");
+    let dir = scratch_dir("whole-shards");
+    let whole = dir.join("whole.yaml");
+    analyze_entries(&classes, &["-o", whole.to_str().unwrap()]);
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|i| dir.join(format!("shard{i}.yaml")))
+        .collect();
+    for (index, shard) in shards.iter().enumerate() {
+        let which = format!("{}/2", index + 1);
+        analyze_entries(
+            &classes,
+            &["--shard", &which, "-o", shard.to_str().unwrap()],
+        );
+    }
+    let one = fs::read_to_string(&shards[0]).unwrap();
+    assert!(
+        one.contains(ENTRIES[0]) && !one.contains("- wp.Grid.prefixSums"),
+        "{one}"
+    );
+    let merged = dir.join("merged.yaml");
+    let run = membound([
+        "merge",
+        shards[1].to_str().unwrap(),
+        shards[0].to_str().unwrap(),
+        "-o",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        fs::read_to_string(&merged).unwrap(),
+        fs::read_to_string(&whole).unwrap()
+    );
+    let bad = membound([
+        "analyze",
+        classes.to_str().unwrap(),
+        "--entry-points",
+        "public",
+        "--shard",
+        "3/2",
+    ]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+}
+
+#[test]
+fn an_entry_past_its_time_limit_is_unbounded_and_the_run_goes_on() {
+    let classes = compile_fixture("whole_program");
+    let dir = scratch_dir("whole-limit");
+    let certificate = dir.join("limited.json");
+    let run = analyze_entries(
+        &classes,
+        &[
+            "--entry-time-limit",
+            "1e-9",
+            "-o",
+            certificate.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        run.stdout.starts_with("6 entry points: 0 finite, 6 ∞"),
+        "{}",
+        run.stdout
+    );
+    let json = certificate_json(&certificate);
+    for entry in ENTRIES {
+        let method = json["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["method"] == entry)
+            .expect("every entry is listed");
+        assert_eq!(method["mem_alloc"]["bytes"], "infty");
+        assert!(
+            method["unbounded"][0]
+                .as_str()
+                .unwrap()
+                .contains("time limit of 0.000000001 s"),
+            "{method}"
+        );
+    }
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
