@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod advise;
 mod analyze;
 mod check;
 mod codegen;
@@ -59,6 +60,9 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Evaluate a certificate at parameter values.
     Eval(analyze::EvalArgs),
+    /// Where clearing a reference (`x = null`) after its last use lowers a method's peak, and
+    /// by how much.
+    Advise(advise::AdviseArgs),
     /// Run the program under the allocation agent and check the certificate against the run:
     /// exit 1 if any prediction is below what was observed.
     Validate(validate::ValidateArgs),
@@ -317,6 +321,7 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Heap(args) => return heap::heap(&args),
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Eval(args) => analyze::eval(&args),
+        Command::Advise(args) => advise::advise(&args),
         Command::Ir(target) => {
             let (program, method) = target.load()?;
             let body = program.body(&method)?;
