@@ -11,9 +11,10 @@
 //!
 //! # Heap mode
 //!
-//! With `snapshot=exit:pkg/C.m(desc),out=heap.txt` or `snapshot=gc,out=heap.txt` the agent
-//! records no events: it tags every object at its allocation with its allocation site and, at
-//! each exit of the method or after each garbage collection, walks the live heap with
+//! With `snapshot=exit:pkg/C.m(desc),out=heap.txt`, `snapshot=alloc:pkg/C.m(desc),out=…` or
+//! `snapshot=gc,out=heap.txt` the agent records no events: it tags every object at its
+//! allocation with its allocation site and, at each exit of the method, at each allocation its
+//! own code makes, or after each garbage collection, walks the live heap with
 //! `FollowReferences` and writes a snapshot (objects with class, size and site, references by
 //! field and array index, roots by kind) for `membound heap` (`heap_mode.rs`; the file's format
 //! is described by its reader, the `membound-heap` crate's `agent_file.rs`). The walk after a

@@ -1,5 +1,6 @@
 //! The agent's option string: `method=<M>[,static=<pkg.C.f>]…,out=<FILE>` to watch a method,
-//! or `snapshot=exit:<M>,out=<FILE>` / `snapshot=gc,out=<FILE>` for heap snapshots.
+//! or `snapshot=exit:<M>,out=<FILE>` / `snapshot=alloc:<M>,out=<FILE>` / `snapshot=gc,out=<FILE>`
+//! for heap snapshots.
 //!
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`

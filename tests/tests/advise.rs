@@ -60,7 +60,9 @@ fn only_advice(report: &Value) -> &Value {
 }
 
 fn bytes(amount: &Value) -> i64 {
-    amount["bytes"].as_i64().unwrap_or_else(|| panic!("not a number: {amount}"))
+    amount["bytes"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not a number: {amount}"))
 }
 
 /// The peak of memory reachable from the program's roots at each allocation `run` makes
@@ -94,7 +96,13 @@ fn check_advised_variant(class: &str, target: &str, line: u64) {
     let normalize = |text: &str| -> Vec<String> {
         text.replace(&format!("{class}Advised"), class)
             .lines()
-            .map(|l| if l.starts_with("/**") { "/** */".into() } else { l.to_string() })
+            .map(|l| {
+                if l.starts_with("/**") {
+                    "/** */".into()
+                } else {
+                    l.to_string()
+                }
+            })
             .collect()
     };
     let original = normalize(&source(class));
@@ -102,7 +110,10 @@ fn check_advised_variant(class: &str, target: &str, line: u64) {
     let inserted = advised.remove(line as usize - 1);
     let variable = target.rsplit('.').next().expect("a name");
     assert_eq!(inserted.trim(), format!("{variable} = null;"));
-    assert_eq!(advised, original, "{class}Advised differs beyond the advice");
+    assert_eq!(
+        advised, original,
+        "{class}Advised differs beyond the advice"
+    );
 }
 
 /// The advice's report at a point, the measured peaks of the program and of its advised
@@ -113,19 +124,33 @@ fn check_applied(class: &str, point: &str, args: &[&str], exact: bool) {
     let before = measured_peak(class, args);
     let after = measured_peak(&format!("{class}Advised"), args);
     let bound_after = bytes(&advice["mem_rq_after"]);
-    assert!(after < before, "{class}: measured {after} advised, {before} before");
-    assert!(after <= bound_after, "{class}: measured {after} above the bound {bound_after}");
-    assert!(before <= bytes(&report["gc_peak_before"]), "{class}: {before} above the peak without advice");
+    assert!(
+        after < before,
+        "{class}: measured {after} advised, {before} before"
+    );
+    assert!(
+        after <= bound_after,
+        "{class}: measured {after} above the bound {bound_after}"
+    );
+    assert!(
+        before <= bytes(&report["gc_peak_before"]),
+        "{class}: {before} above the peak without advice"
+    );
     if exact {
         assert_eq!(after, bound_after, "{class}: exact counts");
-        assert_eq!(before, bytes(&report["gc_peak_before"]), "{class}: exact counts");
+        assert_eq!(
+            before,
+            bytes(&report["gc_peak_before"]),
+            "{class}: exact counts"
+        );
     }
     // The variant's own peak under GC is the advice's, and the advice is not given again.
     let again = advise(&format!("{class}Advised"), Some(point));
     assert_eq!(bytes(&again["gc_peak_before"]), bound_after, "{again:#}");
     let target = &advice["target"];
     let repeated = again["advice"].as_array().expect("advice").iter().any(|a| {
-        a["target"].as_str().map(|t| t.rsplit('.').next()) == target.as_str().map(|t| t.rsplit('.').next())
+        a["target"].as_str().map(|t| t.rsplit('.').next())
+            == target.as_str().map(|t| t.rsplit('.').next())
     });
     assert!(!repeated, "{again:#}");
 }
@@ -141,7 +166,10 @@ fn a_large_local_array_is_cleared_before_the_next_large_allocation() {
     assert_eq!(advice["line"], line);
     assert_eq!(advice["frees"]["objects"], "1");
     for field in ["frees", "mem_rq_before", "mem_rq_after"] {
-        assert!(advice[field]["bytes"].is_string(), "{field} is an expression: {advice}");
+        assert!(
+            advice[field]["bytes"].is_string(),
+            "{field} is an expression: {advice}"
+        );
     }
     // samples: 16 + 4n bytes, table: 16 + 8m; the peak drops from their sum to the larger.
     let at = advise("LargeArray", Some("n=1000,m=500"));
@@ -233,13 +261,19 @@ fn sarif_lists_each_advice_as_a_note_at_its_line() {
     assert_eq!(result["ruleId"], "null-out");
     assert_eq!(result["level"], "note");
     let location = &result["locations"][0]["physicalLocation"];
-    assert_eq!(location["artifactLocation"]["uri"], "advise/LargeArray.java");
+    assert_eq!(
+        location["artifactLocation"]["uri"],
+        "advise/LargeArray.java"
+    );
     assert_eq!(
         location["region"]["startLine"],
         line_of("LargeArray", "long[] table = new long[m];")
     );
     let message = result["message"]["text"].as_str().expect("message");
-    assert!(message.contains("`samples = null;`") && message.contains("8032 -> 4016"), "{message}");
+    assert!(
+        message.contains("`samples = null;`") && message.contains("8032 -> 4016"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -253,7 +287,11 @@ fn text_names_the_statement_to_insert() {
         "--at",
         "n=1000,m=500",
     ]);
-    assert_run(&run, 0, &["`samples = null;` before the line", "memRq 8032 -> 4016"]);
+    assert_run(
+        &run,
+        0,
+        &["`samples = null;` before the line", "memRq 8032 -> 4016"],
+    );
 }
 
 #[test]
@@ -261,7 +299,14 @@ fn bad_points_are_input_errors() {
     let classes: &Path = &classes();
     let path = classes.to_str().expect("UTF-8 path");
     for (at, expected) in [("n=ten", "not an integer"), ("n=1000", "m")] {
-        let run = membound(["advise", path, "--method", "advise.LargeArray.run", "--at", at]);
+        let run = membound([
+            "advise",
+            path,
+            "--method",
+            "advise.LargeArray.run",
+            "--at",
+            at,
+        ]);
         assert_eq!(run.code, 2, "{at}: {}", run.stderr);
         assert!(run.stderr.contains(expected), "{at}: {}", run.stderr);
     }
