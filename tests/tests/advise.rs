@@ -6,17 +6,17 @@
 //! variant's peak of reachable memory is lower, and equal to `mem_rq_after` where the counts
 //! are exact.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use membound_tests::{assert_run, compile_fixture, membound, workspace_root};
+use membound_tests::{Run, assert_run, compile_fixture, membound, workspace_root};
 use serde_json::Value;
 
 fn classes() -> PathBuf {
     compile_fixture("advise")
 }
 
-/// `membound advise <classes> --method advise.<class>.run --format json [--at point]`.
-fn advise(class: &str, at: Option<&str>) -> Value {
+/// `membound advise <classes> --method advise.<class>.run [extra…]`.
+fn advise_run(class: &str, extra: &[&str]) -> Run {
     let classes = classes();
     let method = format!("advise.{class}.run");
     let mut args = vec![
@@ -24,13 +24,18 @@ fn advise(class: &str, at: Option<&str>) -> Value {
         classes.to_str().expect("UTF-8 path"),
         "--method",
         &method,
-        "--format",
-        "json",
     ];
+    args.extend(extra);
+    membound(&args)
+}
+
+/// The JSON report of `membound advise` for `advise.<class>.run` [at a point].
+fn advise(class: &str, at: Option<&str>) -> Value {
+    let mut extra = vec!["--format", "json"];
     if let Some(point) = at {
-        args.extend(["--at", point]);
+        extra.extend(["--at", point]);
     }
-    let run = membound(&args);
+    let run = advise_run(class, &extra);
     assert_eq!(run.code, 0, "{}", run.stderr);
     serde_json::from_str(&run.stdout).expect("JSON")
 }
@@ -241,17 +246,7 @@ fn advised_programs_run_with_a_lower_peak_equal_to_the_bound_where_counts_are_ex
 
 #[test]
 fn sarif_lists_each_advice_as_a_note_at_its_line() {
-    let classes = classes();
-    let run = membound([
-        "advise",
-        classes.to_str().expect("UTF-8 path"),
-        "--method",
-        "advise.LargeArray.run",
-        "--format",
-        "sarif",
-        "--at",
-        "n=1000,m=500",
-    ]);
+    let run = advise_run("LargeArray", &["--format", "sarif", "--at", "n=1000,m=500"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let log: Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(log["version"], "2.1.0");
@@ -278,15 +273,7 @@ fn sarif_lists_each_advice_as_a_note_at_its_line() {
 
 #[test]
 fn text_names_the_statement_to_insert() {
-    let classes = classes();
-    let run = membound([
-        "advise",
-        classes.to_str().expect("UTF-8 path"),
-        "--method",
-        "advise.LargeArray.run",
-        "--at",
-        "n=1000,m=500",
-    ]);
+    let run = advise_run("LargeArray", &["--at", "n=1000,m=500"]);
     assert_run(
         &run,
         0,
@@ -296,17 +283,8 @@ fn text_names_the_statement_to_insert() {
 
 #[test]
 fn bad_points_are_input_errors() {
-    let classes: &Path = &classes();
-    let path = classes.to_str().expect("UTF-8 path");
     for (at, expected) in [("n=ten", "not an integer"), ("n=1000", "m")] {
-        let run = membound([
-            "advise",
-            path,
-            "--method",
-            "advise.LargeArray.run",
-            "--at",
-            at,
-        ]);
+        let run = advise_run("LargeArray", &["--at", at]);
         assert_eq!(run.code, 2, "{at}: {}", run.stderr);
         assert!(run.stderr.contains(expected), "{at}: {}", run.stderr);
     }

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use membound_front::ir::{Body, Expr, Operand, Place, StmtKind, VarId};
+use membound_front::ir::{Body, Expr, Operand, Place, Stmt, StmtKind, VarId};
 use membound_front::program::Program;
 use membound_jvm::{FieldRef, MethodRef};
 
@@ -47,7 +47,7 @@ fn holders(body: &Body, first: VarId, statics: &BTreeSet<FieldRef>) -> Option<BT
     loop {
         let before = holders.len();
         for (_, stmt) in points(body) {
-            for location in copies(body, &stmt.kind, &holders, statics)? {
+            for location in copies(body, stmt, &holders, statics)? {
                 holders.insert(location);
             }
         }
@@ -76,13 +76,13 @@ fn holds(holders: &BTreeSet<Location>, operand: &Operand) -> bool {
 /// Where a statement copies a held reference to; `None` when it lets one leave the holders.
 fn copies(
     body: &Body,
-    kind: &StmtKind,
+    stmt: &Stmt,
     holders: &BTreeSet<Location>,
     statics: &BTreeSet<FieldRef>,
 ) -> Option<Vec<Location>> {
     let is_held = |op: &Operand| holds(holders, op);
-    let reads_held = stmt_operands(kind).into_iter().any(is_held);
-    match kind {
+    let reads_held = stmt_operands(stmt).0.into_iter().any(is_held);
+    match &stmt.kind {
         StmtKind::Assign { dst, value } => {
             let reference = |var: &VarId| body.var(*var).ty.is_reference();
             match value {

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use membound_front::ir::{
-    BlockId, Body, Expr, Operand, Place, Stmt, StmtKind, Terminator, VarId, VarOrigin,
-};
+use membound_front::ir::{BlockId, Body, Expr, Operand, Place, Stmt, StmtKind, VarId, VarOrigin};
+
+pub(super) use crate::lowering::liveness::{stmt_operands, terminator_operands};
 use membound_jvm::FieldRef;
 
 /// A place that may hold a reference.
@@ -53,59 +53,10 @@ fn var_of(operand: &Operand) -> Option<VarId> {
     }
 }
 
-/// The operands a place mentions (the object or array, and the index).
-pub(super) fn place_operands(place: &Place) -> Vec<&Operand> {
-    match place {
-        Place::Field { object, .. } => vec![object],
-        Place::Static(_) => Vec::new(),
-        Place::ArrayElement { array, index } => vec![array, index],
-    }
-}
-
-/// The operands an expression reads.
-pub(super) fn expr_operands(expr: &Expr) -> Vec<&Operand> {
-    match expr {
-        Expr::Use(op)
-        | Expr::Neg(op)
-        | Expr::Convert(op, _)
-        | Expr::CheckCast(op, _)
-        | Expr::InstanceOf(op, _)
-        | Expr::ArrayLength(op) => vec![op],
-        Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
-        Expr::Load(place) => place_operands(place),
-        Expr::NewArray { dims, .. } => dims.iter().collect(),
-        Expr::New(_) | Expr::CaughtException => Vec::new(),
-    }
-}
-
-/// The operands a statement reads.
-pub(super) fn stmt_operands(kind: &StmtKind) -> Vec<&Operand> {
-    match kind {
-        StmtKind::Assign { value, .. } => expr_operands(value),
-        StmtKind::Invoke { call, .. } => call.receiver.iter().chain(&call.args).collect(),
-        StmtKind::Store { place, value } => {
-            let mut operands = place_operands(place);
-            operands.push(value);
-            operands
-        }
-        StmtKind::Monitor { object, .. } => vec![object],
-    }
-}
-
-/// The operands a terminator reads.
-pub(super) fn terminator_operands(terminator: &Terminator) -> Vec<&Operand> {
-    match terminator {
-        Terminator::If { lhs, rhs, .. } => vec![lhs, rhs],
-        Terminator::Switch { key, .. } => vec![key],
-        Terminator::Return(value) => value.iter().collect(),
-        Terminator::Throw(value) => vec![value],
-        Terminator::Goto(_) => Vec::new(),
-    }
-}
-
 /// The locations a statement reads.
-fn reads(kind: &StmtKind) -> Vec<Location> {
-    let mut read: Vec<Location> = stmt_operands(kind)
+fn reads(stmt: &Stmt) -> Vec<Location> {
+    let mut read: Vec<Location> = stmt_operands(stmt)
+        .0
         .into_iter()
         .filter_map(var_of)
         .map(Location::Var)
@@ -113,7 +64,7 @@ fn reads(kind: &StmtKind) -> Vec<Location> {
     if let StmtKind::Assign {
         value: Expr::Load(Place::Static(field)),
         ..
-    } = kind
+    } = &stmt.kind
     {
         read.push(Location::Static(field.clone()));
     }
@@ -204,7 +155,7 @@ impl Liveness {
                     if let Some(location) = written(&stmt.kind) {
                         live.remove(&location);
                     }
-                    live.extend(reads(&stmt.kind));
+                    live.extend(reads(stmt));
                     live.extend(always.iter().cloned());
                     column.push(live.clone());
                 }
