@@ -1,7 +1,7 @@
 //! `membound advise`: where clearing a reference lowers a method's peak, on the `advise`
 //! fixture — a large local array kept while a second one is made, a private static cache kept
 //! after its last read, a reference carried around a loop, and an array read again on one
-//! branch or in an exception handler (no advice). Each advised fixture has a variant with the advice applied by hand
+//! branch, in an exception handler or, for a static field, by another method (no advice). Each advised fixture has a variant with the advice applied by hand
 //! (`…Advised`); run under the agent with a heap walk at every allocation of the method, the
 //! variant's peak of reachable memory is lower, and equal to `mem_rq_after` where the counts
 //! are exact.
@@ -233,6 +233,13 @@ fn a_reference_read_again_on_one_branch_gets_no_advice() {
 fn a_reference_read_again_on_an_exception_path_gets_no_advice() {
     // `data` is read in the handler of the second allocation's failure.
     let report = advise("ExceptionPath", None);
+    assert_eq!(report["advice"], Value::Array(Vec::new()), "{report:#}");
+}
+
+#[test]
+fn a_static_field_another_method_reads_gets_no_advice() {
+    // `cached()` reads the field after `run` returns.
+    let report = advise("SharedCache", None);
     assert_eq!(report["advice"], Value::Array(Vec::new()), "{report:#}");
 }
 

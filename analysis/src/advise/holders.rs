@@ -129,7 +129,8 @@ fn copies(
 }
 
 /// The static fields the advice may clear in `body`'s method: private fields of its class
-/// that the method writes and no other method of the class or of its nested classes reads.
+/// that the method writes and no other method of its nest (the top-level class and the classes
+/// nested in it) reads.
 /// Code outside the class cannot read them (reflection aside), so after the method's last
 /// read nothing reads them before the method writes them again.
 fn own_statics(program: &Program, body: &Body) -> BTreeSet<FieldRef> {
@@ -155,10 +156,12 @@ fn own_statics(program: &Program, body: &Body) -> BTreeSet<FieldRef> {
     if written.is_empty() {
         return written;
     }
-    let nested_prefix = format!("{}$", class_name.internal());
+    // Private members are shared by a nest: the top-level class and every class nested in it.
+    let host = class_name.internal().split('$').next().unwrap_or_default();
+    let nested_prefix = format!("{host}$");
     let classes: Vec<_> = program
         .user_classes()
-        .filter(|name| *name == class_name || name.internal().starts_with(&nested_prefix))
+        .filter(|name| name.internal() == host || name.internal().starts_with(&nested_prefix))
         .cloned()
         .collect();
     let mut read_elsewhere = BTreeSet::new();
