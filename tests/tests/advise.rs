@@ -8,7 +8,9 @@
 
 use std::path::PathBuf;
 
-use membound_tests::{Run, assert_run, compile_fixture, membound, workspace_root};
+use membound_tests::{
+    Run, assert_run, compile_fixture, membound, sarif_schema, schema_violations, workspace_root,
+};
 use serde_json::Value;
 
 fn classes() -> PathBuf {
@@ -189,6 +191,18 @@ fn a_large_local_array_is_cleared_before_the_next_large_allocation() {
 }
 
 #[test]
+fn a_large_local_array_is_cleared_before_a_call_that_allocates() {
+    let report = advise("CalleeAllocation", None);
+    let advice = only_advice(&report);
+    assert_eq!(advice["target"], "samples");
+    assert_eq!(advice["line"], line_of("CalleeAllocation", "return sum + largest(m);"));
+    // The callee's region (16 + 8m) no longer stacks on samples (16 + 4n).
+    let at = advise("CalleeAllocation", Some("n=1000,m=2000"));
+    assert_eq!(bytes(&only_advice(&at)["mem_rq_before"]), 20032);
+    assert_eq!(bytes(&only_advice(&at)["mem_rq_after"]), 16016);
+}
+
+#[test]
 fn a_static_cache_is_cleared_after_its_last_read() {
     let report = advise("StaticCache", None);
     let advice = only_advice(&report);
@@ -255,6 +269,10 @@ fn advised_programs_run_with_a_lower_peak_equal_to_the_bound_where_counts_are_ex
 fn sarif_lists_each_advice_as_a_note_at_its_line() {
     let run = advise_run("LargeArray", &["--format", "sarif", "--at", "n=1000,m=500"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        schema_violations(&sarif_schema(), &run.stdout),
+        Vec::<String>::new()
+    );
     let log: Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(log["version"], "2.1.0");
     let results = log["runs"][0]["results"].as_array().expect("results");
