@@ -195,7 +195,10 @@ fn a_large_local_array_is_cleared_before_a_call_that_allocates() {
     let report = advise("CalleeAllocation", None);
     let advice = only_advice(&report);
     assert_eq!(advice["target"], "samples");
-    assert_eq!(advice["line"], line_of("CalleeAllocation", "return sum + largest(m);"));
+    assert_eq!(
+        advice["line"],
+        line_of("CalleeAllocation", "return sum + largest(m);")
+    );
     // The callee's region (16 + 8m) no longer stacks on samples (16 + 4n).
     let at = advise("CalleeAllocation", Some("n=1000,m=2000"));
     assert_eq!(bytes(&only_advice(&at)["mem_rq_before"]), 20032);

@@ -2,8 +2,6 @@
 //! golden file (refresh with `UPDATE_EXPECT=1`), and validates against the SARIF 2.1.0 JSON
 //! schema, which the oracle venv installs from PyPI (`scripts/ensure-oracle-venv.sh`).
 
-use std::path::PathBuf;
-
 use membound_tests::{fixture_output, sarif_schema, schema_violations, workspace_root};
 use serde_json::Value;
 
