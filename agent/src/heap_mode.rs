@@ -1,9 +1,13 @@
 //! Heap mode: the agent tags every object at its allocation with its allocation site, and at
-//! each exit of a named method, or after each garbage collection, walks the live heap with
+//! each exit of a named method, at each allocation its own code makes, or after each garbage
+//! collection, walks the live heap with
 //! `FollowReferences` and writes a snapshot (`heap_log.rs`; the format is read and described in
 //! the `membound-heap` crate).
 //!
-//! At an exit the walk runs in the thread returning from the method, in its FramePop event.
+//! At an exit the walk runs in the thread returning from the method, in its FramePop event; at
+//! an allocation, in the allocating thread's SampledObjectAlloc event, before the new object is
+//! stored anywhere: the moment names its size (`alloc pkg.C.m(desc)@12 +4016`), so that what
+//! the method needs at that point is the heap reached from the roots plus the new object.
 //! JVMTI forbids almost every call inside `GarbageCollectionFinish`, so that callback only
 //! counts the collection and wakes the agent's own thread (attached to the VM as a daemon),
 //! which walks the heap: the program runs on between the collection and the walk, and
@@ -156,10 +160,10 @@ impl HeapAgent {
         }
     }
 
-    /// VM start: watch the exit method in the classes loaded so far, or start the GC walker.
+    /// VM start: watch the method in the classes loaded so far, or start the GC walker.
     pub fn start(&'static self, jni: Option<Jni>) {
         match &self.moment {
-            SnapshotMoment::Exit(_) => {
+            SnapshotMoment::Exit(_) | SnapshotMoment::Alloc(_) => {
                 let Ok(classes) = self.jvmti.loaded_classes() else {
                     self.count_error();
                     return;
@@ -184,10 +188,10 @@ impl HeapAgent {
         }
     }
 
-    /// A prepared (or already loaded) class: set a breakpoint at the start of the exit
-    /// method's overloads it declares.
+    /// A prepared (or already loaded) class: note the watched method's overloads it declares
+    /// (and for exits, set a breakpoint at their start).
     pub fn watch_class(&self, class: Jclass) {
-        let SnapshotMoment::Exit(target) = &self.moment else {
+        let Some(target) = self.moment.target() else {
             return;
         };
         let Ok(signature) = self.jvmti.class_signature(class) else {
@@ -211,6 +215,10 @@ impl HeapAgent {
         };
         let mut targets = self.targets.write().unwrap_or_else(|p| p.into_inner());
         if !target.is_method(&name, &descriptor) || targets.contains(&(method as usize)) {
+            return;
+        }
+        if !self.watches_exits() {
+            targets.push(method as usize);
             return;
         }
         match self.jvmti.set_breakpoint(method, 0) {
@@ -257,10 +265,17 @@ impl HeapAgent {
         self.snapshot(jni, state, &moment);
     }
 
-    /// An allocation: tag the object with its site (the allocating frame).
-    pub fn on_allocation(&self, object: Jobject) {
+    /// An allocation: tag the object with its site (the allocating frame); when the watched
+    /// method's own code makes it, snapshot the heap.
+    pub fn on_allocation(&self, jni: Option<Jni>, object: Jobject, size: ffi::Jlong) {
+        let mut watched = None;
         let site = match self.jvmti.top_frame() {
-            Ok(Some(frame)) => self.site_id(frame.method as usize, frame.location),
+            Ok(Some(frame)) => {
+                if matches!(self.moment, SnapshotMoment::Alloc(_)) && self.is_target(frame.method) {
+                    watched = Some((frame.method, frame.location));
+                }
+                self.site_id(frame.method as usize, frame.location)
+            }
             // Objects the VM makes while it starts have no site.
             Ok(None) | Err(JvmtiFailure(ffi::JVMTI_ERROR_WRONG_PHASE)) => None,
             Err(_) => {
@@ -271,6 +286,16 @@ impl HeapAgent {
         let tag = heap_walk::allocation_tag(site);
         if tag != 0 && self.jvmti.set_tag(object, tag).is_err() {
             self.count_error();
+        }
+        if let Some((method, location)) = watched {
+            let Some(jni) = jni else {
+                self.count_error();
+                return;
+            };
+            let mut guard = lock(&self.state);
+            let Some(state) = guard.as_mut() else { return };
+            let at = self.method_display(state, method as usize);
+            self.snapshot(jni, state, &format!("alloc {at}@{location} +{size}"));
         }
     }
 
@@ -331,6 +356,11 @@ impl HeapAgent {
         }
         if self.watches_exits() && self.targets.read().is_ok_and(|t| t.is_empty()) {
             self.problem("the method whose exits were to be snapshotted was never loaded");
+        }
+        if matches!(self.moment, SnapshotMoment::Alloc(_))
+            && self.targets.read().is_ok_and(|t| t.is_empty())
+        {
+            self.problem("the method whose allocations were to be snapshotted was never loaded");
         }
         if let Some(state) = lock(&self.state).take() {
             state.log.finish(self.errors.load(Ordering::Relaxed));

@@ -15,9 +15,10 @@
 //!
 //! # Heap mode
 //!
-//! With `snapshot=exit:pkg/C.m(desc),out=heap.txt` or `snapshot=gc,out=heap.txt` the agent
-//! records no events: it tags every object at its allocation with its allocation site and, at
-//! each exit of the method or after each garbage collection, walks the live heap with
+//! With `snapshot=exit:pkg/C.m(desc),out=heap.txt`, `snapshot=alloc:pkg/C.m(desc),out=…` or
+//! `snapshot=gc,out=heap.txt` the agent records no events: it tags every object at its
+//! allocation with its allocation site and, at each exit of the method, at each allocation its
+//! own code makes, or after each garbage collection, walks the live heap with
 //! `FollowReferences` and writes a snapshot (objects with class, size and site, references by
 //! field and array index, roots by kind) for `membound heap` (`heap_mode.rs`; the file's format
 //! is described by its reader, the `membound-heap` crate's `agent_file.rs`). The walk after a
@@ -239,6 +240,7 @@ fn failed(what: &'static str) -> impl Fn(jvmti::JvmtiFailure) -> String {
 /// enables those events only.
 fn start_heap_mode(jvmti: Jvmti, vm: Vm, options: options::HeapOptions) -> Result<(), String> {
     let exits = matches!(options.moment, options::SnapshotMoment::Exit(_));
+    let watches_a_method = options.moment.target().is_some();
     let mut capabilities = ffi::Capabilities::default()
         .with(ffi::CAN_TAG_OBJECTS)
         .with(ffi::CAN_GENERATE_SAMPLED_OBJECT_ALLOC_EVENTS)
@@ -247,6 +249,8 @@ fn start_heap_mode(jvmti: Jvmti, vm: Vm, options: options::HeapOptions) -> Resul
         capabilities
             .with(ffi::CAN_GENERATE_BREAKPOINT_EVENTS)
             .with(ffi::CAN_GENERATE_FRAME_POP_EVENTS)
+    } else if watches_a_method {
+        capabilities
     } else {
         capabilities.with(ffi::CAN_GENERATE_GARBAGE_COLLECTION_EVENTS)
     };
@@ -263,16 +267,15 @@ fn start_heap_mode(jvmti: Jvmti, vm: Vm, options: options::HeapOptions) -> Resul
         ffi::EVENT_VM_DEATH,
         ffi::EVENT_SAMPLED_OBJECT_ALLOC,
     ];
-    if exits {
+    if watches_a_method {
         callbacks.class_prepare = Some(on_class_prepare_heap);
+        events.push(ffi::EVENT_CLASS_PREPARE);
+    }
+    if exits {
         callbacks.breakpoint = Some(on_breakpoint_heap);
         callbacks.frame_pop = Some(on_frame_pop_heap);
-        events.extend([
-            ffi::EVENT_CLASS_PREPARE,
-            ffi::EVENT_BREAKPOINT,
-            ffi::EVENT_FRAME_POP,
-        ]);
-    } else {
+        events.extend([ffi::EVENT_BREAKPOINT, ffi::EVENT_FRAME_POP]);
+    } else if !watches_a_method {
         callbacks.garbage_collection_finish = Some(on_collection_heap);
         events.push(ffi::EVENT_GARBAGE_COLLECTION_FINISH);
     }
@@ -337,13 +340,13 @@ unsafe extern "C" fn on_frame_pop_heap(
 
 unsafe extern "C" fn on_allocation_heap(
     _jvmti: *mut JvmtiEnv,
-    _jni: *mut JniEnv,
+    jni: *mut JniEnv,
     _thread: Jthread,
     object: Jobject,
     _class: Jclass,
-    _size: ffi::Jlong,
+    size: ffi::Jlong,
 ) {
-    guarded_heap(|state| state.on_allocation(object));
+    guarded_heap(|state| state.on_allocation(Jni::new(jni), object, size));
 }
 
 /// GarbageCollectionFinish: only raw monitors and memory may be used here; the handler only

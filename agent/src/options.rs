@@ -1,5 +1,6 @@
 //! The agent's option string: `method=<M>[,static=<pkg.C.f>]…,out=<FILE>` to watch a method,
-//! or `snapshot=exit:<M>,out=<FILE>` / `snapshot=gc,out=<FILE>` for heap snapshots.
+//! or `snapshot=exit:<M>,out=<FILE>` / `snapshot=alloc:<M>,out=<FILE>` / `snapshot=gc,out=<FILE>`
+//! for heap snapshots.
 //!
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
@@ -186,6 +187,18 @@ pub enum SnapshotMoment {
     Exit(TargetMethod),
     /// After each garbage collection.
     Gc,
+    /// At each allocation the method's own code makes, before the new object is stored.
+    Alloc(TargetMethod),
+}
+
+impl SnapshotMoment {
+    /// The method whose frames the moment watches, if any.
+    pub fn target(&self) -> Option<&TargetMethod> {
+        match self {
+            SnapshotMoment::Exit(target) | SnapshotMoment::Alloc(target) => Some(target),
+            SnapshotMoment::Gc => None,
+        }
+    }
 }
 
 /// The options of heap mode.
@@ -206,11 +219,12 @@ impl HeapOptions {
             .ok_or("missing `,out=<file>` after `snapshot=`")?;
         let moment = match moment {
             "gc" => SnapshotMoment::Gc,
-            _ => match moment.strip_prefix("exit:") {
-                Some(method) => SnapshotMoment::Exit(TargetMethod::parse(method)?),
-                None => {
+            _ => match (moment.strip_prefix("exit:"), moment.strip_prefix("alloc:")) {
+                (Some(method), _) => SnapshotMoment::Exit(TargetMethod::parse(method)?),
+                (_, Some(method)) => SnapshotMoment::Alloc(TargetMethod::parse(method)?),
+                _ => {
                     return Err(format!(
-                        "unknown snapshot moment `{moment}` (exit:<M> or gc)"
+                        "unknown snapshot moment `{moment}` (exit:<M>, alloc:<M> or gc)"
                     ));
                 }
             },
@@ -336,6 +350,10 @@ mod tests {
             (target.class.as_str(), target.name.as_str()),
             ("p/Main", "main")
         );
+        let alloc = HeapOptions::parse("snapshot=alloc:p.Main.run,out=/x")
+            .expect("valid")
+            .expect("heap mode");
+        assert!(matches!(alloc.moment, SnapshotMoment::Alloc(ref t) if t.name == "run"));
         let gc = HeapOptions::parse("snapshot=gc,out=/x").expect("valid");
         assert_eq!(gc.map(|o| o.moment), Some(SnapshotMoment::Gc));
         assert_eq!(HeapOptions::parse("method=A.m,out=/x"), Ok(None));

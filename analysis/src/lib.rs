@@ -15,8 +15,10 @@
 //! - [`lowering`]: IR → numeric program, and per-site counting invariants.
 //! - [`escape`]: escape analysis, each site's capturing method.
 //! - [`memalloc`]: memAlloc per method and site; [`memrq`]: region sizes and memRq.
+//! - [`advise`]: where clearing a reference lowers the peak under garbage collection.
 //! - [`certify`]: the certificate of an analysis.
 
+pub mod advise;
 pub mod certify;
 pub mod escape;
 pub mod lowering;

@@ -213,7 +213,12 @@ fn generated_programs_count_as_their_chains() {
         let method = format!("gen.{}.m0", program.class);
         let outcome = std::panic::catch_unwind(|| check(&classes, &method, 3));
         if let Err(failure) = outcome {
-            eprintln!("seed {}, {}:\n{}", generated::seed(), program.class, program.source);
+            eprintln!(
+                "seed {}, {}:\n{}",
+                generated::seed(),
+                program.class,
+                program.source
+            );
             std::panic::resume_unwind(failure);
         }
     }

@@ -23,7 +23,7 @@ use membound_jvm::error::{Error, Result};
 
 pub use codegen::{JavaFile, JavaOptions, to_java};
 pub use eval::{Evaluation, evaluate, value_json, value_of, value_text};
-pub use sarif::to_sarif;
+pub use sarif::{sarif_location, to_sarif};
 
 /// A site's `region` when its objects may outlive the chain's first method.
 pub const ESCAPES: &str = "escapes";

@@ -139,6 +139,15 @@ pub fn to_sarif(certificate: &Certificate, source_file: &dyn Fn(&str) -> Option<
     })
 }
 
+/// The SARIF location of `method` (dotted, as certificates write it) at `line`.
+pub fn sarif_location(
+    source_file: &dyn Fn(&str) -> Option<String>,
+    method: &str,
+    line: Option<u32>,
+) -> Json {
+    Locator { source_file }.location(method, line)
+}
+
 /// Whether a quantity of the site is ∞ somewhere (`infty` is the text form of ∞).
 fn is_unbounded(site: &SiteEntry) -> bool {
     [&site.count, &site.objects, &site.bytes]

@@ -36,6 +36,18 @@ enum HeapCommand {
     /// (never shared, acyclic, a field never null, of one type or constant, an instance
     /// count); with --check, a run compared with saved ones: exit 1 on a violation.
     Invariants(InvariantsArgs),
+    /// The most memory a run kept reachable: per snapshot the bytes reached from the roots
+    /// (at `--at alloc:pkg.Class.method`, at each allocation that method's code makes, plus
+    /// the object being made), and the largest.
+    Peak(PeakArgs),
+}
+
+#[derive(Debug, Args)]
+struct PeakArgs {
+    #[command(flatten)]
+    input: HeapInput,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
 }
 
 #[derive(Debug, Args)]
@@ -86,7 +98,9 @@ struct HeapInput {
     /// file of the agent, or the program to run: a jar or a directory of classes.
     input: PathBuf,
     /// When to snapshot the program's heap: `end` (as main returns), `exit:pkg.Class.method`
-    /// (at each exit of that method), `gc` (after each garbage collection). Default: end.
+    /// (at each exit of that method), `alloc:pkg.Class.method` (at each allocation that
+    /// method's own code makes), `gc` (after each garbage collection). Default: end (gc for
+    /// `peak`).
     #[arg(long)]
     at: Option<String>,
     /// The roots the structures are reached from: the program's (statics of application
@@ -220,6 +234,14 @@ pub(super) fn heap(args: &HeapArgs) -> Result<(String, bool)> {
         }
         HeapCommand::Shape(ShapeCommand::Check(check)) => shape_check(check),
         HeapCommand::Invariants(args) => invariants_command(args),
+        HeapCommand::Peak(args) => {
+            let snapshots = args.input.snapshots("gc")?;
+            let peak = membound_heap::peak::peak(&snapshots, args.input.roots.selection());
+            Ok(match args.format {
+                ListFormat::Text => (peak.to_text(), false),
+                ListFormat::Json => (json_text(&peak.to_json()), false),
+            })
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod advise;
 mod agent;
 mod analyze;
 mod cache;
@@ -65,6 +66,9 @@ enum Command {
     /// Join the certificates of shards (`analyze --entry-points … --shard I/N`) into the one
     /// the whole run writes.
     Merge(whole::MergeArgs),
+    /// Where clearing a reference (`x = null`) after its last use lowers a method's peak, and
+    /// by how much.
+    Advise(advise::AdviseArgs),
     /// Run the program under the allocation agent and check the certificate against the run:
     /// exit 1 if any prediction is below what was observed.
     Validate(validate::ValidateArgs),
@@ -345,6 +349,7 @@ fn run(command: Command) -> Result<(String, bool)> {
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Eval(args) => analyze::eval(&args),
         Command::Merge(args) => whole::merge(&args),
+        Command::Advise(args) => advise::advise(&args),
         Command::Ir { target, format } => {
             let (program, method) = target.load()?;
             let body = program.body(&method)?;

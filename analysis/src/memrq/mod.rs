@@ -21,7 +21,7 @@
 //! entry. This module does not count points (the summaries did) or decide regions (escape
 //! analysis did).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 
@@ -108,6 +108,25 @@ pub fn analyze(
     options: Options,
     progress: &(dyn Fn(Step) + Sync),
 ) -> Result<Bounds> {
+    Ok(analyze_keeping(program, graph, model, options, progress)?.0)
+}
+
+/// What the bounds were computed from: the local sites, the lowered methods and the
+/// summaries (for analyses that read more of them than the bounds show, such as `advise`).
+pub(crate) struct Summarized {
+    pub local: sites::LocalSites,
+    pub lowered: Lowered,
+    pub summaries: Summaries,
+}
+
+/// [`analyze`], also returning what the bounds were computed from.
+pub(crate) fn analyze_keeping(
+    program: &Program,
+    graph: &CallGraph,
+    model: ObjectModel,
+    options: Options,
+    progress: &(dyn Fn(Step) + Sync),
+) -> Result<(Bounds, Summarized)> {
     progress(Step::Phase("finding the creation sites"));
     let local = sites::local_sites(program, graph)?;
     progress(Step::Phase(
@@ -148,10 +167,66 @@ pub fn analyze(
     {
         amounts.tree = regions.tree(graph, 0);
     }
+    drop(regions);
     for method in &mut bounds.methods {
         method.edit_quantities(&memalloc::merged_cases);
     }
-    Ok(bounds)
+    let summarized = Summarized {
+        local,
+        lowered,
+        summaries,
+    };
+    Ok((bounds, summarized))
+}
+
+/// Per call offset of `node`'s method, the largest stack of regions a call there holds: the
+/// callee's R over the call's binding, the largest over the call's targets (∞ with the reason
+/// when it cannot be bounded). The method's own region is not in it.
+pub(crate) fn call_stacks(
+    graph: &CallGraph,
+    summarized: &Summarized,
+    node: NodeId,
+) -> (BTreeMap<u32, Amount>, Vec<String>) {
+    let regions = Regions::of(graph, &summarized.lowered, &summarized.summaries);
+    let mut stacks: BTreeMap<u32, Vec<Amount>> = BTreeMap::new();
+    let mut reasons = Vec::new();
+    let Some(summary) = summarized.summaries.of(node) else {
+        return (BTreeMap::new(), reasons);
+    };
+    for edge in graph
+        .edges
+        .iter()
+        .filter(|e| e.caller == node && e.callee != node)
+    {
+        let (Some((stack, _)), Some(callee)) = (
+            regions.stacks.get(&edge.callee),
+            summarized.summaries.of(edge.callee),
+        ) else {
+            continue;
+        };
+        let call = PathCall {
+            caller: summary.method.clone(),
+            pc: edge.pc,
+            callee: callee.method.clone(),
+        };
+        let (amount, why) = regions.over_path(&[call], stack);
+        reasons.extend(why);
+        stacks.entry(edge.pc).or_default().push(amount);
+    }
+    let largest = stacks
+        .into_iter()
+        .map(|(pc, amounts)| {
+            let pick = |quantity: fn(&Amount) -> &Quantity| {
+                maximum(amounts.iter().map(|a| quantity(a).clone()).collect())
+            };
+            let amount = Amount {
+                objects: pick(|a| &a.objects),
+                bytes: pick(|a| &a.bytes),
+            };
+            (pc, amount)
+        })
+        .collect();
+    (largest, reasons)
 }
 
 /// Which places hold some of an entry's objects.

@@ -186,21 +186,28 @@ pub enum SnapshotMoment {
     Exit(String),
     /// After each garbage collection.
     Gc,
+    /// At each allocation a method's own code makes, before the new object is stored (the
+    /// snapshot's moment names the new object's size: `alloc pkg.C.m(desc)@12 +4016`).
+    Alloc(String),
 }
 
 impl SnapshotMoment {
-    /// `end`, `gc` or `exit:pkg.Class.method[(desc)]`.
+    /// `end`, `gc`, `exit:pkg.Class.method[(desc)]` or `alloc:pkg.Class.method[(desc)]`.
     pub fn parse(text: &str) -> Result<SnapshotMoment> {
         match text {
             "end" => Ok(SnapshotMoment::End),
             "gc" => Ok(SnapshotMoment::Gc),
-            _ => match text.strip_prefix("exit:") {
-                Some(method) => {
+            _ => match (text.strip_prefix("exit:"), text.strip_prefix("alloc:")) {
+                (Some(method), _) => {
                     check_method_name(method)?;
                     Ok(SnapshotMoment::Exit(method.to_owned()))
                 }
-                None => Err(Error::Input(format!(
-                    "`--at {text}`: say end, gc or exit:pkg.Class.method"
+                (_, Some(method)) => {
+                    check_method_name(method)?;
+                    Ok(SnapshotMoment::Alloc(method.to_owned()))
+                }
+                _ => Err(Error::Input(format!(
+                    "`--at {text}`: say end, gc, exit:pkg.Class.method or alloc:pkg.Class.method"
                 ))),
             },
         }
@@ -217,6 +224,7 @@ impl SnapshotMoment {
                 format!("snapshot=exit:{main}.main([Ljava/lang/String;)V")
             }
             SnapshotMoment::Exit(method) => format!("snapshot=exit:{method}"),
+            SnapshotMoment::Alloc(method) => format!("snapshot=alloc:{method}"),
             SnapshotMoment::Gc => "snapshot=gc".to_owned(),
         })
     }

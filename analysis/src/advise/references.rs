@@ -1,0 +1,175 @@
+//! The places of one method body that hold references and the advice can clear (its variables
+//! and static fields), what each statement reads and writes of them, and which are live — read
+//! again before being written on some path, exception edges included — at each point.
+
+use std::collections::BTreeSet;
+
+use membound_front::ir::{BlockId, Body, Expr, Operand, Place, Stmt, StmtKind, VarId, VarOrigin};
+
+pub(super) use crate::lowering::liveness::{stmt_operands, terminator_operands};
+use membound_jvm::FieldRef;
+
+/// A place that may hold a reference.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum Location {
+    Var(VarId),
+    Static(FieldRef),
+}
+
+/// A position in a body: before statement `index` of `block` (`index == stmts.len()`: before
+/// its terminator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct Point {
+    pub block: BlockId,
+    pub index: usize,
+}
+
+impl Point {
+    pub fn new(block: BlockId, index: usize) -> Point {
+        Point { block, index }
+    }
+}
+
+/// The statement at `point`, if it is not a terminator.
+pub(super) fn stmt_at(body: &Body, point: Point) -> Option<&Stmt> {
+    body.block(point.block).stmts.get(point.index)
+}
+
+/// Every statement's point, in block order.
+pub(super) fn points(body: &Body) -> impl Iterator<Item = (Point, &Stmt)> {
+    body.blocks.iter().enumerate().flat_map(|(b, block)| {
+        block
+            .stmts
+            .iter()
+            .enumerate()
+            .map(move |(i, stmt)| (Point::new(BlockId(b as u32), i), stmt))
+    })
+}
+
+fn var_of(operand: &Operand) -> Option<VarId> {
+    match operand {
+        Operand::Var(var) => Some(*var),
+        Operand::Const(_) => None,
+    }
+}
+
+/// The locations a statement reads.
+fn reads(stmt: &Stmt) -> Vec<Location> {
+    let mut read: Vec<Location> = stmt_operands(stmt)
+        .0
+        .into_iter()
+        .filter_map(var_of)
+        .map(Location::Var)
+        .collect();
+    if let StmtKind::Assign {
+        value: Expr::Load(Place::Static(field)),
+        ..
+    } = &stmt.kind
+    {
+        read.push(Location::Static(field.clone()));
+    }
+    read
+}
+
+/// The location a statement writes, if any.
+pub(super) fn written(kind: &StmtKind) -> Option<Location> {
+    match kind {
+        StmtKind::Assign { dst, .. } | StmtKind::Invoke { dst: Some(dst), .. } => {
+            Some(Location::Var(*dst))
+        }
+        StmtKind::Store {
+            place: Place::Static(field),
+            ..
+        } => Some(Location::Static(field.clone())),
+        _ => None,
+    }
+}
+
+/// The local-variable slot of a variable (operand-stack variables have none): variables of
+/// one slot share one place in the frame, so writing one overwrites the others.
+pub(super) fn slot(body: &Body, var: VarId) -> Option<u16> {
+    match body.var(var).origin {
+        VarOrigin::This => Some(0),
+        VarOrigin::Local(slot) => Some(slot),
+        VarOrigin::Stack(_) => None,
+        VarOrigin::Param(n) => {
+            let mut slot = u16::from(!body.is_static);
+            let declared = body.params.iter().skip(usize::from(!body.is_static));
+            for (index, param) in declared.enumerate() {
+                if index == usize::from(n) {
+                    return Some(slot);
+                }
+                slot += if body.var(*param).ty.is_wide() { 2 } else { 1 };
+            }
+            None
+        }
+    }
+}
+
+/// The predecessors of each block, exception edges included.
+pub(super) fn predecessors(body: &Body) -> Vec<Vec<BlockId>> {
+    let mut preds = vec![Vec::new(); body.blocks.len()];
+    for (index, block) in body.blocks.iter().enumerate() {
+        let successors = block.terminator.successors();
+        let handlers = block.handlers.iter().map(|h| h.target);
+        for target in successors.into_iter().chain(handlers) {
+            preds[target.0 as usize].push(BlockId(index as u32));
+        }
+    }
+    preds
+}
+
+/// The locations live before each statement and terminator.
+pub(super) struct Liveness {
+    before: Vec<Vec<BTreeSet<Location>>>,
+}
+
+impl Liveness {
+    /// Backward liveness; `at_exit` is live wherever the method may leave (by a return or an
+    /// exception any statement may throw).
+    pub fn of(body: &Body, at_exit: &BTreeSet<Location>) -> Liveness {
+        let mut before: Vec<Vec<BTreeSet<Location>>> = body
+            .blocks
+            .iter()
+            .map(|block| vec![BTreeSet::new(); block.stmts.len() + 1])
+            .collect();
+        let entry_of = |before: &Vec<Vec<BTreeSet<Location>>>, block: BlockId| {
+            before[block.0 as usize][0].clone()
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (index, block) in body.blocks.iter().enumerate().rev() {
+                let mut always = at_exit.clone();
+                for handler in &block.handlers {
+                    always.extend(entry_of(&before, handler.target));
+                }
+                let mut live = always.clone();
+                for successor in block.terminator.successors() {
+                    live.extend(entry_of(&before, successor));
+                }
+                let operands = terminator_operands(&block.terminator);
+                live.extend(operands.into_iter().filter_map(var_of).map(Location::Var));
+                let mut column = vec![live.clone()];
+                for stmt in block.stmts.iter().rev() {
+                    if let Some(location) = written(&stmt.kind) {
+                        live.remove(&location);
+                    }
+                    live.extend(reads(stmt));
+                    live.extend(always.iter().cloned());
+                    column.push(live.clone());
+                }
+                column.reverse();
+                if column != before[index] {
+                    before[index] = column;
+                    changed = true;
+                }
+            }
+        }
+        Liveness { before }
+    }
+
+    pub fn live(&self, point: Point) -> &BTreeSet<Location> {
+        &self.before[point.block.0 as usize][point.index]
+    }
+}
