@@ -23,13 +23,29 @@ impl WorkDir {
         self.dir.join("classes")
     }
 
+    /// The library drivers and the classes of the jars they call ([`compile_drivers`]).
+    pub fn drivers(&self) -> PathBuf {
+        self.dir.join("drivers")
+    }
+
     /// Where the certificate of `method` is written, and the analysis's messages beside it. Kept
-    /// apart from the classes, whose hash each certificate records.
+    /// apart from the classes, whose hash each certificate records. A selector's descriptor
+    /// (`(Ljava/lang/String;)V`) becomes characters a file name can hold.
     pub fn certificate(&self, method: &str) -> (PathBuf, PathBuf) {
         let dir = self.dir.join("certificates");
+        let name: String = method
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
         (
-            dir.join(format!("{method}.json")),
-            dir.join(format!("{method}.stderr")),
+            dir.join(format!("{name}.json")),
+            dir.join(format!("{name}.stderr")),
         )
     }
 }
@@ -61,19 +77,60 @@ pub fn compile(sources: &Path) -> Result<WorkDir, Failure> {
         fs::create_dir_all(&sub)
             .map_err(|e| Failure(format!("cannot create {}: {e}", sub.display())))?;
     }
-    let output = Command::new("javac")
-        .args(["-g", "--release", "11", "-d"])
-        .arg(work.classes())
-        .args(&files)
-        .output()
-        .map_err(|e| Failure(format!("cannot run javac: {e}")))?;
-    if !output.status.success() {
-        return Err(Failure(format!(
-            "javac failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
+    run_tool(
+        Command::new("javac")
+            .args(["-g", "--release", "11", "-d"])
+            .arg(work.classes())
+            .args(&files),
+        "javac",
+    )?;
     Ok(work)
+}
+
+/// Unpacks `jars` into the work directory's `drivers/` and compiles the drivers under `sources`
+/// beside them against the jars: one directory that is both the analysis's input (the library
+/// methods are analyzed there, so the certificate names it) and the classpath of the runs that
+/// validate it.
+pub fn compile_drivers(work: &WorkDir, sources: &Path, jars: &[&Path]) -> Result<PathBuf, Failure> {
+    let dir = work.drivers();
+    fs::create_dir_all(&dir)
+        .map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
+    for jar in jars {
+        run_tool(
+            Command::new("jar").arg("xf").arg(jar).current_dir(&dir),
+            "jar xf",
+        )?;
+    }
+    let mut files = Vec::new();
+    java_files(sources, &mut files)?;
+    files.sort();
+    let classpath = std::env::join_paths(jars)
+        .map_err(|e| Failure(format!("cannot join the jars into a classpath: {e}")))?;
+    run_tool(
+        Command::new("javac")
+            .args(["-g", "-nowarn", "--release", "11", "-cp"])
+            .arg(classpath)
+            .arg("-d")
+            .arg(&dir)
+            .args(&files),
+        "javac (drivers)",
+    )?;
+    Ok(dir)
+}
+
+/// Runs a JDK tool, its error output in the failure.
+fn run_tool(command: &mut Command, name: &str) -> Result<(), Failure> {
+    let output = command
+        .output()
+        .map_err(|e| Failure(format!("cannot run {name}: {e}")))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(Failure(format!(
+            "{name} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )))
+    }
 }
 
 fn java_files(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), Failure> {
