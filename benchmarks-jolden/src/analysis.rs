@@ -155,6 +155,15 @@ const SECONDS_LINE: &str = "analysis seconds:";
 /// How the child reports its peak resident memory (kB) on stderr.
 const PEAK_LINE: &str = "peak resident kB:";
 
+/// The machine's 1-minute load average (`/proc/loadavg`), "?" where the system has none: the
+/// times of a table depend on what else runs on the machine, so the tables say it.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".to_string())
+}
+
 /// The peak resident memory (`VmHWM`, kB) in a `/proc/<pid>/status` file; None when the file
 /// is gone or the system has none.
 fn peak_resident_kb(status_file: &str) -> Option<u64> {

@@ -166,20 +166,25 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
         None
     };
     // Whole programs and library methods: full runs only (CI's small run keeps to the suite).
-    let program_rows = if cli.small {
-        Vec::new()
+    let (program_rows, program_load) = if cli.small {
+        (Vec::new(), (String::new(), String::new()))
     } else {
         let jars: Vec<&Path> = programs::JARS.iter().map(Path::new).collect();
         setup::compile_drivers(&work, &crate_dir.join("drivers"), &jars)?;
-        programs::measure(&work, &agent, program_limits, &cli.only)
+        let before = analysis::load_average();
+        let rows = programs::measure(&work, &agent, program_limits, &cli.only);
+        (rows, (before, analysis::load_average()))
     };
     let sample = if cli.sample {
+        let before = analysis::load_average();
         let sampled = sample::measure(&work, program_limits)?;
-        Some(sample::render(&sampled, program_limits))
+        let load = (before, analysis::load_average());
+        Some(sample::render(&sampled, program_limits, &load))
     } else {
         None
     };
-    let programs_table = (!program_rows.is_empty()).then(|| programs::render(&program_rows));
+    let programs_table =
+        (!program_rows.is_empty()).then(|| programs::render(&program_rows, &program_load));
     let text = report::render(
         &results,
         &Context {

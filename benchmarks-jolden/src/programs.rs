@@ -188,8 +188,9 @@ pub fn measure(work: &WorkDir, agent: &Path, limits: Limits, only: &[String]) ->
     results
 }
 
-/// The table in Markdown, with the targets and how many rows meet them.
-pub fn render(results: &[RowResult]) -> String {
+/// The table in Markdown, with the targets and how many rows meet them; `load` is the load
+/// average of the machine before and after the rows were measured.
+pub fn render(results: &[RowResult], load: &(String, String)) -> String {
     let met = results
         .iter()
         .filter(|r| targets(&r.analysis).is_none())
@@ -199,11 +200,14 @@ pub fn render(results: &[RowResult]) -> String {
         "Targets (issue 18): each row analyzed in ≤ {TARGET_SECONDS} s and ≤ {TARGET_MB} MB of \
          peak resident memory (the analysis's child process, `VmHWM`). Met by {met} of {} rows; \
          {finite} finite, {} ∞ or not finished. Each analyzed row is validated against the run \
-         shown (a main runs its program, a library method a driver of `drivers/` that calls it).\n\n\
+         shown (a main runs its program, a library method a driver of `drivers/` that calls it). \
+         1-minute load average of the machine (2 cores) before and after: {} and {}.\n\n\
          | Method | Time | Peak memory | #CS | Bound | Run | #Objs | Estim | Targets |\n\
          |---|---|---|---|---|---|---|---|---|\n",
         results.len(),
         results.len() - finite,
+        load.0,
+        load.1,
     );
     for result in results {
         let (observed, estimate) = match &result.run {

@@ -104,18 +104,22 @@ fn draw(all: &[String], count: usize, seed: u64) -> Vec<String> {
     pool
 }
 
-/// The sample's summary per jar and in all, then every sampled method.
-pub fn render(results: &[Sampled], limits: Limits) -> String {
+/// The sample's summary per jar and in all, then every sampled method; `load` is the load
+/// average of the machine before and after the sample was measured.
+pub fn render(results: &[Sampled], limits: Limits, load: &(String, String)) -> String {
     let mut out = format!(
         "{PER_JAR} public methods drawn per jar (seed {SEED}; public classes, methods with code, \
          no constructors or compiler-made methods), each analyzed in a child process killed after \
          {} s or {} MB. Target (issue 18): ≥ {TARGET_PERCENT}% finish within {} s. Not \
-         validated: these methods have no program to run.\n\n\
+         validated: these methods have no program to run. 1-minute load average of the machine \
+         (2 cores) before and after: {} and {}.\n\n\
          | Jar | sampled | finished within {} s | finite bound | ∞ | stopped | errors |\n\
          |---|---|---|---|---|---|---|\n",
         limits.time.as_secs(),
         limits.memory_mb,
         limits.time.as_secs(),
+        load.0,
+        load.1,
         limits.time.as_secs(),
     );
     let mut groups: Vec<(&str, Vec<&Sampled>)> = programs::JARS
