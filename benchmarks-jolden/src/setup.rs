@@ -4,7 +4,9 @@
 //!
 //! It does not run the programs or analyze them.
 
+use std::collections::hash_map::DefaultHasher;
 use std::fs;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -30,10 +32,11 @@ impl WorkDir {
 
     /// Where the certificate of `method` is written, and the analysis's messages beside it. Kept
     /// apart from the classes, whose hash each certificate records. A selector's descriptor
-    /// (`(Ljava/lang/String;)V`) becomes characters a file name can hold.
+    /// (`(Ljava/lang/String;)V`) becomes characters a file name can hold, and a long selector
+    /// (ten-parameter overloads) is cut and told apart by a hash of the whole.
     pub fn certificate(&self, method: &str) -> (PathBuf, PathBuf) {
         let dir = self.dir.join("certificates");
-        let name: String = method
+        let mut name: String = method
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || c == '.' {
@@ -43,12 +46,22 @@ impl WorkDir {
                 }
             })
             .collect();
+        if name.len() > MAX_NAME {
+            let mut hasher = DefaultHasher::new();
+            method.hash(&mut hasher);
+            name.truncate(MAX_NAME);
+            name.push_str(&format!("-{:016x}", hasher.finish()));
+        }
         (
             dir.join(format!("{name}.json")),
             dir.join(format!("{name}.stderr")),
         )
     }
 }
+
+/// The longest certificate name kept whole: with its hash and extension it stays well under the
+/// 255 bytes a file name may have.
+const MAX_NAME: usize = 160;
 
 impl Drop for WorkDir {
     fn drop(&mut self) {
@@ -190,4 +203,29 @@ pub fn agent(explicit: Option<&Path>) -> Result<PathBuf, Failure> {
         ));
     }
     Ok(profile_dir.join(agent_file_name()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_selector_gets_a_short_distinct_file_name() {
+        let work = WorkDir {
+            dir: PathBuf::from("/nonexistent/work"),
+        };
+        // The sampled guava overload whose name was too long for a file.
+        let long = format!(
+            "com.google.common.collect.ImmutableSetMultimap.of({})Lcom/google/common/collect/ImmutableSetMultimap;",
+            "Ljava/lang/Object;".repeat(10)
+        );
+        let other = long.replacen("of(", "copyOf(", 1);
+        let (first, _) = work.certificate(&long);
+        let (second, _) = work.certificate(&other);
+        let name = first.file_name().map_or(0, |n| n.len());
+        assert!(name < 255, "{}", first.display());
+        assert_ne!(first, second);
+        let (short, _) = work.certificate("a.B.m(I)V");
+        assert!(short.ends_with("a.B.m_I_V.json"), "{}", short.display());
+    }
 }
