@@ -10,7 +10,9 @@
 mod analysis;
 mod call_trees;
 mod check;
+mod programs;
 mod report;
+mod sample;
 mod setup;
 mod suite;
 
@@ -20,7 +22,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use analysis::Analysis;
+use analysis::{Analysis, Limits};
 use report::{Context, MethodResult};
 
 /// Analyzes, runs and validates the JOlden-style programs and writes RESULTS.md.
@@ -40,9 +42,17 @@ struct Cli {
     /// The agent library (default: $MEMBOUND_AGENT, else the workspace's, built by cargo).
     #[arg(long)]
     agent: Option<PathBuf>,
-    /// Only the methods whose name contains this text (repeatable).
+    /// Only the methods whose name contains this text (repeatable); the programs table keeps
+    /// its rows whose method contains it.
     #[arg(long)]
     only: Vec<String>,
+    /// Also analyze the random sample of public methods of the library jars (40 per jar, each
+    /// up to 30 s: up to an hour).
+    #[arg(long)]
+    sample: bool,
+    /// Peak resident memory, in MB, past which an analysis is killed and reported as stopped.
+    #[arg(long, default_value_t = 4000)]
+    memory_limit: u64,
     #[command(subcommand)]
     child: Option<Child>,
 }
@@ -95,6 +105,15 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
         .clone()
         .unwrap_or_else(|| crate_dir.join("RESULTS.md"));
     let limit = cli.time_limit.unwrap_or(if cli.small { 20 } else { 60 });
+    let limits = Limits {
+        time: Duration::from_secs(limit),
+        memory_mb: cli.memory_limit,
+    };
+    // The programs table and the sample stop each analysis at 30 s (issue 18's sample limit).
+    let program_limits = Limits {
+        time: Duration::from_secs(limit.min(PROGRAM_SECONDS)),
+        ..limits
+    };
     eprintln!("compiling the programs and building the agent");
     let work = setup::compile(&crate_dir.join("java"))?;
     let agent = setup::agent(cli.agent.as_deref())?;
@@ -105,12 +124,13 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
     let mut results = Vec::new();
     for (index, benchmark) in selected.iter().enumerate() {
         eprint!("[{}/{}] {}: ", index + 1, selected.len(), benchmark.method);
-        let analysis = analysis::analyze(&work, benchmark.method, Duration::from_secs(limit));
+        let analysis = analysis::analyze(&work, benchmark.method, limits);
         let mut runs = Vec::new();
         match &analysis {
             Analysis::Done {
                 certificate,
                 seconds,
+                ..
             } => {
                 eprintln!("analyzed in {seconds:.2} s");
                 for setting in benchmark.settings(cli.small) {
@@ -134,10 +154,10 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
             runs,
         });
     }
-    let command = if cli.small {
-        "cargo run --release -p benchmarks-jolden -- --small"
-    } else {
-        "cargo run --release -p benchmarks-jolden"
+    let command = match (cli.small, cli.sample) {
+        (true, _) => "cargo run --release -p benchmarks-jolden -- --small",
+        (false, true) => "cargo run --release -p benchmarks-jolden -- --sample",
+        (false, false) => "cargo run --release -p benchmarks-jolden",
     };
     // The call trees belong to the whole table, not to a selection of methods.
     let call_trees = if cli.only.is_empty() {
@@ -145,6 +165,26 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
     } else {
         None
     };
+    // Whole programs and library methods: full runs only (CI's small run keeps to the suite).
+    let (program_rows, program_load) = if cli.small {
+        (Vec::new(), (String::new(), String::new()))
+    } else {
+        let jars: Vec<&Path> = programs::JARS.iter().map(Path::new).collect();
+        setup::compile_drivers(&work, &crate_dir.join("drivers"), &jars)?;
+        let before = analysis::load_average();
+        let rows = programs::measure(&work, &agent, program_limits, &cli.only);
+        (rows, (before, analysis::load_average()))
+    };
+    let sample = if cli.sample {
+        let before = analysis::load_average();
+        let sampled = sample::measure(&work, program_limits)?;
+        let load = (before, analysis::load_average());
+        Some(sample::render(&sampled, program_limits, &load))
+    } else {
+        None
+    };
+    let programs_table =
+        (!program_rows.is_empty()).then(|| programs::render(&program_rows, &program_load));
     let text = report::render(
         &results,
         &Context {
@@ -152,12 +192,16 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
             time_limit_seconds: limit,
             command,
             call_trees: call_trees.as_deref(),
+            programs: programs_table.as_deref(),
+            sample: sample.as_deref(),
         },
     );
     std::fs::write(&out, text)
         .map_err(|e| Failure(format!("cannot write {}: {e}", out.display())))?;
-    let unsound: usize = results.iter().map(MethodResult::unsound).sum();
-    let errors: usize = results.iter().map(MethodResult::errors).sum();
+    let unsound: usize = results.iter().map(MethodResult::unsound).sum::<usize>()
+        + program_rows.iter().filter(|r| r.unsound()).count();
+    let errors: usize = results.iter().map(MethodResult::errors).sum::<usize>()
+        + program_rows.iter().filter(|r| r.error()).count();
     eprintln!(
         "wrote {}: unsound {unsound}, errors {errors}",
         out.display()
@@ -170,6 +214,9 @@ fn harness(cli: &Cli) -> Result<ExitCode, Failure> {
         ExitCode::SUCCESS
     })
 }
+
+/// The time limit of each analysis of the programs table and of the sample, in seconds.
+const PROGRAM_SECONDS: u64 = 30;
 
 /// One line of progress for a run.
 fn progress(run: &Result<check::Checked, String>) -> String {

@@ -16,7 +16,7 @@ use crate::check::{Checked, error_percent};
 use crate::suite::Benchmark;
 
 /// How a certificate writes ∞.
-const INFINITY: &str = "infty";
+pub const INFINITY: &str = "infty";
 
 /// Everything the harness found for one method.
 pub struct MethodResult {
@@ -80,6 +80,10 @@ pub struct Context<'a> {
     pub command: &'a str,
     /// The call-tree table ([`crate::call_trees`]), when it was measured.
     pub call_trees: Option<&'a str>,
+    /// The table of whole programs and library methods ([`crate::programs`]), when measured.
+    pub programs: Option<&'a str>,
+    /// The random sample of library methods ([`crate::sample`]), when measured.
+    pub sample: Option<&'a str>,
 }
 
 /// The whole RESULTS.md.
@@ -136,6 +140,21 @@ pub fn render(results: &[MethodResult], context: &Context<'_>) -> String {
              `m_i` loops `n` times, allocating one object and calling `m_(i+1)` fan-out times; \
              the nested family passes the loop counter, a loop nest through calls. Ratio: time \
              per method against the smallest depth's, per family and fan-out.\n\n{table}"
+        );
+    }
+    if let Some(table) = context.programs {
+        let _ = writeln!(
+            out,
+            "\n## Whole programs and library methods\n\nEach JOlden-style program analyzed from \
+             `main` (argument parsing with a `usage()` that calls `System.exit`, `static Random` \
+             fields, Enumeration loops, `throw new …`) and listed methods of the Debian jars \
+             (`src/programs.rs`, drivers in `drivers/`).\n\n{table}"
+        );
+    }
+    if let Some(table) = context.sample {
+        let _ = writeln!(
+            out,
+            "\n## Random sample of library methods\n\n`src/sample.rs`; written with `--sample`.\n\n{table}"
         );
     }
     let _ = writeln!(out, "\n## Methods\n");
@@ -265,6 +284,7 @@ fn details(out: &mut String, result: &MethodResult) {
     let Analysis::Done {
         certificate,
         seconds,
+        ..
     } = &result.analysis
     else {
         let _ = writeln!(
@@ -401,7 +421,7 @@ fn details(out: &mut String, result: &MethodResult) {
 
 /// Each distinct reason for an ∞ in the method's bounds, with how many of its sites give it
 /// (0 for a reason of the method's total alone, such as unknown code reached).
-fn infinity_reasons(entry: &MethodEntry) -> Vec<(String, usize)> {
+pub fn infinity_reasons(entry: &MethodEntry) -> Vec<(String, usize)> {
     let mut reasons: Vec<(String, usize)> =
         entry.unbounded.iter().map(|r| (r.clone(), 0)).collect();
     for site in &entry.sites {
@@ -490,7 +510,7 @@ fn expression(text: &str) -> String {
 }
 
 /// Text that cannot break a table row.
-fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
@@ -542,6 +562,7 @@ methods:
             analysis: Analysis::Done {
                 certificate: Box::new(certificate),
                 seconds: 0.5,
+                peak_kb: Some(1024),
             },
             runs: vec![(
                 vec!["-n".to_string(), "4".to_string()],
@@ -556,6 +577,8 @@ methods:
             time_limit_seconds: 1,
             command: "test",
             call_trees: None,
+            programs: None,
+            sample: None,
         };
         render(&[result(observed)], &context)
     }

@@ -4,7 +4,9 @@
 //!
 //! It does not run the programs or analyze them.
 
+use std::collections::hash_map::DefaultHasher;
 use std::fs;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -23,16 +25,43 @@ impl WorkDir {
         self.dir.join("classes")
     }
 
+    /// The library drivers and the classes of the jars they call ([`compile_drivers`]).
+    pub fn drivers(&self) -> PathBuf {
+        self.dir.join("drivers")
+    }
+
     /// Where the certificate of `method` is written, and the analysis's messages beside it. Kept
-    /// apart from the classes, whose hash each certificate records.
+    /// apart from the classes, whose hash each certificate records. A selector's descriptor
+    /// (`(Ljava/lang/String;)V`) becomes characters a file name can hold, and a long selector
+    /// (ten-parameter overloads) is cut and told apart by a hash of the whole.
     pub fn certificate(&self, method: &str) -> (PathBuf, PathBuf) {
         let dir = self.dir.join("certificates");
+        let mut name: String = method
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if name.len() > MAX_NAME {
+            let mut hasher = DefaultHasher::new();
+            method.hash(&mut hasher);
+            name.truncate(MAX_NAME);
+            name.push_str(&format!("-{:016x}", hasher.finish()));
+        }
         (
-            dir.join(format!("{method}.json")),
-            dir.join(format!("{method}.stderr")),
+            dir.join(format!("{name}.json")),
+            dir.join(format!("{name}.stderr")),
         )
     }
 }
+
+/// The longest certificate name kept whole: with its hash and extension it stays well under the
+/// 255 bytes a file name may have.
+const MAX_NAME: usize = 160;
 
 impl Drop for WorkDir {
     fn drop(&mut self) {
@@ -61,19 +90,60 @@ pub fn compile(sources: &Path) -> Result<WorkDir, Failure> {
         fs::create_dir_all(&sub)
             .map_err(|e| Failure(format!("cannot create {}: {e}", sub.display())))?;
     }
-    let output = Command::new("javac")
-        .args(["-g", "--release", "11", "-d"])
-        .arg(work.classes())
-        .args(&files)
-        .output()
-        .map_err(|e| Failure(format!("cannot run javac: {e}")))?;
-    if !output.status.success() {
-        return Err(Failure(format!(
-            "javac failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
+    run_tool(
+        Command::new("javac")
+            .args(["-g", "--release", "11", "-d"])
+            .arg(work.classes())
+            .args(&files),
+        "javac",
+    )?;
     Ok(work)
+}
+
+/// Unpacks `jars` into the work directory's `drivers/` and compiles the drivers under `sources`
+/// beside them against the jars: one directory that is both the analysis's input (the library
+/// methods are analyzed there, so the certificate names it) and the classpath of the runs that
+/// validate it.
+pub fn compile_drivers(work: &WorkDir, sources: &Path, jars: &[&Path]) -> Result<PathBuf, Failure> {
+    let dir = work.drivers();
+    fs::create_dir_all(&dir)
+        .map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
+    for jar in jars {
+        run_tool(
+            Command::new("jar").arg("xf").arg(jar).current_dir(&dir),
+            "jar xf",
+        )?;
+    }
+    let mut files = Vec::new();
+    java_files(sources, &mut files)?;
+    files.sort();
+    let classpath = std::env::join_paths(jars)
+        .map_err(|e| Failure(format!("cannot join the jars into a classpath: {e}")))?;
+    run_tool(
+        Command::new("javac")
+            .args(["-g", "-nowarn", "--release", "11", "-cp"])
+            .arg(classpath)
+            .arg("-d")
+            .arg(&dir)
+            .args(&files),
+        "javac (drivers)",
+    )?;
+    Ok(dir)
+}
+
+/// Runs a JDK tool, its error output in the failure.
+fn run_tool(command: &mut Command, name: &str) -> Result<(), Failure> {
+    let output = command
+        .output()
+        .map_err(|e| Failure(format!("cannot run {name}: {e}")))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(Failure(format!(
+            "{name} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )))
+    }
 }
 
 fn java_files(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), Failure> {
@@ -133,4 +203,29 @@ pub fn agent(explicit: Option<&Path>) -> Result<PathBuf, Failure> {
         ));
     }
     Ok(profile_dir.join(agent_file_name()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_selector_gets_a_short_distinct_file_name() {
+        let work = WorkDir {
+            dir: PathBuf::from("/nonexistent/work"),
+        };
+        // The sampled guava overload whose name was too long for a file.
+        let long = format!(
+            "com.google.common.collect.ImmutableSetMultimap.of({})Lcom/google/common/collect/ImmutableSetMultimap;",
+            "Ljava/lang/Object;".repeat(10)
+        );
+        let other = long.replacen("of(", "copyOf(", 1);
+        let (first, _) = work.certificate(&long);
+        let (second, _) = work.certificate(&other);
+        let name = first.file_name().map_or(0, |n| n.len());
+        assert!(name < 255, "{}", first.display());
+        assert_ne!(first, second);
+        let (short, _) = work.certificate("a.B.m(I)V");
+        assert!(short.ends_with("a.B.m_I_V.json"), "{}", short.display());
+    }
 }

@@ -1,9 +1,9 @@
 package bh;
 
+import java.util.Random;
+
 import jolden.Alloc;
-import jolden.Lcg;
 import jolden.Num;
-import jolden.Options;
 
 /**
  * BH: the Barnes-Hut n-body simulation in three dimensions. Every step the bodies are put in an
@@ -23,10 +23,13 @@ public final class BH {
     static final double EPS2 = 1.0e-4;
     static final double DT = 1.0e-3;
 
+    /** The random numbers of the run, from a fixed seed as in the original. */
+    private static final Random random = new Random(123);
+    private static int nbody = 256;
+    private static int steps = 4;
+
     public static void main(String[] args) {
-        int nbody = Options.intOption(args, "-b", 256);
-        int steps = Options.intOption(args, "-s", 4);
-        Lcg.seed(123);
+        parseCmdLine(args);
         Alloc.start();
         Body[] bodies = createTestData(nbody);
         Alloc.report("bh.BH.createTestData");
@@ -53,6 +56,40 @@ public final class BH {
                 + " x0 " + (nbody > 0 ? bodies[0].pos.x : 0));
     }
 
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-b")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-b requires the number of bodies");
+                }
+                nbody = Integer.parseInt(args[i++]);
+            } else             if (arg.equals("-s")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-s requires the number of time steps");
+                }
+                steps = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java bh.BH [-b nbody] [-s steps] [-p] [-m] [-h]");
+        System.err.println("    -b  the number of bodies (256)");
+        System.err.println("    -s  the number of time steps (4)");
+        System.exit(0);
+    }
+
     /** `nbody` bodies of equal mass, uniformly in the unit cube, nearly at rest. */
     static Body[] createTestData(int nbody) {
         Body[] bodies = new Body[nbody];
@@ -73,9 +110,9 @@ public final class BH {
     private static Vec randomVector(double scale) {
         Vec v = new Vec();
         Alloc.object();
-        v.x = scale * Lcg.nextDouble();
-        v.y = scale * Lcg.nextDouble();
-        v.z = scale * Lcg.nextDouble();
+        v.x = scale * random.nextDouble();
+        v.y = scale * random.nextDouble();
+        v.z = scale * random.nextDouble();
         return v;
     }
 

@@ -1,8 +1,8 @@
 package bisort;
 
+import java.util.Random;
+
 import jolden.Alloc;
-import jolden.Lcg;
-import jolden.Options;
 
 /**
  * BiSort: bitonic sort of the values of a complete binary tree. The sequence sorted is the
@@ -18,14 +18,17 @@ import jolden.Options;
 public final class BiSort {
     static final int RANGE = 1 << 20;
 
+    /** The random numbers of the run, from a fixed seed as in the original. */
+    private static final Random random = new Random(7);
+    private static int size = 1 << 15;
+
     public static void main(String[] args) {
-        int size = Options.intOption(args, "-s", 1 << 15);
-        Lcg.seed(7);
+        parseCmdLine(args);
         Alloc.start();
         Value tree = createTree(size);
         Alloc.report("bisort.BiSort.createTree");
         Value spare = new Value();
-        spare.value = Lcg.nextInt(RANGE);
+        spare.value = random.nextInt(RANGE);
         Alloc.start();
         sort(tree, spare, true);
         Alloc.report("bisort.BiSort.sort");
@@ -35,6 +38,34 @@ public final class BiSort {
         System.out.println("bisort: size " + size + " ascending " + up + " descending " + down);
     }
 
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-s")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-s requires the number of values to sort");
+                }
+                size = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java bisort.BiSort [-s size] [-p] [-m] [-h]");
+        System.err.println("    -s  the number of values to sort (1 << 15)");
+        System.exit(0);
+    }
+
     /** A complete tree of random values with 2^floor(log2 size) - 1 nodes (none below size 2). */
     static Value createTree(int size) {
         if (size <= 1) {
@@ -42,7 +73,7 @@ public final class BiSort {
         }
         Value v = new Value();
         Alloc.object();
-        v.value = Lcg.nextInt(RANGE);
+        v.value = random.nextInt(RANGE);
         v.left = createTree(size / 2);
         v.right = createTree(size / 2);
         return v;

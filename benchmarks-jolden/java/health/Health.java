@@ -1,8 +1,10 @@
 package health;
 
+import java.util.Enumeration;
+import java.util.NoSuchElementException;
+import java.util.Random;
+
 import jolden.Alloc;
-import jolden.Lcg;
-import jolden.Options;
 
 /**
  * Health: a simulation of the Colombian health-care system. Villages form a tree with four
@@ -13,16 +15,23 @@ import jolden.Options;
  *
  * Analyzed methods: {@link #createVillage(int, int, Village)} allocates 7 objects per village,
  * 7(4^levels - 1)/3 in all (recursion); {@link #simulate(Village, int)} allocates one patient per
- * arrival, a random number bounded by (4^levels - 1)/3 per step.
+ * arrival, a random number bounded by (4^levels - 1)/3 per step, and two enumerations of patient
+ * lists per village and step, 2(4^levels - 1)/3 per step.
  */
 public final class Health {
     static final int ASSESS_TIME = 3;
     static final int TREAT_TIME = 10;
 
+    private static int levels = 5;
+    private static int time = 500;
+    private static int seed = 42;
+
+    /** The random numbers of the run, from the seed of `-s`. */
+    private static Random random = new Random(seed);
+
     public static void main(String[] args) {
-        int levels = Options.intOption(args, "-l", 5);
-        int time = Options.intOption(args, "-t", 500);
-        Lcg.seed(Options.intOption(args, "-s", 42));
+        parseCmdLine(args);
+        random = new Random(seed);
         Alloc.start();
         Village top = createVillage(levels, 0, null);
         Alloc.report("health.Health.createVillage");
@@ -30,6 +39,49 @@ public final class Health {
         int treated = simulate(top, time);
         Alloc.report("health.Health.simulate");
         System.out.println("health: levels " + levels + " time " + time + " treated " + treated);
+    }
+
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-l")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException(
+                            "-l requires the number of levels of villages");
+                }
+                levels = Integer.parseInt(args[i++]);
+            } else             if (arg.equals("-t")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-t requires the number of time steps");
+                }
+                time = Integer.parseInt(args[i++]);
+            } else             if (arg.equals("-s")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException(
+                            "-s requires the seed of the random numbers");
+                }
+                seed = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java health.Health [-l levels] [-t time] [-s seed] [-p]"
+                + " [-m] [-h]");
+        System.err.println("    -l  the number of levels of villages (5)");
+        System.err.println("    -t  the number of time steps (500)");
+        System.err.println("    -s  the seed of the random numbers (42)");
+        System.exit(0);
     }
 
     /** The village `label` and the `levels - 1` levels below it (null for levels <= 0). */
@@ -59,6 +111,11 @@ public final class Health {
         return treated;
     }
 
+    /** A random number in [0, bound). */
+    static int nextInt(int bound) {
+        return random.nextInt(bound);
+    }
+
     /** One step of `v` and its subtree; the patients `v` sends up wait in its `up` list. */
     private static int step(Village v) {
         if (v == null) {
@@ -80,7 +137,7 @@ public final class Health {
         treated += h.discharge();
         h.assess(v.back != null);
         h.admit();
-        if (Lcg.nextInt(100) < 30) {
+        if (random.nextInt(100) < 30) {
             Patient p = new Patient();
             Alloc.object();
             p.home = v.label;
@@ -119,27 +176,26 @@ final class Hospital {
     /** Patients whose treatment is over go home and free their staff. */
     int discharge() {
         int done = 0;
-        for (Patient p = inside.first; p != null; ) {
-            Patient next = p.next;
+        for (Enumeration<Patient> e = inside.elements(); e.hasMoreElements(); ) {
+            Patient p = e.nextElement();
             p.timeLeft--;
             if (p.timeLeft == 0) {
                 inside.remove(p);
                 freeStaff++;
                 done++;
             }
-            p = next;
         }
         return done;
     }
 
     /** Assessed patients are treated here or, one in ten when there is a parent, sent up. */
     void assess(boolean hasParent) {
-        for (Patient p = assess.first; p != null; ) {
-            Patient next = p.next;
+        for (Enumeration<Patient> e = assess.elements(); e.hasMoreElements(); ) {
+            Patient p = e.nextElement();
             p.timeLeft--;
             if (p.timeLeft == 0) {
                 assess.remove(p);
-                if (hasParent && Lcg.nextInt(10) == 0) {
+                if (hasParent && Health.nextInt(10) == 0) {
                     freeStaff++;
                     up.add(p);
                 } else {
@@ -147,7 +203,6 @@ final class Hospital {
                     inside.add(p);
                 }
             }
-            p = next;
         }
     }
 
@@ -211,6 +266,36 @@ final class PatientList {
         if (p != null) {
             remove(p);
         }
+        return p;
+    }
+
+    /** The patients from the first, walking `next`; the one just returned may be removed. */
+    Enumeration<Patient> elements() {
+        Alloc.object();
+        return new PatientEnumeration(first);
+    }
+}
+
+/** Walks a patient list along `next`, one step ahead so the current patient can leave it. */
+final class PatientEnumeration implements Enumeration<Patient> {
+    private Patient next;
+
+    PatientEnumeration(Patient first) {
+        next = first;
+    }
+
+    @Override
+    public boolean hasMoreElements() {
+        return next != null;
+    }
+
+    @Override
+    public Patient nextElement() {
+        Patient p = next;
+        if (p == null) {
+            throw new NoSuchElementException("no more patients");
+        }
+        next = p.next;
         return p;
     }
 }

@@ -1,7 +1,6 @@
 package mst;
 
 import jolden.Alloc;
-import jolden.Options;
 
 /**
  * MST: Prim's minimum spanning tree of a complete graph whose edge weights come from a hash of the
@@ -13,8 +12,10 @@ import jolden.Options;
  * candidates).
  */
 public final class MST {
+    private static int nv = 64;
+
     public static void main(String[] args) {
-        int nv = Options.intOption(args, "-v", 64);
+        parseCmdLine(args);
         Alloc.start();
         Graph graph = makeVertices(nv);
         Alloc.report("mst.MST.makeVertices");
@@ -27,28 +28,62 @@ public final class MST {
         System.out.println("mst: vertices " + nv + " cost " + cost);
     }
 
-    /** The `nv` vertices of the graph, each with an empty table of nv/4 + 1 buckets. */
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-v")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-v requires the number of vertices");
+                }
+                nv = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java mst.MST [-v nv] [-p] [-m] [-h]");
+        System.err.println("    -v  the number of vertices (64)");
+        System.exit(0);
+    }
+
+    /**
+     * The `nv` vertices of the graph, each with an empty table of nv/4 + 1 buckets, in the array
+     * and linked through `next` from `first` (built backwards, as the original does).
+     */
     static Graph makeVertices(int nv) {
         Graph g = new Graph();
         Alloc.object();
         g.vertices = new Vertex[nv];
         Alloc.array(nv);
-        for (int i = 0; i < nv; i++) {
+        for (int i = nv - 1; i >= 0; i--) {
             Vertex v = new Vertex();
             Alloc.object();
             v.number = i;
             v.edges = new HashTable(nv / 4 + 1);
+            v.next = g.first;
+            g.first = v;
             g.vertices[i] = v;
         }
         return g;
     }
 
-    /** An edge from every vertex to every other one: nv(nv - 1) table entries. */
+    /** An edge from every vertex of the list to every other one: nv(nv - 1) table entries. */
     static void addEdges(Graph g, int nv) {
-        for (int i = 0; i < nv; i++) {
+        for (Vertex src = g.first; src != null; src = src.next) {
             for (int j = 0; j < nv; j++) {
-                if (j != i) {
-                    g.vertices[i].edges.put(j, weight(i, j));
+                Vertex dest = g.vertices[j];
+                if (dest != src) {
+                    src.edges.put(dest.number, weight(src.number, dest.number));
                 }
             }
         }
@@ -68,41 +103,37 @@ public final class MST {
     }
 
     /**
-     * Prim's algorithm from vertex 0; returns the weight of the tree. Each round finds the
-     * vertex outside the tree nearest to it (one {@link Blue} per round) and relaxes the
-     * distances of the others through it.
+     * Prim's algorithm from the first vertex; returns the weight of the tree. The vertices
+     * outside the tree stay linked through `next`; each of the nv - 1 rounds walks that list,
+     * relaxing distances through the vertex inserted last and finding the nearest one (one
+     * {@link Blue} per round), which then leaves the list.
      */
     static int computeMST(Graph g, int nv) {
-        if (nv == 0) {
+        Vertex inserted = g.first;
+        if (inserted == null) {
             return 0;
         }
-        for (int i = 0; i < nv; i++) {
-            g.vertices[i].minDist = Integer.MAX_VALUE;
-            g.vertices[i].inTree = false;
+        Vertex outside = inserted.next;
+        for (Vertex v = outside; v != null; v = v.next) {
+            v.minDist = Integer.MAX_VALUE;
         }
-        Vertex inserted = g.vertices[0];
-        inserted.inTree = true;
         int cost = 0;
-        for (int round = 1; round < nv; round++) {
-            Blue blue = blueRule(inserted, g, nv);
+        for (int remaining = nv - 1; remaining > 0; remaining--) {
+            Blue blue = blueRule(inserted, outside);
             cost += blue.dist;
             inserted = blue.vertex;
-            inserted.inTree = true;
+            outside = unlink(outside, inserted);
         }
         return cost;
     }
 
-    /** Relaxes through `inserted` and returns the nearest vertex outside the tree. */
-    private static Blue blueRule(Vertex inserted, Graph g, int nv) {
+    /** Relaxes the list `outside` through `inserted` and returns its nearest vertex. */
+    private static Blue blueRule(Vertex inserted, Vertex outside) {
         Blue best = new Blue();
         Alloc.object();
         best.dist = Integer.MAX_VALUE;
-        for (int i = 0; i < nv; i++) {
-            Vertex v = g.vertices[i];
-            if (v.inTree) {
-                continue;
-            }
-            int d = inserted.edges.get(i);
+        for (Vertex v = outside; v != null; v = v.next) {
+            int d = inserted.edges.get(v.number);
             if (d < v.minDist) {
                 v.minDist = d;
             }
@@ -113,17 +144,31 @@ public final class MST {
         }
         return best;
     }
+
+    /** The list from `list` without `v`, which is on it. */
+    private static Vertex unlink(Vertex list, Vertex v) {
+        if (list == v) {
+            return v.next;
+        }
+        Vertex previous = list;
+        while (previous.next != v) {
+            previous = previous.next;
+        }
+        previous.next = v.next;
+        return list;
+    }
 }
 
 final class Graph {
     Vertex[] vertices;
+    Vertex first;
 }
 
 final class Vertex {
     int number;
     HashTable edges;
     int minDist;
-    boolean inTree;
+    Vertex next;
 }
 
 final class Blue {

@@ -1,7 +1,6 @@
 package perimeter;
 
 import jolden.Alloc;
-import jolden.Options;
 
 /**
  * Perimeter: the perimeter of the black region of a 2^levels square image stored as a quadtree,
@@ -29,8 +28,10 @@ public final class Perimeter {
     static final int SOUTH = 2;
     static final int WEST = 3;
 
+    private static int levels = 10;
+
     public static void main(String[] args) {
-        int levels = Options.intOption(args, "-l", 10);
+        parseCmdLine(args);
         Alloc.start();
         Quad root = build(levels);
         Alloc.report("perimeter.Perimeter.build");
@@ -38,6 +39,35 @@ public final class Perimeter {
         int p = perimeter(root, 1 << levels);
         Alloc.report("perimeter.Perimeter.perimeter");
         System.out.println("perimeter: levels " + levels + " perimeter " + p);
+    }
+
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-l")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException(
+                            "-l requires the number of levels of the quadtree");
+                }
+                levels = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java perimeter.Perimeter [-l levels] [-p] [-m] [-h]");
+        System.err.println("    -l  the number of levels of the quadtree (10)");
+        System.exit(0);
     }
 
     /** The quadtree of the 2^levels image. */

@@ -1,7 +1,6 @@
 package power;
 
 import jolden.Alloc;
-import jolden.Options;
 
 /**
  * Power: pricing on a power distribution network. The root (a substation) feeds `feeders`
@@ -18,12 +17,14 @@ import jolden.Options;
 public final class Power {
     static final double SUPPLY = 1.0e4;
 
+    private static int feeders = 10;
+    private static int laterals = 20;
+    private static int branches = 5;
+    private static int leaves = 10;
+    private static int rounds = 10;
+
     public static void main(String[] args) {
-        int feeders = Options.intOption(args, "-f", 10);
-        int laterals = Options.intOption(args, "-l", 20);
-        int branches = Options.intOption(args, "-b", 5);
-        int leaves = Options.intOption(args, "-n", 10);
-        int rounds = Options.intOption(args, "-i", 10);
+        parseCmdLine(args);
         Alloc.start();
         Root root = build(feeders, laterals, branches, leaves);
         Alloc.report("power.Power.build");
@@ -31,6 +32,59 @@ public final class Power {
         solve(root, rounds, feeders, laterals, branches, leaves);
         Alloc.report("power.Power.solve");
         System.out.println("power: price " + root.priceP + " reactive price " + root.priceQ);
+    }
+
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-f")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-f requires feeders");
+                }
+                feeders = Integer.parseInt(args[i++]);
+            } else             if (arg.equals("-l")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-l requires laterals per feeder");
+                }
+                laterals = Integer.parseInt(args[i++]);
+            } else             if (arg.equals("-b")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-b requires branches per lateral");
+                }
+                branches = Integer.parseInt(args[i++]);
+            } else             if (arg.equals("-n")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-n requires customers per branch");
+                }
+                leaves = Integer.parseInt(args[i++]);
+            } else             if (arg.equals("-i")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-i requires rounds of pricing");
+                }
+                rounds = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java power.Power [-f feeders] [-l laterals] [-b branches]"
+                + " [-n leaves] [-i rounds] [-p] [-m] [-h]");
+        System.err.println("    -f  feeders (10)");
+        System.err.println("    -l  laterals per feeder (20)");
+        System.err.println("    -b  branches per lateral (5)");
+        System.err.println("    -n  customers per branch (10)");
+        System.err.println("    -i  rounds of pricing (10)");
+        System.exit(0);
     }
 
     /** The network with the given fan-outs; customer i of a branch has weight 1 + i/leaves. */

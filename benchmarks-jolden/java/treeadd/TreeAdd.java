@@ -1,7 +1,6 @@
 package treeadd;
 
 import jolden.Alloc;
-import jolden.Options;
 
 /**
  * TreeAdd: build a complete binary tree of a given depth and add up the values of its nodes.
@@ -11,8 +10,10 @@ import jolden.Options;
  * bound exists), {@link #sum(Tree)} allocates nothing.
  */
 public final class TreeAdd {
+    private static int levels = 16;
+
     public static void main(String[] args) {
-        int levels = Options.intOption(args, "-l", 16);
+        parseCmdLine(args);
         Alloc.start();
         Tree root = build(levels);
         Alloc.report("treeadd.TreeAdd.build");
@@ -20,6 +21,35 @@ public final class TreeAdd {
         int total = sum(root);
         Alloc.report("treeadd.TreeAdd.sum");
         System.out.println("treeadd: levels " + levels + " sum " + total);
+    }
+
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-l")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException(
+                            "-l requires the number of levels of the tree");
+                }
+                levels = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java treeadd.TreeAdd [-l levels] [-p] [-m] [-h]");
+        System.err.println("    -l  the number of levels of the tree (16)");
+        System.exit(0);
     }
 
     /** A complete tree of `levels` levels whose every node holds 1 (none for levels <= 0). */

@@ -1,9 +1,9 @@
 package tsp;
 
+import java.util.Random;
+
 import jolden.Alloc;
-import jolden.Lcg;
 import jolden.Num;
-import jolden.Options;
 
 /**
  * TSP: a travelling-salesman tour by divide and conquer (Karp's partitioning idea). The cities
@@ -16,9 +16,12 @@ import jolden.Options;
  * {@link #tour(City)} allocates nothing (the tour links the cities themselves).
  */
 public final class TSP {
+    /** The random numbers of the run, from a fixed seed as in the original. */
+    private static final Random random = new Random(1993);
+    private static int cities = 1024;
+
     public static void main(String[] args) {
-        int cities = Options.intOption(args, "-c", 1024);
-        Lcg.seed(1993);
+        parseCmdLine(args);
         Alloc.start();
         City root = build(cities);
         Alloc.report("tsp.TSP.build");
@@ -38,6 +41,34 @@ public final class TSP {
         System.out.println("tsp: cities " + cities + " visited " + visited + " length " + length);
     }
 
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-c")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-c requires the number of cities");
+                }
+                cities = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java tsp.TSP [-c cities] [-p] [-m] [-h]");
+        System.err.println("    -c  the number of cities (1024)");
+        System.exit(0);
+    }
+
     /** `cities` cities in the unit square, as a balanced tree of alternating splits. */
     static City build(int cities) {
         return make(cities, 0, 1, 0, 1, true);
@@ -52,11 +83,11 @@ public final class TSP {
         int left = (n - 1) / 2;
         if (splitX) {
             c.x = (x0 + x1) / 2;
-            c.y = y0 + Lcg.nextDouble() * (y1 - y0);
+            c.y = y0 + random.nextDouble() * (y1 - y0);
             c.left = make(left, x0, c.x, y0, y1, false);
             c.right = make(n - 1 - left, c.x, x1, y0, y1, false);
         } else {
-            c.x = x0 + Lcg.nextDouble() * (x1 - x0);
+            c.x = x0 + random.nextDouble() * (x1 - x0);
             c.y = (y0 + y1) / 2;
             c.left = make(left, x0, x1, y0, c.y, true);
             c.right = make(n - 1 - left, x0, x1, c.y, y1, true);

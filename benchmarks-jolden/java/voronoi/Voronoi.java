@@ -1,8 +1,8 @@
 package voronoi;
 
+import java.util.Random;
+
 import jolden.Alloc;
-import jolden.Lcg;
-import jolden.Options;
 
 /**
  * Voronoi: the Voronoi diagram of random points through its dual, the Delaunay triangulation,
@@ -21,9 +21,12 @@ public final class Voronoi {
     static int alive;
     static int deleted;
 
+    /** The random numbers of the run, from a fixed seed as in the original. */
+    private static final Random random = new Random(1024);
+    private static int n = 1000;
+
     public static void main(String[] args) {
-        int n = Options.intOption(args, "-n", 1000);
-        Lcg.seed(1024);
+        parseCmdLine(args);
         Alloc.start();
         Point[] points = makePoints(n);
         Alloc.report("voronoi.Voronoi.makePoints");
@@ -42,32 +45,60 @@ public final class Voronoi {
                 + " hull " + hullSize);
     }
 
-    /** `n` random points in the unit square, sorted by x (then y). */
+    /**
+     * Reads the options, as the original does: `-h` or an option it does not know prints the
+     * usage and ends the program.
+     */
+    private static void parseCmdLine(String[] args) {
+        int i = 0;
+        while (i < args.length && args[i].startsWith("-")) {
+            String arg = args[i++];
+            if (arg.equals("-n")) {
+                if (i >= args.length) {
+                    throw new IllegalArgumentException("-n requires the number of points");
+                }
+                n = Integer.parseInt(args[i++]);
+            } else if (arg.equals("-p") || arg.equals("-m")) {
+                // The original's printing flags: the results are always printed.
+            } else {
+                usage();
+            }
+        }
+    }
+
+    /** Prints the options and their defaults and ends the program. */
+    private static void usage() {
+        System.err.println("usage: java voronoi.Voronoi [-n n] [-p] [-m] [-h]");
+        System.err.println("    -n  the number of points (1000)");
+        System.exit(0);
+    }
+
+    /** `n` random points in the unit square, sorted by x (their x are distinct). */
     static Point[] makePoints(int n) {
         Point[] points = new Point[n];
         Alloc.array(n);
-        for (int i = 0; i < n; i++) {
-            Point p = new Point();
-            Alloc.object();
-            p.x = Lcg.nextDouble();
-            p.y = Lcg.nextDouble();
-            points[i] = p;
-        }
-        // Insertion sort: in place, so sorting allocates nothing.
-        for (int i = 1; i < n; i++) {
-            Point p = points[i];
-            int j = i - 1;
-            while (j >= 0 && before(p, points[j])) {
-                points[j + 1] = points[j];
-                j--;
-            }
-            points[j + 1] = p;
-        }
+        fillPoints(points, 0, n, 0.0, 1.0);
         return points;
     }
 
-    private static boolean before(Point a, Point b) {
-        return a.x < b.x || (a.x == b.x && a.y < b.y);
+    /**
+     * The points `lo .. hi - 1`, with x in [x0, x1), by recursion as the original builds its
+     * points: the middle one first, at a random x within its share of the range, then each half
+     * on its own side of it, so the points come out sorted.
+     */
+    private static void fillPoints(Point[] points, int lo, int hi, double x0, double x1) {
+        if (lo >= hi) {
+            return;
+        }
+        int mid = (lo + hi) / 2;
+        Point p = new Point();
+        Alloc.object();
+        double share = (x1 - x0) / (hi - lo);
+        p.x = x0 + share * ((mid - lo) + random.nextDouble());
+        p.y = random.nextDouble();
+        points[mid] = p;
+        fillPoints(points, lo, mid, x0, p.x);
+        fillPoints(points, mid + 1, hi, p.x, x1);
     }
 
     /**
