@@ -8,7 +8,7 @@
 //! The programs are drawn from a fixed seed, so a failure reproduces; `MEMBOUND_GENERATED_SEED`
 //! draws others, and the failing program's source is in the message.
 
-use membound_tests::generated::{compile, generate, seed, Program, Rng};
+use membound_tests::generated::{Program, Rng, compile, generate, seed};
 use membound_tests::{analyze_into, membound};
 use serde_json::Value;
 
