@@ -80,7 +80,7 @@ pub fn lower_spec(
     }
     for (index, allocation) in spec.allocations.iter().enumerate() {
         let counter = builder.local(&format!("alloc{index}"));
-        let mut guards = counted(counter, Some(&allocation.count), &by_param);
+        let mut guards = counted(counter, allocation.count.as_ref(), &by_param);
         let mut lengths = Vec::new();
         let mut actions = vec![Action::Havoc(counter)];
         // An array has its length column even when the spec does not bound it: unbounded, it
