@@ -45,6 +45,20 @@ fn comparison(report: &Value, what: &str, quantity: &str) -> (Value, Value) {
     (found["observed"].clone(), found["predicted"].clone())
 }
 
+/// The comparisons of what a run allocated under spec'd methods with their specs.
+fn spec_comparisons(report: &Value) -> Vec<&Value> {
+    report["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .filter(|c| {
+            c["what"]
+                .as_str()
+                .is_some_and(|w| w.starts_with("under library specs"))
+        })
+        .collect()
+}
+
 /// Validates `method`'s certificate on a run of `Calls <method> <n>`: never below. (The JDK's
 /// class initializers a method runs first, such as Math.random's generator, are the VM's
 /// allocations for the agent, as certificates assume.)
@@ -72,6 +86,8 @@ fn exact_specs_equal_real_runs() {
         ("factories", |n| 6 * n),
         ("dates", |n| 2 * n),
     ];
+    // The methods whose spec'd calls allocate, which validate compares with their specs.
+    let allocates_under_specs = ["random", "randoms", "arrays", "factories", "dates"];
     for (method, objects) in methods {
         let (certificate, summary) = analyze(&classes, &dir, method);
         assert!(summary.contains("(bundled spec)"), "{method}: {summary}");
@@ -85,6 +101,20 @@ fn exact_specs_equal_real_runs() {
             );
             let (observed, predicted) = comparison(&report, "total", "bytes");
             assert_eq!(observed, predicted, "{method} at n = {n}: {report:#}");
+            // What the run allocated under the spec'd methods, against their specs: exact too.
+            for under_specs in spec_comparisons(&report) {
+                assert_eq!(
+                    under_specs["observed"], under_specs["predicted"],
+                    "{method} at n = {n}: {under_specs}"
+                );
+            }
+        }
+        if allocates_under_specs.contains(&method) {
+            let report = validated(&certificate, method, "7");
+            assert!(
+                !spec_comparisons(&report).is_empty(),
+                "{method}: {report:#}"
+            );
         }
     }
 }
