@@ -45,6 +45,9 @@ fn comparison(report: &Value, what: &str, quantity: &str) -> (Value, Value) {
     (found["observed"].clone(), found["predicted"].clone())
 }
 
+/// Objects a method allocates as a function of its size.
+type ObjectsAt = fn(u64) -> u64;
+
 /// The comparisons of what a run allocated under spec'd methods with their specs.
 fn spec_comparisons(report: &Value) -> Vec<&Value> {
     report["comparisons"]
@@ -76,7 +79,7 @@ fn exact_specs_equal_real_runs() {
     // the array; nothing for the thread's generator, for Math and for Math.random; the arrays
     // and the list view; six wrappers and arrays per round of factories; a Date and a
     // LocalDate per round.
-    let methods: [(&str, fn(u64) -> u64); 8] = [
+    let methods: [(&str, ObjectsAt); 8] = [
         ("random", |_| 2),
         ("randoms", |n| 1 + 2 * n),
         ("threadLocal", |_| 0),
