@@ -83,7 +83,7 @@ pub fn lower_spec(
     }
     for (index, allocation) in spec.allocations.iter().enumerate() {
         let counter = builder.local(&format!("alloc{index}"));
-        let mut guards = counted(counter, Some(&allocation.count), &by_param);
+        let mut guards = counted(counter, allocation.count.as_ref(), &by_param);
         if let Some(when) = &allocation.when {
             guards.push(condition(when, &by_param));
         }

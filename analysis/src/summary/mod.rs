@@ -29,7 +29,7 @@ mod recursion;
 use std::collections::{BTreeMap, HashMap};
 
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, guard::affine_to_linear};
-use membound_front::callgraph::{CallGraph, Edge, NodeId};
+use membound_front::callgraph::{CallGraph, Edge, NodeId, NodeKind};
 use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
 use membound_jvm::MethodRef;
@@ -425,6 +425,19 @@ fn add_reasons(summary: &mut SiteSummary, reasons: &[String]) {
     }
 }
 
+/// Why an allocation of a spec'd method is ∞ when its spec states no count for it (rather
+/// than the reason a loop would give).
+fn unbounded_by_spec(kind: &NodeKind, pc: u32) -> Option<String> {
+    let NodeKind::Spec(spec) = kind else {
+        return None;
+    };
+    let allocation = spec.allocation_at(pc)?;
+    allocation.count.is_none().then(|| match &spec.assumption {
+        Some(why) => format!("its spec states no bound on how many it makes per call: {why}"),
+        None => "its spec states no bound on how many it makes per call".to_string(),
+    })
+}
+
 /// The summary of a method outside any recursive component, from its callees' summaries.
 fn method_summary(
     inputs: &Inputs<'_>,
@@ -439,7 +452,10 @@ fn method_summary(
     let mut bytes = Qty::zero(&params);
     for &site in &inputs.local.by_node[id] {
         let local = &inputs.local.sites[site];
-        let amount = local_amount(inputs.program, inputs.lowered, inputs.model, &params, local);
+        let mut amount = local_amount(inputs.program, inputs.lowered, inputs.model, &params, local);
+        if let Some(reason) = unbounded_by_spec(&inputs.graph.methods[id].kind, local.pc) {
+            amount.reasons = vec![reason];
+        }
         let place = match inputs.fates.of_allocation(id, local.pc) {
             Fate::Captured => Place::Captured,
             Fate::Escapes(node) => Place::Escapes(node),

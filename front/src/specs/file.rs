@@ -250,7 +250,15 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
 
 fn allocation(entry: &AllocationEntry, names: &Names<'_>) -> Result<SpecAllocation, String> {
     let ty = source_type(&entry.ty)?;
-    let count = names.expr(&entry.count.as_ref().map_or("1".to_string(), Scalar::text))?;
+    let count = match entry
+        .count
+        .as_ref()
+        .map_or("1".to_string(), Scalar::text)
+        .as_str()
+    {
+        "unbounded" => None,
+        text => Some(names.expr(text)?),
+    };
     let length = match (&ty, &entry.length) {
         (Type::Array(_), Some(length)) => match length.text().as_str() {
             "unbounded" => None,

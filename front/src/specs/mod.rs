@@ -94,8 +94,10 @@ pub struct MethodSpec {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpecAllocation {
     pub ty: Type,
-    /// At most this many per call (an affine expression over [`MethodSpec::params`]).
-    pub count: SpecExpr,
+    /// At most this many per call (an affine expression over [`MethodSpec::params`]); `None`:
+    /// no bound (what the method allocates depends on state no parameter measures, such as a
+    /// stream's elements), which makes every count through it ∞.
+    pub count: Option<SpecExpr>,
     /// For an array: its length; `None` for an object, or an array whose length is not bounded.
     pub length: Option<SpecExpr>,
     /// Only at calls whose arguments satisfy this (boxing allocates outside its cache); `None`:
@@ -218,6 +220,11 @@ impl MethodSpec {
         u32::try_from(index).unwrap_or(u32::MAX)
     }
 
+    /// The allocation stated at offset `pc`, if one is.
+    pub fn allocation_at(&self, pc: u32) -> Option<&SpecAllocation> {
+        self.allocations.get(usize::try_from(pc).ok()?)
+    }
+
     /// The offset its `index`-th call is made from: the ones after its allocations'.
     pub fn call_pc(&self, index: usize) -> u32 {
         Self::allocation_pc(self.allocations.len() + index)
@@ -258,14 +265,15 @@ impl MethodSpec {
                 .allocations
                 .iter()
                 .map(|a| {
+                    let count = a.count.as_ref().map_or("unboundedly many", |c| &c.text);
                     let what = match &a.length {
                         Some(length) if matches!(a.ty, Type::Array(_)) => {
-                            format!("{} × {} of length {}", a.count.text, a.ty, length.text)
+                            format!("{count} × {} of length {}", a.ty, length.text)
                         }
                         None if matches!(a.ty, Type::Array(_)) => {
-                            format!("{} × {} of unbounded length", a.count.text, a.ty)
+                            format!("{count} × {} of unbounded length", a.ty)
                         }
-                        _ => format!("{} × {}", a.count.text, a.ty),
+                        _ => format!("{count} × {}", a.ty),
                     };
                     match &a.when {
                         Some(when) => format!("{what} when {}", when.text),

@@ -57,12 +57,15 @@ fn counts_and_lengths_are_affine_expressions_of_named_parameters() {
     let (terms, constant, factor) = array.length.as_ref().expect("a length").integer_form(3);
     assert_eq!(terms, vec![Int::from(1), Int::from(4), Int::from(0)]);
     assert_eq!((constant, factor), (Int::from(0), Int::from(2)));
-    let (terms, constant, factor) = array.count.integer_form(3);
+    let (terms, constant, factor) = array.count.as_ref().expect("a count").integer_form(3);
     assert_eq!(terms, vec![Int::from(0), Int::from(0), Int::from(1)]);
     assert_eq!((constant, factor), (Int::from(-1), Int::from(1)));
     // The default count is one per call, and objects escape unless the spec says otherwise.
     let node = &spec.allocations[1];
-    assert_eq!(node.count.integer_form(3).1, Int::from(1));
+    assert_eq!(
+        node.count.as_ref().expect("a count").integer_form(3).1,
+        Int::from(1)
+    );
     assert_eq!(node.escapes, Holder::Global);
     assert!(spec.stores.is_none());
     assert_eq!(
@@ -108,6 +111,20 @@ fn a_condition_is_a_disjunction_of_affine_comparisons() {
         "membound_specs: 1\nspecs: [{ method: p.C.m(Ljava/lang/String;)V, params: [s], allocates: [{ type: p.N, when: \"s >= 1\" }] }]\n",
     );
     assert!(bad.contains("no integer value"), "{bad}");
+}
+
+#[test]
+fn an_unbounded_count_is_no_expression() {
+    let specs = parse(
+        "membound_specs: 1\nspecs:\n  - method: p.C.m()V\n    allocates: [{ type: p.Node, count: unbounded }]\n",
+    )
+    .expect("valid");
+    let spec = specs.find(&method("p.C#m()V")).expect("found");
+    assert!(spec.allocations[0].count.is_none());
+    assert_eq!(
+        spec.assumption_text(),
+        "p.C.m()V: allocates at most unboundedly many × p.Node per call (spec from test.yaml)"
+    );
 }
 
 #[test]

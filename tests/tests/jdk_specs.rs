@@ -1,0 +1,198 @@
+//! The bundled specs of the JDK methods programs use most (front/specs/jdk.yaml: Random and
+//! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date and LocalDate,
+//! String.repeat, split and join, stream pipelines), each called from a method of its own in
+//! tests/fixtures/jdk_specs: every bound is validated against real runs under the agent over
+//! a grid of sizes, never below them, and equal to them where the spec is exact; where no
+//! parameter bounds what a JDK method makes (a stream's elements, a split's pieces), the
+//! bound is ∞ at once with the spec's reason.
+
+use std::path::{Path, PathBuf};
+
+use membound_tests::{compile_fixture, membound, scratch_dir, validate_json};
+use serde_json::Value;
+
+/// Sizes each method runs with: the empty case, the small ones where JDK code takes its
+/// shortcuts (a repeat of one, a list of one), and larger ones.
+const SIZES: [&str; 5] = ["0", "1", "2", "7", "40"];
+
+/// `membound analyze` of `Calls.<method>` into a JSON certificate: the certificate and the
+/// summary.
+fn analyze(classes: &Path, dir: &Path, method: &str) -> (PathBuf, String) {
+    let certificate = dir.join(format!("{method}.json"));
+    let run = membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        format!("Calls.{method}").as_ref(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        certificate.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{method}: {}", run.stderr);
+    (certificate, run.stdout)
+}
+
+/// The comparison of `quantity` named `what` in a validate report: (observed, predicted).
+fn comparison(report: &Value, what: &str, quantity: &str) -> (Value, Value) {
+    let found = report["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .find(|c| {
+            c["what"].as_str().is_some_and(|w| w.starts_with(what)) && c["quantity"] == quantity
+        })
+        .unwrap_or_else(|| panic!("no {what} {quantity} in {report:#}"));
+    (found["observed"].clone(), found["predicted"].clone())
+}
+
+/// Objects a method allocates as a function of its size.
+type ObjectsAt = fn(u64) -> u64;
+
+/// The comparisons of what a run allocated under spec'd methods with their specs.
+fn spec_comparisons(report: &Value) -> Vec<&Value> {
+    report["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .filter(|c| {
+            c["what"]
+                .as_str()
+                .is_some_and(|w| w.starts_with("under library specs"))
+        })
+        .collect()
+}
+
+/// Validates `method`'s certificate on a run of `Calls <method> <n>`: never below. (The JDK's
+/// class initializers a method runs first, such as Math.random's generator, are the VM's
+/// allocations for the agent, as certificates assume.)
+fn validated(certificate: &Path, method: &str, n: &str) -> Value {
+    let (code, report) = validate_json(certificate, "Calls", &[method, n]);
+    assert_eq!(code, 0, "{method} at n = {n}: {report:#}");
+    report
+}
+
+#[test]
+fn exact_specs_equal_real_runs() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-exact");
+    // Objects per method at n: a generator and its seed; a generator and its seed per draw and
+    // the array; nothing for the thread's generator, for Math and for Math.random; the arrays
+    // and the list view; six wrappers and arrays per round of factories; a Date and a
+    // LocalDate per round.
+    let methods: [(&str, ObjectsAt); 8] = [
+        ("random", |_| 2),
+        ("randoms", |n| 1 + 2 * n),
+        ("threadLocal", |_| 0),
+        ("math", |_| 0),
+        ("mathRandom", |_| 0),
+        ("arrays", |_| 6),
+        ("factories", |n| 6 * n),
+        ("dates", |n| 2 * n),
+    ];
+    // The methods whose spec'd calls allocate, which validate compares with their specs.
+    let allocates_under_specs = ["random", "randoms", "arrays", "factories", "dates"];
+    for (method, objects) in methods {
+        let (certificate, summary) = analyze(&classes, &dir, method);
+        assert!(summary.contains("(bundled spec)"), "{method}: {summary}");
+        for n in SIZES {
+            let report = validated(&certificate, method, n);
+            let expected = objects(n.parse().expect("a size"));
+            assert_eq!(
+                comparison(&report, "total", "objects"),
+                (expected.into(), expected.into()),
+                "{method} at n = {n}: {report:#}"
+            );
+            let (observed, predicted) = comparison(&report, "total", "bytes");
+            assert_eq!(observed, predicted, "{method} at n = {n}: {report:#}");
+            // What the run allocated under the spec'd methods, against their specs: exact too.
+            for under_specs in spec_comparisons(&report) {
+                assert_eq!(
+                    under_specs["observed"], under_specs["predicted"],
+                    "{method} at n = {n}: {under_specs}"
+                );
+            }
+        }
+        if allocates_under_specs.contains(&method) {
+            let report = validated(&certificate, method, "7");
+            assert!(
+                !spec_comparisons(&report).is_empty(),
+                "{method}: {report:#}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_random_generator_counts_one_seed_not_one_per_branch() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-random");
+    let (_, summary) = analyze(&classes, &dir, "random");
+    for spec in [
+        "java.util.Random.<init>(J)V: allocates at most 1 × java.util.concurrent.atomic.AtomicLong per call (bundled spec)",
+        "java.util.Random.nextGaussian()D: allocates nothing per call (bundled spec)",
+    ] {
+        assert!(summary.contains(spec), "no `{spec}` in\n{summary}");
+    }
+}
+
+#[test]
+fn repeat_counts_its_string_and_leaves_the_bytes_unbounded() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-repeat");
+    let (certificate, summary) = analyze(&classes, &dir, "repeat");
+    assert!(
+        summary.contains("java.lang.String.repeat(I)Ljava/lang/String;: allocates at most 1 × java.lang.String, 1 × byte[] of unbounded length"),
+        "{summary}"
+    );
+    for n in SIZES {
+        let report = validated(&certificate, "repeat", n);
+        // Three calls, each at most a string and its bytes: "" and the string itself are none.
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        assert_eq!(predicted, 6, "{report:#}");
+        let made = if n.parse::<u64>().expect("a size") >= 2 {
+            4
+        } else {
+            0
+        };
+        assert_eq!(observed, made, "n = {n}: {report:#}");
+        assert_eq!(comparison(&report, "total", "bytes").1, "inf", "{report:#}");
+    }
+}
+
+#[test]
+fn streams_split_and_join_are_unbounded_at_once_with_their_reason() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-unbounded");
+    let stream = "java.util.stream.ReferencePipeline.collect(…): allocates at most unboundedly many × java.lang.Object per call (bundled spec; a stream's elements are not counted)";
+    let pieces = "how many strings it makes depends on the strings' lengths";
+    for (method, spec, reason) in [
+        ("stream", stream, "a stream's elements are not counted"),
+        (
+            "mappedStream",
+            stream,
+            "a stream's elements are not counted",
+        ),
+        (
+            "splitJoin",
+            "java.lang.String.split(…): allocates at most 1 × java.lang.String[] of unbounded length, unboundedly many × java.lang.String",
+            pieces,
+        ),
+    ] {
+        let (certificate, summary) = analyze(&classes, &dir, method);
+        let reason = format!("∞: its spec states no bound on how many it makes per call: {reason}");
+        for expected in [spec, &reason] {
+            assert!(
+                summary.contains(expected),
+                "{method}: no `{expected}` in {summary}"
+            );
+        }
+        for n in ["0", "3", "300"] {
+            let report = validated(&certificate, method, n);
+            assert_eq!(
+                comparison(&report, "total", "objects").1,
+                "inf",
+                "{report:#}"
+            );
+        }
+    }
+}
