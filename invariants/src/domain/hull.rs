@@ -32,8 +32,9 @@ pub fn convex_hull(a: &Polyhedron, b: &Polyhedron) -> Polyhedron {
             .collect();
         Polyhedron::from_constraints(active.len(), constraints)
     };
-    let (a, b) = (compact(a), compact(b));
-    let hull = lifted_hull(&a, &b, EXACT_HULL_LIMIT).unwrap_or_else(|| envelope(&a, &b));
+    let (small_a, small_b) = (compact(a), compact(b));
+    let hull = lifted_hull(&small_a, &small_b, EXACT_HULL_LIMIT)
+        .unwrap_or_else(|| envelope(&small_a, &small_b));
     let constraints = hull
         .constraints()
         .iter()
@@ -220,6 +221,20 @@ mod tests {
         let at =
             |var: usize, value: i64| Constraint::eq(Affine::var(var).sub(&Affine::constant(value)));
         Polyhedron::from_constraints(2, vec![at(0, v), at(1, w)])
+    }
+
+    #[test]
+    fn the_hull_keeps_the_dimension_of_its_sides_when_a_column_is_unconstrained() {
+        // x0 = 0 and x2 = 0, or x0 = 1 and x2 = 1: column 1 appears in neither side.
+        let side = |v: i64| {
+            let at = |var: usize| Constraint::eq(Affine::var(var).sub(&Affine::constant(v)));
+            Polyhedron::from_constraints(3, vec![at(0), at(2)])
+        };
+        let hull = convex_hull(&side(0), &side(1));
+        assert_eq!(hull.dim(), 3);
+        let point = |x: i64, y: i64, z: i64| [Rat::from(x), Rat::from(y), Rat::from(z)];
+        assert!(hull.contains(&point(0, 7, 0)) && hull.contains(&point(1, -3, 1)));
+        assert!(!hull.contains(&point(0, 0, 1)));
     }
 
     #[test]
