@@ -5,7 +5,7 @@
 //! agent (which sees initializers' allocations as the VM's).
 
 use membound_tests::{
-    eval_method, fixture_certificate, fixture_json, total_objects, validate_json,
+    certificate_entry, eval_method, fixture_certificate, fixture_json, total_objects, validate_json,
 };
 use serde_json::json;
 
@@ -50,4 +50,37 @@ fn an_initializer_counted_once_is_never_below_a_real_run() {
     assert_eq!(json["broken"], 0, "{json:#}");
     let comparisons = json["comparisons"].as_array().expect("comparisons");
     assert_eq!(total_objects(comparisons), (json!(3), json!(4)));
+}
+
+/// A subclass of a JDK class enters its own initializer, not its JDK superclass's (which ran
+/// before, as the certificate assumes): following `Random.<clinit>` reached serialization code
+/// and never finished.
+#[test]
+fn a_user_subclass_of_a_jdk_class_enters_only_its_own_initializer() {
+    let method = "initializers.NoisyFactory.make";
+    let graph = fixture_json("callgraph", "initializers", method);
+    let initializers: Vec<&str> = graph["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .filter(|e| e["kind"] == "clinit")
+        .map(|e| e["callee"].as_str().expect("callee"))
+        .collect();
+    assert_eq!(
+        initializers,
+        ["initializers.Noisy.<clinit>()V"],
+        "{graph:#}"
+    );
+    let cert = fixture_certificate("initializers", method, "count");
+    // The Noisy, the AtomicLong its Random constructor makes (bundled spec), and once the
+    // initializer's int[4]: 3 objects, 1 + 1 + 4 units.
+    let entry = certificate_entry(&cert, method);
+    assert_eq!(
+        entry["mem_alloc"],
+        json!({"objects": "(3)", "bytes": "(6)"}),
+        "{entry:#}"
+    );
+    let (code, json) = validate_json(&cert, "initializers.NoisyFactory", &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["broken"], 0, "{json:#}");
 }

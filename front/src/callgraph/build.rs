@@ -598,7 +598,10 @@ impl Builder<'_, '_> {
         }
         let running = self.graph.methods[site.caller].method.class.clone();
         for clinit in self.hierarchy.initializers(class) {
-            if !self.initialization_started(&running, &clinit.class) {
+            // A JDK superclass's initializer has run already (`JDK_INITIALIZED`): following
+            // `java.util.Random.<clinit>` from a user's subclass reached serialization code.
+            let jdk = self.hierarchy.program().origin(&clinit.class) == Some(Origin::Jdk);
+            if !jdk && !self.initialization_started(&running, &clinit.class) {
                 self.add_edge(site, clinit, EdgeKind::ClassInit, Dispatch::Exact);
             }
         }
