@@ -56,7 +56,7 @@ fn a_callee_walking_the_built_list_is_bound_to_its_length() {
 fn unbounded(method: &str) {
     let certificate = certificate(method, false);
     let json = eval_method(&certificate, method, "n=3");
-    assert_eq!(json["mem_alloc"]["objects"], "inf", "{json:#}");
+    assert_eq!(json["mem_alloc"]["objects"], "infty", "{json:#}");
 }
 
 #[test]

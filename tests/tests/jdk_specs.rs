@@ -155,7 +155,7 @@ fn repeat_counts_its_string_and_leaves_the_bytes_unbounded() {
             0
         };
         assert_eq!(observed, made, "n = {n}: {report:#}");
-        assert_eq!(comparison(&report, "total", "bytes").1, "inf", "{report:#}");
+        assert_eq!(comparison(&report, "total", "bytes").1, "infty", "{report:#}");
     }
 }
 
@@ -190,7 +190,7 @@ fn streams_split_and_join_are_unbounded_at_once_with_their_reason() {
             let report = validated(&certificate, method, n);
             assert_eq!(
                 comparison(&report, "total", "objects").1,
-                "inf",
+                "infty",
                 "{report:#}"
             );
         }
