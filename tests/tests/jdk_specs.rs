@@ -155,7 +155,11 @@ fn repeat_counts_its_string_and_leaves_the_bytes_unbounded() {
             0
         };
         assert_eq!(observed, made, "n = {n}: {report:#}");
-        assert_eq!(comparison(&report, "total", "bytes").1, "infty", "{report:#}");
+        assert_eq!(
+            comparison(&report, "total", "bytes").1,
+            "infty",
+            "{report:#}"
+        );
     }
 }
 
