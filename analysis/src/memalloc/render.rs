@@ -31,8 +31,8 @@ pub fn to_text(bounds: &Bounds) -> String {
         );
     }
     let _ = writeln!(out, "\ncall tree:");
-    let mut path = Vec::new();
-    tree(&mut out, bounds, &entry.method, None, &mut path);
+    let mut walk = TreeWalk::default();
+    tree(&mut out, bounds, &entry.method, None, &mut walk);
     for method in &bounds.methods {
         method_details(&mut out, method);
     }
@@ -64,16 +64,26 @@ fn leading_terms(entry: &MethodBound) -> String {
     line
 }
 
+/// Where the call tree's walk is: the methods from the entry to the current one, and those
+/// whose calls are already shown.
+#[derive(Default)]
+struct TreeWalk {
+    path: Vec<MethodRef>,
+    expanded: std::collections::HashSet<MethodRef>,
+}
+
 /// One line per method of the call tree (the methods its sites' chains go through), children
-/// indented under their caller (the last of `path`); a method already on the path is not
-/// expanded again. A method's bound is in its own parameters: where its caller's call makes it
-/// ∞, its line says so.
+/// indented under their caller (the last of the path); a method already on the path is not
+/// expanded again, and one met again elsewhere is listed without its calls, shown at its first
+/// appearance (expanding a shared callee under every caller grows exponentially with depth).
+/// A method's bound is in its own parameters: where its caller's call makes it ∞, its line
+/// says so.
 fn tree(
     out: &mut String,
     bounds: &Bounds,
     method: &MethodRef,
     caller: Option<&MethodBound>,
-    path: &mut Vec<MethodRef>,
+    walk: &mut TreeWalk,
 ) {
     let Some(bound) = bounds.methods.iter().find(|m| &m.method == method) else {
         return;
@@ -81,7 +91,7 @@ fn tree(
     let _ = write!(
         out,
         "{}{}: {} objects, {} bytes",
-        "  ".repeat(path.len() + 1),
+        "  ".repeat(walk.path.len() + 1),
         method,
         readable(&bound.mem_alloc.objects),
         readable(&bound.mem_alloc.bytes)
@@ -93,18 +103,22 @@ fn tree(
             let _ = write!(out, "; ∞ through this call: {reason}");
         }
     }
-    out.push('\n');
-    path.push(method.clone());
     let mut callees: Vec<&MethodRef> = Vec::new();
     for next in &bounds.callees[..] {
-        if next.0 == *method && !callees.contains(&&next.1) && !path.contains(&next.1) {
+        if next.0 == *method && !callees.contains(&&next.1) && !walk.path.contains(&next.1) {
             callees.push(&next.1);
         }
     }
-    for callee in callees {
-        tree(out, bounds, callee, Some(bound), path);
+    if !callees.is_empty() && !walk.expanded.insert(method.clone()) {
+        out.push_str(" (its calls as above)\n");
+        return;
     }
-    path.pop();
+    out.push('\n');
+    walk.path.push(method.clone());
+    for callee in callees {
+        tree(out, bounds, callee, Some(bound), walk);
+    }
+    walk.path.pop();
 }
 
 /// Why `caller`'s calls to `callee` are ∞ although `callee`'s own bound is finite: the reasons
