@@ -88,7 +88,7 @@ fn the_call_tree_of_a_diamond_lists_each_method_calls_once() {
     let src = scratch_dir("summaries-diamond");
     std::fs::write(src.join("Diamond.java"), source).expect("source written");
     let classes = compile_java_tree("summaries-diamond", &src);
-    let run = membound(&[
+    let run = membound([
         "analyze".as_ref(),
         classes.as_os_str(),
         "--method".as_ref(),
