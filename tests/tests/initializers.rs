@@ -9,16 +9,21 @@ use membound_tests::{
 };
 use serde_json::json;
 
-#[test]
-fn a_first_use_of_another_class_enters_its_initializer() {
-    let graph = fixture_json("callgraph", "initializers", "initializers.Main.run");
-    let initializers: Vec<&str> = graph["edges"]
+/// The callees of the `clinit` edges of a call graph printed as JSON.
+fn initializer_callees(graph: &serde_json::Value) -> Vec<&str> {
+    graph["edges"]
         .as_array()
         .expect("edges")
         .iter()
         .filter(|e| e["kind"] == "clinit")
         .map(|e| e["callee"].as_str().expect("callee"))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_first_use_of_another_class_enters_its_initializer() {
+    let graph = fixture_json("callgraph", "initializers", "initializers.Main.run");
+    let initializers = initializer_callees(&graph);
     assert_eq!(
         initializers,
         ["initializers.Table.<clinit>()V"],
@@ -59,13 +64,7 @@ fn an_initializer_counted_once_is_never_below_a_real_run() {
 fn a_user_subclass_of_a_jdk_class_enters_only_its_own_initializer() {
     let method = "initializers.NoisyFactory.make";
     let graph = fixture_json("callgraph", "initializers", method);
-    let initializers: Vec<&str> = graph["edges"]
-        .as_array()
-        .expect("edges")
-        .iter()
-        .filter(|e| e["kind"] == "clinit")
-        .map(|e| e["callee"].as_str().expect("callee"))
-        .collect();
+    let initializers = initializer_callees(&graph);
     assert_eq!(
         initializers,
         ["initializers.Noisy.<clinit>()V"],
