@@ -110,14 +110,16 @@ fn lifted_hull(a: &Polyhedron, b: &Polyhedron, limit: usize) -> Option<Polyhedro
 /// The constraints of each side that the other side satisfies (equalities as two inequalities,
 /// so that a half still holding is kept): a polyhedron containing both.
 fn envelope(a: &Polyhedron, b: &Polyhedron) -> Polyhedron {
-    let satisfied_by = |own: &Polyhedron, other: &Polyhedron| -> Vec<Constraint> {
-        inequalities(own)
-            .filter(|c| other.implies(c))
-            .collect::<Vec<_>>()
-    };
-    let mut kept = satisfied_by(a, b);
-    kept.extend(satisfied_by(b, a));
+    let kept = satisfied_by(a, b).chain(satisfied_by(b, a)).collect();
     Polyhedron::from_constraints(a.dim(), deduplicated(kept)).minimized()
+}
+
+/// The inequalities of `own` (an equality as two) that every point of `other` satisfies.
+fn satisfied_by<'p>(
+    own: &'p Polyhedron,
+    other: &'p Polyhedron,
+) -> impl Iterator<Item = Constraint> + 'p {
+    inequalities(own).filter(|c| other.implies(c))
 }
 
 fn inequalities(p: &Polyhedron) -> impl Iterator<Item = Constraint> + '_ {
@@ -232,9 +234,9 @@ mod tests {
         };
         let hull = convex_hull(&side(0), &side(1));
         assert_eq!(hull.dim(), 3);
-        let point = |x: i64, y: i64, z: i64| [Rat::from(x), Rat::from(y), Rat::from(z)];
-        assert!(hull.contains(&point(0, 7, 0)) && hull.contains(&point(1, -3, 1)));
-        assert!(!hull.contains(&point(0, 0, 1)));
+        let at = |x: i64, y: i64, z: i64| [Rat::from(x), Rat::from(y), Rat::from(z)];
+        assert!(hull.contains(&at(0, 7, 0)) && hull.contains(&at(1, -3, 1)));
+        assert!(!hull.contains(&at(0, 0, 1)));
     }
 
     #[test]
@@ -246,7 +248,7 @@ mod tests {
         assert!(coarse.includes(&exact) && exact.includes(&a) && exact.includes(&b));
         // The segment's diagonal constraint is lost; the bounding box is what stays.
         assert!(!exact.includes(&coarse));
-        let corner = Polyhedron::from_constraints(2, point(2, 0).constraints().to_vec());
+        let corner = point(2, 0);
         assert!(coarse.includes(&corner) && !exact.includes(&corner));
     }
 }
