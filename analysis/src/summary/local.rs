@@ -5,8 +5,8 @@
 //! objects and bytes are counts of sets extended with one cell column per outer level and, for
 //! bytes, one column per aligned size unit (which makes an array's aligned size an exact
 //! quasi-polynomial in its length), the length columns then projected out so that an execution
-//! counts its largest possible array, not the sum over its possible lengths. In the `count` model an array counts the cells of its given
-//! dimensions, as the thesis does.
+//! counts its largest possible array, not the sum over its possible lengths. In the `count`
+//! model an array counts the cells of its given dimensions, as the thesis does.
 
 use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
