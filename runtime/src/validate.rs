@@ -137,16 +137,33 @@ pub fn validate(
         &under_specs,
         bytes_compared,
     )?);
+    let sight = Sight::of(certificate);
     for (key, observed) in by_key(direct) {
         let matching: Vec<_> = entry.sites.iter().filter(|s| key.names(s)).collect();
-        let types: Vec<&str> = observed.iter().map(|s| s.type_name.as_str()).collect();
-        let what = format!("{} {}", key.text(), types.join(" + "));
-        let group = Group {
-            what,
-            observed: &observed,
-            predicted: &matching,
-        };
-        comparisons.extend(group.compare(entry, &points, bytes_compared)?);
+        let (unseen, seen): (Vec<&SiteCount>, Vec<&SiteCount>) = observed
+            .iter()
+            .partition(|site| sight.unseen_call(&site.chain).is_some());
+        if !seen.is_empty() {
+            let group = Group {
+                what: format!("{} {}", key.text(), types(&seen)),
+                observed: &seen,
+                predicted: Prediction::Sites(&matching),
+            };
+            comparisons.extend(group.compare(entry, &points, bytes_compared)?);
+        }
+        if let Some(first) = unseen.first() {
+            let callee = sight.unseen_call(&first.chain).unwrap_or_default();
+            let group = Group {
+                what: format!(
+                    "{} {} (through {callee}, code the certificate does not see and counts as ∞)",
+                    key.text(),
+                    types(&unseen)
+                ),
+                observed: &unseen,
+                predicted: Prediction::Unseen,
+            };
+            comparisons.extend(group.compare(entry, &points, bytes_compared)?);
+        }
     }
     if let Some(mem_rq) = &entry.mem_rq {
         for (index, (point, entry_peak)) in points.iter().zip(&measurement.region_peaks).enumerate()
@@ -494,11 +511,7 @@ pub fn placement<'c>(
     freed: Freed,
 ) -> impl Fn(&Allocation) -> Placement + 'c {
     let specs = SpecMethods::of(certificate);
-    let methods: HashMap<&str, &MethodEntry> = certificate
-        .methods
-        .iter()
-        .map(|m| (m.method.as_str(), m))
-        .collect();
+    let methods = Sight::of(certificate).methods;
     let _ = entry;
     move |allocation| {
         let chain = &allocation.chain;
@@ -611,6 +624,48 @@ fn by_key<'s>(sites: Vec<&'s SiteCount>) -> Vec<(SiteKey<'s>, Vec<&'s SiteCount>
     groups
 }
 
+/// The observed types of a group of sites, as its comparison names them.
+fn types(sites: &[&SiteCount]) -> String {
+    let types: Vec<&str> = sites.iter().map(|s| s.type_name.as_str()).collect();
+    types.join(" + ")
+}
+
+/// What code a certificate saw: its methods, and which of them admit code they cannot see (a
+/// call graph cut by its budget, an unresolved virtual call, a native method), which their
+/// `unbounded` reasons name and which makes their bounds ∞.
+struct Sight<'c> {
+    methods: HashMap<&'c str, &'c MethodEntry>,
+}
+
+impl<'c> Sight<'c> {
+    fn of(certificate: &'c Certificate) -> Sight<'c> {
+        Sight {
+            methods: certificate
+                .methods
+                .iter()
+                .map(|m| (m.method.as_str(), m))
+                .collect(),
+        }
+    }
+
+    /// The first method of an observed chain the certificate has no entry for, when the frame
+    /// calling it belongs to a method that admits unseen code: what the run allocated below it
+    /// is that method's ∞, not a site the certificate predicts 0 for. An allocation below a
+    /// method missing from a certificate whose caller claims to see everything stays compared
+    /// with 0 (the analysis missed a callee).
+    fn unseen_call<'s>(&self, chain: &'s [measure::ChainFrame]) -> Option<&'s str> {
+        let end = invokedynamic_end(chain.iter().map(|f| f.method.as_str()));
+        let chain = &chain[..end];
+        let missing = chain
+            .iter()
+            .position(|frame| !self.methods.contains_key(frame.method.as_str()))?;
+        let caller = self
+            .methods
+            .get(chain.get(missing.checked_sub(1)?)?.method.as_str())?;
+        (!caller.unbounded.is_empty()).then_some(chain[missing].method.as_str())
+    }
+}
+
 /// The methods of a certificate that a library spec stands for. What a run allocates under one
 /// is the spec's to bound, and only in sum: an amortized spec charges one call (a constructor,
 /// earlier adds) for the growth another call performs, so a per-call comparison would be wrong.
@@ -666,16 +721,25 @@ fn spec_comparisons(
     let group = Group {
         what: format!("under library specs ({})", methods.join(", ")),
         observed,
-        predicted: &predicted,
+        predicted: Prediction::Sites(&predicted),
     };
     group.compare(entry, points, bytes_compared)
 }
 
-/// Observed sites and the certificate's sites that predict them, compared in sum.
+/// Observed sites and what predicts them, compared in sum.
 struct Group<'a> {
     what: String,
     observed: &'a [&'a SiteCount],
-    predicted: &'a [&'a SiteEntry],
+    predicted: Prediction<'a>,
+}
+
+/// What a group of observed sites is compared with.
+enum Prediction<'a> {
+    /// The certificate's sites that name them (none: a prediction of 0).
+    Sites(&'a [&'a SiteEntry]),
+    /// Nothing the certificate saw: they were allocated below a call into code it does not
+    /// see, which its bounds count as ∞ ([`Sight::unseen_call`]).
+    Unseen,
 }
 
 impl Group<'_> {
@@ -688,8 +752,11 @@ impl Group<'_> {
         bytes_compared: bool,
     ) -> Result<Vec<Comparison>> {
         let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Value> {
+            let Prediction::Sites(sites) = self.predicted else {
+                return Ok(Value::Infinite);
+            };
             let mut total = Value::Finite(Rat::from(0));
-            for site in self.predicted {
+            for site in sites {
                 total = total + predict(entry, points, pick(site))?;
             }
             Ok(total)
