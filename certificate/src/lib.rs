@@ -375,12 +375,16 @@ impl Certificate {
         Ok(certificate)
     }
 
-    /// The entry of the method named `name` (`pkg.C.m`, or with its descriptor).
+    /// The entry of the method `name` selects (any selector `analyze --method` takes:
+    /// [`membound_jvm::selector`]).
     pub fn method(&self, name: &str) -> Result<&MethodEntry> {
+        let selector = membound_jvm::selector::Selector::parse(name);
         let matches: Vec<&MethodEntry> = self
             .methods
             .iter()
-            .filter(|m| m.method == name || m.method.split('(').next() == Some(name))
+            .filter(|m| {
+                m.method == name || selector.as_ref().is_ok_and(|s| s.names_method(&m.method))
+            })
             .collect();
         match matches.as_slice() {
             [one] => Ok(one),

@@ -11,6 +11,7 @@ pub mod chain;
 mod descriptor;
 pub mod error;
 mod names;
+pub mod selector;
 
 pub use descriptor::{MethodDescriptor, NumericMeasure, Type};
 pub use names::{ClassName, FieldRef, MethodRef};

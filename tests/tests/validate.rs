@@ -120,3 +120,42 @@ fn validate_rejects_a_missing_certificate_with_exit_2() {
     let run = membound(["validate", "/nonexistent/cert.yaml", "--", "3"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
+
+#[test]
+fn commands_reading_a_certificate_take_the_selectors_analyze_takes() {
+    let cert = intro_certificate("selectors");
+    for selector in ["Intro.m1(int)", "<Intro: void m1(int)>", "Intro.m1(I)V"] {
+        let run = membound([
+            "validate".as_ref(),
+            cert.as_os_str(),
+            "--method".as_ref(),
+            selector.as_ref(),
+            "--".as_ref(),
+            "3".as_ref(),
+        ]);
+        assert_eq!(run.code, 0, "{selector}: {}\n{}", run.stdout, run.stderr);
+        let eval = membound([
+            "eval".as_ref(),
+            cert.as_os_str(),
+            "--method".as_ref(),
+            selector.as_ref(),
+            "--param".as_ref(),
+            "k=3".as_ref(),
+        ]);
+        assert_eq!(eval.code, 0, "{selector}: {}", eval.stderr);
+    }
+    let other = membound([
+        "eval".as_ref(),
+        cert.as_os_str(),
+        "--method".as_ref(),
+        "Intro.m1(long)".as_ref(),
+        "--param".as_ref(),
+        "k=3".as_ref(),
+    ]);
+    assert_eq!(other.code, 2, "{}", other.stdout);
+    assert!(
+        other.stderr.contains("has no method Intro.m1(long)"),
+        "{}",
+        other.stderr
+    );
+}

@@ -397,11 +397,12 @@ impl Names<'_> {
 
 /// `pkg.Class.name(desc)` or `pkg.Class.name` → class, name, descriptor.
 fn split_method(text: &str) -> Result<(ClassName, String, Option<String>), String> {
-    let selector = crate::select::Selector::parse(text.trim()).map_err(|e| e.to_string())?;
+    let selector =
+        membound_jvm::selector::Selector::parse(text.trim()).map_err(|e| e.to_string())?;
     let descriptor = match selector.params {
-        crate::select::Params::Any => None,
-        crate::select::Params::Descriptor(descriptor) => Some(descriptor),
-        crate::select::Params::Java { .. } => {
+        membound_jvm::selector::Params::Any => None,
+        membound_jvm::selector::Params::Descriptor(descriptor) => Some(descriptor),
+        membound_jvm::selector::Params::Java { .. } => {
             return Err(format!(
                 "`{}`: a spec names its method with a descriptor, `pkg.C.m(I)V`",
                 text.trim()
