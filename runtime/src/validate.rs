@@ -624,9 +624,15 @@ fn by_key<'s>(sites: Vec<&'s SiteCount>) -> Vec<(SiteKey<'s>, Vec<&'s SiteCount>
     groups
 }
 
-/// The observed types of a group of sites, as its comparison names them.
+/// The observed types of a group of sites, as its comparison names them: each once (a
+/// recursion observes one site per depth).
 fn types(sites: &[&SiteCount]) -> String {
-    let types: Vec<&str> = sites.iter().map(|s| s.type_name.as_str()).collect();
+    let mut types: Vec<&str> = Vec::new();
+    for site in sites {
+        if !types.contains(&site.type_name.as_str()) {
+            types.push(&site.type_name);
+        }
+    }
     types.join(" + ")
 }
 

@@ -3,6 +3,8 @@
 //! by the length of the chain from that reference, a parameter named after it, with
 //! acyclicity as a named assumption; exact in that length, and equal to real runs, where the
 //! agent records the chain's length at each entry; a cyclic chain is a broken assumption (exit 1).
+//! A recursion along the field (`depth(first.next)`) descends the same chain, and a successor
+//! handed to a walk is one node shorter than its predecessor's chain.
 
 use membound_tests::{
     certificate_params, eval_method, fixture_certificate, membound, pair, total_objects,
@@ -57,6 +59,20 @@ fn a_walk_through_a_getter_of_the_field_is_bounded_too() {
     let origin = "length of the chain from parameter 0 (first) along lists.Node.next";
     let counts = objects_by_length("lists.Chain.viaGetter", "first_length", origin);
     assert_eq!(counts, vec![0, 1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn a_recursion_along_the_field_descends_the_chain_of_its_parameter() {
+    let origin = "length of the chain from parameter 0 (first) along lists.Node.next";
+    let counts = objects_by_length("lists.Chain.depth", "first_length", origin);
+    assert_eq!(counts, vec![0, 1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn a_successor_handed_to_a_walk_is_one_node_shorter() {
+    let origin = "length of the chain from parameter 0 (first) along lists.Node.next";
+    let counts = objects_by_length("lists.Chain.allButFirst", "first_length", origin);
+    assert_eq!(counts, vec![0, 0, 1, 2, 3, 4, 5]);
 }
 
 #[test]
@@ -122,8 +138,9 @@ fn validated_objects(method: &str) -> serde_json::Value {
 #[test]
 fn runs_bind_chain_lengths_recorded_at_entry_and_match_exactly() {
     // Lists of 0 + 1 + 2 + 3 + 4 = 10 nodes in all; `boxes` runs three times per list (once
-    // from `main`, twice from `thrice`), `sizes` and `pairs` twice and three times.
-    assert_eq!(validated_objects("lists.Chain.boxes"), 30);
+    // from `main`, twice from `thrice`) and once more over all its nodes but the first (from
+    // `allButFirst`: 0 + 0 + 1 + 2 + 3), `sizes` and `pairs` twice and three times.
+    assert_eq!(validated_objects("lists.Chain.boxes"), 36);
     assert_eq!(validated_objects("lists.Chain.sizes"), 20);
     assert_eq!(validated_objects("lists.Chain.viaGetter"), 10);
     assert_eq!(validated_objects("lists.Chain.saved"), 10);
@@ -132,6 +149,9 @@ fn runs_bind_chain_lengths_recorded_at_entry_and_match_exactly() {
     assert_eq!(validated_objects("lists.Chain.pairsTwice"), 40);
     // At most 2 per list: 0 + 1 + 2 + 2 + 2.
     assert_eq!(validated_objects("lists.Chain.boxesUpTo"), 7);
+    // One per node by recursion; one per node after the first.
+    assert_eq!(validated_objects("lists.Chain.depth"), 10);
+    assert_eq!(validated_objects("lists.Chain.allButFirst"), 6);
 }
 
 #[test]

@@ -21,7 +21,7 @@
 //!
 //! It only classifies; [`super::body`] turns walks into variables and actions.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::liveness::stmt_operands;
 
@@ -151,8 +151,12 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         .filter_map(|var| Some((var, assignments(body, context, var)?)))
         .collect();
     let candidates = fresh_links(body, context);
+    let passed = passed_to_calls(body);
+    for (_, assigned) in members.iter_mut().filter(|(var, _)| passed.contains(var)) {
+        read_as_steps(assigned);
+    }
     let (fields, links) = loop {
-        let fields = family_fields(&members, &candidates);
+        let fields = family_fields(&members, &candidates, &passed);
         let links: Vec<&(FieldRef, Link)> = candidates
             .iter()
             .filter(|(field, link)| {
@@ -336,11 +340,14 @@ fn assignments(
 }
 
 /// The field each member's family follows: that of its own follows when they agree, else
+/// that which a member passed to a call follows from it (`walk(p.next)`, `count(n.next)` in a
+/// recursion: the callee may walk the argument, whose rest is one less than this member's),
 /// that of a member it copies, of one that copies it, or of a link into the node it holds;
 /// none when its follows disagree.
 fn family_fields(
     members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
     links: &[(FieldRef, Link)],
+    passed: &BTreeSet<ir::VarId>,
 ) -> BTreeMap<ir::VarId, FieldRef> {
     let mut fields = BTreeMap::new();
     for (&var, assigned) in members {
@@ -352,6 +359,16 @@ fn family_fields(
             && followed.all(|f| f == first)
         {
             fields.insert(var, first.clone());
+        }
+    }
+    for (var, assigned) in members.iter().filter(|(var, _)| passed.contains(var)) {
+        for (_, assignment) in assigned {
+            if let Assignment::Follow(source, field) = assignment
+                && members.contains_key(source)
+                && fields.get(var) == Some(field)
+            {
+                fields.entry(*source).or_insert_with(|| field.clone());
+            }
         }
     }
     loop {
@@ -388,6 +405,38 @@ fn family_fields(
         }
         fields.extend(copied);
     }
+}
+
+/// A local passed to a call that only ever holds one field of one parameter (`count(n.next)`)
+/// is a step along that field from the parameter rather than a walk starting at the field:
+/// the callee may walk it along the same field, and then its rest is the parameter's less one
+/// (a recursion along the field descends the parameter's chain).
+fn read_as_steps(assigned: &mut [(u32, Assignment)]) {
+    let Some((_, Assignment::Root(Root::ParamField(param, field)))) = assigned.first() else {
+        return;
+    };
+    let (param, field) = (*param, field.clone());
+    let same = |a: &Assignment| matches!(a, Assignment::Root(Root::ParamField(p, f)) if *p == param && *f == field);
+    if assigned.iter().all(|(_, a)| same(a)) {
+        for (_, assignment) in assigned.iter_mut() {
+            *assignment = Assignment::Follow(param, field.clone());
+        }
+    }
+}
+
+/// The locals `body` passes as arguments of its calls (receivers aside).
+fn passed_to_calls(body: &ir::Body) -> BTreeSet<ir::VarId> {
+    body.statements()
+        .filter_map(|(_, stmt)| match &stmt.kind {
+            StmtKind::Invoke { call, .. } => Some(&call.args),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|arg| match arg {
+            Operand::Var(var) => Some(*var),
+            Operand::Const(_) => None,
+        })
+        .collect()
 }
 
 /// The stores of a reference field into an object created earlier in the same block that only
