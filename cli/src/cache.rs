@@ -5,10 +5,13 @@
 //! - the setting: membound's version, the object model, the analysis options, the spec files'
 //!   contents and the JDK (its `release` file, its image's path, size and time) — one digest,
 //!   part of the file's name;
-//! - the user's classes the analysis asked about ([`Reads`]): each by the SHA-256 of its class
-//!   file, or absent; a class the JDK supplies is covered by the setting;
+//! - the user's classes the analysis read the code of ([`Reads::classes`]): each by the SHA-256
+//!   of its class file, or absent; a class the JDK supplies is covered by the setting;
+//! - the user's classes it asked about for their declarations only ([`Reads::declarations`]:
+//!   supertypes, flags, fields and methods by signature, presence): each by the SHA-256 of its
+//!   declaration, so a change inside a method body leaves them as they were;
 //! - when the analysis listed the user's classes (a subtype scan) or used the whole classpath,
-//!   every user class: one digest of their names and contents.
+//!   every user class: one digest of their names and declarations (what the scan reads).
 //!
 //! A file is written to a temporary name in the directory and renamed, so a reader (another run
 //! at the same time included) sees a whole record or none; a record that does not parse, or
@@ -29,7 +32,7 @@ use membound_jvm::error::{Error, Result};
 use membound_jvm::{ClassName, MethodRef};
 
 /// The version of the record format; a record of another is analyzed again.
-const RECORD_FORMAT: u32 = 1;
+const RECORD_FORMAT: u32 = 2;
 
 /// A class's hash when it is not on the classpath.
 const ABSENT: &str = "absent";
@@ -40,9 +43,11 @@ struct Record {
     format: u32,
     setting: String,
     method: String,
-    /// The user's classes the analysis asked about, with their hashes.
+    /// The user's classes the analysis read the code of, with their hashes.
     classes: BTreeMap<String, String>,
-    /// The digest of every user class, when the analysis scanned them.
+    /// The user's classes it asked about for their declarations only, with the hashes of those.
+    declarations: BTreeMap<String, String>,
+    /// The digest of every user class's declaration, when the analysis scanned them.
     user_classes: Option<String>,
     certificate: Certificate,
 }
@@ -52,8 +57,17 @@ pub(super) struct Cache<'p> {
     setting: String,
     /// The program, read without recording, for the classes' current hashes.
     program: &'p Program,
-    hashes: Mutex<HashMap<ClassName, String>>,
+    hashes: Mutex<HashMap<(ClassName, Part), String>>,
     user_classes: OnceLock<String>,
+}
+
+/// What of a class a hash covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Part {
+    /// Its class file.
+    Contents,
+    /// What it declares ([`membound_front::classfile::Class::declaration_text`]).
+    Declaration,
 }
 
 impl<'p> Cache<'p> {
@@ -89,34 +103,41 @@ impl<'p> Cache<'p> {
     pub(super) fn lookup(&self, method: &MethodRef) -> Option<Certificate> {
         let text = std::fs::read_to_string(self.path(method)).ok()?;
         let record: Record = serde_json::from_str(&text).ok()?;
-        let holds = record.format == RECORD_FORMAT
-            && record.setting == self.setting
-            && record.method == method.to_string()
-            && record
-                .classes
-                .iter()
-                .all(|(class, hash)| self.hash(&ClassName::new(class)) == *hash)
-            && record
-                .user_classes
-                .as_ref()
-                .is_none_or(|digest| digest == self.user_classes());
+        let holds =
+            record.format == RECORD_FORMAT
+                && record.setting == self.setting
+                && record.method == method.to_string()
+                && record.classes.iter().all(|(class, hash)| {
+                    self.hash(&ClassName::new(class), Part::Contents) == *hash
+                })
+                && record.declarations.iter().all(|(class, hash)| {
+                    self.hash(&ClassName::new(class), Part::Declaration) == *hash
+                })
+                && record
+                    .user_classes
+                    .as_ref()
+                    .is_none_or(|digest| digest == self.user_classes());
         holds.then_some(record.certificate)
     }
 
     /// Stores `method`'s certificate, computed from what `reads` lists. A failure to write is
     /// reported and otherwise ignored: the result stands without its record.
     pub(super) fn store(&self, method: &MethodRef, reads: &Reads, certificate: &Certificate) {
-        let classes = reads
-            .classes
-            .iter()
-            .filter(|class| self.program.origin(class) != Some(Origin::Jdk))
-            .map(|class| (class.internal().to_string(), self.hash(class)))
-            .collect();
+        let hashes = |classes: &mut dyn Iterator<Item = &ClassName>, part| {
+            classes
+                .filter(|class| self.program.origin(class) != Some(Origin::Jdk))
+                .map(|class| (class.internal().to_string(), self.hash(class, part)))
+                .collect()
+        };
         let record = Record {
             format: RECORD_FORMAT,
             setting: self.setting.clone(),
             method: method.to_string(),
-            classes,
+            classes: hashes(&mut reads.classes.iter(), Part::Contents),
+            declarations: hashes(
+                &mut reads.declarations.difference(&reads.classes),
+                Part::Declaration,
+            ),
             user_classes: (reads.user_classes || reads.whole_classpath)
                 .then(|| self.user_classes().to_string()),
             certificate: certificate.clone(),
@@ -149,32 +170,41 @@ impl<'p> Cache<'p> {
         self.dir.join(format!("{}.json", &name[..32]))
     }
 
-    /// The hash of a class as this program has it: of its class file, `absent`, or `jdk`.
-    fn hash(&self, class: &ClassName) -> String {
+    /// The hash of a class's part as this program has it: of its class file or of its
+    /// declaration, `absent`, or `jdk`.
+    fn hash(&self, class: &ClassName, part: Part) -> String {
+        let key = (class.clone(), part);
         let mut hashes = self.hashes.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(hash) = hashes.get(class) {
+        if let Some(hash) = hashes.get(&key) {
             return hash.clone();
         }
         let hash = match self.program.origin(class) {
             None => ABSENT.to_string(),
             Some(Origin::Jdk) => "jdk".to_string(),
-            Some(Origin::User) => self
-                .program
-                .class_bytes(class)
-                .map_or_else(|e| format!("unreadable: {e}"), |b| hex(&Sha256::digest(b))),
+            Some(Origin::User) => {
+                let bytes = match part {
+                    Part::Contents => self.program.class_bytes(class),
+                    Part::Declaration => self
+                        .program
+                        .class(class)
+                        .map(|c| c.declaration_text().into_bytes()),
+                };
+                bytes.map_or_else(|e| format!("unreadable: {e}"), |b| hex(&Sha256::digest(b)))
+            }
         };
-        hashes.insert(class.clone(), hash.clone());
+        hashes.insert(key, hash.clone());
         hash
     }
 
-    /// The digest of every user class's name and hash.
+    /// The digest of every user class's name and declaration.
     fn user_classes(&self) -> &str {
         self.user_classes.get_or_init(|| {
             let mut names: Vec<&ClassName> = self.program.user_classes().collect();
             names.sort();
             let mut hasher = Sha256::new();
             for name in names {
-                hasher.update(format!("{name} {}\n", self.hash(name)).as_bytes());
+                let hash = self.hash(name, Part::Declaration);
+                hasher.update(format!("{name} {hash}\n").as_bytes());
             }
             hex(&hasher.finalize())
         })

@@ -83,9 +83,10 @@ impl<'p> Hierarchy<'p> {
         self.program
     }
 
-    /// The class, or `None` when it is not on the classpath or cannot be read.
+    /// The class, or `None` when it is not on the classpath or cannot be read: for what it
+    /// declares ([`Program::declaration`]); its methods' code is read through the program.
     pub fn class(&self, name: &ClassName) -> Option<Arc<Class>> {
-        self.program.class(name).ok()
+        self.program.declaration(name).ok()
     }
 
     /// The indexed summary of a class, `None` when it cannot be loaded.

@@ -8,7 +8,8 @@
 //! that declares the method.
 //!
 //! A [`Program::recording`] view shares the caches and logs which classes it is asked about
-//! ([`Reads`]): what an analysis depends on, for a cache of its results.
+//! ([`Reads`]), and whether for their contents or for their declarations only: what an
+//! analysis depends on, for a cache of its results.
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::Hash;
@@ -34,8 +35,12 @@ pub struct Program {
 /// may change the result).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reads {
-    /// Classes asked for by name: parsed, lifted, tested for presence or origin.
+    /// Classes whose contents were asked for: parsed for their code, lifted, read as bytes.
     pub classes: BTreeSet<ClassName>,
+    /// Classes asked about for their declarations only ([`Program::declaration`], which the
+    /// hierarchy reads: supertypes, flags, fields and methods by signature), or for their
+    /// presence and origin.
+    pub declarations: BTreeSet<ClassName>,
     /// Whether the list of the user's classes was asked for (a subtype scan).
     pub user_classes: bool,
     /// Whether the whole classpath was used (a scan of every class, the JDK's too).
@@ -84,6 +89,14 @@ impl Program {
         });
     }
 
+    fn record_declaration(&self, name: &ClassName) {
+        self.record(|reads| {
+            if !reads.declarations.contains(name) {
+                reads.declarations.insert(name.clone());
+            }
+        });
+    }
+
     /// The whole classpath (its raw reads and every class name are not recorded one by one: a
     /// recording view notes that everything was used).
     pub fn classpath(&self) -> &Classpath {
@@ -110,6 +123,15 @@ impl Program {
             .get_or_try_insert(name, || self.classpath.load(name))
     }
 
+    /// The parsed class of this name, for what it declares only ([`Class::declaration_text`]:
+    /// its supertypes, flags, fields and methods by signature), which is what a recording view
+    /// notes; its code is read through [`Program::body`] or [`Program::class`].
+    pub fn declaration(&self, name: &ClassName) -> Result<Arc<Class>> {
+        self.record_declaration(name);
+        self.classes
+            .get_or_try_insert(name, || self.classpath.load(name))
+    }
+
     /// The lifted body of a method, looked up in the class `method.class` itself, and kept.
     pub fn body(&self, method: &MethodRef) -> Result<Arc<Body>> {
         self.record_class(&method.class);
@@ -128,13 +150,13 @@ impl Program {
 
     /// Whether the class is on the classpath (without loading it).
     pub fn has_class(&self, name: &ClassName) -> bool {
-        self.record_class(name);
+        self.record_declaration(name);
         self.classpath.contains(name)
     }
 
     /// Whether the class comes from the user's entries or from the JDK.
     pub fn origin(&self, name: &ClassName) -> Option<Origin> {
-        self.record_class(name);
+        self.record_declaration(name);
         self.classpath.origin(name)
     }
 

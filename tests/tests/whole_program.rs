@@ -282,3 +282,52 @@ fn an_entry_past_its_time_limit_is_unbounded_and_the_run_goes_on() {
     }
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
+
+/// `scan.Other`'s class file in `fixtures/whole_program_scan/<variant>` copied over `classes`.
+fn replace_other(classes: &Path, variant: &str, into: &Path) {
+    copy_dir(classes, into);
+    let changed = compile_java_tree(
+        &format!("whole_program_scan_{variant}"),
+        &workspace_root()
+            .join("tests/fixtures/whole_program_scan")
+            .join(variant),
+    );
+    fs::copy(
+        changed.join("scan/Other.class"),
+        into.join("scan/Other.class"),
+    )
+    .expect("copied");
+}
+
+#[test]
+fn a_scan_of_the_classes_depends_on_what_they_declare_not_on_their_code() {
+    let classes = compile_fixture("whole_program_scan");
+    let dir = scratch_dir("whole-scan-cache");
+    let cache = dir.join("cache");
+    let cache_arg = cache.to_str().unwrap();
+    let first = analyze_entries(&classes, &["--cache", cache_arg]);
+    assert_eq!(counts(&first), (2, 0), "{}", first.stdout);
+
+    // A change inside Other.make: the instance method that only scanned Other stays cached.
+    let body = dir.join("body_changed");
+    replace_other(&classes, "body_changed", &body);
+    let after_body = analyze_entries(&body, &["--cache", cache_arg]);
+    assert_eq!(counts(&after_body), (1, 1), "{}", after_body.stdout);
+    assert_eq!(analyzed_now(&after_body), ["scan.Other.make(I)[J"]);
+
+    // A method added to Other: the scan may find something else, so the instance method runs
+    // again (and Other's entries: make, and the new one).
+    let declaration = dir.join("declaration_changed");
+    replace_other(&classes, "declaration_changed", &declaration);
+    let after_declaration = analyze_entries(&declaration, &["--cache", cache_arg]);
+    assert_eq!(
+        analyzed_now(&after_declaration),
+        [
+            "scan.Counter.cells(I)[I",
+            "scan.Other.make(I)[J",
+            "scan.Other.more(I)[I"
+        ],
+        "{}",
+        after_declaration.stdout
+    );
+}

@@ -223,6 +223,36 @@ pub(crate) fn mutf8_to_str(text: &MStr) -> Arc<str> {
 }
 
 impl Class {
+    /// What the class declares, without its code: its access, name and supertypes, and its
+    /// fields and methods by name, type and access, a line each. Two class files with the same
+    /// declaration differ only in what their methods do.
+    pub fn declaration_text(&self) -> String {
+        let mut text = format!(
+            "{:#06x} {} extends {}",
+            self.access.0,
+            self.name,
+            self.super_class
+                .as_ref()
+                .map_or_else(String::new, ToString::to_string)
+        );
+        for interface in &self.interfaces {
+            text.push_str(&format!(" {interface}"));
+        }
+        for field in &self.fields {
+            text.push_str(&format!(
+                "\nfield {:#06x} {} {}",
+                field.access.0, field.name, field.ty
+            ));
+        }
+        for method in &self.methods {
+            text.push_str(&format!(
+                "\nmethod {:#06x} {}{}",
+                method.access.0, method.name, method.descriptor
+            ));
+        }
+        text
+    }
+
     /// Parses a class file. Errors are one line and start with "bad class file".
     pub fn parse(bytes: &[u8]) -> Result<Class> {
         let bad = |e: String| Error::Input(format!("bad class file: {e}"));
