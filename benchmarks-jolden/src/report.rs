@@ -552,6 +552,8 @@ methods:
                 observed,
                 predicted: Value::Finite(Rat::from(4)),
             }],
+            not_compared: Vec::new(),
+            missing: None,
             warnings: Vec::new(),
             unchecked: None,
             broken_assumptions: Vec::new(),

@@ -129,6 +129,13 @@ pub fn value_of(method: &str, text: &str, point: &BTreeMap<String, Rat>) -> Resu
         .map_err(|e| Error::Input(format!("{method}: {e}")))
 }
 
+/// The parameters a bound expression of `method` mentions.
+pub fn params_of(method: &str, text: &str) -> Result<Vec<String>> {
+    let expr = parse_bound(text)
+        .map_err(|e| Error::Input(format!("{method}: bad expression `{text}`: {e}")))?;
+    Ok(expr.params())
+}
+
 /// A value as JSON: an integer number when it fits, `"p/q"` for a fraction, `"infty"` for ∞
 /// (as certificates write it).
 pub fn value_json(value: &Value) -> Json {

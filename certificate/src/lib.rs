@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use membound_jvm::error::{Error, Result};
 
 pub use codegen::{JavaFile, JavaOptions, to_java};
-pub use eval::{Evaluation, evaluate, value_json, value_of, value_text};
+pub use eval::{Evaluation, evaluate, params_of, value_json, value_of, value_text};
 pub use sarif::{sarif_location, to_sarif};
 
 /// A site's `region` when its objects may outlive the chain's first method.

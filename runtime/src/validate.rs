@@ -2,8 +2,9 @@
 //! ([`crate::measure`]); the certificate is evaluated at the parameter values the agent recorded
 //! at each entry of the watched method (or at values the user gives), summed over the entries;
 //! each parameter is bound by its origin (a declared parameter, an array's or string's length, a
-//! collection's size, a field of `this`, a static field: [`Binding`]), and a parameter whose
-//! value is fixed inside the method leaves the run not checked unless the user gives it;
+//! collection's size, a field of `this`, a static field: [`Binding`]); a parameter whose value
+//! is fixed inside the method (unless the user gives it) leaves the predictions that mention it
+//! not compared, and the run not checked when the method's total is one of them;
 //! and every prediction — per creation site, and the method's total — must be at least what the
 //! run allocated. Objects are always compared; bytes only when the certificate's object model
 //! is a HotSpot one (the `count` model's units are not bytes).
@@ -51,6 +52,11 @@ pub struct Validation {
     /// The parameter values of each entry the predictions were evaluated at.
     pub points: Vec<BTreeMap<String, Rat>>,
     pub comparisons: Vec<Comparison>,
+    /// Predictions not compared (`what quantity`): they need a parameter the run does not
+    /// record, which `missing` names.
+    pub not_compared: Vec<String>,
+    /// Why some parameter has no value, when one has none (its total still compared).
+    pub missing: Option<String>,
     pub warnings: Vec<String>,
     /// Why nothing could be compared: a parameter whose value the run does not record (a field
     /// view, a value fixed inside the method) and that was not given, or a broken assumption.
@@ -91,6 +97,8 @@ pub fn validate(
         method: entry.method.clone(),
         points: Vec::new(),
         comparisons: Vec::new(),
+        not_compared: Vec::new(),
+        missing: None,
         warnings: measurement.warnings.clone(),
         unchecked,
         broken_assumptions,
@@ -102,26 +110,32 @@ pub fn validate(
             "the run breaks an assumption of the certificate: the bounds do not apply to this run";
         return Ok(nothing_compared(Some(reason.to_string()), broken));
     }
-    let points = match entry_points(entry, measurement, given) {
-        Ok(points) => points,
-        Err(missing) => return Ok(nothing_compared(Some(missing), Vec::new())),
-    };
+    let points = entry_points(entry, measurement, given);
     let bytes_compared = certificate.tool.object_model != "count";
-    let mut comparisons = Vec::new();
-    let total_objects = predict(entry, &points, &entry.mem_alloc.objects)?;
-    comparisons.push(Comparison {
-        what: "total".to_string(),
-        quantity: "objects",
-        observed: measurement.total.objects,
-        predicted: total_objects,
-    });
+    let mut compared = Compared {
+        entry,
+        points: &points,
+        comparisons: Vec::new(),
+        not_compared: Vec::new(),
+    };
+    // The total is the certificate's claim: without it, nothing is checked.
+    if !compared.predicts(&entry.mem_alloc.objects)? {
+        let why = points.why.clone().unwrap_or_default();
+        return Ok(nothing_compared(Some(why), Vec::new()));
+    }
+    compared.against_text(
+        "total",
+        "objects",
+        measurement.total.objects,
+        &entry.mem_alloc.objects,
+    )?;
     if bytes_compared {
-        comparisons.push(Comparison {
-            what: "total".to_string(),
-            quantity: "bytes",
-            observed: measurement.total.bytes,
-            predicted: predict(entry, &points, &entry.mem_alloc.bytes)?,
-        });
+        compared.against_text(
+            "total",
+            "bytes",
+            measurement.total.bytes,
+            &entry.mem_alloc.bytes,
+        )?;
     }
     let specs = SpecMethods::of(certificate);
     let (under_specs, direct): (Vec<&SiteCount>, Vec<&SiteCount>) =
@@ -130,13 +144,9 @@ pub fn validate(
                 .first_on(site.chain.iter().map(|f| f.method.as_str()))
                 .is_some()
         });
-    comparisons.extend(spec_comparisons(
-        entry,
-        &points,
-        &specs,
-        &under_specs,
-        bytes_compared,
-    )?);
+    if let Some(group) = spec_group(entry, &specs, &under_specs) {
+        compared.group(group, bytes_compared)?;
+    }
     let sight = Sight::of(certificate);
     for (key, observed) in by_key(direct) {
         let matching: Vec<_> = entry.sites.iter().filter(|s| key.names(s)).collect();
@@ -147,9 +157,9 @@ pub fn validate(
             let group = Group {
                 what: format!("{} {}", key.text(), types(&seen)),
                 observed: &seen,
-                predicted: Prediction::Sites(&matching),
+                predicted: Prediction::Sites(matching.clone()),
             };
-            comparisons.extend(group.compare(entry, &points, bytes_compared)?);
+            compared.group(group, bytes_compared)?;
         }
         if let Some(first) = unseen.first() {
             let callee = sight.unseen_call(&first.chain).unwrap_or_default();
@@ -162,38 +172,115 @@ pub fn validate(
                 observed: &unseen,
                 predicted: Prediction::Unseen,
             };
-            comparisons.extend(group.compare(entry, &points, bytes_compared)?);
+            compared.group(group, bytes_compared)?;
         }
     }
     if let Some(mem_rq) = &entry.mem_rq {
-        for (index, (point, entry_peak)) in points.iter().zip(&measurement.region_peaks).enumerate()
-        {
+        let peaks = points.values.iter().zip(&measurement.region_peaks);
+        for (index, (point, entry_peak)) in peaks.enumerate() {
             let what = format!("memRq (entry {})", index + 1);
-            comparisons.push(Comparison {
-                what: what.clone(),
-                quantity: "objects",
-                observed: entry_peak.peak.objects,
-                predicted: value_of(&entry.method, &mem_rq.objects, point)?,
-            });
+            let at_entry = |text: &str| -> Result<Option<Value>> {
+                if points.misses(&entry.method, text)? {
+                    return Ok(None);
+                }
+                value_of(&entry.method, text, point).map(Some)
+            };
+            let peak = &entry_peak.peak;
+            compared.against(&what, "objects", peak.objects, at_entry(&mem_rq.objects)?);
             if bytes_compared {
-                comparisons.push(Comparison {
-                    what,
-                    quantity: "bytes",
-                    observed: entry_peak.peak.bytes,
-                    predicted: value_of(&entry.method, &mem_rq.bytes, point)?,
-                });
+                compared.against(&what, "bytes", peak.bytes, at_entry(&mem_rq.bytes)?);
             }
         }
     }
+    let Compared {
+        comparisons,
+        not_compared,
+        ..
+    } = compared;
     Ok(Validation {
         method: entry.method.clone(),
-        points,
+        points: points.values.clone(),
         comparisons,
+        not_compared,
+        missing: (!points.missing.is_empty()).then(|| points.why.clone().unwrap_or_default()),
         warnings: measurement.warnings.clone(),
         unchecked: None,
         broken_assumptions: Vec::new(),
         regions: measurement.region_check.clone(),
     })
+}
+
+/// The comparisons of a validation as they are made: a prediction that needs a value the run
+/// does not record is listed as not compared instead.
+struct Compared<'a> {
+    entry: &'a MethodEntry,
+    points: &'a Points,
+    comparisons: Vec<Comparison>,
+    /// What could not be compared (`what`, `quantity`).
+    not_compared: Vec<String>,
+}
+
+impl Compared<'_> {
+    /// Whether the expression can be evaluated at every entry.
+    fn predicts(&self, text: &str) -> Result<bool> {
+        Ok(!self.points.misses(&self.entry.method, text)?)
+    }
+
+    fn against_text(
+        &mut self,
+        what: &str,
+        quantity: &'static str,
+        observed: u64,
+        text: &str,
+    ) -> Result<()> {
+        let predicted = predict(self.entry, self.points, text)?;
+        self.against(what, quantity, observed, predicted);
+        Ok(())
+    }
+
+    fn against(
+        &mut self,
+        what: &str,
+        quantity: &'static str,
+        observed: u64,
+        predicted: Option<Value>,
+    ) {
+        match predicted {
+            Some(predicted) => self.comparisons.push(Comparison {
+                what: what.to_string(),
+                quantity,
+                observed,
+                predicted,
+            }),
+            None => self.not_compared.push(format!("{what} {quantity}")),
+        }
+    }
+
+    /// Objects and, when compared, bytes: what the run allocated in the group against the
+    /// predictions summed over the entries.
+    fn group(&mut self, group: Group<'_>, bytes_compared: bool) -> Result<()> {
+        let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Option<Value>> {
+            let Prediction::Sites(sites) = &group.predicted else {
+                return Ok(Some(Value::Infinite));
+            };
+            let mut total = Value::Finite(Rat::from(0));
+            for site in sites {
+                match predict(self.entry, self.points, pick(site))? {
+                    Some(value) => total = total + value,
+                    None => return Ok(None),
+                }
+            }
+            Ok(Some(total))
+        };
+        let objects = sum(|s| &s.objects)?;
+        let bytes = bytes_compared.then(|| sum(|s| &s.bytes)).transpose()?;
+        let observed = |pick: fn(&SiteCount) -> u64| group.observed.iter().map(|s| pick(s)).sum();
+        self.against(&group.what, "objects", observed(|s| s.count), objects);
+        if let Some(bytes) = bytes {
+            self.against(&group.what, "bytes", observed(|s| s.bytes), bytes);
+        }
+        Ok(())
+    }
 }
 
 /// Runs the program under the agent for validating `entry` of `certificate`: recording the
@@ -397,34 +484,61 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
     }
 }
 
+/// The parameter values the run gives at each entry of the watched method.
+struct Points {
+    /// Per entry, the values of the parameters it has one for.
+    values: Vec<BTreeMap<String, Rat>>,
+    /// The parameters some entry has no value for: a field view, a value fixed inside the
+    /// method, not given with `--param`.
+    missing: std::collections::BTreeSet<String>,
+    /// Why, for the first of them.
+    why: Option<String>,
+}
+
+impl Points {
+    /// Whether the expression of `method` mentions a parameter without a value.
+    fn misses(&self, method: &str, text: &str) -> Result<bool> {
+        if self.missing.is_empty() {
+            return Ok(false);
+        }
+        Ok(membound_certificate::params_of(method, text)?
+            .iter()
+            .any(|p| self.missing.contains(p)))
+    }
+}
+
 /// The parameter values of each recorded entry, bound by origin ([`binding`]), with `given`
-/// values taking precedence; the message naming a missing one.
+/// values taking precedence; the ones missing, and why.
 fn entry_points(
     entry: &MethodEntry,
     measurement: &Measurement,
     given: &BTreeMap<String, Rat>,
-) -> std::result::Result<Vec<BTreeMap<String, Rat>>, String> {
-    measurement
-        .entries
-        .iter()
-        .map(|values| {
-            let named = measure::named_values(values);
-            let mut point = BTreeMap::new();
-            for param in &entry.params {
-                let recorded = match binding(&param.origin) {
-                    Binding::Recorded(wanted) => recorded_value(values, &wanted),
-                    Binding::FixedInside => None,
-                    // `a.length` is named `a_length` in a certificate.
-                    Binding::ByName => named
-                        .iter()
-                        .find(|(name, _)| name.replace('.', "_") == param.name)
-                        .and_then(|(_, v)| *v),
-                };
-                let value = given
-                    .get(&param.name)
-                    .cloned()
-                    .or_else(|| recorded.map(Rat::from));
-                let value = value.ok_or_else(|| {
+) -> Points {
+    let mut points = Points {
+        values: Vec::new(),
+        missing: Default::default(),
+        why: None,
+    };
+    for values in &measurement.entries {
+        let named = measure::named_values(values);
+        let mut point = BTreeMap::new();
+        for param in &entry.params {
+            let recorded = match binding(&param.origin) {
+                Binding::Recorded(wanted) => recorded_value(values, &wanted),
+                Binding::FixedInside => None,
+                // `a.length` is named `a_length` in a certificate.
+                Binding::ByName => named
+                    .iter()
+                    .find(|(name, _)| name.replace('.', "_") == param.name)
+                    .and_then(|(_, v)| *v),
+            };
+            let value = given
+                .get(&param.name)
+                .cloned()
+                .or_else(|| recorded.map(Rat::from));
+            let Some(value) = value else {
+                points.missing.insert(param.name.clone());
+                points.why.get_or_insert_with(|| {
                     format!(
                         "no value for parameter {} ({}) of {}: the run records {}; give --param {}=…",
                         param.name,
@@ -437,12 +551,14 @@ fn entry_points(
                         },
                         param.name
                     )
-                })?;
-                point.insert(param.name.clone(), value);
-            }
-            Ok(point)
-        })
-        .collect()
+                });
+                continue;
+            };
+            point.insert(param.name.clone(), value);
+        }
+        points.values.push(point);
+    }
+    points
 }
 
 /// The assumptions of `entry`'s parameters the run breaks at some entry: `ACYCLIC_CHAINS`,
@@ -476,13 +592,17 @@ fn broken_assumptions(entry: &MethodEntry, measurement: &Measurement) -> Vec<Str
     broken
 }
 
-/// The sum over the entries of the expression `text` of `entry`.
-fn predict(entry: &MethodEntry, points: &[BTreeMap<String, Rat>], text: &str) -> Result<Value> {
+/// The sum over the entries of the expression `text` of `entry`; None when it needs a value
+/// the run does not give.
+fn predict(entry: &MethodEntry, points: &Points, text: &str) -> Result<Option<Value>> {
+    if points.misses(&entry.method, text)? {
+        return Ok(None);
+    }
     let mut total = Value::Finite(Rat::from(0));
-    for point in points {
+    for point in &points.values {
         total = total + value_of(&entry.method, text, point)?;
     }
-    Ok(total)
+    Ok(Some(total))
 }
 
 /// Which region of the certificate [`placement`] puts an object in, when its site's objects
@@ -700,22 +820,20 @@ impl<'c> SpecMethods<'c> {
     }
 }
 
-/// Everything the run allocated under spec'd methods against the sum of the spec sites'
-/// predictions, objects and (when compared) bytes.
-fn spec_comparisons(
-    entry: &MethodEntry,
-    points: &[BTreeMap<String, Rat>],
+/// Everything the run allocated under spec'd methods, to compare with the sum of the spec
+/// sites' predictions; None when there is neither.
+fn spec_group<'a>(
+    entry: &'a MethodEntry,
     specs: &SpecMethods<'_>,
-    observed: &[&SiteCount],
-    bytes_compared: bool,
-) -> Result<Vec<Comparison>> {
+    observed: &'a [&'a SiteCount],
+) -> Option<Group<'a>> {
     let predicted: Vec<&SiteEntry> = entry
         .sites
         .iter()
         .filter(|site| specs.contains(&site.at.method))
         .collect();
     if predicted.is_empty() && observed.is_empty() {
-        return Ok(Vec::new());
+        return None;
     }
     let mut methods: Vec<&str> = specs.0.iter().copied().collect();
     methods.retain(|m| {
@@ -724,15 +842,14 @@ fn spec_comparisons(
                 .iter()
                 .any(|site| site.chain.iter().any(|f| f.method == *m))
     });
-    let group = Group {
+    Some(Group {
         what: format!("under library specs ({})", methods.join(", ")),
         observed,
-        predicted: Prediction::Sites(&predicted),
-    };
-    group.compare(entry, points, bytes_compared)
+        predicted: Prediction::Sites(predicted),
+    })
 }
 
-/// Observed sites and what predicts them, compared in sum.
+/// Observed sites and what predicts them, compared in sum ([`Compared::group`]).
 struct Group<'a> {
     what: String,
     observed: &'a [&'a SiteCount],
@@ -742,47 +859,10 @@ struct Group<'a> {
 /// What a group of observed sites is compared with.
 enum Prediction<'a> {
     /// The certificate's sites that name them (none: a prediction of 0).
-    Sites(&'a [&'a SiteEntry]),
+    Sites(Vec<&'a SiteEntry>),
     /// Nothing the certificate saw: they were allocated below a call into code it does not
     /// see, which its bounds count as ∞ ([`Sight::unseen_call`]).
     Unseen,
-}
-
-impl Group<'_> {
-    /// Objects and, when compared, bytes: what the run allocated against the predictions summed
-    /// over the entries.
-    fn compare(
-        self,
-        entry: &MethodEntry,
-        points: &[BTreeMap<String, Rat>],
-        bytes_compared: bool,
-    ) -> Result<Vec<Comparison>> {
-        let sum = |pick: fn(&SiteEntry) -> &String| -> Result<Value> {
-            let Prediction::Sites(sites) = self.predicted else {
-                return Ok(Value::Infinite);
-            };
-            let mut total = Value::Finite(Rat::from(0));
-            for site in sites {
-                total = total + predict(entry, points, pick(site))?;
-            }
-            Ok(total)
-        };
-        let mut comparisons = vec![Comparison {
-            what: self.what.clone(),
-            quantity: "objects",
-            observed: self.observed.iter().map(|s| s.count).sum(),
-            predicted: sum(|s| &s.objects)?,
-        }];
-        if bytes_compared {
-            comparisons.push(Comparison {
-                what: self.what,
-                quantity: "bytes",
-                observed: self.observed.iter().map(|s| s.bytes).sum(),
-                predicted: sum(|s| &s.bytes)?,
-            });
-        }
-        Ok(comparisons)
-    }
 }
 
 /// Where a chain (given as its frames' methods) stops belonging to the program: at the first
@@ -841,6 +921,9 @@ impl Validation {
                 value_text(&c.predicted)
             );
         }
+        for what in &self.not_compared {
+            let _ = writeln!(out, "not compared: {what}");
+        }
         for assumption in &self.broken_assumptions {
             let _ = writeln!(out, "BROKEN assumption {assumption}");
         }
@@ -883,10 +966,13 @@ impl Validation {
                 "{regions} site(s) whose objects outlive the region the certificate puts them in"
             ));
         }
-        if problems.is_empty() {
-            "the certificate holds for this run".to_string()
-        } else {
-            problems.join("; ")
+        match (problems.is_empty(), &self.missing) {
+            (true, None) => "the certificate holds for this run".to_string(),
+            (true, Some(why)) => format!(
+                "the certificate holds for this run where it was compared ({} prediction(s) not compared: {why})",
+                self.not_compared.len()
+            ),
+            (false, _) => problems.join("; "),
         }
     }
 
@@ -908,6 +994,8 @@ impl Validation {
         json!({
             "method": self.method,
             "comparisons": comparisons,
+            "not_compared": self.not_compared,
+            "missing": self.missing,
             "broken": self.broken().count(),
             "broken_assumptions": self.broken_assumptions,
             "regions": self.regions,

@@ -3,7 +3,8 @@
 //! String parameter's length and a collection parameter's size (tests/fixtures/views). The
 //! field views come from `analyze`; the length and size views are written by hand here, since a
 //! certificate is all validate reads. A parameter bound to the wrong recorded value shows in the
-//! comparison, and a value fixed inside the method leaves the run not checked.
+//! comparison, and a value fixed inside the method leaves the run not checked when the total
+//! needs it, and only the predictions that need it not compared when the total is ∞.
 
 use std::path::{Path, PathBuf};
 
@@ -180,4 +181,74 @@ fn a_value_fixed_inside_the_method_is_not_checked() {
         &["--param", "rows=9", "--format", "json"],
     ));
     assert_eq!(total_objects(&comparisons).0, 9);
+}
+
+#[test]
+fn a_run_without_a_value_compares_what_does_not_need_it() {
+    let classes = compile_fixture("views");
+    let analyzed = scratch_dir("validate-views-partly").join("wander.json");
+    analyze_into(&classes, "views.Bounded.wander", "count", &analyzed);
+    // As a certificate would say it with the loop over `rows` bounded by the value `wander`
+    // writes itself (the analysis leaves both loops ∞ here): its total stays ∞.
+    let mut json: Value =
+        serde_json::from_str(&std::fs::read_to_string(&analyzed).expect("read")).expect("JSON");
+    let method = &mut json["methods"][0];
+    let origin = "static field views.Bounded.rows, written at wander@4";
+    let params = method["params"].as_array_mut().expect("params");
+    params.push(serde_json::json!({"name": "rows", "origin": origin}));
+    let sites = method["sites"].as_array_mut().expect("sites");
+    let objects = sites
+        .iter_mut()
+        .find(|site| site["type"] == "java.lang.Object")
+        .expect("the loop over rows");
+    for quantity in ["count", "objects", "bytes"] {
+        objects[quantity] = Value::from("(rows)");
+    }
+    let certificate = analyzed.with_file_name("wander-rows.json");
+    std::fs::write(&certificate, json.to_string()).expect("written");
+
+    let run = validate(&certificate, &["--format", "json"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(report["broken"], 0, "{report:#}");
+    let missing = report["missing"].as_str().expect("a missing value");
+    assert!(missing.contains("no value for parameter rows"), "{missing}");
+    // The total, ∞ whatever `rows` is, is compared: 9 objects for rows = 9 and 7 arrays on
+    // the way from 3 to 1; and so is the unbounded loop's site. The loop over `rows` is not.
+    let comparisons = report["comparisons"].as_array().expect("comparisons");
+    assert_eq!(
+        total_objects(comparisons),
+        (Value::from(16), Value::from("infty"))
+    );
+    let what_ends = |comparisons: &[Value], end: &str| -> Value {
+        comparisons
+            .iter()
+            .find(|c| c["what"].as_str().is_some_and(|w| w.ends_with(end)))
+            .cloned()
+            .unwrap_or_else(|| panic!("no comparison of {end}: {comparisons:#?}"))
+    };
+    let arrays = what_ends(comparisons, "java.lang.Object[]");
+    assert_eq!(
+        (&arrays["observed"], &arrays["predicted"]),
+        (&Value::from(7), &Value::from("infty"))
+    );
+    let not_compared = report["not_compared"].as_array().expect("not_compared");
+    assert!(
+        not_compared.iter().any(|w| w
+            .as_str()
+            .is_some_and(|w| w.ends_with("java.lang.Object objects"))),
+        "{report:#}"
+    );
+    // Given the value, everything is compared.
+    let given = validate(&certificate, &["--param", "rows=9", "--format", "json"]);
+    let report: Value = serde_json::from_str(&given.stdout).expect("JSON");
+    assert_eq!(report["not_compared"], serde_json::json!([]), "{report:#}");
+    let objects = what_ends(
+        report["comparisons"].as_array().expect("comparisons"),
+        "java.lang.Object",
+    );
+    assert_eq!(
+        (&objects["observed"], &objects["predicted"]),
+        (&Value::from(9), &Value::from(9))
+    );
 }
