@@ -173,11 +173,13 @@ const INDICATOR_CLASSES: usize = 256;
 
 /// The constraints of `part` that involve its integer divisions, class by class of the
 /// parameters' residues: with every parameter `p` a division reads written `P·t + r` (`P` a
-/// multiple of those divisions' denominators), each division is affine in the `t`s, so each such
-/// constraint is linear in the parameters within a class. Classes with the same linear guard
-/// are grouped: the result is, per group, its guard and the periodic indicator of its classes
-/// (1 on them, 0 on the others). `None` for nested divisions, existential variables, or more
-/// than [`INDICATOR_CLASSES`] classes.
+/// multiple of the denominators of the divisions reading it, times those of the divisions they
+/// are nested in: `floor((n - 2*floor(n/2) + 5)/2)`, which sums over a call's strided argument
+/// make), each division is affine in the `t`s, so each such constraint is linear in the
+/// parameters within a class. Classes with the same linear guard are grouped: the result is,
+/// per group, its guard and the periodic indicator of its classes (1 on them, 0 on the others);
+/// none when the constraints hold in no class (the part is empty). `None` for existential
+/// variables, or more than [`INDICATOR_CLASSES`] classes.
 fn class_guards(part: &BasicSet, names: &[String]) -> Option<Vec<(Vec<Atom>, QuasiPolynomial)>> {
     let n = names.len();
     if part.n_dims() != 0 {
@@ -188,14 +190,27 @@ fn class_guards(part: &BasicSet, names: &[String]) -> Option<Vec<(Vec<Atom>, Qua
         .iter()
         .map(|local| local.div.as_ref())
         .collect::<Option<_>>()?;
-    let mut periods = vec![1u32; n];
+    // Per division, the parameters it reads (through the divisions it nests too) and the
+    // product of its denominator with those of the divisions it nests.
+    let mut reads: Vec<(Vec<usize>, u32)> = Vec::new();
     for div in &divs {
-        let denominator = u32::try_from(div.denominator.clone()).ok()?;
+        let mut columns = Vec::new();
+        let mut scale = u32::try_from(div.denominator.clone()).ok()?;
         for column in div.numerator.support() {
-            if column >= n {
-                return None;
+            if column < n {
+                columns.push(column);
+                continue;
             }
-            periods[column] = num_integer::lcm(periods[column], denominator);
+            let (inner, inner_scale) = reads.get(column - n)?;
+            columns.extend(inner);
+            scale = scale.checked_mul(*inner_scale)?;
+        }
+        reads.push((columns, scale));
+    }
+    let mut periods = vec![1u32; n];
+    for (columns, scale) in &reads {
+        for &column in columns {
+            periods[column] = num_integer::lcm(periods[column], *scale);
         }
     }
     let classes: usize = periods.iter().map(|&p| p as usize).product();
@@ -217,7 +232,7 @@ fn class_guards(part: &BasicSet, names: &[String]) -> Option<Vec<(Vec<Atom>, Qua
             residues[column] = (rest % period) as i64;
             rest /= period;
         }
-        let Some(atoms) = class_guard(&involving, &divs, &periods, &residues, names) else {
+        let Some(atoms) = class_guard(&involving, &divs, &periods, &residues, names)? else {
             continue;
         };
         match groups.iter_mut().find(|(existing, _)| *existing == atoms) {
@@ -268,14 +283,15 @@ fn indicator(members: &[bool], periods: &[u32], names: &[String]) -> Option<Quas
 }
 
 /// The constraints within the residue class `residues` (modulo `periods`) as linear atoms over
-/// the parameters, or `None` when one never holds there.
+/// the parameters (`Some(None)` when one never holds there); `None` when a division is not
+/// affine within the class.
 fn class_guard(
     constraints: &[&Constraint],
     divs: &[&membound_polyhedra::set::Div],
     periods: &[u32],
     residues: &[i64],
     names: &[String],
-) -> Option<Vec<Atom>> {
+) -> Option<Option<Vec<Atom>>> {
     let n = names.len();
     // Columns as affine forms in the t's, for p = P·t + r.
     let param = |column: usize| -> (Vec<Rat>, Rat) {
@@ -288,7 +304,11 @@ fn class_guard(
         let mut coefficients = vec![Rat::from(0); n];
         let mut constant = div.numerator.constant.clone();
         for column in div.numerator.support() {
-            let (c, r) = param(column);
+            let (c, r) = if column < n {
+                param(column)
+            } else {
+                local_forms.get(column - n)?.clone()
+            };
             let a = div.numerator.coeff(column);
             for (slot, value) in coefficients.iter_mut().zip(c) {
                 *slot += a.clone() * value;
@@ -296,10 +316,14 @@ fn class_guard(
             constant += a * r;
         }
         let denominator = Rat::from(div.denominator.clone());
-        let coefficients = coefficients
+        let coefficients: Vec<Rat> = coefficients
             .into_iter()
             .map(|c| c / denominator.clone())
             .collect();
+        // floor(k·t + c) = k·t + floor(c) only for integer k.
+        if !coefficients.iter().all(Rat::is_integer) {
+            return None;
+        }
         local_forms.push((coefficients, Rat::from((constant / denominator).floor())));
     }
     let mut atoms = Vec::new();
@@ -324,7 +348,7 @@ fn class_guard(
                 Relation::Eq => constant.is_zero(),
             };
             if !holds {
-                return None;
+                return Some(None);
             }
             continue;
         }
@@ -344,7 +368,7 @@ fn class_guard(
             Relation::Eq => Atom::eq(linear),
         });
     }
-    Some(atoms)
+    Some(Some(atoms))
 }
 
 /// How far a lower bound is raised while the value there is 0.
@@ -786,6 +810,44 @@ mod tests {
                 expr: then,
             }],
             default: Box::new(otherwise),
+        }
+    }
+
+    #[test]
+    fn a_sum_over_a_strided_argument_keeps_its_residue_classes_exact() {
+        // A callee's bytes, 4p + [24, 28]_p (an array of p + 2 references), summed over a call
+        // whose argument steps by two (`m2(a + 2*i)`): the sum's pieces hold on residue classes
+        // of `a` written with nested divisions, some of them empty.
+        let summed = membound_polyhedra::sum_text(
+            "[a, b] -> { [i, p] -> 8*p + 24 - 8*floor(p/2) : 1 <= i <= 1 + 2*b + 2*a and p = a + 2*i and p + 5 >= 0 }",
+        )
+        .expect("sums");
+        let membound_polyhedra::Count::Finite(pw) = summed else {
+            panic!("a finite sum");
+        };
+        let quantity = pw_quantity(&pw);
+        assert!(!quantity.to_string().contains("max"), "{quantity}");
+        let bytes = |p: i64| {
+            if p + 5 >= 0 {
+                8 * p + 24 - 8 * p.div_euclid(2)
+            } else {
+                0
+            }
+        };
+        for a in -3..8 {
+            for b in -2..6 {
+                let expected: i64 = (1..=1 + 2 * b + 2 * a).map(|i| bytes(a + 2 * i)).sum();
+                let point = BTreeMap::from([
+                    ("a".to_string(), Rat::from(a)),
+                    ("b".to_string(), Rat::from(b)),
+                ]);
+                let value = quantity.eval(&point).expect("evaluates");
+                assert_eq!(
+                    value,
+                    Value::Finite(Rat::from(expected)),
+                    "a = {a}, b = {b}"
+                );
+            }
         }
     }
 
