@@ -1,6 +1,6 @@
 //! The bundled specs of the JDK methods programs use most (front/specs/jdk.yaml: Random and
 //! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date and LocalDate,
-//! String.repeat, split and join, stream pipelines), each called from a method of its own in
+//! reading strings, String.contains, repeat, split and join, stream pipelines), each called from a method of its own in
 //! tests/fixtures/jdk_specs: every bound is validated against real runs under the agent over
 //! a grid of sizes, never below them, and equal to them where the spec is exact; where no
 //! parameter bounds what a JDK method makes (a stream's elements, a split's pieces), the
@@ -79,7 +79,8 @@ fn exact_specs_equal_real_runs() {
     // the array; nothing for the thread's generator, for Math and for Math.random; the arrays
     // and the list view; six wrappers and arrays per round of factories; a Date and a
     // LocalDate per round.
-    let methods: [(&str, ObjectsAt); 8] = [
+    // Reading strings: nothing.
+    let methods: [(&str, ObjectsAt); 9] = [
         ("random", |_| 2),
         ("randoms", |n| 1 + 2 * n),
         ("threadLocal", |_| 0),
@@ -88,6 +89,7 @@ fn exact_specs_equal_real_runs() {
         ("arrays", |_| 6),
         ("factories", |n| 6 * n),
         ("dates", |n| 2 * n),
+        ("reading", |_| 0),
     ];
     // The methods whose spec'd calls allocate, which validate compares with their specs.
     let allocates_under_specs = ["random", "randoms", "arrays", "factories", "dates"];
@@ -198,5 +200,30 @@ fn streams_split_and_join_are_unbounded_at_once_with_their_reason() {
                 "{report:#}"
             );
         }
+    }
+}
+
+#[test]
+fn contains_counts_what_its_arguments_to_string_makes() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-contains");
+    let (certificate, summary) = analyze(&classes, &dir, "contains");
+    // The argument, created out of sight, is a String or a StringBuilder (the interface spec):
+    // a builder's toString makes a string and its bytes, whose length no parameter bounds.
+    assert!(
+        summary.contains("java.lang.String.contains(Ljava/lang/CharSequence;)Z: 2 objects, ∞ bytes"),
+        "{summary}"
+    );
+    for n in SIZES {
+        let report = validated(&certificate, "contains", n);
+        let n: u64 = n.parse().expect("a size");
+        // The builder and its first array, then per round the builder's text as a string and
+        // its bytes (contains on a String argument makes nothing); predicted: two appends'
+        // amortized growth, and both calls of every round.
+        assert_eq!(
+            comparison(&report, "total", "objects"),
+            ((2 + 2 * n).into(), (4 + 4 * n).into()),
+            "n = {n}: {report:#}"
+        );
     }
 }
