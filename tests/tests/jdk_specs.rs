@@ -211,7 +211,8 @@ fn contains_counts_what_its_arguments_to_string_makes() {
     // The argument, created out of sight, is a String or a StringBuilder (the interface spec):
     // a builder's toString makes a string and its bytes, whose length no parameter bounds.
     assert!(
-        summary.contains("java.lang.String.contains(Ljava/lang/CharSequence;)Z: 2 objects, ∞ bytes"),
+        summary
+            .contains("java.lang.String.contains(Ljava/lang/CharSequence;)Z: 2 objects, ∞ bytes"),
         "{summary}"
     );
     for n in SIZES {

@@ -1142,7 +1142,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             Some(lengths) => {
                 let chars = lengths
                     .iter()
-                    .fold(Expr::constant(text.fixed_chars), |sum, length| sum.plus(length));
+                    .fold(Expr::constant(text.fixed_chars), |sum, length| {
+                        sum.plus(length)
+                    });
                 (node, chars.scaled(&Int::from(CONCAT_BYTES_PER_CHAR)))
             }
             None => self.unknown(node, 0),

@@ -177,7 +177,10 @@ mod tests {
         // Without a String argument the types bound the text; a double's or an object's text
         // and a constant the recipe only names leave it unknown.
         assert_eq!(concat_text("(IJ)Ljava/lang/String;", None), None);
-        assert_eq!(concat_text("(Ljava/lang/String;D)Ljava/lang/String;", None), None);
+        assert_eq!(
+            concat_text("(Ljava/lang/String;D)Ljava/lang/String;", None),
+            None
+        );
         let constant = concat_text("(Ljava/lang/String;)Ljava/lang/String;", Some("\u{2}\u{1}"));
         assert_eq!(constant, None);
     }
