@@ -228,3 +228,26 @@ fn contains_counts_what_its_arguments_to_string_makes() {
         );
     }
 }
+
+#[test]
+fn a_builder_charges_each_appended_strings_chars() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-builder");
+    let (certificate, summary) = analyze(&classes, &dir, "builder");
+    // append(String) charges a byte[4] per char of its argument, a length the call binds.
+    assert!(
+        summary.contains("java.lang.StringBuilder.append(Ljava/lang/String;)Ljava/lang/StringBuilder;: cases(str_length >= 1 -> str_length; otherwise -> 0) objects, cases(str_length >= 1 -> 24*str_length; otherwise -> 0) bytes"),
+        "{summary}"
+    );
+    for n in SIZES {
+        let report = validated(&certificate, "builder", n);
+        let n: u64 = n.parse().expect("a size");
+        // The builder, its first array, and a byte[4] per char appended (3 + 2n); the run
+        // makes the builder, its first array and the arrays it grows to, fewer.
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        assert_eq!(predicted, 5 + 2 * n, "n = {n}: {report:#}");
+        assert!(observed.as_u64().expect("a count") >= 2, "n = {n}: {report:#}");
+        let (_, bytes) = comparison(&report, "total", "bytes");
+        assert_eq!(bytes, 128 + 48 * n, "n = {n}: {report:#}");
+    }
+}
