@@ -1378,12 +1378,10 @@ impl<'b, 't> Lowerer<'b, 't> {
             let actual = call.and_then(|call| call.args.get(slot));
             let expr = match (kind, actual) {
                 (FormalKind::Value, Some(operand)) => self.affine(operand),
-                (FormalKind::ArrayLength | FormalKind::StringLength, Some(Operand::Var(v))) => {
+                (FormalKind::ArrayLength, Some(Operand::Var(v))) => {
                     self.length_of.get(v).map(|&len| Expr::var(len))
                 }
-                (FormalKind::StringLength, Some(Operand::Const(Const::String(text)))) => {
-                    Some(Expr::constant(text.encode_utf16().count() as i64))
-                }
+                (FormalKind::StringLength, Some(operand)) => self.string_length(operand),
                 (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
@@ -1775,8 +1773,8 @@ impl<'b, 't> Lowerer<'b, 't> {
         match value {
             ir::Expr::NewArray { dims, .. } => self.affine(dims.first()?),
             // A string literal's length, in UTF-16 units as `String.length()` counts.
-            ir::Expr::Use(Operand::Const(Const::String(text))) => {
-                Some(Expr::constant(text.encode_utf16().count() as i64))
+            ir::Expr::Use(literal @ Operand::Const(Const::String(_))) => {
+                self.string_length(literal)
             }
             ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
                 self.length_of.get(source).map(|&len| Expr::var(len))

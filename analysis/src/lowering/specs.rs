@@ -30,8 +30,9 @@ pub fn spec_formal_kinds(method: &MethodRef) -> Vec<Option<FormalKind>> {
     params
         .iter()
         .map(|ty| {
-            numeric_formal_kind(ty)
-                .or_else(|| (view_type(ty) == Some(ViewType::String)).then_some(FormalKind::StringLength))
+            numeric_formal_kind(ty).or_else(|| {
+                (view_type(ty) == Some(ViewType::String)).then_some(FormalKind::StringLength)
+            })
         })
         .collect()
 }

@@ -354,14 +354,9 @@ impl Names<'_> {
     /// its length, as an array does).
     fn only_numeric(&self, text: &str) -> Result<(), String> {
         let string = Type::Ref(ClassName::new("java/lang/String"));
-        match self
-            .params
-            .iter()
-            .zip(self.declared)
-            .find(|(name, ty)| {
-                ty.numeric_measure().is_none() && **ty != string && mentions(text, name)
-            })
-        {
+        match self.params.iter().zip(self.declared).find(|(name, ty)| {
+            ty.numeric_measure().is_none() && **ty != string && mentions(text, name)
+        }) {
             Some((name, ty)) => Err(format!(
                 "`{text}`: parameter {name} is a {ty}, which has no integer value"
             )),
