@@ -1,6 +1,7 @@
 //! The bundled specs of the JDK methods programs use most (front/specs/jdk.yaml: Random and
 //! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date and LocalDate,
-//! reading strings, String.contains, repeat, split and join, stream pipelines), each called from a method of its own in
+//! reading strings, String.substring, contains, repeat, split and join, StringBuilder.append,
+//! stream pipelines), each called from a method of its own in
 //! tests/fixtures/jdk_specs: every bound is validated against real runs under the agent over
 //! a grid of sizes, never below them, and equal to them where the spec is exact; where no
 //! parameter bounds what a JDK method makes (a stream's elements, a split's pieces), the
@@ -79,8 +80,8 @@ fn exact_specs_equal_real_runs() {
     // the array; nothing for the thread's generator, for Math and for Math.random; the arrays
     // and the list view; six wrappers and arrays per round of factories; a Date and a
     // LocalDate per round.
-    // Reading strings: nothing.
-    let methods: [(&str, ObjectsAt); 9] = [
+    // Reading strings: nothing; a substring: a string and its bytes.
+    let methods: [(&str, ObjectsAt); 10] = [
         ("random", |_| 2),
         ("randoms", |n| 1 + 2 * n),
         ("threadLocal", |_| 0),
@@ -90,9 +91,17 @@ fn exact_specs_equal_real_runs() {
         ("factories", |n| 6 * n),
         ("dates", |n| 2 * n),
         ("reading", |_| 0),
+        ("substrings", |n| 2 * n),
     ];
     // The methods whose spec'd calls allocate, which validate compares with their specs.
-    let allocates_under_specs = ["random", "randoms", "arrays", "factories", "dates"];
+    let allocates_under_specs = [
+        "random",
+        "randoms",
+        "arrays",
+        "factories",
+        "dates",
+        "substrings",
+    ];
     for (method, objects) in methods {
         let (certificate, summary) = analyze(&classes, &dir, method);
         assert!(summary.contains("(bundled spec)"), "{method}: {summary}");
