@@ -36,9 +36,10 @@ fn strings_bound_the_bytes_by_their_length_and_floats_leave_everything_unbounded
     analyze_into(&classes, "Concat.strings", "hotspot-coops", &strings);
     let bound = eval_method(&strings, "Concat.strings", "n=5,prefix_length=1");
     assert_eq!(bound["mem_alloc"]["objects"], 10, "{bound:#}");
-    // prefix + int: at most 1 + 11 chars, two bytes each (the prefix may be UTF-16): a
-    // byte[24] of 40 bytes and the String's 24, five times.
-    assert_eq!(bound["mem_alloc"]["bytes"], 5 * 64, "{bound:#}");
+    // prefix + int: at most 1 + 11 chars (4 more for a null prefix, written `null`), two
+    // bytes each (the prefix may be UTF-16): a byte[32] of 48 bytes and the String's 24, five
+    // times.
+    assert_eq!(bound["mem_alloc"]["bytes"], 5 * 72, "{bound:#}");
     let (code, json) = validate_json(&strings, "Concat", &["30"]);
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(

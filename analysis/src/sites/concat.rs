@@ -7,9 +7,9 @@
 //! `FloatingDecimal`). Objects go through their `toString`, code the call graph does not follow.
 //! The array's length is the text's: at most 11 chars for an `int`, 20 for a `long`, … and, with
 //! compact strings, one byte per char unless a char outside Latin-1 (a `char` argument, a
-//! constant) makes it two. A `String` argument adds its length ([`concat_text`]), and then two
-//! bytes per char, since it may be UTF-16: the lowering gives such a site its bytes' length as
-//! an array's.
+//! constant) makes it two. A `String` argument adds its length, or four for `null`
+//! ([`concat_text`]), and then two bytes per char, since it may be UTF-16: the lowering gives
+//! such a site its bytes' length as an array's.
 
 use membound_jvm::{ClassName, MethodDescriptor, Type};
 
@@ -71,11 +71,16 @@ pub fn concat_shape(descriptor: &str, recipe: Option<&str>) -> ConcatShape {
 /// types alone: at most `fixed_chars` besides those arguments' own chars.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConcatText {
-    /// The recipe's constant chars and the longest text of every primitive argument.
+    /// The recipe's constant chars, the longest text of every primitive argument, and four
+    /// chars per `String` argument: a null one is written `null`, which its length (a view of
+    /// a string, which a null is not) does not count.
     pub fixed_chars: u64,
     /// The positions of the `String` arguments among the call's arguments.
     pub strings: Vec<usize>,
 }
+
+/// The chars of a null `String`'s text, `null`.
+const NULL_CHARS: u64 = 4;
 
 /// Two bytes per char: a `String` argument may be UTF-16, and then the whole text is.
 pub const CONCAT_BYTES_PER_CHAR: i64 = 2;
@@ -90,7 +95,10 @@ pub fn concat_text(descriptor: &str, recipe: Option<&str>) -> Option<ConcatText>
     for (index, ty) in descriptor.params.iter().enumerate() {
         match max_chars(ty) {
             Some(n) => fixed_chars += n,
-            None if *ty == string => strings.push(index),
+            None if *ty == string => {
+                fixed_chars += NULL_CHARS;
+                strings.push(index);
+            }
             None => return None,
         }
     }
@@ -162,7 +170,8 @@ mod tests {
 
     #[test]
     fn strings_add_their_lengths_to_the_rest_of_the_text() {
-        // "alloc " + String + " objects " + long: 6 + 9 constant chars and 20 for the long.
+        // "alloc " + String + " objects " + long: 6 + 9 constant chars, 20 for the long, and
+        // the string's length or, for a null, 4.
         let text = concat_text(
             "(Ljava/lang/String;J)Ljava/lang/String;",
             Some("alloc \u{1} objects \u{1}"),
@@ -170,7 +179,7 @@ mod tests {
         assert_eq!(
             text,
             Some(ConcatText {
-                fixed_chars: 6 + 9 + 20,
+                fixed_chars: 6 + 9 + 20 + 4,
                 strings: vec![0],
             })
         );
