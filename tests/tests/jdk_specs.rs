@@ -1,6 +1,7 @@
 //! The bundled specs of the JDK methods programs use most (front/specs/jdk.yaml: Random and
 //! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date and LocalDate,
-//! String.repeat, split and join, stream pipelines), each called from a method of its own in
+//! reading strings, String.substring, contains, repeat, split and join, StringBuilder.append,
+//! stream pipelines), each called from a method of its own in
 //! tests/fixtures/jdk_specs: every bound is validated against real runs under the agent over
 //! a grid of sizes, never below them, and equal to them where the spec is exact; where no
 //! parameter bounds what a JDK method makes (a stream's elements, a split's pieces), the
@@ -79,7 +80,8 @@ fn exact_specs_equal_real_runs() {
     // the array; nothing for the thread's generator, for Math and for Math.random; the arrays
     // and the list view; six wrappers and arrays per round of factories; a Date and a
     // LocalDate per round.
-    let methods: [(&str, ObjectsAt); 8] = [
+    // Reading strings: nothing; a substring: a string and its bytes.
+    let methods: [(&str, ObjectsAt); 10] = [
         ("random", |_| 2),
         ("randoms", |n| 1 + 2 * n),
         ("threadLocal", |_| 0),
@@ -88,9 +90,18 @@ fn exact_specs_equal_real_runs() {
         ("arrays", |_| 6),
         ("factories", |n| 6 * n),
         ("dates", |n| 2 * n),
+        ("reading", |_| 0),
+        ("substrings", |n| 2 * n),
     ];
     // The methods whose spec'd calls allocate, which validate compares with their specs.
-    let allocates_under_specs = ["random", "randoms", "arrays", "factories", "dates"];
+    let allocates_under_specs = [
+        "random",
+        "randoms",
+        "arrays",
+        "factories",
+        "dates",
+        "substrings",
+    ];
     for (method, objects) in methods {
         let (certificate, summary) = analyze(&classes, &dir, method);
         assert!(summary.contains("(bundled spec)"), "{method}: {summary}");
@@ -199,4 +210,70 @@ fn streams_split_and_join_are_unbounded_at_once_with_their_reason() {
             );
         }
     }
+}
+
+#[test]
+fn contains_counts_what_its_arguments_to_string_makes() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-contains");
+    let (certificate, summary) = analyze(&classes, &dir, "contains");
+    // The argument, created out of sight, is a String or a StringBuilder (the interface spec):
+    // a builder's toString makes a string and its bytes, whose length no parameter bounds.
+    assert!(
+        summary
+            .contains("java.lang.String.contains(Ljava/lang/CharSequence;)Z: 2 objects, ∞ bytes"),
+        "{summary}"
+    );
+    for n in SIZES {
+        let report = validated(&certificate, "contains", n);
+        let n: u64 = n.parse().expect("a size");
+        // The builder and its first array, then per round the builder's text as a string and
+        // its bytes (contains on a String argument makes nothing); predicted: two appends'
+        // amortized growth, and both calls of every round.
+        assert_eq!(
+            comparison(&report, "total", "objects"),
+            ((2 + 2 * n).into(), (4 + 4 * n).into()),
+            "n = {n}: {report:#}"
+        );
+    }
+}
+
+#[test]
+fn a_builder_charges_each_appended_strings_chars() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-builder");
+    let (certificate, summary) = analyze(&classes, &dir, "builder");
+    // append(String) charges a byte[4] per char of its argument, a length the call binds.
+    assert!(
+        summary.contains("java.lang.StringBuilder.append(Ljava/lang/String;)Ljava/lang/StringBuilder;: cases(str_length >= 1 -> str_length; otherwise -> 0) objects, cases(str_length >= 1 -> 24*str_length; otherwise -> 0) bytes"),
+        "{summary}"
+    );
+    for n in SIZES {
+        let report = validated(&certificate, "builder", n);
+        let n: u64 = n.parse().expect("a size");
+        // The builder, its first array, and a byte[4] per char appended (3 + 2n); the run
+        // makes the builder, its first array and the arrays it grows to.
+        assert_eq!(
+            comparison(&report, "total", "objects"),
+            ((2 + growths(16, 3, 2, n)).into(), (5 + 2 * n).into()),
+            "n = {n}: {report:#}"
+        );
+        let (_, bytes) = comparison(&report, "total", "bytes");
+        assert_eq!(bytes, 128 + 48 * n, "n = {n}: {report:#}");
+    }
+}
+
+/// How many arrays a builder of capacity `capacity` grows to (JDK 17: to the larger of twice
+/// its capacity plus two and what it needs) when `first` chars and then `rounds` times `each`
+/// are appended.
+fn growths(capacity: u64, first: u64, each: u64, rounds: u64) -> u64 {
+    let (mut capacity, mut length, mut grown) = (capacity, 0, 0);
+    for appended in std::iter::once(first).chain((0..rounds).map(|_| each)) {
+        length += appended;
+        if length > capacity {
+            capacity = length.max(2 * capacity + 2);
+            grown += 1;
+        }
+    }
+    grown
 }

@@ -41,6 +41,7 @@ use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use super::views::{self, ViewCall, ViewType, view_type};
+use crate::sites::{CONCAT_BYTES_PER_CHAR, concat_text};
 use membound_front::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
 use membound_jvm::{MethodRef, NumericMeasure, Type};
 
@@ -976,7 +977,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
             }
             StmtKind::Invoke { dst, call } => {
-                let node = self.point(block, node, PointKey::At(stmt.pc));
+                let node = self.call_point(block, node, stmt.pc, call);
                 let summarized = dst.and_then(|dst| self.summarized_result(stmt.pc, dst, call));
                 let node = self.calls(block, node, stmt.pc, Some(call), summarized);
                 if (self.targets)(stmt.pc).ends_program {
@@ -1120,6 +1121,46 @@ impl<'b, 't> Lowerer<'b, 't> {
             None => self.unknown(node, 0),
         };
         self.lengths_point(block, node, pc, vec![bound])
+    }
+
+    /// The point of the call at `pc`; a string concatenation whose `String` arguments make its
+    /// text (`concat_text`) has its bytes' length as an array has, the text's chars at two
+    /// bytes each, unknown where an argument's length is.
+    fn call_point(&mut self, block: usize, node: NodeId, pc: u32, call: &ir::Call) -> NodeId {
+        let CallKind::Dynamic(ir::DynamicCall::StringConcat { recipe }) = &call.kind else {
+            return self.point(block, node, PointKey::At(pc));
+        };
+        let Some(text) = concat_text(&call.method.descriptor, recipe.as_deref()) else {
+            return self.point(block, node, PointKey::At(pc));
+        };
+        let lengths: Option<Vec<Expr>> = text
+            .strings
+            .iter()
+            .map(|&index| self.string_length(call.args.get(index)?))
+            .collect();
+        let (node, bytes) = match lengths {
+            Some(lengths) => {
+                let chars = lengths
+                    .iter()
+                    .fold(Expr::constant(text.fixed_chars), |sum, length| {
+                        sum.plus(length)
+                    });
+                (node, chars.scaled(&Int::from(CONCAT_BYTES_PER_CHAR)))
+            }
+            None => self.unknown(node, 0),
+        };
+        self.lengths_point(block, node, pc, vec![bytes])
+    }
+
+    /// The length of a `String` operand: its view, or a literal's length in UTF-16 units.
+    fn string_length(&self, operand: &Operand) -> Option<Expr> {
+        match operand {
+            Operand::Var(var) => self.length_of.get(var).map(|&length| Expr::var(length)),
+            Operand::Const(Const::String(text)) => {
+                Some(Expr::constant(text.encode_utf16().count() as i64))
+            }
+            Operand::Const(_) => None,
+        }
     }
 
     /// The point of an array allocation at `pc` whose dimensions are `bounds`.
@@ -1337,12 +1378,10 @@ impl<'b, 't> Lowerer<'b, 't> {
             let actual = call.and_then(|call| call.args.get(slot));
             let expr = match (kind, actual) {
                 (FormalKind::Value, Some(operand)) => self.affine(operand),
-                (FormalKind::ArrayLength | FormalKind::StringLength, Some(Operand::Var(v))) => {
+                (FormalKind::ArrayLength, Some(Operand::Var(v))) => {
                     self.length_of.get(v).map(|&len| Expr::var(len))
                 }
-                (FormalKind::StringLength, Some(Operand::Const(Const::String(text)))) => {
-                    Some(Expr::constant(text.encode_utf16().count() as i64))
-                }
+                (FormalKind::StringLength, Some(operand)) => self.string_length(operand),
                 (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
@@ -1734,8 +1773,8 @@ impl<'b, 't> Lowerer<'b, 't> {
         match value {
             ir::Expr::NewArray { dims, .. } => self.affine(dims.first()?),
             // A string literal's length, in UTF-16 units as `String.length()` counts.
-            ir::Expr::Use(Operand::Const(Const::String(text))) => {
-                Some(Expr::constant(text.encode_utf16().count() as i64))
+            ir::Expr::Use(literal @ Operand::Const(Const::String(_))) => {
+                self.string_length(literal)
             }
             ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
                 self.length_of.get(source).map(|&len| Expr::var(len))

@@ -1,8 +1,8 @@
 //! The procedure standing for a method a library spec covers: no code, only what the spec
 //! states, shaped so that a chain through it counts as the spec says.
 //!
-//! Its formals are the method's integer parameters and array lengths, bound at calls like any
-//! callee's. Allocation `k` of the spec is a point reached once per value of a fresh counter
+//! Its formals are the method's integer parameters and the lengths of its array and `String`
+//! parameters, bound at calls like any callee's. Allocation `k` of the spec is a point reached once per value of a fresh counter
 //! `h` with `1 <= h <= count` (the thesis's "treat the annotated call like an array
 //! allocation"), with the array's length, when the spec gives one, in a column of its own. The
 //! spec's `k`-th call back into code is a point with a counter bounded by its `times`, or not
@@ -17,15 +17,24 @@ use membound_front::specs::{MethodSpec, SpecCondition, SpecExpr};
 use membound_jvm::{MethodRef, Type};
 
 use super::body::{FormalKind, LocalPoint, LoweredBody, PointKey, identifier, numeric_formal_kind};
+use super::views::{ViewType, view_type};
 
 /// Per declared parameter of `method`, how it is a formal (the same rule as for methods with
-/// code: integers by value, arrays by length).
+/// code: integers by value, arrays by length; and a `String` by its length, which spec
+/// expressions may name).
 pub fn spec_formal_kinds(method: &MethodRef) -> Vec<Option<FormalKind>> {
     let params = method
         .parsed_descriptor()
         .map(|d| d.params)
         .unwrap_or_default();
-    params.iter().map(numeric_formal_kind).collect()
+    params
+        .iter()
+        .map(|ty| {
+            numeric_formal_kind(ty).or_else(|| {
+                (view_type(ty) == Some(ViewType::String)).then_some(FormalKind::StringLength)
+            })
+        })
+        .collect()
 }
 
 /// The names of a spec'd method's formals: the spec's parameter names (`p0`, … by default),
@@ -42,11 +51,11 @@ pub fn spec_formal_names(method: &MethodRef, spec: &MethodSpec) -> Vec<(usize, S
                 .unwrap_or_else(|| format!("p{index}"));
             match (*kind)? {
                 FormalKind::Value => Some((index, identifier(&base))),
-                FormalKind::ArrayLength => Some((index, identifier(&format!("{base}_length")))),
-                // `spec_formal_kinds` gives neither: a spec states no object views.
-                FormalKind::StringLength | FormalKind::CollectionSize | FormalKind::BoxedValue => {
-                    None
+                FormalKind::ArrayLength | FormalKind::StringLength => {
+                    Some((index, identifier(&format!("{base}_length"))))
                 }
+                // `spec_formal_kinds` gives neither: a spec states no other object views.
+                FormalKind::CollectionSize | FormalKind::BoxedValue => None,
             }
         })
         .collect()
@@ -73,7 +82,10 @@ pub fn lower_spec(
     let kinds = spec_formal_kinds(method);
     for (index, formal_name) in spec_formal_names(method, spec) {
         let formal = builder.formal(&formal_name);
-        if kinds[index] == Some(FormalKind::ArrayLength) {
+        if matches!(
+            kinds[index],
+            Some(FormalKind::ArrayLength | FormalKind::StringLength)
+        ) {
             preconditions.push(Cond::Ge(Expr::var(formal)));
         }
         by_param[index] = Some(formal);

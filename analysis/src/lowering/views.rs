@@ -275,7 +275,8 @@ pub fn needs(body: &ir::Body, kind: ViewType) -> bool {
             ),
             ViewType::Boxed => classify(call) == ViewCall::Unbox,
         };
-        let passes = !matches!(call.kind, CallKind::Dynamic(_))
+        // A concatenation's text takes its strings' lengths.
+        let passes = !matches!(call.kind, CallKind::Dynamic(ref d) if !matches!(d, ir::DynamicCall::StringConcat { .. }))
             && call.args.iter().any(|arg| match arg {
                 Operand::Var(v) => view_type(&body.var(*v).ty) == Some(kind),
                 Operand::Const(_) => false,

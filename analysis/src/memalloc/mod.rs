@@ -522,7 +522,9 @@ fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
         .into_iter()
         .map(|(index, name)| {
             let origin = match kinds[index] {
-                Some(FormalKind::ArrayLength) => format!("length of parameter {index}"),
+                Some(FormalKind::ArrayLength | FormalKind::StringLength) => {
+                    format!("length of parameter {index}")
+                }
                 _ => format!("parameter {index}"),
             };
             Param { name, origin }

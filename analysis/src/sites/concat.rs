@@ -7,7 +7,9 @@
 //! `FloatingDecimal`). Objects go through their `toString`, code the call graph does not follow.
 //! The array's length is the text's: at most 11 chars for an `int`, 20 for a `long`, … and, with
 //! compact strings, one byte per char unless a char outside Latin-1 (a `char` argument, a
-//! constant) makes it two.
+//! constant) makes it two. A `String` argument adds its length, or four for `null`
+//! ([`concat_text`]), and then two bytes per char, since it may be UTF-16: the lowering gives
+//! such a site its bytes' length as an array's.
 
 use membound_jvm::{ClassName, MethodDescriptor, Type};
 
@@ -65,6 +67,54 @@ pub fn concat_shape(descriptor: &str, recipe: Option<&str>) -> ConcatShape {
     }
 }
 
+/// The text of a concatenation whose `String` arguments make its length unbounded by the
+/// types alone: at most `fixed_chars` besides those arguments' own chars.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConcatText {
+    /// The recipe's constant chars, the longest text of every primitive argument, and four
+    /// chars per `String` argument: a null one is written `null`, which its length (a view of
+    /// a string, which a null is not) does not count.
+    pub fixed_chars: u64,
+    /// The positions of the `String` arguments among the call's arguments.
+    pub strings: Vec<usize>,
+}
+
+/// The chars of a null `String`'s text, `null`.
+const NULL_CHARS: u64 = 4;
+
+/// Two bytes per char: a `String` argument may be UTF-16, and then the whole text is.
+pub const CONCAT_BYTES_PER_CHAR: i64 = 2;
+
+/// The text of a concatenation that allocates its two objects and takes `String` arguments,
+/// when nothing else leaves its length unknown (a constant the recipe only names).
+pub fn concat_text(descriptor: &str, recipe: Option<&str>) -> Option<ConcatText> {
+    let descriptor = MethodDescriptor::parse(descriptor).ok()?;
+    let string = Type::Ref(ClassName::new("java/lang/String"));
+    let mut fixed_chars = 0;
+    let mut strings = Vec::new();
+    for (index, ty) in descriptor.params.iter().enumerate() {
+        match max_chars(ty) {
+            Some(n) => fixed_chars += n,
+            None if *ty == string => {
+                fixed_chars += NULL_CHARS;
+                strings.push(index);
+            }
+            None => return None,
+        }
+    }
+    for c in recipe.unwrap_or_default().chars() {
+        match c {
+            ARGUMENT => {}
+            CONSTANT => return None,
+            _ => fixed_chars += 1,
+        }
+    }
+    (!strings.is_empty()).then_some(ConcatText {
+        fixed_chars,
+        strings,
+    })
+}
+
 /// The longest text of a value of this type, when bounded.
 fn max_chars(ty: &Type) -> Option<u64> {
     match ty {
@@ -116,5 +166,31 @@ mod tests {
         assert!(!shape.two_objects);
         let shape = concat_shape("(I)Ljava/lang/String;", Some("\u{2}\u{1}"));
         assert_eq!(shape.max_bytes, None);
+    }
+
+    #[test]
+    fn strings_add_their_lengths_to_the_rest_of_the_text() {
+        // "alloc " + String + " objects " + long: 6 + 9 constant chars, 20 for the long, and
+        // the string's length or, for a null, 4.
+        let text = concat_text(
+            "(Ljava/lang/String;J)Ljava/lang/String;",
+            Some("alloc \u{1} objects \u{1}"),
+        );
+        assert_eq!(
+            text,
+            Some(ConcatText {
+                fixed_chars: 6 + 9 + 20 + 4,
+                strings: vec![0],
+            })
+        );
+        // Without a String argument the types bound the text; a double's or an object's text
+        // and a constant the recipe only names leave it unknown.
+        assert_eq!(concat_text("(IJ)Ljava/lang/String;", None), None);
+        assert_eq!(
+            concat_text("(Ljava/lang/String;D)Ljava/lang/String;", None),
+            None
+        );
+        let constant = concat_text("(Ljava/lang/String;)Ljava/lang/String;", Some("\u{2}\u{1}"));
+        assert_eq!(constant, None);
     }
 }

@@ -65,6 +65,13 @@ pub fn local_amount(
             &executions,
             &mut count,
         ),
+        AllocationKind::StringConcat(shape) if text_length_column(shape, &invariant) => {
+            let amounts = string_and_bytes(program, model, &invariant, &executions, &mut count);
+            if matches!(&amounts, Ok((_, bytes)) if bytes.is_infinite()) {
+                reasons.extend(concat_reasons(shape));
+            }
+            amounts
+        }
         AllocationKind::StringConcat(shape) => {
             reasons.extend(concat_reasons(shape));
             concat_amount(program, model, shape, &executions, params)
@@ -153,6 +160,28 @@ fn concat_amount(
         None => Qty::Inf,
     };
     Ok((objects, bytes))
+}
+
+/// Whether the lowering gave a concatenation whose `String` arguments make its text the
+/// length of its bytes, as an array's (`lowering::body`'s `call_point`).
+fn text_length_column(shape: ConcatShape, invariant: &SiteInvariant) -> bool {
+    shape.two_objects && shape.max_bytes.is_none() && invariant.lengths.len() == 1
+}
+
+/// A concatenation's `String` per execution and its `byte[]` of the length the invariant
+/// tells: ∞ bytes where the strings' lengths are not bounded by the parameters.
+fn string_and_bytes(
+    program: &Program,
+    model: ObjectModel,
+    invariant: &SiteInvariant,
+    executions: &Qty,
+    count: &mut dyn FnMut(&Set) -> Qty,
+) -> Amounts {
+    let string = Type::Ref(ClassName::new("java/lang/String"));
+    let (strings, string_bytes) = object_amount(program, model, &string, executions)?;
+    let bytes_type = Type::Array(Box::new(Type::Byte));
+    let (arrays, array_bytes) = array_amount(model, &bytes_type, invariant, executions, count)?;
+    Ok((strings.add(&arrays), string_bytes.add(&array_bytes)))
 }
 
 /// Why a concatenation's quantities are ∞, if they are.

@@ -350,14 +350,13 @@ impl Names<'_> {
         })
     }
 
-    /// Fails when `text` names a parameter without an integer value.
+    /// Fails when `text` names a parameter without an integer value (a `String` stands for
+    /// its length, as an array does).
     fn only_numeric(&self, text: &str) -> Result<(), String> {
-        match self
-            .params
-            .iter()
-            .zip(self.declared)
-            .find(|(name, ty)| ty.numeric_measure().is_none() && mentions(text, name))
-        {
+        let string = Type::Ref(ClassName::new("java/lang/String"));
+        match self.params.iter().zip(self.declared).find(|(name, ty)| {
+            ty.numeric_measure().is_none() && **ty != string && mentions(text, name)
+        }) {
             Some((name, ty)) => Err(format!(
                 "`{text}`: parameter {name} is a {ty}, which has no integer value"
             )),

@@ -108,9 +108,27 @@ fn a_condition_is_a_disjunction_of_affine_comparisons() {
     );
     assert!(bad.contains("affine comparisons"), "{bad}");
     let bad = error(
-        "membound_specs: 1\nspecs: [{ method: p.C.m(Ljava/lang/String;)V, params: [s], allocates: [{ type: p.N, when: \"s >= 1\" }] }]\n",
+        "membound_specs: 1\nspecs: [{ method: p.C.m(Ljava/lang/Object;)V, params: [s], allocates: [{ type: p.N, when: \"s >= 1\" }] }]\n",
     );
     assert!(bad.contains("no integer value"), "{bad}");
+}
+
+#[test]
+fn a_string_parameter_stands_for_its_length() {
+    let specs = parse(
+        "membound_specs: 1\nspecs: [{ method: p.C.m(Ljava/lang/String;)V, params: [s], allocates: [{ type: \"byte[]\", length: 4, count: \"2*s + 1\", when: \"s >= 1\" }] }]\n",
+    )
+    .expect("a String's length is an integer");
+    let spec = specs
+        .find(&method("p.C#m(Ljava/lang/String;)V"))
+        .expect("found");
+    let (terms, constant, factor) = spec.allocations[0]
+        .count
+        .as_ref()
+        .expect("a count")
+        .integer_form(1);
+    assert_eq!(terms, vec![Int::from(2)]);
+    assert_eq!((constant, factor), (Int::from(1), Int::from(1)));
 }
 
 #[test]
@@ -204,7 +222,7 @@ fn bad_specs_are_input_errors_naming_the_entry() {
             "names 2 parameters",
         ),
         (
-            "membound_specs: 1\nspecs: [{ method: p.C.m(Ljava/lang/String;)V, allocates: [{ type: p.N, count: p0 }] }]\n",
+            "membound_specs: 1\nspecs: [{ method: p.C.m(Ljava/util/List;)V, allocates: [{ type: p.N, count: p0 }] }]\n",
             "has no integer value",
         ),
         (
