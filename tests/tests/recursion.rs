@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use membound_tests::{
-    analyze_into, compile_fixture, eval_method, oracle_run, scratch_dir, total_objects,
-    validate_json,
+    analyze_into, certificate_entry, compile_fixture, eval_method, oracle_run, scratch_dir,
+    total_objects, validate_json,
 };
 use serde_json::Value;
 
@@ -201,6 +201,12 @@ fn fibonacci_is_bounded_by_a_power_of_two_and_its_stack_exactly() {
         // The measure n - 1 shrinks by at least one per call: 2^n - 1 activations at most.
         assert_eq!(bound, if n >= 2 { (1 << n) - 1 } else { 1 }, "n={n}");
     }
+    // The two calls' halves of the bound, 2^(n - 1) each, read as one power.
+    let entry = certificate_entry(&cert, "recursion.Shapes.fib");
+    assert_eq!(
+        entry["mem_alloc"]["objects"],
+        "cases(n >= 2 -> 2^(n) + (-1); otherwise -> (1))"
+    );
     // The cells die with their activation; n activations are on the stack at most.
     for n in [0, 1, 2, 9] {
         let rq = eval_method(&cert, "recursion.Shapes.fib", &format!("n={n}"))["mem_rq"]["objects"]
