@@ -329,3 +329,22 @@ fn the_report_of_a_caller_says_why_its_callees_are_unbounded_and_what_removes_it
         run.stdout
     );
 }
+
+#[test]
+fn a_recursion_down_the_objects_it_is_given_is_unbounded_and_says_so() {
+    let run = membound_tests::membound([
+        "analyze".as_ref(),
+        compile_fixture("recursion").as_os_str(),
+        "--method".as_ref(),
+        "recursion.Shapes.hangLeftmost".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("memAlloc objects: ∞"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "recursion through recursion.Shapes.hangLeftmost(Lrecursion/Shapes$Node;)V (its depth follows the objects its arguments reach, not an integer: it has no integer formal;"
+        ),
+        "{}",
+        run.stdout
+    );
+}

@@ -178,7 +178,8 @@ fn solve(
     calls: &[RecursiveCall],
 ) -> Result<MethodSummary, String> {
     let sets: Vec<(u32, CallSet)> = calls.iter().map(|c| (c.pc, c.set.clone())).collect();
-    let shape = Shape::of(&base.params, &sets)?;
+    let shape = Shape::of(&base.params, &sets)
+        .map_err(|why| without_integer_arguments(inputs, &base, why))?;
     let solve = |qty: &Qty| shape.total(qty, &base.params);
     // Each site's total over all levels, then what each recursive call contributes.
     let mut entries = Entries::new();
@@ -231,6 +232,28 @@ fn solve(
             .collect(),
         ..base
     })
+}
+
+/// Why a recursion has no shape, led by what its depth follows when none of its formals is one
+/// of its arguments (each is a field view or a local set from a call's result, or there are
+/// none): the objects its reference arguments reach, which no measure of integers sees.
+fn without_integer_arguments(inputs: &Inputs<'_>, base: &MethodSummary, why: String) -> String {
+    let views = inputs.lowered.view_params(&base.method);
+    if views.len() < base.params.len() {
+        return why;
+    }
+    let formals: Vec<String> = views
+        .iter()
+        .map(|(name, origin)| format!("{name}: {origin}"))
+        .collect();
+    let formals = match formals.is_empty() {
+        true => "it has no integer formal".to_string(),
+        false => format!(
+            "none of its formals is an argument ({})",
+            formals.join("; ")
+        ),
+    };
+    format!("its depth follows the objects its arguments reach, not an integer: {formals}; {why}")
 }
 
 impl Counted {
