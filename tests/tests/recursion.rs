@@ -348,3 +348,22 @@ fn a_recursion_down_the_objects_it_is_given_is_unbounded_and_says_so() {
         run.stdout
     );
 }
+
+#[test]
+fn a_call_passing_a_shift_says_which_argument_is_not_followed() {
+    let run = membound_tests::membound([
+        "analyze".as_ref(),
+        compile_fixture("recursion").as_os_str(),
+        "--method".as_ref(),
+        "recursion.Shapes.overPowerOfTwo".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("memAlloc objects: ∞"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "its bound depends on size, and the values the call passes do not keep it finite (it passes size = (1 << levels), which the analysis does not follow)"
+        ),
+        "{}",
+        run.stdout
+    );
+}
