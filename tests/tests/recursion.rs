@@ -218,6 +218,33 @@ fn fibonacci_is_bounded_by_a_power_of_two_and_its_stack_exactly() {
     assert_eq!(predicted, (1 << 9) - 1);
 }
 
+/// What `Shapes.pairs(i, n)` allocates, by its cost relation.
+fn pair_cells(i: i64, n: i64) -> i64 {
+    if i >= n { 0 } else { 1 + pair_cells(i + 2, n) }
+}
+
+#[test]
+fn a_measure_that_drops_by_two_counts_every_other_element() {
+    let cert = certificate("pairs");
+    // c(m) = c(m - 2) + 1 in m = n - i.
+    let solved = rsolve("c(n) - c(n - 2) - 1", "{c(0): 0, c(1): 1}", &[2, 7, 10]);
+    assert_eq!(
+        solved,
+        [pair_cells(0, 2), pair_cells(0, 7), pair_cells(0, 10)]
+    );
+    for i in -3..=4 {
+        for n in -2..=9 {
+            assert_eq!(
+                objects_at(&cert, "pairs", &format!("i={i},n={n}")),
+                pair_cells(i, n),
+                "i={i} n={n}"
+            );
+        }
+    }
+    let (observed, predicted) = run(&cert, &["pairs", "9"]);
+    assert_eq!((observed, predicted), (5.into(), 5.into()));
+}
+
 /// What `Shapes.twoPhase(a, b)` allocates, by its cost relation.
 fn two_phase_cells(a: i64, b: i64) -> i64 {
     if a > 0 {
@@ -298,7 +325,7 @@ fn the_call_tree_says_which_call_makes_a_finite_callee_unbounded() {
     let two_phase = tree_line("twoPhase(II)V");
     assert!(
         two_phase.contains(
-            "; ∞ through this call: the call at offset 340 of recursion.Shapes.main([Ljava/lang/String;)V to recursion.Shapes.twoPhase(II)V: its bound depends on"
+            "; ∞ through this call: the call at offset 368 of recursion.Shapes.main([Ljava/lang/String;)V to recursion.Shapes.twoPhase(II)V: its bound depends on"
         ),
         "{two_phase}"
     );

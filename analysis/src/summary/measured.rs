@@ -10,8 +10,9 @@
 //!   by two). Activations with `μ >= 1` are at most `⌊log2 μ⌋ + 1` deep, `b^d` at depth `d`
 //!   for `b` calls per activation; the law may hold for `μ + 2^k - 1` too, which makes the
 //!   levels `⌊log2 (μ + 2^k - 1)⌋ - k + 1` (exact for `size / 2` under `size >= 2`);
-//! - **ranked**: each call's measure is below the caller's (`μ' <= μ - 1`: Fibonacci's `n - 1`
-//!   and `n - 2`). Activations with `μ >= 1` are at most `μ` deep.
+//! - **ranked**: each call's measure is below the caller's by at least a step `δ >= 1`
+//!   (`μ' <= μ - δ`: Fibonacci's `n - 1` and `n - 2` by 1, `i + 2` towards `n` by 2).
+//!   Activations with `μ >= 1` are at most `⌈μ/δ⌉` deep.
 //!
 //! Where several laws hold, the one whose count is smallest at `μ = 1..=32` is used.
 //!
@@ -28,7 +29,7 @@
 use membound_bernstein::guard::affine_to_linear;
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
 use membound_polyhedra::{
-    Affine, BasicSet, Constraint, Int, Polyhedron, Polynomial, Rat, Relation,
+    Affine, BasicSet, Constraint, Int, Polyhedron, Polynomial, QuasiPolynomial, Rat, Relation,
 };
 
 use super::qty::Qty;
@@ -46,11 +47,16 @@ enum Law {
     Halving {
         k: u32,
     },
-    Ranked,
+    /// `μ' <= μ - step` on every call.
+    Ranked {
+        step: u32,
+    },
 }
 
 /// The most `k` tried for the halving law.
 const MAX_HALVING_SHIFT: u32 = 6;
+/// The largest step tried for the ranked law.
+const MAX_RANKED_STEP: u32 = 64;
 
 /// A recursion bounded by a measure.
 #[derive(Debug)]
@@ -105,7 +111,7 @@ impl Measured {
         let depth = match self.law {
             Law::Split => return BoundExpr::pol(self.measure(params)),
             Law::Halving { k } => self.halving_levels(params, k),
-            Law::Ranked => BoundExpr::pol(self.measure(params)),
+            Law::Ranked { step } => self.ranked_levels(params, step),
         };
         if self.branching == 1 {
             return depth;
@@ -134,12 +140,32 @@ impl Measured {
         ])
     }
 
+    /// `⌈μ/step⌉`: the levels that recurse under the ranked law (`μ` itself for a step of 1).
+    fn ranked_levels(&self, params: &[String], step: u32) -> BoundExpr {
+        let mu = self.measure(params);
+        if step == 1 {
+            return BoundExpr::pol(mu);
+        }
+        let step = Rat::from(i64::from(step));
+        let shifted =
+            (mu + Polynomial::constant(step.clone() - Rat::from(1))).scale(&(Rat::from(1) / step));
+        match QuasiPolynomial::from(shifted.clone()).floor_of_linear() {
+            Some(levels) => BoundExpr::Pol(levels),
+            // Too many residue classes: (μ + step - 1)/step is at least the levels' count.
+            None => BoundExpr::pol(shifted),
+        }
+    }
+
     /// How many activations are on the stack at once under a call, at most: the leaf level
     /// under the deepest activations with `μ >= 1`.
     pub(super) fn depth(&self, params: &[String]) -> BoundExpr {
         let mu = self.measure(params);
         let recursing = match self.law {
-            Law::Split | Law::Ranked => BoundExpr::pol(mu.clone() + Polynomial::one()),
+            Law::Split => BoundExpr::pol(mu.clone() + Polynomial::one()),
+            Law::Ranked { step } => BoundExpr::Sum(vec![
+                self.ranked_levels(params, step),
+                BoundExpr::pol(Polynomial::one()),
+            ]),
             Law::Halving { k } => BoundExpr::Sum(vec![
                 self.halving_levels(params, k),
                 BoundExpr::pol(Polynomial::one()),
@@ -336,9 +362,16 @@ fn strongest_law(bindings: &[Binding], measure: &Affine, n: usize, branching: u6
     if let Some(k) = (0..=MAX_HALVING_SHIFT).take_while(|&k| halving(k)).last() {
         holding.push(Law::Halving { k });
     }
-    // Violation of ranked: μ' - μ >= 0.
-    if every_part(&callee.sub(measure)) {
-        holding.push(Law::Ranked);
+    // Violation of ranked by a step δ: μ' - μ + δ >= 1.
+    let ranked = |step: u32| {
+        let slack = Affine::constant(Rat::from(i64::from(step) - 1));
+        every_part(&callee.sub(measure).add(&slack))
+    };
+    if let Some(step) = (1..=MAX_RANKED_STEP)
+        .take_while(|&step| ranked(step))
+        .last()
+    {
+        holding.push(Law::Ranked { step });
     }
     holding.into_iter().min_by_key(|&law| {
         (1..=32)
@@ -352,7 +385,7 @@ fn activations(law: Law, branching: u64, mu: u32) -> u128 {
     let levels = match law {
         Law::Split => return u128::from(mu),
         Law::Halving { k } => (mu + (1 << k) - 1).ilog2() - k + 1,
-        Law::Ranked => mu,
+        Law::Ranked { step } => mu.div_ceil(step),
     };
     let b = u128::from(branching);
     (0..levels).fold(0u128, |sum, level| {
