@@ -14,7 +14,9 @@
 //!   (`μ' <= μ - δ`: Fibonacci's `n - 1` and `n - 2` by 1, `i + 2` towards `n` by 2).
 //!   Activations with `μ >= 1` are at most `⌈μ/δ⌉` deep.
 //!
-//! Where several laws hold, the one whose count is smallest at `μ = 1..=32` is used.
+//! Where several laws hold, the one whose count is smallest at `μ = 1..=32` is used. The
+//! measures tried are those the guard gives (its constraints, a formal's implied lower bound),
+//! then those Farkas' lemma synthesizes ([`super::farkas`]).
 //!
 //! With `I` the number of activations with `μ >= 1` and `b` calls per activation (the most of one
 //! call when the calls run for disjoint formals, as the branches of an `if`, their sum
@@ -32,6 +34,7 @@ use membound_polyhedra::{
     Affine, BasicSet, Constraint, Int, Polyhedron, Polynomial, QuasiPolynomial, Rat, Relation,
 };
 
+use super::farkas;
 use super::qty::Qty;
 use super::recursion::executions_per_activation;
 use crate::lowering::CallSet;
@@ -88,7 +91,19 @@ impl Measured {
         let n = params.len();
         let bindings = bindings(calls, n)?;
         let branching = branching(&bindings);
-        for measure in guard_candidates(&bindings, n) {
+        let parts: Vec<&Polyhedron> = bindings.iter().flat_map(|b| &b.parts).collect();
+        // The guard's measures first; a synthesized one only where it recurses only at μ >= 1.
+        let recursing_at_one = |measure: &Affine| {
+            let at_one = Constraint::ge(measure.sub(&Affine::constant(Rat::from(1))));
+            parts.iter().all(|part| part.implies(&at_one))
+        };
+        let synthesized = farkas::synthesized(&parts, n)
+            .into_iter()
+            .filter(recursing_at_one);
+        for measure in guard_candidates(&bindings, n)
+            .into_iter()
+            .chain(synthesized)
+        {
             if let Some(law) = strongest_law(&bindings, &measure, n, branching) {
                 return Ok(Measured {
                     measure,

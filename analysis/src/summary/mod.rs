@@ -19,6 +19,7 @@
 //! see makes a method's totals ∞ (its sites stay counted) unless the analysis counts it 0 times,
 //! and a call counted 0 times adds nothing at all. It does not print and does not build certificates.
 
+mod farkas;
 mod geometric;
 mod local;
 mod measured;
