@@ -24,9 +24,17 @@ enum Shrink {
     Halving,
 }
 
+/// The most multipliers one system may have (two per constraint of a part); beyond, no measure
+/// is synthesized (each point takes up to `2(n + 1)` simplex runs over all the columns).
+const MAX_MULTIPLIERS: usize = 2048;
+
 /// Measures over `n` formals found for `parts` (the polyhedra of the recursive calls'
 /// bindings, over `2n` columns), halving first (fewer levels), then ranked.
 pub(super) fn synthesized(parts: &[&Polyhedron], n: usize) -> Vec<Affine> {
+    let multipliers: usize = parts.iter().map(|part| 2 * part.constraints().len()).sum();
+    if multipliers > MAX_MULTIPLIERS {
+        return Vec::new();
+    }
     [Shrink::Halving, Shrink::Ranked]
         .into_iter()
         .filter_map(|shrink| synthesize(parts, n, shrink))
