@@ -176,6 +176,28 @@ fn a_balanced_tree_over_an_interval_split_at_its_middle_has_one_node_per_element
     assert_eq!((observed, predicted), (13.into(), 13.into()));
 }
 
+#[test]
+fn a_half_open_interval_splits_from_a_nonnegative_start_and_is_unbounded_below_it() {
+    let cert = certificate("halfOpen");
+    for (lo, hi) in [(0, 0), (0, 1), (0, 7), (3, 10), (5, 2), (0, 64)] {
+        assert_eq!(
+            objects_at(&cert, "halfOpen", &format!("lo={lo},hi={hi}")),
+            (hi - lo).max(0),
+            "lo={lo} hi={hi}"
+        );
+    }
+    // halfOpen(-5, 6) never returns: (lo + hi) / 2 rounds towards zero.
+    assert_eq!(objects_at(&cert, "halfOpen", "lo=-5,hi=6"), "infty");
+    let entry = certificate_entry(&cert, "recursion.Shapes.halfOpen");
+    let reasons = entry.to_string();
+    assert!(
+        reasons.contains("is bounded only where lo >= 0, which its calls keep"),
+        "{reasons}"
+    );
+    let (observed, predicted) = run(&cert, &["halfOpen", "12"]);
+    assert_eq!((observed, predicted), (12.into(), 12.into()));
+}
+
 /// The activations of `Shapes.fib(n)`: one cell each.
 fn fib_calls(n: i64) -> i64 {
     if n < 2 {

@@ -30,10 +30,13 @@
 
 use membound_bernstein::guard::affine_to_linear;
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
+use membound_jvm::MethodRef;
 use membound_polyhedra::{
     Affine, BasicSet, Constraint, Int, Polyhedron, Polynomial, QuasiPolynomial, Rat, Relation,
+    Space,
 };
 
+use super::Divergence;
 use super::farkas;
 use super::qty::Qty;
 use super::recursion::executions_per_activation;
@@ -71,6 +74,9 @@ pub(super) struct Measured {
     branching: u64,
     /// Where the method recurses: its calls' regions.
     recursing: Vec<Polyhedron>,
+    /// `g` when the measure bounds the recursion only on `g(x) >= 0`, a region its calls do not
+    /// leave: elsewhere no bound is claimed.
+    within: Option<Affine>,
 }
 
 /// One recursive call: the polyhedra of its binding (columns: the formals, then the callee's
@@ -89,8 +95,38 @@ impl Measured {
     /// why there is none.
     pub(super) fn of(params: &[String], calls: &[(u32, CallSet)]) -> Result<Measured, String> {
         let n = params.len();
+        Self::of_bindings(&bindings(calls, n)?, n)
+    }
+
+    /// A measure on a region `g(x) >= 0` of the formals that every call from it stays in (a
+    /// half-open interval cut at `(lo + hi) / 2`, which Java rounds towards zero, recurses for
+    /// ever from `lo = -5, hi = 6`, and splits from `lo >= 0`): `g` a formal's sign or a
+    /// constraint of a call's region. Outside the region the recursion is not bounded
+    /// ([`Measured::unbounded_outside`]).
+    pub(super) fn within_region(
+        params: &[String],
+        calls: &[(u32, CallSet)],
+    ) -> Result<Measured, String> {
+        let n = params.len();
         let bindings = bindings(calls, n)?;
-        let branching = branching(&bindings);
+        for g in region_candidates(&bindings, n) {
+            if !kept_by_calls(&bindings, &g, n) {
+                continue;
+            }
+            let restricted = restricted(&bindings, &g);
+            if restricted.is_empty() {
+                continue;
+            }
+            if let Ok(mut measured) = Self::of_bindings(&restricted, n) {
+                measured.within = Some(g);
+                return Ok(measured);
+            }
+        }
+        Err("no region its calls keep has such a measure either".to_string())
+    }
+
+    fn of_bindings(bindings: &[Binding], n: usize) -> Result<Measured, String> {
+        let branching = branching(bindings);
         let parts: Vec<&Polyhedron> = bindings.iter().flat_map(|b| &b.parts).collect();
         // The guard's measures first; a synthesized one only where it recurses only at μ >= 1.
         let recursing_at_one = |measure: &Affine| {
@@ -100,20 +136,38 @@ impl Measured {
         let synthesized = farkas::synthesized(&parts, n)
             .into_iter()
             .filter(recursing_at_one);
-        for measure in guard_candidates(&bindings, n)
-            .into_iter()
-            .chain(synthesized)
-        {
-            if let Some(law) = strongest_law(&bindings, &measure, n, branching) {
+        for measure in guard_candidates(bindings, n).into_iter().chain(synthesized) {
+            if let Some(law) = strongest_law(bindings, &measure, n, branching) {
                 return Ok(Measured {
                     measure,
                     law,
                     branching,
-                    recursing: regions(&bindings),
+                    recursing: regions(bindings),
+                    within: None,
                 });
             }
         }
         Err("no measure of the formals shrinks on every recursive call".to_string())
+    }
+
+    /// Where the recursion is not bounded, over `params`: outside the region the measure holds
+    /// on, if it holds only on one.
+    pub(super) fn unbounded_outside(
+        &self,
+        method: &MethodRef,
+        params: &[String],
+    ) -> Option<Divergence> {
+        let g = self.within.as_ref()?;
+        let mut region = BasicSet::universe(Space::new(params.to_vec(), Vec::new()));
+        region.add_constraint(Constraint::ge(g.neg().sub(&Affine::constant(Rat::from(1)))));
+        let kept = BoundExpr::pol(affine_to_linear(g, params)).to_readable();
+        Some(Divergence {
+            region,
+            why: format!(
+                "recursion through {method} is bounded only where {kept} >= 0, which its calls \
+                 keep: elsewhere it may not stop"
+            ),
+        })
     }
 
     /// `μ` as a polynomial in the formals `params`.
@@ -201,7 +255,7 @@ impl Measured {
             Qty::Finite(pw) => pw,
         };
         let mu = self.measure(params);
-        let (c_in, c_out) = per_activation(pw, &self.recursing)?;
+        let (c_in, c_out) = per_activation(pw, &self.recursing, self.within.as_ref())?;
         let internal = self.internal_activations(params);
         let constant = |value: Rat| BoundExpr::pol(Polynomial::constant(value));
         let others = BoundExpr::Sum(vec![
@@ -298,6 +352,75 @@ fn binding(call: &CallSet, n: usize) -> Result<Binding, String> {
         region,
         times: executions_per_activation(call)?,
     })
+}
+
+/// The regions `g >= 0` tried for [`Measured::within_region`]: each formal's sign, then the
+/// constraints of the calls' regions.
+fn region_candidates(bindings: &[Binding], n: usize) -> Vec<Affine> {
+    let signs = (0..n).map(Affine::var);
+    let constraints = bindings
+        .iter()
+        .flat_map(|b| &b.region)
+        .flat_map(|region| region.constraints())
+        .filter(|c| c.rel == Relation::Ge && c.expr.support().next().is_some())
+        .map(|c| c.normalized_for_integers().expr);
+    let mut candidates: Vec<Affine> = Vec::new();
+    for g in signs.chain(constraints) {
+        if !candidates.contains(&g) {
+            candidates.push(g);
+        }
+    }
+    candidates
+}
+
+/// Whether every call from `g >= 0` lands in `g >= 0` (its violation, `g(x) >= 0` and
+/// `g(x') <= -1`, is empty on every part).
+fn kept_by_calls(bindings: &[Binding], g: &Affine, n: usize) -> bool {
+    let inside = Constraint::ge(g.clone());
+    let left = g
+        .remap(|column| column + n)
+        .neg()
+        .sub(&Affine::constant(Rat::from(1)));
+    bindings.iter().flat_map(|b| &b.parts).all(|part| {
+        let from_inside = part.intersect(&Polyhedron::from_constraints(
+            part.dim(),
+            vec![inside.clone()],
+        ));
+        never(&from_inside, &left)
+    })
+}
+
+/// The bindings' calls from `g >= 0` only (a call that never runs there left out).
+fn restricted(bindings: &[Binding], g: &Affine) -> Vec<Binding> {
+    let inside = |poly: &Polyhedron| {
+        poly.intersect(&Polyhedron::from_constraints(
+            poly.dim(),
+            vec![Constraint::ge(g.clone())],
+        ))
+        .minimized()
+    };
+    bindings
+        .iter()
+        .filter_map(|b| {
+            let parts: Vec<Polyhedron> = b
+                .parts
+                .iter()
+                .map(inside)
+                .filter(|p| !p.is_empty())
+                .collect();
+            let region: Vec<Polyhedron> = b
+                .region
+                .iter()
+                .map(inside)
+                .filter(|p| !p.is_empty())
+                .collect();
+            (!parts.is_empty()).then_some(Binding {
+                parts,
+                region,
+                times: b.times,
+            })
+        })
+        .collect()
 }
 
 /// Measures `e + 1` for the constraints `e >= 0` on the formals alone that every part of every
@@ -483,10 +606,12 @@ pub(super) fn next_choice(choice: &mut [usize], sizes: &[usize]) -> bool {
 /// regions `recursing`) and in one that does not: per region, the sum of the positive
 /// constants of the pieces that meet it (pieces add where they overlap), the largest over the
 /// regions; and the sum for the pieces not inside a single region. A piece that counts with a
-/// value that varies is an error: the formals of deeper activations are not known.
+/// value that varies is an error: the formals of deeper activations are not known. With
+/// `within`, only activations where `within >= 0` count (the region a measure holds on).
 pub(super) fn per_activation(
     pw: &membound_polyhedra::PiecewiseQuasiPolynomial,
     recursing: &[Polyhedron],
+    within: Option<&Affine>,
 ) -> Result<(Rat, Rat), String> {
     let mut in_region = vec![Rat::from(0); recursing.len()];
     let mut outside = Rat::from(0);
@@ -496,6 +621,13 @@ pub(super) fn per_activation(
             .parts
             .iter()
             .map(BasicSet::to_polyhedron)
+            .map(|part| match within {
+                Some(g) => part.intersect(&Polyhedron::from_constraints(
+                    part.dim(),
+                    vec![Constraint::ge(g.clone())],
+                )),
+                None => part,
+            })
             .filter(|part| !part.is_empty())
             .collect();
         let meets: Vec<bool> = recursing

@@ -338,9 +338,13 @@ impl Shape {
             Ok(measured) => return Ok(Shape::Measured(measured)),
             Err(measured) => measured,
         };
-        Phases::of(params, calls)
-            .map(Shape::Phases)
-            .map_err(|phases| format!("{why}; {measured}; {phases}"))
+        let phases = match Phases::of(params, calls) {
+            Ok(phases) => return Ok(Shape::Phases(phases)),
+            Err(phases) => phases,
+        };
+        Measured::within_region(params, calls)
+            .map(Shape::Measured)
+            .map_err(|region| format!("{why}; {measured}; {phases}; {region}"))
     }
 
     /// The total of `qty` (its value in one activation) over the activations under a call.
@@ -368,9 +372,10 @@ impl Shape {
     fn never_stops(&self, method: &MethodRef, params: &[String]) -> Option<Divergence> {
         match self {
             Shape::Descent(descent, _) => descent.never_stops(method, params),
-            // Every law makes the measure shrink below 1, where no call is made, and so does
-            // each phase.
-            Shape::Measured(_) | Shape::Phases(_) => None,
+            // Every law makes the measure shrink below 1, where no call is made (in the
+            // measure's region, if it has one), and so does each phase.
+            Shape::Measured(measured) => measured.unbounded_outside(method, params),
+            Shape::Phases(_) => None,
         }
     }
 }
