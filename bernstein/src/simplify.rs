@@ -124,7 +124,7 @@ fn log2_of(arg: BoundExpr) -> BoundExpr {
 /// a constant factor of a product is distributed over a sum it multiplies, and a power's
 /// integer shift of its exponent is a constant factor (`b^(e + k) = b^k·b^e`, also for the
 /// exponent rounded up that evaluation takes).
-fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
+pub fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
     let mut terms = LikeTerms::default();
     for item in items {
         if item == BoundExpr::Inf {
