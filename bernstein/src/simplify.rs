@@ -118,45 +118,212 @@ fn log2_of(arg: BoundExpr) -> BoundExpr {
     }
 }
 
-/// A sum with nested sums flattened and its polynomial terms added up (first).
-fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
-    let mut total = QuasiPolynomial::zero();
-    let mut rest = Vec::new();
+/// A sum with nested sums flattened, its polynomial terms added up (first) and its other
+/// terms combined where they are the same expression up to a constant factor
+/// (`2^(n - 1) + 2^(n - 1) = 2^n`, `1/3*4^(l + 1) + 3*(1/3*4^(l + 1) - 1/3) = 4/3*4^(l + 1) - 1`):
+/// a constant factor of a product is distributed over a sum it multiplies, and a power's
+/// integer shift of its exponent is a constant factor (`b^(e + k) = b^k·b^e`, also for the
+/// exponent rounded up that evaluation takes).
+pub fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
+    let mut terms = LikeTerms::default();
     for item in items {
-        match item {
-            BoundExpr::Inf => return BoundExpr::Inf,
-            BoundExpr::Pol(qp) => total = total.add(&qp),
-            BoundExpr::Sum(inner) => match sum_of(inner) {
-                BoundExpr::Sum(parts) => {
-                    for part in parts {
-                        match part {
-                            BoundExpr::Pol(qp) => total = total.add(&qp),
-                            other => rest.push(other),
-                        }
-                    }
-                }
-                BoundExpr::Pol(qp) => total = total.add(&qp),
-                other => rest.push(other),
-            },
-            other => rest.push(other),
+        if item == BoundExpr::Inf {
+            return BoundExpr::Inf;
         }
+        terms.add(item, &Rat::one());
     }
+    let LikeTerms { polynomial, others } = terms;
+    if others.iter().any(|term| term.core == BoundExpr::Inf) {
+        return BoundExpr::Inf;
+    }
+    let mut rest: Vec<BoundExpr> = others
+        .into_iter()
+        .filter(|term| !term.coefficient.is_zero() || term.core.may_be_infinite())
+        .map(LikeTerm::into_expr)
+        .collect();
     if rest.is_empty() {
-        return BoundExpr::Pol(total);
+        return BoundExpr::Pol(polynomial);
     }
-    if total.is_zero() && rest.len() == 1 {
+    if polynomial.is_zero() && rest.len() == 1 {
         return rest.remove(0);
     }
-    if !total.is_zero() {
+    if !polynomial.is_zero() {
         // Largest terms first: the polynomial after powers and products (`2^n - 1`), before
         // maxima and cases of polynomials (`3*mc + 1 + cases(…)`).
         if rest.iter().any(BoundExpr::has_exponential_forms) {
-            rest.push(BoundExpr::Pol(total));
+            rest.push(BoundExpr::Pol(polynomial));
         } else {
-            rest.insert(0, BoundExpr::Pol(total));
+            rest.insert(0, BoundExpr::Pol(polynomial));
         }
     }
     BoundExpr::Sum(rest)
+}
+
+/// The terms of a sum: its polynomial part, and the others as multiples of distinct cores in
+/// the order they were first seen.
+#[derive(Default)]
+struct LikeTerms {
+    polynomial: QuasiPolynomial,
+    others: Vec<LikeTerm>,
+}
+
+/// `coefficient · core`; for a power, `shift` is the integer the first such term added to the
+/// core's exponent, which the sum is written back with (`1/3*4^(l + 1)` stays in `4^(l + 1)`).
+struct LikeTerm {
+    coefficient: Rat,
+    core: BoundExpr,
+    shift: Int,
+}
+
+/// The largest power shift taken out of an exponent (`b^k` is computed exactly).
+const MAX_SHIFT: i64 = 64;
+
+impl LikeTerms {
+    /// Adds `scale · expr`.
+    fn add(&mut self, expr: BoundExpr, scale: &Rat) {
+        match expr {
+            BoundExpr::Pol(qp) => self.polynomial = self.polynomial.add(&qp.scale(scale)),
+            BoundExpr::Sum(items) => {
+                for item in items {
+                    self.add(item, scale);
+                }
+            }
+            BoundExpr::Mul(items) => match constant_factor(&items) {
+                Some((c, rest)) => self.add(rest, &(scale.clone() * c)),
+                None => self.add_core(BoundExpr::Mul(items), scale.clone(), Int::from(0)),
+            },
+            BoundExpr::Pow { base, exponent } => match exponent_shift(&exponent) {
+                Some((shift, core_exponent)) => {
+                    let factor = power(&base, &shift).unwrap_or_else(|_| Rat::one());
+                    let core = BoundExpr::Pow {
+                        base,
+                        exponent: Box::new(core_exponent),
+                    };
+                    self.add_core(core, scale.clone() * factor, shift);
+                }
+                None => self.add_core(
+                    BoundExpr::Pow { base, exponent },
+                    scale.clone(),
+                    Int::from(0),
+                ),
+            },
+            other => self.add_core(other, scale.clone(), Int::from(0)),
+        }
+    }
+
+    fn add_core(&mut self, core: BoundExpr, coefficient: Rat, shift: Int) {
+        match self.others.iter_mut().find(|term| term.core == core) {
+            Some(term) => term.coefficient += coefficient,
+            None => self.others.push(LikeTerm {
+                coefficient,
+                core,
+                shift,
+            }),
+        }
+    }
+}
+
+/// A product's constant factor and the product of the rest, when it has one (`3*(x - 1)`).
+fn constant_factor(items: &[BoundExpr]) -> Option<(Rat, BoundExpr)> {
+    let (first, rest) = items.split_first()?;
+    let c = first.as_polynomial()?.as_constant()?;
+    Some((c, product_of(rest.to_vec())))
+}
+
+/// The integer part `k` of an exponent's constant term, when not 0 and small, and the exponent
+/// without it: `b^e = b^k·b^(e - k)`.
+fn exponent_shift(exponent: &BoundExpr) -> Option<(Int, BoundExpr)> {
+    let shift_of = |qp: &QuasiPolynomial| {
+        let constant = qp
+            .as_polynomial()?
+            .terms()
+            .find(|(m, _)| m.degree() == 0)
+            .map(|(_, c)| c.floor())?;
+        let k = i64::try_from(&constant).ok()?;
+        (k != 0 && k.abs() <= MAX_SHIFT).then_some(constant)
+    };
+    let without =
+        |qp: &QuasiPolynomial, k: &Int| qp.sub(&QuasiPolynomial::constant(Rat::from(k.clone())));
+    match exponent {
+        BoundExpr::Pol(qp) => {
+            let k = shift_of(qp)?;
+            Some((k.clone(), BoundExpr::Pol(without(qp, &k))))
+        }
+        BoundExpr::Sum(items) => {
+            let (index, k) = items.iter().enumerate().find_map(|(i, item)| match item {
+                BoundExpr::Pol(qp) => shift_of(qp).map(|k| (i, k)),
+                _ => None,
+            })?;
+            let mut items = items.clone();
+            let BoundExpr::Pol(qp) = &items[index] else {
+                return None;
+            };
+            items[index] = BoundExpr::Pol(without(qp, &k));
+            Some((k, sum_of(items)))
+        }
+        _ => None,
+    }
+}
+
+impl LikeTerm {
+    /// `coefficient · core` written back: a power's coefficient that is a power of its base
+    /// goes into the exponent (`1·2^n`, `2·2^(n - 1) = 2^n`); otherwise the exponent keeps its
+    /// first shift and the coefficient what is left.
+    fn into_expr(self) -> BoundExpr {
+        let LikeTerm {
+            coefficient,
+            core,
+            shift,
+        } = self;
+        let BoundExpr::Pow { base, exponent } = core else {
+            return scaled(coefficient, core);
+        };
+        let (factor, shift) = match exact_log(&base, &coefficient) {
+            Some(k) => (Rat::one(), k),
+            None => (
+                coefficient / power(&base, &shift).unwrap_or_else(|_| Rat::one()),
+                shift,
+            ),
+        };
+        let exponent = sum_of(vec![
+            *exponent,
+            BoundExpr::pol(Polynomial::constant(Rat::from(shift))),
+        ]);
+        scaled(factor, power_of(&base, exponent))
+    }
+}
+
+/// `c · expr`, without the factor when it is 1.
+fn scaled(c: Rat, expr: BoundExpr) -> BoundExpr {
+    if c.is_one() {
+        expr
+    } else {
+        product_of(vec![BoundExpr::pol(Polynomial::constant(c)), expr])
+    }
+}
+
+/// The integer `k` with `base^k = value`, if there is one (`base >= 2`).
+fn exact_log(base: &Int, value: &Rat) -> Option<Int> {
+    if !value.is_positive() {
+        return None;
+    }
+    let (whole, inverse) = if value.denom() == Int::from(1) {
+        (value.numer(), false)
+    } else if value.numer() == Int::from(1) {
+        (value.denom(), true)
+    } else {
+        return None;
+    };
+    let mut k = 0i64;
+    let mut rest = whole;
+    while rest > Int::from(1) {
+        if (&rest % base) != Int::from(0) {
+            return None;
+        }
+        rest /= base;
+        k += 1;
+    }
+    Some(Int::from(if inverse { -k } else { k }))
 }
 
 fn max_of(items: Vec<BoundExpr>, domain: &ParamDomain) -> BoundExpr {
@@ -562,5 +729,92 @@ mod tests {
             default: Box::new(BoundExpr::zero()),
         };
         assert_eq!(simplify_in(&expr, &domain), BoundExpr::pol(n));
+    }
+    fn two_to(exponent: BoundExpr) -> BoundExpr {
+        BoundExpr::pow(2, exponent).expect("base 2")
+    }
+
+    fn value_at_n(expr: &BoundExpr, n: i64) -> membound_polyhedra::Value {
+        expr.eval(&BTreeMap::from([("n".to_string(), Rat::from(n))]))
+            .unwrap()
+    }
+
+    #[test]
+    fn equal_powers_add_up_into_one_power() {
+        let n = Polynomial::var("n".to_string());
+        let half = two_to(BoundExpr::pol(&n - &k(1)));
+        let sum = BoundExpr::Sum(vec![half.clone(), half, BoundExpr::pol(k(-1))]);
+        let simplified = simplify(&sum, &Guard::always());
+        assert_eq!(simplified.to_readable(), "2^n - 1");
+        for v in [0, 1, 5, 17] {
+            assert_eq!(value_at_n(&simplified, v), value_at_n(&sum, v), "n={v}");
+        }
+        // Four of 2^(n - 2) and half of 2^(n + 1): 2^(n + 1) in all.
+        let quarter = two_to(BoundExpr::pol(&n - &k(2)));
+        let sum = BoundExpr::Sum(vec![
+            BoundExpr::Mul(vec![BoundExpr::pol(k(4)), quarter]),
+            BoundExpr::Mul(vec![
+                BoundExpr::pol(Polynomial::constant(Rat::new(1, 2).unwrap())),
+                two_to(BoundExpr::pol(&n + &k(1))),
+            ]),
+        ]);
+        assert_eq!(simplify(&sum, &Guard::always()).to_readable(), "2^(n + 1)");
+    }
+
+    #[test]
+    fn a_constant_factor_distributes_over_a_sum_so_like_terms_meet() {
+        // 1/3*4^(floor_log2(n) + 1) + 3*(1/3*4^(floor_log2(n) + 1) - 1/3) + 2/3: a 4-ary
+        // tree's inner and leaf activations.
+        let n = Polynomial::var("n".to_string());
+        let levels = BoundExpr::Sum(vec![
+            BoundExpr::log2(BoundExpr::pol(n)),
+            BoundExpr::pol(k(1)),
+        ]);
+        let power = BoundExpr::pow(4, levels).expect("base 4");
+        let third = || BoundExpr::pol(Polynomial::constant(Rat::new(1, 3).unwrap()));
+        let inner = BoundExpr::Sum(vec![
+            BoundExpr::Mul(vec![third(), power.clone()]),
+            BoundExpr::pol(Polynomial::constant(Rat::new(-1, 3).unwrap())),
+        ]);
+        let sum = BoundExpr::Sum(vec![
+            BoundExpr::Mul(vec![third(), power]),
+            BoundExpr::Mul(vec![BoundExpr::pol(k(3)), inner]),
+            BoundExpr::pol(Polynomial::constant(Rat::new(2, 3).unwrap())),
+        ]);
+        let simplified = simplify(&sum, &Guard::always());
+        assert_eq!(simplified.to_readable(), "4/3*4^(floor_log2(n) + 1) - 1/3");
+        for v in [1, 2, 3, 8, 100] {
+            assert_eq!(value_at_n(&simplified, v), value_at_n(&sum, v), "n={v}");
+        }
+    }
+
+    #[test]
+    fn equal_cases_add_up_and_an_unbounded_term_never_cancels() {
+        let n = Polynomial::var("n".to_string());
+        let positive = Guard::from_atoms(vec![Atom::ge(&n - &k(1))]);
+        let term = |expr: BoundExpr| BoundExpr::Cases {
+            arms: vec![Arm {
+                guard: positive.clone(),
+                expr,
+            }],
+            default: Box::new(BoundExpr::zero()),
+        };
+        let finite = term(BoundExpr::pol(n.clone()));
+        let sum = BoundExpr::Sum(vec![finite.clone(), finite]);
+        assert_eq!(
+            simplify(&sum, &Guard::always()).to_readable(),
+            "2*cases(n >= 1 -> n; otherwise -> 0)"
+        );
+        // x - x is 0 only where x is finite.
+        let unbounded = term(BoundExpr::Inf);
+        let cancelled = BoundExpr::Sum(vec![
+            unbounded.clone(),
+            BoundExpr::Mul(vec![BoundExpr::pol(k(-1)), unbounded]),
+        ]);
+        let simplified = simplify(&cancelled, &Guard::always());
+        assert_eq!(
+            value_at_n(&simplified, 3),
+            membound_polyhedra::Value::Infinite
+        );
     }
 }

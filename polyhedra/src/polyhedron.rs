@@ -83,6 +83,31 @@ impl Polyhedron {
             Relation::Eq => holds(&constraint.expr) && holds(&constraint.expr.neg()),
         }
     }
+    /// A point of `self` given on `columns` (the other columns take values that complete it),
+    /// fixed column by column: each at its smallest value where it has one, else at its
+    /// largest, else at 0 (the column then takes every value). `None` when `self` is empty.
+    pub fn point_on(&self, columns: &[usize]) -> Option<Vec<Rat>> {
+        let mut constraints = self.constraints.clone();
+        let mut point = Vec::with_capacity(columns.len());
+        for &column in columns {
+            let lowest = match lp::minimize(&Affine::var(column), &constraints) {
+                lp::LpResult::Infeasible => return None,
+                lp::LpResult::Optimal(value) => Some(value),
+                lp::LpResult::Unbounded => None,
+            };
+            let value = lowest.unwrap_or_else(|| {
+                match lp::minimize(&Affine::var(column).neg(), &constraints) {
+                    lp::LpResult::Optimal(value) => -value,
+                    _ => Rat::zero(),
+                }
+            });
+            let at = Affine::var(column).sub(&Affine::constant(value.clone()));
+            constraints.push(Constraint::eq(at));
+            point.push(value);
+        }
+        Some(point)
+    }
+
     /// True when `other ⊆ self`.
     pub fn includes(&self, other: &Polyhedron) -> bool {
         other.is_empty() || self.constraints.iter().all(|c| other.implies(c))
@@ -319,5 +344,20 @@ mod tests {
         assert!(big.includes(&small));
         assert!(!small.includes(&big));
         assert!(small.includes(&Polyhedron::empty(2)));
+    }
+
+    #[test]
+    fn a_point_is_lowest_column_by_column_and_lies_inside() {
+        // 1 <= x, x + y <= 5, y free below: x at 1, then y unbounded below but at most 4.
+        let poly = Polyhedron::from_constraints(2, vec![ge(&[1, 0], -1), ge(&[-1, -1], 5)]);
+        let point = poly.point_on(&[0, 1]).expect("a point");
+        assert_eq!(point, vec![Rat::from(1), Rat::from(4)]);
+        assert!(poly.contains(&point));
+        // A free column is 0; an empty polyhedron has no point.
+        assert_eq!(
+            Polyhedron::universe(1).point_on(&[0]),
+            Some(vec![Rat::zero()])
+        );
+        assert_eq!(Polyhedron::empty(1).point_on(&[0]), None);
     }
 }

@@ -32,6 +32,40 @@ pub fn describe_loop(method: &MethodRef, body: &Body, head_pc: u32) -> Option<St
     })
 }
 
+/// Argument `index` (the receiver aside) of the call at `pc` in `body`, as the operation
+/// computing it, when that is one the lowering does not follow (a shift or a bitwise operation,
+/// a product of two variables, a quotient by one): `(1 << levels)`; `None` otherwise.
+pub fn untracked_argument(body: &Body, pc: u32, index: usize) -> Option<String> {
+    let (block, at, call) = body.blocks.iter().enumerate().find_map(|(b, block)| {
+        block
+            .stmts
+            .iter()
+            .enumerate()
+            .find_map(|(i, stmt)| match &stmt.kind {
+                StmtKind::Invoke { call, .. } if stmt.pc == pc => Some((b, i, call)),
+                _ => None,
+            })
+    })?;
+    let (var, Some(definition)) = traced(body, block, at, call.args.get(index)?)? else {
+        return None;
+    };
+    let StmtKind::Assign {
+        value: value @ Expr::Binary { op, lhs, rhs },
+        ..
+    } = &body.blocks[block].stmts[definition].kind
+    else {
+        return None;
+    };
+    let constant = |operand: &Operand| matches!(operand, Operand::Const(_));
+    let followed = match op {
+        BinOp::Add | BinOp::Sub => true,
+        BinOp::Mul => constant(lhs) || constant(rhs),
+        BinOp::Div | BinOp::Rem => constant(rhs),
+        _ => false,
+    };
+    (!followed).then(|| value_source(body, block, definition, var, value))
+}
+
 /// The test by which `block`'s branch leaves the loop made of `blocks`, if it does, with the
 /// loop's assignments to the variables it compares that the analysis cannot follow.
 fn exit_test(body: &Body, blocks: &[usize], block: usize) -> Option<String> {

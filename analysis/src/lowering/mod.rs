@@ -54,7 +54,7 @@ pub use body::{
     CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, counter_head,
     formal_kinds, identifier, lower_body, numeric_formal_kind,
 };
-pub use exits::describe_loop;
+pub use exits::{describe_loop, untracked_argument};
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
 pub use specs::{spec_formal_kinds, spec_formal_names};
 
@@ -468,6 +468,35 @@ fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
 }
 
 impl Lowered {
+    /// Of `formals` (the callee's formals a bound depends on), those the call at `pc` of
+    /// `caller` passes a value the lowering does not follow, as `size = (1 << levels)`.
+    pub fn untracked_arguments(
+        &self,
+        program: &JavaProgram,
+        caller: &MethodRef,
+        pc: u32,
+        callee: &MethodRef,
+        formals: &[String],
+    ) -> Vec<String> {
+        let (Ok(caller_body), Ok(callee_body), Some(names)) = (
+            program.body(caller),
+            program.body(callee),
+            self.formal_names(callee),
+        ) else {
+            return Vec::new();
+        };
+        let declared = formal_kinds(&callee_body).into_iter().enumerate();
+        let value_formals = declared
+            .filter_map(|(index, kind)| kind.map(|kind| (index, kind)))
+            .zip(names);
+        value_formals
+            .filter(|((_, kind), name)| *kind == FormalKind::Value && formals.contains(name))
+            .filter_map(|((index, _), name)| {
+                untracked_argument(&caller_body, pc, index).map(|value| format!("{name} = {value}"))
+            })
+            .collect()
+    }
+
     /// The names `method`'s formals have as parameters of its counting invariants (one per
     /// integer or array parameter, in order), when it was lowered.
     pub fn formal_names(&self, method: &MethodRef) -> Option<Vec<String>> {

@@ -450,7 +450,7 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
     match merged.len() {
         0 => BoundExpr::zero(),
         1 => merged.remove(0),
-        _ => BoundExpr::Sum(merged),
+        _ => sum_with_repeats_combined(merged),
     }
 }
 
@@ -459,6 +459,20 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
 fn leafwise_sum(a: &Quantity, b: &Quantity) -> Option<Quantity> {
     let params = parameters_of(&[a, b]);
     leafwise(a, b, &ParamDomain::universe(params), &add_leaves, false)
+}
+
+/// The sum of `items`, with items that appear more than once written once with their count
+/// (`2*cases(…)`, through bernstein's like terms) when some do.
+fn sum_with_repeats_combined(items: Vec<Quantity>) -> Quantity {
+    let repeats = items
+        .iter()
+        .enumerate()
+        .any(|(i, item)| items[i + 1..].contains(item));
+    if repeats {
+        membound_bernstein::simplify::sum_of(items)
+    } else {
+        BoundExpr::Sum(items)
+    }
 }
 
 /// The sum of two leaves (where they apply does not matter to a sum).
@@ -588,7 +602,7 @@ fn merge_disjoint(items: Vec<Quantity>) -> Quantity {
     }
     match merged.len() {
         1 => merged.remove(0),
-        _ => BoundExpr::Sum(merged),
+        _ => sum_with_repeats_combined(merged),
     }
 }
 

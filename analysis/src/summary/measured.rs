@@ -10,10 +10,13 @@
 //!   by two). Activations with `μ >= 1` are at most `⌊log2 μ⌋ + 1` deep, `b^d` at depth `d`
 //!   for `b` calls per activation; the law may hold for `μ + 2^k - 1` too, which makes the
 //!   levels `⌊log2 (μ + 2^k - 1)⌋ - k + 1` (exact for `size / 2` under `size >= 2`);
-//! - **ranked**: each call's measure is below the caller's (`μ' <= μ - 1`: Fibonacci's `n - 1`
-//!   and `n - 2`). Activations with `μ >= 1` are at most `μ` deep.
+//! - **ranked**: each call's measure is below the caller's by at least a step `δ >= 1`
+//!   (`μ' <= μ - δ`: Fibonacci's `n - 1` and `n - 2` by 1, `i + 2` towards `n` by 2).
+//!   Activations with `μ >= 1` are at most `⌈μ/δ⌉` deep.
 //!
-//! Where several laws hold, the one whose count is smallest at `μ = 1..=32` is used.
+//! Where several laws hold, the one whose count is smallest at `μ = 1..=32` is used. The
+//! measures tried are those the guard gives (its constraints, a formal's implied lower bound),
+//! then those Farkas' lemma synthesizes ([`super::farkas`]).
 //!
 //! With `I` the number of activations with `μ >= 1` and `b` calls per activation (the most of one
 //! call when the calls run for disjoint formals, as the branches of an `if`, their sum
@@ -27,10 +30,14 @@
 
 use membound_bernstein::guard::affine_to_linear;
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
+use membound_jvm::MethodRef;
 use membound_polyhedra::{
-    Affine, BasicSet, Constraint, Int, Polyhedron, Polynomial, Rat, Relation,
+    Affine, BasicSet, Constraint, Int, Polyhedron, Polynomial, QuasiPolynomial, Rat, Relation,
+    Space,
 };
 
+use super::Divergence;
+use super::farkas;
 use super::qty::Qty;
 use super::recursion::executions_per_activation;
 use crate::lowering::CallSet;
@@ -46,11 +53,16 @@ enum Law {
     Halving {
         k: u32,
     },
-    Ranked,
+    /// `μ' <= μ - step` on every call.
+    Ranked {
+        step: u32,
+    },
 }
 
 /// The most `k` tried for the halving law.
 const MAX_HALVING_SHIFT: u32 = 6;
+/// The largest step tried for the ranked law.
+const MAX_RANKED_STEP: u32 = 64;
 
 /// A recursion bounded by a measure.
 #[derive(Debug)]
@@ -62,6 +74,9 @@ pub(super) struct Measured {
     branching: u64,
     /// Where the method recurses: its calls' regions.
     recursing: Vec<Polyhedron>,
+    /// `g` when the measure bounds the recursion only on `g(x) >= 0`, a region its calls do not
+    /// leave: elsewhere no bound is claimed.
+    within: Option<Affine>,
 }
 
 /// One recursive call: the polyhedra of its binding (columns: the formals, then the callee's
@@ -80,19 +95,79 @@ impl Measured {
     /// why there is none.
     pub(super) fn of(params: &[String], calls: &[(u32, CallSet)]) -> Result<Measured, String> {
         let n = params.len();
+        Self::of_bindings(&bindings(calls, n)?, n)
+    }
+
+    /// A measure on a region `g(x) >= 0` of the formals that every call from it stays in (a
+    /// half-open interval cut at `(lo + hi) / 2`, which Java rounds towards zero, recurses for
+    /// ever from `lo = -5, hi = 6`, and splits from `lo >= 0`): `g` a formal's sign or a
+    /// constraint of a call's region. Outside the region the recursion is not bounded
+    /// ([`Measured::unbounded_outside`]).
+    pub(super) fn within_region(
+        params: &[String],
+        calls: &[(u32, CallSet)],
+    ) -> Result<Measured, String> {
+        let n = params.len();
         let bindings = bindings(calls, n)?;
-        let branching = branching(&bindings);
-        for measure in guard_candidates(&bindings, n) {
-            if let Some(law) = strongest_law(&bindings, &measure, n, branching) {
+        for g in region_candidates(&bindings, n) {
+            if !kept_by_calls(&bindings, &g, n) {
+                continue;
+            }
+            let restricted = restricted(&bindings, &g);
+            if restricted.is_empty() {
+                continue;
+            }
+            if let Ok(mut measured) = Self::of_bindings(&restricted, n) {
+                measured.within = Some(g);
+                return Ok(measured);
+            }
+        }
+        Err("no region its calls keep has such a measure either".to_string())
+    }
+
+    fn of_bindings(bindings: &[Binding], n: usize) -> Result<Measured, String> {
+        let branching = branching(bindings);
+        let parts: Vec<&Polyhedron> = bindings.iter().flat_map(|b| &b.parts).collect();
+        // The guard's measures first; a synthesized one only where it recurses only at μ >= 1.
+        let recursing_at_one = |measure: &Affine| {
+            let at_one = Constraint::ge(measure.sub(&Affine::constant(Rat::from(1))));
+            parts.iter().all(|part| part.implies(&at_one))
+        };
+        let synthesized = farkas::synthesized(&parts, n)
+            .into_iter()
+            .filter(recursing_at_one);
+        for measure in guard_candidates(bindings, n).into_iter().chain(synthesized) {
+            if let Some(law) = strongest_law(bindings, &measure, n, branching) {
                 return Ok(Measured {
                     measure,
                     law,
                     branching,
-                    recursing: regions(&bindings),
+                    recursing: regions(bindings),
+                    within: None,
                 });
             }
         }
         Err("no measure of the formals shrinks on every recursive call".to_string())
+    }
+
+    /// Where the recursion is not bounded, over `params`: outside the region the measure holds
+    /// on, if it holds only on one.
+    pub(super) fn unbounded_outside(
+        &self,
+        method: &MethodRef,
+        params: &[String],
+    ) -> Option<Divergence> {
+        let g = self.within.as_ref()?;
+        let mut region = BasicSet::universe(Space::new(params.to_vec(), Vec::new()));
+        region.add_constraint(Constraint::ge(g.neg().sub(&Affine::constant(Rat::from(1)))));
+        let kept = BoundExpr::pol(affine_to_linear(g, params)).to_readable();
+        Some(Divergence {
+            region,
+            why: format!(
+                "recursion through {method} is bounded only where {kept} >= 0, which its calls \
+                 keep: elsewhere it may not stop"
+            ),
+        })
     }
 
     /// `μ` as a polynomial in the formals `params`.
@@ -105,7 +180,7 @@ impl Measured {
         let depth = match self.law {
             Law::Split => return BoundExpr::pol(self.measure(params)),
             Law::Halving { k } => self.halving_levels(params, k),
-            Law::Ranked => BoundExpr::pol(self.measure(params)),
+            Law::Ranked { step } => self.ranked_levels(params, step),
         };
         if self.branching == 1 {
             return depth;
@@ -134,12 +209,32 @@ impl Measured {
         ])
     }
 
+    /// `⌈μ/step⌉`: the levels that recurse under the ranked law (`μ` itself for a step of 1).
+    fn ranked_levels(&self, params: &[String], step: u32) -> BoundExpr {
+        let mu = self.measure(params);
+        if step == 1 {
+            return BoundExpr::pol(mu);
+        }
+        let step = Rat::from(i64::from(step));
+        let shifted =
+            (mu + Polynomial::constant(step.clone() - Rat::from(1))).scale(&(Rat::from(1) / step));
+        match QuasiPolynomial::from(shifted.clone()).floor_of_linear() {
+            Some(levels) => BoundExpr::Pol(levels),
+            // Too many residue classes: (μ + step - 1)/step is at least the levels' count.
+            None => BoundExpr::pol(shifted),
+        }
+    }
+
     /// How many activations are on the stack at once under a call, at most: the leaf level
     /// under the deepest activations with `μ >= 1`.
     pub(super) fn depth(&self, params: &[String]) -> BoundExpr {
         let mu = self.measure(params);
         let recursing = match self.law {
-            Law::Split | Law::Ranked => BoundExpr::pol(mu.clone() + Polynomial::one()),
+            Law::Split => BoundExpr::pol(mu.clone() + Polynomial::one()),
+            Law::Ranked { step } => BoundExpr::Sum(vec![
+                self.ranked_levels(params, step),
+                BoundExpr::pol(Polynomial::one()),
+            ]),
             Law::Halving { k } => BoundExpr::Sum(vec![
                 self.halving_levels(params, k),
                 BoundExpr::pol(Polynomial::one()),
@@ -160,7 +255,7 @@ impl Measured {
             Qty::Finite(pw) => pw,
         };
         let mu = self.measure(params);
-        let (c_in, c_out) = per_activation(pw, &self.recursing)?;
+        let (c_in, c_out) = per_activation(pw, &self.recursing, self.within.as_ref())?;
         let internal = self.internal_activations(params);
         let constant = |value: Rat| BoundExpr::pol(Polynomial::constant(value));
         let others = BoundExpr::Sum(vec![
@@ -259,6 +354,75 @@ fn binding(call: &CallSet, n: usize) -> Result<Binding, String> {
     })
 }
 
+/// The regions `g >= 0` tried for [`Measured::within_region`]: each formal's sign, then the
+/// constraints of the calls' regions.
+fn region_candidates(bindings: &[Binding], n: usize) -> Vec<Affine> {
+    let signs = (0..n).map(Affine::var);
+    let constraints = bindings
+        .iter()
+        .flat_map(|b| &b.region)
+        .flat_map(|region| region.constraints())
+        .filter(|c| c.rel == Relation::Ge && c.expr.support().next().is_some())
+        .map(|c| c.normalized_for_integers().expr);
+    let mut candidates: Vec<Affine> = Vec::new();
+    for g in signs.chain(constraints) {
+        if !candidates.contains(&g) {
+            candidates.push(g);
+        }
+    }
+    candidates
+}
+
+/// Whether every call from `g >= 0` lands in `g >= 0` (its violation, `g(x) >= 0` and
+/// `g(x') <= -1`, is empty on every part).
+fn kept_by_calls(bindings: &[Binding], g: &Affine, n: usize) -> bool {
+    let inside = Constraint::ge(g.clone());
+    let left = g
+        .remap(|column| column + n)
+        .neg()
+        .sub(&Affine::constant(Rat::from(1)));
+    bindings.iter().flat_map(|b| &b.parts).all(|part| {
+        let from_inside = part.intersect(&Polyhedron::from_constraints(
+            part.dim(),
+            vec![inside.clone()],
+        ));
+        never(&from_inside, &left)
+    })
+}
+
+/// The bindings' calls from `g >= 0` only (a call that never runs there left out).
+fn restricted(bindings: &[Binding], g: &Affine) -> Vec<Binding> {
+    let inside = |poly: &Polyhedron| {
+        poly.intersect(&Polyhedron::from_constraints(
+            poly.dim(),
+            vec![Constraint::ge(g.clone())],
+        ))
+        .minimized()
+    };
+    bindings
+        .iter()
+        .filter_map(|b| {
+            let parts: Vec<Polyhedron> = b
+                .parts
+                .iter()
+                .map(inside)
+                .filter(|p| !p.is_empty())
+                .collect();
+            let region: Vec<Polyhedron> = b
+                .region
+                .iter()
+                .map(inside)
+                .filter(|p| !p.is_empty())
+                .collect();
+            (!parts.is_empty()).then_some(Binding {
+                parts,
+                region,
+                times: b.times,
+            })
+        })
+        .collect()
+}
+
 /// Measures `e + 1` for the constraints `e >= 0` on the formals alone that every part of every
 /// binding implies: the first part's own constraints, then each formal's lower bound where the
 /// parts imply one only together (`x - y + s >= 1` and `y - x + s >= 1` give `s >= 1`). The
@@ -336,9 +500,16 @@ fn strongest_law(bindings: &[Binding], measure: &Affine, n: usize, branching: u6
     if let Some(k) = (0..=MAX_HALVING_SHIFT).take_while(|&k| halving(k)).last() {
         holding.push(Law::Halving { k });
     }
-    // Violation of ranked: μ' - μ >= 0.
-    if every_part(&callee.sub(measure)) {
-        holding.push(Law::Ranked);
+    // Violation of ranked by a step δ: μ' - μ + δ >= 1.
+    let ranked = |step: u32| {
+        let slack = Affine::constant(Rat::from(i64::from(step) - 1));
+        every_part(&callee.sub(measure).add(&slack))
+    };
+    if let Some(step) = (1..=MAX_RANKED_STEP)
+        .take_while(|&step| ranked(step))
+        .last()
+    {
+        holding.push(Law::Ranked { step });
     }
     holding.into_iter().min_by_key(|&law| {
         (1..=32)
@@ -352,7 +523,7 @@ fn activations(law: Law, branching: u64, mu: u32) -> u128 {
     let levels = match law {
         Law::Split => return u128::from(mu),
         Law::Halving { k } => (mu + (1 << k) - 1).ilog2() - k + 1,
-        Law::Ranked => mu,
+        Law::Ranked { step } => mu.div_ceil(step),
     };
     let b = u128::from(branching);
     (0..levels).fold(0u128, |sum, level| {
@@ -435,10 +606,12 @@ pub(super) fn next_choice(choice: &mut [usize], sizes: &[usize]) -> bool {
 /// regions `recursing`) and in one that does not: per region, the sum of the positive
 /// constants of the pieces that meet it (pieces add where they overlap), the largest over the
 /// regions; and the sum for the pieces not inside a single region. A piece that counts with a
-/// value that varies is an error: the formals of deeper activations are not known.
+/// value that varies is an error: the formals of deeper activations are not known. With
+/// `within`, only activations where `within >= 0` count (the region a measure holds on).
 pub(super) fn per_activation(
     pw: &membound_polyhedra::PiecewiseQuasiPolynomial,
     recursing: &[Polyhedron],
+    within: Option<&Affine>,
 ) -> Result<(Rat, Rat), String> {
     let mut in_region = vec![Rat::from(0); recursing.len()];
     let mut outside = Rat::from(0);
@@ -448,6 +621,13 @@ pub(super) fn per_activation(
             .parts
             .iter()
             .map(BasicSet::to_polyhedron)
+            .map(|part| match within {
+                Some(g) => part.intersect(&Polyhedron::from_constraints(
+                    part.dim(),
+                    vec![Constraint::ge(g.clone())],
+                )),
+                None => part,
+            })
             .filter(|part| !part.is_empty())
             .collect();
         let meets: Vec<bool> = recursing

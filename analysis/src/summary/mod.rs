@@ -19,6 +19,7 @@
 //! see makes a method's totals ∞ (its sites stay counted) unless the analysis counts it 0 times,
 //! and a call counted 0 times adds nothing at all. It does not print and does not build certificates.
 
+mod farkas;
 mod geometric;
 mod local;
 mod measured;
@@ -672,8 +673,23 @@ impl CallSite<'_> {
         let formals = if depends.is_empty() {
             "it runs an unbounded number of times".to_string()
         } else {
+            let untracked = self.inputs.lowered.untracked_arguments(
+                self.inputs.program,
+                self.method,
+                self.pc,
+                &summary.method,
+                &depends,
+            );
+            let passes = match untracked.is_empty() {
+                true => String::new(),
+                false => format!(
+                    " (it passes {}, which the analysis does not follow)",
+                    untracked.join(", ")
+                ),
+            };
             format!(
-                "its bound depends on {}, and the values the call passes do not keep it finite",
+                "its bound depends on {}, and the values the call passes do not keep it \
+                 finite{passes}",
                 depends.join(", ")
             )
         };

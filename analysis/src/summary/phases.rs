@@ -135,9 +135,9 @@ impl Phases {
         // An activation of phase i runs its call: its formals are in that call's region.
         let mut weights = Vec::new();
         for region in &self.regions {
-            weights.push(per_activation(&pw, region)?.0);
+            weights.push(per_activation(&pw, region, None)?.0);
         }
-        let (_, c_out) = per_activation(&pw, &self.recursing)?;
+        let (_, c_out) = per_activation(&pw, &self.recursing, None)?;
         Ok(Qty::Expr(simplify(
             &BoundExpr::Sum(vec![
                 self.weighted_phases(params, &weights),

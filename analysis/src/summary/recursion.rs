@@ -178,7 +178,8 @@ fn solve(
     calls: &[RecursiveCall],
 ) -> Result<MethodSummary, String> {
     let sets: Vec<(u32, CallSet)> = calls.iter().map(|c| (c.pc, c.set.clone())).collect();
-    let shape = Shape::of(&base.params, &sets)?;
+    let shape = Shape::of(&base.params, &sets)
+        .map_err(|why| without_integer_arguments(inputs, &base, why))?;
     let solve = |qty: &Qty| shape.total(qty, &base.params);
     // Each site's total over all levels, then what each recursive call contributes.
     let mut entries = Entries::new();
@@ -231,6 +232,28 @@ fn solve(
             .collect(),
         ..base
     })
+}
+
+/// Why a recursion has no shape, led by what its depth follows when none of its formals is one
+/// of its arguments (each is a field view or a local set from a call's result, or there are
+/// none): the objects its reference arguments reach, which no measure of integers sees.
+fn without_integer_arguments(inputs: &Inputs<'_>, base: &MethodSummary, why: String) -> String {
+    let views = inputs.lowered.view_params(&base.method);
+    if views.len() < base.params.len() {
+        return why;
+    }
+    let formals: Vec<String> = views
+        .iter()
+        .map(|(name, origin)| format!("{name}: {origin}"))
+        .collect();
+    let formals = match formals.is_empty() {
+        true => "it has no integer formal".to_string(),
+        false => format!(
+            "none of its formals is an argument ({})",
+            formals.join("; ")
+        ),
+    };
+    format!("its depth follows the objects its arguments reach, not an integer: {formals}; {why}")
 }
 
 impl Counted {
@@ -315,9 +338,13 @@ impl Shape {
             Ok(measured) => return Ok(Shape::Measured(measured)),
             Err(measured) => measured,
         };
-        Phases::of(params, calls)
-            .map(Shape::Phases)
-            .map_err(|phases| format!("{why}; {measured}; {phases}"))
+        let phases = match Phases::of(params, calls) {
+            Ok(phases) => return Ok(Shape::Phases(phases)),
+            Err(phases) => phases,
+        };
+        Measured::within_region(params, calls)
+            .map(Shape::Measured)
+            .map_err(|region| format!("{why}; {measured}; {phases}; {region}"))
     }
 
     /// The total of `qty` (its value in one activation) over the activations under a call.
@@ -345,9 +372,10 @@ impl Shape {
     fn never_stops(&self, method: &MethodRef, params: &[String]) -> Option<Divergence> {
         match self {
             Shape::Descent(descent, _) => descent.never_stops(method, params),
-            // Every law makes the measure shrink below 1, where no call is made, and so does
-            // each phase.
-            Shape::Measured(_) | Shape::Phases(_) => None,
+            // Every law makes the measure shrink below 1, where no call is made (in the
+            // measure's region, if it has one), and so does each phase.
+            Shape::Measured(measured) => measured.unbounded_outside(method, params),
+            Shape::Phases(_) => None,
         }
     }
 }
