@@ -72,7 +72,12 @@ enum ReportFormat {
 
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     let progress = args.verbosity.progress();
-    if args.whole.entry_points.is_some() {
+    if args.whole.entry_points.is_some() || args.target.method.len() > 1 {
+        if !args.params.is_empty() {
+            return Err(Error::Input(
+                "--param names a parameter of one method: give it with one --method".to_string(),
+            ));
+        }
         let run = whole::analyze(&args.target, &args.whole, args.setting(), &progress)?;
         return report(args, &run.program, &run.certificate, &run.summary);
     }

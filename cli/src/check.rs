@@ -29,9 +29,10 @@ pub(super) struct CheckArgs {
     /// syntax, `0 <= n <= 10000 and m <= n`.
     #[arg(long = "for", value_name = "RANGE")]
     range: Option<String>,
-    /// The method whose bounds are checked (default: the certificate's entry).
-    #[arg(long)]
-    method: Option<String>,
+    /// The method whose bounds are checked (default: the certificate's entry); repeatable:
+    /// every budget is checked for each method given.
+    #[arg(long = "method")]
+    methods: Vec<String>,
     /// A budget file (default: ./membound.toml when no --budget is given).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -47,17 +48,25 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
     } else {
         Some(parse_params("--at", &args.at)?)
     };
-    let defaults = |budget: Budget| Pinned {
-        method: args.method.clone(),
-        budget,
-        at: at.clone(),
-        range: args.range.clone().map(|text| Range { text }),
+    // No --method: the certificate's entry.
+    let methods: Vec<Option<String>> = if args.methods.is_empty() {
+        vec![None]
+    } else {
+        args.methods.iter().cloned().map(Some).collect()
     };
-    let mut pinned: Vec<Pinned> = args
-        .budgets
-        .iter()
-        .map(|text| Budget::parse(text).map(defaults))
-        .collect::<Result<_>>()?;
+    let defaults = |budget: &Budget| -> Vec<Pinned> {
+        let pin = |method: &Option<String>| Pinned {
+            method: method.clone(),
+            budget: budget.clone(),
+            at: at.clone(),
+            range: args.range.clone().map(|text| Range { text }),
+        };
+        methods.iter().map(pin).collect()
+    };
+    let mut pinned: Vec<Pinned> = Vec::new();
+    for text in &args.budgets {
+        pinned.extend(defaults(&Budget::parse(text)?));
+    }
     let config = match &args.config {
         Some(path) => Some(path.clone()),
         None => (pinned.is_empty() && Path::new(CONFIG_FILE).exists())
@@ -66,13 +75,19 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
     if let Some(path) = config {
         // The file's entries take what they do not say from the command line.
         for entry in budget::read_config(&path)? {
-            let fallback = defaults(entry.budget.clone());
-            pinned.push(Pinned {
-                method: entry.method.or(fallback.method),
-                budget: entry.budget,
-                at: entry.at.or(fallback.at),
-                range: entry.range.or(fallback.range),
-            });
+            let mut fallbacks = defaults(&entry.budget);
+            // An entry naming its method is checked once.
+            if entry.method.is_some() {
+                fallbacks.truncate(1);
+            }
+            for fallback in fallbacks {
+                pinned.push(Pinned {
+                    method: entry.method.clone().or(fallback.method),
+                    budget: entry.budget.clone(),
+                    at: entry.at.clone().or(fallback.at),
+                    range: entry.range.clone().or(fallback.range),
+                });
+            }
         }
     }
     if pinned.is_empty() {

@@ -118,12 +118,13 @@ pub(super) fn search(
             }
         }
     }
-    let bound = pieces
-        .into_iter()
-        .map(|piece| piece.bound)
-        .fold(Value::Finite(Rat::zero()), |a, b| {
-            if above(&b, &a) { b } else { a }
-        });
+    let bound =
+        pieces
+            .into_iter()
+            .map(|piece| piece.bound)
+            .fold(Value::Finite(Rat::zero()), |a, b| {
+                if above(&b, &a) { b } else { a }
+            });
     let note = (bound == Value::Infinite && unbounded).then(|| {
         format!(
             "the range `{}` is not bounded: give every parameter a lower and an upper bound (e.g. `0 <= {} <= 10000`)",
