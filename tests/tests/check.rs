@@ -134,6 +134,29 @@ fn every_budget_given_is_checked_and_one_broken_fails_the_run() {
 }
 
 #[test]
+fn a_parameter_given_again_starts_another_point_and_every_point_is_checked() {
+    // n = 10 within the limit, n = 100 above it (16n + 24 bytes): both reported, exit 1.
+    let args = [
+        "--budget",
+        "memRq <= 1KiB",
+        "--at",
+        "n=10,m=1",
+        "--at",
+        "n=100",
+        "--at",
+        "m=1",
+    ];
+    let run = check("points", &args);
+    let expected = [
+        "OK       Demo.run(II)V: memRq <= 1KiB at m=1,n=10: 184 bytes",
+        "BROKEN   Demo.run(II)V: memRq <= 1KiB at m=1,n=100: 1624 bytes",
+    ];
+    assert_run(&run, 1, &expected);
+    let verdicts = run.stdout.lines().filter(|l| !l.starts_with(' ')).count();
+    assert_eq!(verdicts, 2, "{}", run.stdout);
+}
+
+#[test]
 fn an_infinite_quantity_breaks_a_finite_budget_and_says_why() {
     // Demo.spin has no parameters: no point to give, and a point naming one is refused.
     let args = ["--method", "Demo.spin", "--budget", "memAlloc <= 1GiB"];
