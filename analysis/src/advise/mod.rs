@@ -21,7 +21,7 @@ mod render;
 use std::collections::{BTreeMap, BTreeSet};
 
 use membound_front::callgraph::CallGraph;
-use membound_front::ir::{Body, Expr, StmtKind, VarOrigin};
+use membound_front::ir::{Body, Expr, StmtKind, VarId, VarOrigin};
 use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
 use membound_jvm::MethodRef;
@@ -252,13 +252,13 @@ impl<'a> MethodAdvice<'a> {
     }
 }
 
-/// Liveness with the tracked static fields the method reads before writing them live at its
-/// exits (its next call reads what this one leaves).
+/// Liveness with the tracked fields (static, or of `this`) the method reads before writing them
+/// live at its exits (its next call reads what this one leaves).
 fn liveness(body: &Body, tracked: &[Tracked]) -> Liveness {
     let statics: BTreeSet<Location> = tracked
         .iter()
         .flat_map(|t| &t.holders)
-        .filter(|place| matches!(place, Location::Static(_)))
+        .filter(|place| matches!(place, Location::Static(_) | Location::Field(_)))
         .cloned()
         .collect();
     let first = Liveness::of(body, &BTreeSet::new());
@@ -392,23 +392,30 @@ impl Scopes {
                 field.class.simple().replace('$', "."),
                 field.name
             )),
-            Location::Var(var) => {
-                let variable = body.var(*var);
-                let slot = match variable.origin {
-                    VarOrigin::Local(_) | VarOrigin::Param(_) => references::slot(body, *var)?,
-                    VarOrigin::This | VarOrigin::Stack(_) => return None,
-                };
-                let pc = stmt_at(body, point)?.pc;
-                self.table
-                    .iter()
-                    .any(|row| {
-                        row.slot == slot
-                            && *row.name == *variable.name
-                            && row.start_pc <= pc
-                            && pc < row.start_pc + row.length
-                    })
-                    .then(|| variable.name.to_string())
+            Location::Field(field) => Some(format!("this.{}", field.name)),
+            Location::Var(var) => self.variable(body, *var, point),
+            Location::Cell(array, index) => {
+                Some(format!("{}[{index}]", self.variable(body, *array, point)?))
             }
         }
+    }
+
+    /// The source name of a local variable in scope at `point`.
+    fn variable(&self, body: &Body, var: VarId, point: Point) -> Option<String> {
+        let variable = body.var(var);
+        let slot = match variable.origin {
+            VarOrigin::Local(_) | VarOrigin::Param(_) => references::slot(body, var)?,
+            VarOrigin::This | VarOrigin::Stack(_) => return None,
+        };
+        let pc = stmt_at(body, point)?.pc;
+        self.table
+            .iter()
+            .any(|row| {
+                row.slot == slot
+                    && *row.name == *variable.name
+                    && row.start_pc <= pc
+                    && pc < row.start_pc + row.length
+            })
+            .then(|| variable.name.to_string())
     }
 }
