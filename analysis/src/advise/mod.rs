@@ -79,7 +79,9 @@ pub fn advise(
     options: memrq::Options,
     at: Option<&BTreeMap<String, Rat>>,
 ) -> Result<Report> {
-    let (bounds, summarized) = memrq::analyze_keeping(program, graph, model, options, &|_| {})?;
+    let entry_calls = |regions: &memrq::Regions<'_>| memrq::call_stacks(graph, regions, 0);
+    let (bounds, summarized, stacks) =
+        memrq::analyze_keeping(program, graph, model, options, &|_| {}, entry_calls)?;
     let method = graph.methods[0].method.clone();
     let mem_rq_before = bounds
         .methods
@@ -98,7 +100,7 @@ pub fn advise(
         return Ok(report);
     }
     let body = program.body(&method)?;
-    let Some(method_advice) = MethodAdvice::new(program, graph, &summarized, &body) else {
+    let Some(method_advice) = MethodAdvice::new(program, &summarized, stacks, &body) else {
         report.notes.push(format!(
             "{method}: an allocation's statement was not found in its body"
         ));
@@ -137,10 +139,11 @@ struct MethodAdvice<'a> {
 }
 
 impl<'a> MethodAdvice<'a> {
+    /// `stacks`: per call offset of the method, the stack of regions the call holds.
     fn new(
         program: &Program,
-        graph: &CallGraph,
         summarized: &'a Summarized,
+        stacks: BTreeMap<u32, Amount>,
         body: &'a Body,
     ) -> Option<MethodAdvice<'a>> {
         let summary = summarized.summaries.of(0)?;
@@ -171,7 +174,6 @@ impl<'a> MethodAdvice<'a> {
                     .flatten(),
             })
             .collect::<Vec<_>>();
-        let (stacks, _) = memrq::call_stacks(graph, summarized, 0);
         let mut allocating: BTreeMap<Point, Amount> = BTreeMap::new();
         for entry in &entries {
             allocating.entry(entry.at).or_insert_with(Amount::zero);
