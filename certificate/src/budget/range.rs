@@ -229,14 +229,16 @@ fn examine(
     // An existential local (not a division of the parameters) leaves a piece's integer points
     // unknown to `contains`: such a piece keeps its bound.
     let cuttable = cone.rays.is_empty() && cone.lines.is_empty() && part.has_only_divs();
-    if !cuttable {
+    // Without its vertices (the expansion found none) a piece is not cut either.
+    let extent = cuttable.then(|| extent(&vertices, dims.len())).flatten();
+    let Some(extent) = extent else {
         return Ok(Examined::Bounded(Piece {
             part,
             bound,
             cut: None,
         }));
-    }
-    match extent(&vertices, dims.len()) {
+    };
+    match extent {
         Extent::NoPoint => Ok(Examined::Empty),
         Extent::Cut(cut) => Ok(Examined::Bounded(Piece {
             part,
@@ -345,17 +347,15 @@ enum Extent {
     Cut(Cut),
 }
 
-fn extent(vertices: &[Vec<Rat>], n_dims: usize) -> Extent {
+/// `None` without vertices.
+fn extent(vertices: &[Vec<Rat>], n_dims: usize) -> Option<Extent> {
     let mut only = Vec::new();
     let mut widest: Option<(Int, Cut)> = None;
     for column in 0..n_dims {
         let values = vertices.iter().map(|vertex| &vertex[column]);
-        let (Some(min), Some(max)) = (values.clone().min(), values.max()) else {
-            return Extent::NoPoint;
-        };
-        let (low, high) = (min.ceil(), max.floor());
+        let (low, high) = (values.clone().min()?.ceil(), values.max()?.floor());
         if high < low {
-            return Extent::NoPoint;
+            return Some(Extent::NoPoint);
         }
         let width = high.clone() - low.clone();
         if width > Int::from(0) && widest.as_ref().is_none_or(|(w, _)| &width > w) {
@@ -364,8 +364,86 @@ fn extent(vertices: &[Vec<Rat>], n_dims: usize) -> Extent {
         }
         only.push(low);
     }
-    match widest {
+    Some(match widest {
         Some((_, cut)) => Extent::Cut(cut),
         None => Extent::AtMost(only),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use membound_bernstein::parse_bound;
+    use membound_polyhedra::parse_set;
+
+    /// The largest value of `expr` over the points of `[0, size]²` in `set`, by enumeration.
+    fn brute_max(expr: &BoundExpr, set: &Set, size: i64) -> Rat {
+        let mut largest = Rat::zero();
+        for a in 0..=size {
+            for b in 0..=size {
+                let point = [Int::from(a), Int::from(b)];
+                if set.contains(&[], &point) != Some(true) {
+                    continue;
+                }
+                let named = named_point(&set.space.dims, point.to_vec());
+                match expr.eval(&named) {
+                    Ok(Value::Finite(v)) if v > largest => largest = v,
+                    _ => {}
+                }
+            }
+        }
+        largest
+    }
+
+    /// Around the true maximum, the search's verdict agrees with enumeration: a witness is a
+    /// point of the range above the limit, a bound within the limit is at least the maximum.
+    #[test]
+    fn the_search_agrees_with_enumeration_around_the_maximum() {
+        let size = 30;
+        let expressions = [
+            "(30*k - k^2 + n)",
+            "(k*n - k^2 + 3)",
+            "cases(k >= 5 and n >= k -> (2*k*n - 2*k^2 + 2); otherwise -> (1))",
+            // (k - 13)(17 - k)(n + 1): positive only for 13 < k < 17.
+            "(-k^2*n + 30*k*n - 221*n - k^2 + 30*k - 221)",
+            "max((20*k - k^2), (24*n - n^2))",
+        ];
+        let ranges = [
+            "0 <= k <= 30 and 0 <= n <= 30",
+            "0 <= k and 0 <= n and k + n <= 29",
+            "0 <= k <= n <= 30 and k mod 3 = 1",
+        ];
+        for text in expressions {
+            let expr = parse_bound(text).expect("a bound");
+            for range_text in ranges {
+                let set = parse_set(&format!("{{ [k, n] : {range_text} }}")).expect("a set");
+                let range = Range {
+                    text: range_text.to_string(),
+                };
+                let max = brute_max(&expr, &set, size);
+                for limit in [
+                    max.clone() - Rat::from(1),
+                    max.clone(),
+                    max.clone() + Rat::from(1),
+                ] {
+                    let found = search("M", &expr, &set, &range, &limit).expect("a search");
+                    let case = format!("{text} over {range_text}, limit {limit}");
+                    match (&found.witness, &found.bound) {
+                        (Some((point, value)), _) => {
+                            assert!(limit < max, "{case}: a witness {point:?}");
+                            assert_eq!(expr.eval(point).as_ref(), Ok(value), "{case}");
+                            assert!(!within_limit(value, &limit), "{case}");
+                        }
+                        (None, Value::Finite(bound)) => assert!(*bound >= max, "{case}: {bound}"),
+                        (None, Value::Infinite) => {}
+                    }
+                    if limit < max {
+                        assert!(found.witness.is_some(), "{case}: no witness");
+                    } else {
+                        assert!(within_limit(&found.bound, &limit), "{case}: not proved");
+                    }
+                }
+            }
+        }
     }
 }
