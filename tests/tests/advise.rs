@@ -406,7 +406,14 @@ fn text_names_the_statement_to_insert() {
 
 #[test]
 fn bad_points_are_input_errors() {
-    for (at, expected) in [("n=ten", "not an integer"), ("n=1000", "m")] {
+    for (at, expected) in [
+        ("n=ten", "not an integer"),
+        ("n=1000", "m"),
+        (
+            "n=1000,m=500,k=3",
+            "has no parameter `k` (its parameters: n, m)",
+        ),
+    ] {
         let run = advise_run("LargeArray", &["--at", at]);
         assert_eq!(run.code, 2, "{at}: {}", run.stderr);
         assert!(run.stderr.contains(expected), "{at}: {}", run.stderr);

@@ -229,3 +229,38 @@ fn a_repeated_method_is_analyzed_as_entry_points_and_checked_one_by_one() {
         );
     }
 }
+
+#[test]
+fn a_parameter_name_no_bound_has_is_an_error_on_every_command() {
+    let dir = membound_tests::scratch_dir("unknown-names");
+    let cert = dir.join("intro.json");
+    let jar = "examples/intro/intro.jar";
+    membound_tests::analyze_into(std::path::Path::new(jar), "Intro.m1", "count", &cert);
+    let cert = cert.to_str().expect("utf-8");
+    let triangle = "[n] -> { [i] : 0 <= i < n }";
+    let polynomial = "[n] -> { [i] -> i*(n - i) : 0 <= i <= n }";
+    let commands: [&[&str]; 6] = [
+        &["eval", cert, "--param", "k=4,x=1"],
+        &[
+            "check",
+            cert,
+            "--budget",
+            "memRq <= 1KiB",
+            "--at",
+            "k=4,x=1",
+        ],
+        &["diff", cert, cert, "--at", "k=4,x=1"],
+        &["count", triangle, "--at", "n=4,x=1"],
+        &["bound", polynomial, "--at", "n=4,x=1"],
+        &["advise", jar, "--method", "Intro.m1", "--at", "k=4,x=1"],
+    ];
+    for command in commands {
+        let run = membound_tests::membound(command);
+        assert_eq!(run.code, 2, "{command:?}: {}", run.stdout);
+        assert!(run.stderr.contains("`x`"), "{command:?}: {}", run.stderr);
+        // The same command with the known name alone succeeds.
+        let known: Vec<String> = command.iter().map(|a| a.replace(",x=1", "")).collect();
+        let run = membound_tests::membound(&known);
+        assert!(run.code == 0 || run.code == 1, "{known:?}: {}", run.stderr);
+    }
+}

@@ -83,6 +83,9 @@ pub fn advise(
     let (bounds, summarized, stacks) =
         memrq::analyze_keeping(program, graph, model, options, &|_| {}, entry_calls)?;
     let method = graph.methods[0].method.clone();
+    if let (Some(point), Some(entry)) = (at, bounds.methods.first()) {
+        check_point_names(point, entry)?;
+    }
     let mem_rq_before = bounds
         .methods
         .first()
@@ -109,6 +112,26 @@ pub fn advise(
     report.gc_peak_before = method_advice.peak_without();
     report.advice = method_advice.advice(program, &report.gc_peak_before, at)?;
     Ok(report)
+}
+
+/// An `--at` naming something that is not a parameter of the method is an input error.
+fn check_point_names(
+    point: &BTreeMap<String, Rat>,
+    entry: &crate::memalloc::MethodBound,
+) -> Result<()> {
+    let names: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
+    match point.keys().find(|name| !names.contains(&name.as_str())) {
+        Some(unknown) => Err(Error::Input(format!(
+            "--at: {} has no parameter `{unknown}` (its parameters: {})",
+            entry.method,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Why the method gets no advice before looking: no allocation, a recursion, an infinite
