@@ -17,8 +17,27 @@ use membound_certificate::{self as certificate, Certificate};
 use membound_front::program::Program;
 use membound_jvm::error::{Error, Result};
 
+/// How to read a bound, after the options of `analyze --help` and `eval --help` (the README's
+/// "Reading bounds" at more length).
+const READING_BOUNDS: &str = "\
+Reading bounds:
+  cases(g1 -> e1; g2 -> e2; otherwise -> e0)
+      the first arm whose guard holds (guards are linear in the parameters)
+  [a0, a1, a2]_n
+      a periodic coefficient: a_r when n ≡ r (mod 3), so 1/2*n + [0, -1/2]_n is ⌊n/2⌋;
+      [a00, a01, a10, a11]_(n,m) is indexed by the residues of n and m, row-major
+      (certificates write the same as floor(…) terms)
+  2^e, floor_log2(e)
+      from recursion (floor_log2(e) is ⌊log2 max(e, 1)⌋)
+  max(…)
+      from calls whose arguments vary
+  ∞
+      nothing bounds the value; the report gives the reason (JSON and certificates: infty)
+  Bytes are exact, with KiB/MiB/GiB beside them; `leading terms` is the highest degree.";
+
 #[derive(Debug, Args)]
 #[command(mut_arg("method", |arg| arg.required(false).required_unless_present("entry_points")))]
+#[command(after_long_help = READING_BOUNDS)]
 pub(super) struct AnalyzeArgs {
     #[command(flatten)]
     target: MethodInput,
@@ -72,7 +91,12 @@ enum ReportFormat {
 
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     let progress = args.verbosity.progress();
-    if args.whole.entry_points.is_some() {
+    if args.whole.entry_points.is_some() || args.target.method.len() > 1 {
+        if !args.params.is_empty() {
+            return Err(Error::Input(
+                "--param names a parameter of one method: give it with one --method".to_string(),
+            ));
+        }
         let run = whole::analyze(&args.target, &args.whole, args.setting(), &progress)?;
         return report(args, &run.program, &run.certificate, &run.summary);
     }
@@ -166,6 +190,7 @@ fn file_format(path: &Path, asked: ReportFormat) -> ReportFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = READING_BOUNDS)]
 pub(super) struct EvalArgs {
     /// A certificate written by `membound analyze -o` (`-`: read it from stdin).
     certificate: PathBuf,

@@ -1,6 +1,7 @@
 //! `membound check`: a certificate's bounds against budgets given on the command line or pinned
 //! in a `membound.toml` (see `membound_certificate::budget` and docs/check-and-diff.md).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -10,6 +11,7 @@ use super::{ListFormat, json_text};
 use membound_certificate::Certificate;
 use membound_certificate::budget::{self, Budget, Pinned, Range, Scope};
 use membound_jvm::error::{Error, Result};
+use membound_polyhedra::Rat;
 
 /// The budget file looked for in the current directory when no `--budget` is given.
 const CONFIG_FILE: &str = "membound.toml";
@@ -22,16 +24,19 @@ pub(super) struct CheckArgs {
     /// (repeatable). Without one, the budgets of membound.toml are checked.
     #[arg(long = "budget", value_name = "BUDGET")]
     budgets: Vec<String>,
-    /// Check at this parameter point: `n=1000,m=10` (repeatable, merged).
+    /// Check at this parameter point: `n=1000,m=10`. Repeatable: pieces naming other
+    /// parameters join one point (`--at n=10 --at m=2`), a parameter named again starts the next
+    /// point (`--at k=5 --at k=50` checks both).
     #[arg(long, value_name = "POINT", visible_alias = "param")]
     at: Vec<String>,
     /// Check at every integer point of this parameter range: linear constraints in isl
     /// syntax, `0 <= n <= 10000 and m <= n`.
     #[arg(long = "for", value_name = "RANGE")]
     range: Option<String>,
-    /// The method whose bounds are checked (default: the certificate's entry).
-    #[arg(long)]
-    method: Option<String>,
+    /// The method whose bounds are checked (default: the certificate's entry); repeatable:
+    /// every budget is checked for each method given.
+    #[arg(long = "method")]
+    methods: Vec<String>,
     /// A budget file (default: ./membound.toml when no --budget is given).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -42,22 +47,36 @@ pub(super) struct CheckArgs {
 /// The report, and whether a budget was broken or could not be proved.
 pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
     let certificate = Certificate::read(&args.certificate)?;
-    let at = if args.at.is_empty() {
-        None
+    // No --at: no point (a range, or a method without parameters); no --method: the
+    // certificate's entry.
+    let points: Vec<Option<BTreeMap<String, Rat>>> = if args.at.is_empty() {
+        vec![None]
     } else {
-        Some(parse_params("--at", &args.at)?)
+        points(&args.at)?.into_iter().map(Some).collect()
     };
-    let defaults = |budget: Budget| Pinned {
-        method: args.method.clone(),
-        budget,
-        at: at.clone(),
-        range: args.range.clone().map(|text| Range { text }),
+    let methods: Vec<Option<String>> = if args.methods.is_empty() {
+        vec![None]
+    } else {
+        args.methods.iter().cloned().map(Some).collect()
     };
-    let mut pinned: Vec<Pinned> = args
-        .budgets
-        .iter()
-        .map(|text| Budget::parse(text).map(defaults))
-        .collect::<Result<_>>()?;
+    let defaults = |budget: &Budget| -> Vec<Pinned> {
+        let mut pins = Vec::new();
+        for method in &methods {
+            for at in &points {
+                pins.push(Pinned {
+                    method: method.clone(),
+                    budget: budget.clone(),
+                    at: at.clone(),
+                    range: args.range.clone().map(|text| Range { text }),
+                });
+            }
+        }
+        pins
+    };
+    let mut pinned: Vec<Pinned> = Vec::new();
+    for text in &args.budgets {
+        pinned.extend(defaults(&Budget::parse(text)?));
+    }
     let config = match &args.config {
         Some(path) => Some(path.clone()),
         None => (pinned.is_empty() && Path::new(CONFIG_FILE).exists())
@@ -66,13 +85,20 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
     if let Some(path) = config {
         // The file's entries take what they do not say from the command line.
         for entry in budget::read_config(&path)? {
-            let fallback = defaults(entry.budget.clone());
-            pinned.push(Pinned {
-                method: entry.method.or(fallback.method),
-                budget: entry.budget,
-                at: entry.at.or(fallback.at),
-                range: entry.range.or(fallback.range),
-            });
+            let mut pins: Vec<Pinned> = Vec::new();
+            for fallback in defaults(&entry.budget) {
+                let pin = Pinned {
+                    method: entry.method.clone().or(fallback.method),
+                    budget: entry.budget.clone(),
+                    at: entry.at.clone().or(fallback.at),
+                    range: entry.range.clone().or(fallback.range),
+                };
+                // What the entry names itself is not repeated per method or point given.
+                if !pins.contains(&pin) {
+                    pins.push(pin);
+                }
+            }
+            pinned.extend(pins);
         }
     }
     if pinned.is_empty() {
@@ -112,4 +138,21 @@ pub(super) fn check(args: &CheckArgs) -> Result<(String, bool)> {
         })),
     };
     Ok((report, failed))
+}
+
+/// The points of repeated `--at`s: pieces naming other parameters join the point before them
+/// (`--at n=10 --at m=2` is one point), and a piece naming a parameter that point already has
+/// starts the next one (`--at k=5 --at k=50` checks both).
+fn points(texts: &[String]) -> Result<Vec<BTreeMap<String, Rat>>> {
+    let mut points: Vec<BTreeMap<String, Rat>> = Vec::new();
+    for text in texts {
+        let piece = parse_params("--at", std::slice::from_ref(text))?;
+        match points.last_mut() {
+            Some(point) if piece.keys().all(|name| !point.contains_key(name)) => {
+                point.extend(piece);
+            }
+            _ => points.push(piece),
+        }
+    }
+    Ok(points)
 }

@@ -54,6 +54,13 @@ pub(super) fn diff(args: &DiffArgs) -> Result<(String, bool)> {
     for mismatch in &mismatches {
         eprintln!("membound: warning: comparing anyway, but {mismatch}");
     }
+    // Two builds of one program differ in their input's hash, not in its path.
+    if old.input.path != new.input.path {
+        eprintln!(
+            "membound: warning: the certificates are of different inputs ({} and {}): compared as two builds of one program",
+            old.input.path, new.input.path
+        );
+    }
     let points = args
         .at
         .iter()
@@ -69,8 +76,8 @@ pub(super) fn diff(args: &DiffArgs) -> Result<(String, bool)> {
 }
 
 /// What makes two certificates' bounds incomparable: another object model (bytes differ for
-/// every object) or another entry method. Their inputs differ by design: a diff compares two
-/// builds.
+/// every object) or another entry method. Their inputs' hashes differ by design (a diff compares
+/// two builds); another input path gets a warning.
 fn mismatches(old: &Certificate, new: &Certificate) -> Vec<String> {
     let mut found = Vec::new();
     if old.tool.object_model != new.tool.object_model {

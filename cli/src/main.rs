@@ -241,8 +241,9 @@ struct MethodInput {
     /// The method: `pkg.Class.method`; for an overload `pkg.Class.method(int, String)` or
     /// `pkg.Class.method(ILjava/lang/String;)V`; or a Soot signature
     /// `<pkg.Class: void method(int)>`. Nested classes as `Outer.Inner` or `Outer$Inner`.
+    /// `analyze` takes several (repeated): each an entry point of one certificate.
     #[arg(long, required = true)]
-    method: Option<String>,
+    method: Vec<String>,
     /// More classpath entries, separated by ':'.
     #[arg(long)]
     classpath: Option<String>,
@@ -504,11 +505,17 @@ impl MethodInput {
 
     /// Opens the classpath (input, extra entries, JDK) and selects the method.
     fn load(&self) -> Result<(Program, MethodRef)> {
+        let text = match self.method.as_slice() {
+            [] => return Err(Error::Input("no --method given".to_string())),
+            [one] => one,
+            several => {
+                return Err(Error::Input(format!(
+                    "{} methods given: this command looks at one --method (`analyze` takes several, each an entry point)",
+                    several.len()
+                )));
+            }
+        };
         let program = self.program()?;
-        let text = self
-            .method
-            .as_deref()
-            .ok_or_else(|| Error::Input("no --method given".to_string()))?;
         let method = select_method(&program, text)?;
         Ok((program, method))
     }

@@ -37,6 +37,10 @@ pub fn count(
     let mut text = String::new();
     let mut reports = Vec::new();
     for set in &sets {
+        if let Some(point) = &point {
+            let params = polyhedra::parse_set(set).map_err(|e| math_error(e.into()))?;
+            known_names(point.keys(), &params.space.params)?;
+        }
         let count = polyhedra::count_text(set).map_err(math_error)?;
         let value = point
             .as_ref()
@@ -78,12 +82,33 @@ pub fn bound(
     limits: bernstein::Limits,
     format: MathFormat,
 ) -> Result<String> {
-    let report = bernstein::bound_report(&text_or_stdin(text)?, at, &limits)
-        .map_err(|e| Error::Input(e.to_string()))?;
+    let text = text_or_stdin(text)?;
+    if let Some(at) = at {
+        let point = polyhedra::parse_point(at).map_err(math_error)?;
+        let piecewise = polyhedra::parse_piecewise(&text).map_err(|e| math_error(e.into()))?;
+        known_names(point.keys(), &piecewise.space.params)?;
+    }
+    let report =
+        bernstein::bound_report(&text, at, &limits).map_err(|e| Error::Input(e.to_string()))?;
     Ok(match format {
         MathFormat::Text => format!("{}\n", report.to_text()),
         MathFormat::Json => super::json_text(&bound_json(&report)),
     })
+}
+
+/// A `--at` naming something that is not a parameter is an input error.
+fn known_names<'a>(mut names: impl Iterator<Item = &'a String>, params: &[String]) -> Result<()> {
+    match names.find(|name| !params.contains(name)) {
+        Some(unknown) => Err(Error::Input(format!(
+            "--at: no parameter `{unknown}` (the parameters: {})",
+            if params.is_empty() {
+                "none".to_string()
+            } else {
+                params.join(", ")
+            }
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The lines of `path` (`-`: stdin) that hold a set.

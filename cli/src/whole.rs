@@ -89,13 +89,15 @@ pub(super) fn analyze(
     setting: Setting,
     progress: &Progress,
 ) -> Result<WholeRun> {
-    let kind = options.entry_points.as_deref().unwrap_or("public");
     let shard = options.shard.as_deref().map(parse_shard).transpose()?;
     let limit = time_limit(options.entry_time_limit)?;
     progress.phase("loading the classes and listing the entry points");
     let program = target.program()?;
     let specs = target.specs()?;
-    let all = list_entries(&program, &target.input, kind)?;
+    let all = match options.entry_points.as_deref() {
+        Some(kind) => list_entries(&program, &target.input, kind)?,
+        None => methods_given(&program, &target.method)?,
+    };
     let entries = match shard {
         Some(shard) => shard_of(&all, shard)?,
         None => all,
@@ -289,6 +291,15 @@ fn list_entries(program: &Program, input: &Path, kind: &str) -> Result<Vec<Metho
     Ok(entries)
 }
 
+/// The methods of repeated `--method`s, sorted and without repeats.
+fn methods_given(program: &Program, texts: &[String]) -> Result<Vec<MethodRef>> {
+    let entries = texts
+        .iter()
+        .map(|text| select_method(program, text))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(sorted_entries(entries))
+}
+
 /// The methods a file names, one per line, sorted and without repeats.
 fn entries_of_file(program: &Program, file: &Path) -> Result<Vec<MethodRef>> {
     let text = std::fs::read_to_string(file).map_err(|e| {
@@ -307,9 +318,14 @@ fn entries_of_file(program: &Program, file: &Path) -> Result<Vec<MethodRef>> {
             .map_err(|e| Error::Input(format!("{}:{}: {e}", file.display(), number + 1)))?;
         entries.push(method);
     }
+    Ok(sorted_entries(entries))
+}
+
+/// Entry points in the order of their names, each once.
+fn sorted_entries(mut entries: Vec<MethodRef>) -> Vec<MethodRef> {
     entries.sort_by_key(|method| method.to_string());
     entries.dedup();
-    Ok(entries)
+    entries
 }
 
 /// `I/N` with `1 <= I <= N`.

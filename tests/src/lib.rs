@@ -354,6 +354,18 @@ pub fn certificate_entry(certificate: &Path, method: &str) -> serde_json::Value 
         .clone()
 }
 
+/// The entry points a JSON certificate of several lists (`entries`).
+pub fn certificate_entries(certificate: &Path) -> Vec<String> {
+    let text = fs::read_to_string(certificate).expect("certificate");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    json["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e.as_str().map(str::to_string))
+        .collect()
+}
+
 /// A JSON certificate's parameters of `method` as (name, origin).
 pub fn certificate_params(certificate: &Path, method: &str) -> Vec<(String, String)> {
     certificate_entry(certificate, method)["params"]

@@ -346,3 +346,33 @@ fn the_output_file_takes_the_format_its_extension_names_else_the_one_asked_for()
     let yaml = written("x.cert", "text");
     assert!(yaml.contains("\nmethods:"), "{yaml}");
 }
+
+#[test]
+fn the_report_names_what_removes_each_cause_of_infinity_and_the_remedy_works() {
+    let classes = compile_fixture("remedies");
+    let alone = membound_tests::scratch_dir("remedies").join("classes");
+    std::fs::create_dir_all(&alone).expect("a directory");
+    std::fs::copy(classes.join("Remedies.class"), alone.join("Remedies.class")).expect("copy");
+    let report = |extra: &[&str]| -> String {
+        let alone = alone.to_str().expect("utf-8");
+        let args = [
+            &["analyze", alone, "--method", "Remedies.run", "-q"][..],
+            extra,
+        ]
+        .concat();
+        let run = membound(args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let missing = "∞: reaches unresolved call to Missing.make(I)I (class Missing is not on the classpath); a --spec or --classpath entry for that code removes it";
+    // (The remedy this line names, `--param NAME=VALUE`, pins the entry's parameter after the
+    // analysis, so it does not make this call finite: the line is checked up to the reason.)
+    let passed = "∞ through a call: the call at offset 14 of Remedies.run(I)I to Remedies.repeat(I)I: its bound depends on k, and the values the call passes do not keep it finite";
+    let without = report(&[]);
+    assert!(without.contains(missing), "{without}");
+    assert!(without.contains(passed), "{without}");
+    // With the library on the classpath its cause is gone; the other stays.
+    let with = report(&["--classpath", classes.to_str().expect("utf-8")]);
+    assert!(!with.contains("Missing is not on the classpath"), "{with}");
+    assert!(with.contains(passed), "{with}");
+}

@@ -134,6 +134,29 @@ fn every_budget_given_is_checked_and_one_broken_fails_the_run() {
 }
 
 #[test]
+fn a_parameter_given_again_starts_another_point_and_every_point_is_checked() {
+    // n = 10 within the limit, n = 100 above it (16n + 24 bytes): both reported, exit 1.
+    let args = [
+        "--budget",
+        "memRq <= 1KiB",
+        "--at",
+        "n=10,m=1",
+        "--at",
+        "n=100",
+        "--at",
+        "m=1",
+    ];
+    let run = check("points", &args);
+    let expected = [
+        "OK       Demo.run(II)V: memRq <= 1KiB at m=1,n=10: 184 bytes",
+        "BROKEN   Demo.run(II)V: memRq <= 1KiB at m=1,n=100: 1624 bytes",
+    ];
+    assert_run(&run, 1, &expected);
+    let verdicts = run.stdout.lines().filter(|l| !l.starts_with(' ')).count();
+    assert_eq!(verdicts, 2, "{}", run.stdout);
+}
+
+#[test]
 fn an_infinite_quantity_breaks_a_finite_budget_and_says_why() {
     // Demo.spin has no parameters: no point to give, and a point naming one is refused.
     let args = ["--method", "Demo.spin", "--budget", "memAlloc <= 1GiB"];
@@ -250,11 +273,44 @@ fn a_budget_broken_only_at_the_top_of_a_range_is_broken_at_that_point() {
 }
 
 #[test]
-fn a_budget_over_a_range_where_the_bound_is_too_high_is_not_proved() {
-    // n*m + 1 objects over the triangle n + m <= 63 is at most 31*32 + 1 = 993 (inside the
-    // range), so the budget holds; the Bernstein bound 3973/4 is above it, and no corner of the
-    // range (where the quantity is 1) breaks it: unproved, not broken.
+fn a_budget_over_a_range_is_decided_by_its_maximum_inside_the_range() {
+    // n*m + 1 objects over the triangle n + m <= 63 is largest inside it, at n*m = 31*32 (993
+    // objects), where no vertex of the triangle is; over the whole triangle the Bernstein bound
+    // is 3973/4. The range is cut into pieces until the bound reaches the maximum, or a point
+    // above the limit is found.
     let range = "0 <= n and 0 <= m and n + m <= 63";
+    let proved = check(
+        "range-inside-proved",
+        &["--budget", "memAlloc <= 993 objects", "--for", range],
+    );
+    assert_run(
+        &proved,
+        0,
+        &["PROVED", "at most 993 objects (Bernstein bound)"],
+    );
+    let broken = check(
+        "range-inside-broken",
+        &["--budget", "memAlloc <= 992 objects", "--for", range],
+    );
+    assert_run(
+        &broken,
+        1,
+        &["BROKEN", "993 objects at m=", ", limit 992 objects"],
+    );
+    let witness = ["m=31,n=32", "m=32,n=31"];
+    assert!(
+        witness.iter().any(|point| broken.stdout.contains(point)),
+        "{}",
+        broken.stdout
+    );
+}
+
+#[test]
+fn a_budget_over_a_range_where_the_bound_is_too_high_is_not_proved() {
+    // The same triangle with n even through an existential variable: the range is not cut
+    // (its integer points are not a membership test away), so the Bernstein bound over all of it,
+    // 3973/4, stands above the limit, and no vertex breaks it: unproved, not broken.
+    let range = "0 <= n and 0 <= m and n + m <= 63 and exists (e : n = 2e)";
     let run = check(
         "range-unproved",
         &["--budget", "memAlloc <= 993 objects", "--for", range],
@@ -266,6 +322,46 @@ fn a_budget_over_a_range_where_the_bound_is_too_high_is_not_proved() {
         "n*m + 1",
     ];
     assert_run(&run, 1, &expected);
+}
+
+/// `CrossPairs.across(k, n)` makes 2·k·(n - k) + 2 objects (a pair and its list's growth per
+/// pair, and the list), 64·k·(n - k) + 80 bytes: over a split 0 <= k <= n of n = 100 items
+/// they are most, 5002 objects and 160080 bytes, at k = 50, and 2 at both ends of the range.
+#[test]
+fn a_budget_broken_only_inside_a_range_is_broken_at_the_maximizing_point() {
+    let classes = membound_tests::compile_fixture("check_ranges");
+    let cert = scratch_dir("check-cross-pairs").join("pairs.yaml");
+    analyze_into(&classes, "ranges.CrossPairs.across", "hotspot-coops", &cert);
+    let range = "0 <= k <= n and n = 100";
+    let run = |budget: &str| {
+        membound([
+            "check".as_ref(),
+            cert.as_os_str(),
+            "--budget".as_ref(),
+            budget.as_ref(),
+            "--for".as_ref(),
+            range.as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+        ])
+    };
+    for (budget, value) in [
+        ("memAlloc <= 5001 objects", 5002),
+        ("memRq <= 160079 B", 160080),
+    ] {
+        let broken = run(budget);
+        assert_eq!(broken.code, 1, "{budget}: {}", broken.stderr);
+        let json: serde_json::Value = serde_json::from_str(&broken.stdout).expect("JSON");
+        let outcome = &json["outcomes"][0];
+        assert_eq!(outcome["verdict"], "BROKEN", "{budget}: {outcome}");
+        assert_eq!(outcome["witness"], serde_json::json!({"k": 50, "n": 100}));
+        assert_eq!(outcome["value"], value, "{budget}: {outcome}");
+    }
+    for budget in ["memAlloc <= 5002 objects", "memRq <= 160080 B"] {
+        let proved = run(budget);
+        assert_eq!(proved.code, 0, "{budget}: {}", proved.stdout);
+        assert!(proved.stdout.contains("\"PROVED\""), "{}", proved.stdout);
+    }
 }
 
 #[test]

@@ -157,3 +157,110 @@ fn analyze_names_its_phases_with_their_times_when_verbose_and_is_silent_when_qui
     assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""));
     assert_eq!(quiet.stdout, verbose.stdout);
 }
+
+#[test]
+fn a_repeated_method_is_analyzed_as_entry_points_and_checked_one_by_one() {
+    let classes = membound_tests::compile_fixture("built_lists");
+    let dir = membound_tests::scratch_dir("repeated-method");
+    let (walk, link) = (
+        "built.Lists.buildThenWalk",
+        "built.Lists.linkedByConstructor",
+    );
+    let both = dir.join("both.json");
+    let run = membound_tests::membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        walk.as_ref(),
+        "--method".as_ref(),
+        link.as_ref(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        both.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        membound_tests::certificate_entries(&both),
+        [
+            "built.Lists.buildThenWalk(I)I",
+            "built.Lists.linkedByConstructor(I)I"
+        ]
+    );
+    // Each entry's bounds are those of its analysis alone.
+    for method in [walk, link] {
+        let alone = dir.join(format!("{method}.json"));
+        membound_tests::analyze_into(&classes, method, "hotspot-coops", &alone);
+        let own = membound_tests::certificate_entry(&alone, method);
+        let joined = membound_tests::certificate_entry(&both, method);
+        assert_eq!(joined["mem_alloc"], own["mem_alloc"], "{method}");
+        assert_eq!(joined["mem_rq"], own["mem_rq"], "{method}");
+    }
+    // `check` checks every budget for each method given.
+    let both = both.to_str().expect("utf-8");
+    let args = ["check", both, "--method", walk, "--method", link];
+    let budget = ["--budget", "memAlloc <= 1 objects", "--at", "n=10"];
+    let checked = membound_tests::membound([&args[..], &budget[..]].concat());
+    assert_eq!(checked.code, 1, "{}", checked.stderr);
+    let verdicts: Vec<&str> = checked
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with("BROKEN"))
+        .collect();
+    assert_eq!(verdicts.len(), 2, "{}", checked.stdout);
+    assert!(verdicts[0].contains("buildThenWalk"), "{}", checked.stdout);
+    assert!(
+        verdicts[1].contains("linkedByConstructor"),
+        "{}",
+        checked.stdout
+    );
+    // A command that looks at one method says so; `--param` names one method's parameter.
+    let classes = classes.to_str().expect("utf-8");
+    let two = ["--method", walk, "--method", link];
+    for command in [
+        &["ir", classes][..],
+        &["analyze", classes, "--param", "m=n"][..],
+    ] {
+        let refused = membound_tests::membound([command, &two[..]].concat());
+        assert_eq!(refused.code, 2, "{command:?}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains("one --method"),
+            "{}",
+            refused.stderr
+        );
+    }
+}
+
+#[test]
+fn a_parameter_name_no_bound_has_is_an_error_on_every_command() {
+    let dir = membound_tests::scratch_dir("unknown-names");
+    let cert = dir.join("intro.json");
+    let jar = "examples/intro/intro.jar";
+    membound_tests::analyze_into(std::path::Path::new(jar), "Intro.m1", "count", &cert);
+    let cert = cert.to_str().expect("utf-8");
+    let triangle = "[n] -> { [i] : 0 <= i < n }";
+    let polynomial = "[n] -> { [i] -> i*(n - i) : 0 <= i <= n }";
+    let commands: [&[&str]; 6] = [
+        &["eval", cert, "--param", "k=4,x=1"],
+        &[
+            "check",
+            cert,
+            "--budget",
+            "memRq <= 1KiB",
+            "--at",
+            "k=4,x=1",
+        ],
+        &["diff", cert, cert, "--at", "k=4,x=1"],
+        &["count", triangle, "--at", "n=4,x=1"],
+        &["bound", polynomial, "--at", "n=4,x=1"],
+        &["advise", jar, "--method", "Intro.m1", "--at", "k=4,x=1"],
+    ];
+    for command in commands {
+        let run = membound_tests::membound(command);
+        assert_eq!(run.code, 2, "{command:?}: {}", run.stdout);
+        assert!(run.stderr.contains("`x`"), "{command:?}: {}", run.stderr);
+        // The same command with the known name alone succeeds.
+        let known: Vec<String> = command.iter().map(|a| a.replace(",x=1", "")).collect();
+        let run = membound_tests::membound(&known);
+        assert!(run.code == 0 || run.code == 1, "{known:?}: {}", run.stderr);
+    }
+}

@@ -227,3 +227,29 @@ fn certificates_of_other_object_models_or_entries_are_refused_unless_forced() {
         );
     }
 }
+
+#[test]
+fn certificates_of_other_inputs_are_compared_with_a_warning() {
+    // Two builds of one program differ in the input's hash; another path may be another program.
+    let rebuilt = diff_edited(
+        "rebuilt",
+        |c: &mut Value| c["input"]["sha256"] = json!("1".repeat(64)),
+        &[],
+    );
+    assert_eq!(rebuilt.code, 0, "{}", rebuilt.stderr);
+    assert!(!rebuilt.stderr.contains("warning"), "{}", rebuilt.stderr);
+    let moved = diff_edited(
+        "other-input",
+        |c: &mut Value| c["input"]["path"] = json!("other.jar"),
+        &[],
+    );
+    assert_eq!(moved.code, 0, "{}", moved.stderr);
+    assert!(
+        moved
+            .stderr
+            .contains("warning: the certificates are of different inputs")
+            && moved.stderr.contains("other.jar"),
+        "{}",
+        moved.stderr
+    );
+}

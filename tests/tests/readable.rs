@@ -98,3 +98,40 @@ fn every_command_writes_a_chain_the_same_way() {
         validated.stdout
     );
 }
+
+#[test]
+fn the_periodic_notation_a_report_uses_is_explained_in_the_help_and_the_readme() {
+    let classes = membound_tests::compile_fixture("division");
+    let classes = classes.to_str().expect("utf-8");
+    // n / 2 cells: ⌊n/2⌋, written with a periodic coefficient.
+    let report = membound([
+        "analyze",
+        classes,
+        "--method",
+        "division.Quotients.half",
+        "-q",
+    ]);
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    assert!(
+        report.stdout.contains("1/2*n + [0, -1/2]_n"),
+        "{}",
+        report.stdout
+    );
+    let explanation =
+        "a periodic coefficient: a_r when n ≡ r (mod 3), so 1/2*n + [0, -1/2]_n is ⌊n/2⌋";
+    for command in ["analyze", "eval"] {
+        let help = membound([command, "--help"]);
+        assert_eq!(help.code, 0, "{}", help.stderr);
+        assert!(
+            help.stdout.contains(explanation),
+            "{command}: {}",
+            help.stdout
+        );
+    }
+    let readme = std::fs::read_to_string(membound_tests::workspace_root().join("README.md"))
+        .expect("README");
+    assert!(
+        readme.contains("`[a0, a1, a2]_n`: a periodic coefficient, `a_r` when `n ≡ r (mod 3)`"),
+        "the README explains the notation"
+    );
+}

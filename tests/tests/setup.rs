@@ -134,6 +134,7 @@ fn what_ci_installs_is_what_the_readme_lists_for_the_tests() {
         "libcommons-lang3-java",
         "libcommons-collections4-java",
         "graphviz",
+        "jq",
         "python3-venv",
         "ensure-oracle-venv.sh",
     ] {

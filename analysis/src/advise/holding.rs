@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use membound_front::ir::{Body, Expr, Operand, Place, StmtKind, VarId};
 
 use super::holders::Tracked;
-use super::references::{Liveness, Location, Point, slot, written};
+use super::references::{Liveness, Location, Point, place_location, slot, written};
 
 /// `(place, tracked allocation index)`: the place may hold one of the allocation's objects.
 type Held = BTreeSet<(Location, usize)>;
@@ -98,36 +98,43 @@ impl Holding {
 
 /// The effect of one statement on what is held.
 fn step(body: &Body, tracked: &[Tracked], point: Point, kind: &StmtKind, held: &mut Held) {
-    let copied_from: Option<Location> = match kind {
+    let copied_from: Vec<Location> = match kind {
         StmtKind::Assign { value, .. } => match value {
             Expr::Use(Operand::Var(var)) | Expr::CheckCast(Operand::Var(var), _) => {
-                Some(Location::Var(*var))
+                vec![Location::Var(*var)]
             }
-            Expr::Load(Place::Static(field)) => Some(Location::Static(field.clone())),
-            Expr::Load(Place::ArrayElement {
-                array: Operand::Var(var),
-                ..
-            })
-            | Expr::Load(Place::Field {
-                object: Operand::Var(var),
-                ..
-            }) => Some(Location::Var(*var)),
-            _ => None,
+            // An element or field read through a held reference may be a part of the same
+            // allocation; a static, a field of `this` or a cell holds what was stored there.
+            Expr::Load(place) => {
+                let through = match place {
+                    Place::ArrayElement {
+                        array: Operand::Var(var),
+                        ..
+                    }
+                    | Place::Field {
+                        object: Operand::Var(var),
+                        ..
+                    } => Some(Location::Var(*var)),
+                    _ => None,
+                };
+                through
+                    .into_iter()
+                    .chain(place_location(body, place))
+                    .collect()
+            }
+            _ => Vec::new(),
         },
         StmtKind::Store {
-            place: Place::Static(_),
             value: Operand::Var(var),
-        } => Some(Location::Var(*var)),
-        _ => None,
+            ..
+        } => vec![Location::Var(*var)],
+        _ => Vec::new(),
     };
-    let mut gained: Vec<usize> = copied_from
-        .map(|from| {
-            held.iter()
-                .filter(|(location, _)| *location == from)
-                .map(|(_, t)| *t)
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut gained: Vec<usize> = held
+        .iter()
+        .filter(|(location, _)| copied_from.contains(location))
+        .map(|(_, t)| *t)
+        .collect();
     gained.extend(
         tracked
             .iter()
@@ -135,7 +142,7 @@ fn step(body: &Body, tracked: &[Tracked], point: Point, kind: &StmtKind, held: &
             .filter(|(_, t)| t.at == point)
             .map(|(index, _)| index),
     );
-    if let Some(target) = written(kind) {
+    if let Some(target) = written(body, kind) {
         if !holds_references(body, &target) {
             gained.clear();
         }
@@ -148,7 +155,12 @@ fn step(body: &Body, tracked: &[Tracked], point: Point, kind: &StmtKind, held: &
 fn holds_references(body: &Body, location: &Location) -> bool {
     match location {
         Location::Var(var) => body.var(*var).ty.is_reference(),
-        Location::Static(field) => field.ty.is_reference(),
+        Location::Static(field) | Location::Field(field) => field.ty.is_reference(),
+        Location::Cell(array, _) => body
+            .var(*array)
+            .ty
+            .element()
+            .is_some_and(|element| element.is_reference()),
     }
 }
 
@@ -163,6 +175,6 @@ fn clear(body: &Body, held: &mut Held, location: &Location) {
     };
     held.retain(|(place, _)| match place {
         Location::Var(var) => place != location && !same_slot(var),
-        Location::Static(_) => place != location,
+        _ => place != location,
     });
 }

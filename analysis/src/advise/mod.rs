@@ -21,7 +21,7 @@ mod render;
 use std::collections::{BTreeMap, BTreeSet};
 
 use membound_front::callgraph::CallGraph;
-use membound_front::ir::{Body, Expr, StmtKind, VarOrigin};
+use membound_front::ir::{Body, Expr, StmtKind, VarId, VarOrigin};
 use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
 use membound_jvm::MethodRef;
@@ -79,8 +79,13 @@ pub fn advise(
     options: memrq::Options,
     at: Option<&BTreeMap<String, Rat>>,
 ) -> Result<Report> {
-    let (bounds, summarized) = memrq::analyze_keeping(program, graph, model, options, &|_| {})?;
+    let entry_calls = |regions: &memrq::Regions<'_>| memrq::call_stacks(graph, regions, 0);
+    let (bounds, summarized, stacks) =
+        memrq::analyze_keeping(program, graph, model, options, &|_| {}, entry_calls)?;
     let method = graph.methods[0].method.clone();
+    if let (Some(point), Some(entry)) = (at, bounds.methods.first()) {
+        check_point_names(point, entry)?;
+    }
     let mem_rq_before = bounds
         .methods
         .first()
@@ -98,7 +103,7 @@ pub fn advise(
         return Ok(report);
     }
     let body = program.body(&method)?;
-    let Some(method_advice) = MethodAdvice::new(program, graph, &summarized, &body) else {
+    let Some(method_advice) = MethodAdvice::new(program, &summarized, stacks, &body) else {
         report.notes.push(format!(
             "{method}: an allocation's statement was not found in its body"
         ));
@@ -107,6 +112,26 @@ pub fn advise(
     report.gc_peak_before = method_advice.peak_without();
     report.advice = method_advice.advice(program, &report.gc_peak_before, at)?;
     Ok(report)
+}
+
+/// An `--at` naming something that is not a parameter of the method is an input error.
+fn check_point_names(
+    point: &BTreeMap<String, Rat>,
+    entry: &crate::memalloc::MethodBound,
+) -> Result<()> {
+    let names: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
+    match point.keys().find(|name| !names.contains(&name.as_str())) {
+        Some(unknown) => Err(Error::Input(format!(
+            "--at: {} has no parameter `{unknown}` (its parameters: {})",
+            entry.method,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Why the method gets no advice before looking: no allocation, a recursion, an infinite
@@ -137,10 +162,11 @@ struct MethodAdvice<'a> {
 }
 
 impl<'a> MethodAdvice<'a> {
+    /// `stacks`: per call offset of the method, the stack of regions the call holds.
     fn new(
         program: &Program,
-        graph: &CallGraph,
         summarized: &'a Summarized,
+        stacks: BTreeMap<u32, Amount>,
         body: &'a Body,
     ) -> Option<MethodAdvice<'a>> {
         let summary = summarized.summaries.of(0)?;
@@ -171,7 +197,6 @@ impl<'a> MethodAdvice<'a> {
                     .flatten(),
             })
             .collect::<Vec<_>>();
-        let (stacks, _) = memrq::call_stacks(graph, summarized, 0);
         let mut allocating: BTreeMap<Point, Amount> = BTreeMap::new();
         for entry in &entries {
             allocating.entry(entry.at).or_insert_with(Amount::zero);
@@ -252,13 +277,13 @@ impl<'a> MethodAdvice<'a> {
     }
 }
 
-/// Liveness with the tracked static fields the method reads before writing them live at its
-/// exits (its next call reads what this one leaves).
+/// Liveness with the tracked fields (static, or of `this`) the method reads before writing them
+/// live at its exits (its next call reads what this one leaves).
 fn liveness(body: &Body, tracked: &[Tracked]) -> Liveness {
     let statics: BTreeSet<Location> = tracked
         .iter()
         .flat_map(|t| &t.holders)
-        .filter(|place| matches!(place, Location::Static(_)))
+        .filter(|place| matches!(place, Location::Static(_) | Location::Field(_)))
         .cloned()
         .collect();
     let first = Liveness::of(body, &BTreeSet::new());
@@ -392,23 +417,30 @@ impl Scopes {
                 field.class.simple().replace('$', "."),
                 field.name
             )),
-            Location::Var(var) => {
-                let variable = body.var(*var);
-                let slot = match variable.origin {
-                    VarOrigin::Local(_) | VarOrigin::Param(_) => references::slot(body, *var)?,
-                    VarOrigin::This | VarOrigin::Stack(_) => return None,
-                };
-                let pc = stmt_at(body, point)?.pc;
-                self.table
-                    .iter()
-                    .any(|row| {
-                        row.slot == slot
-                            && *row.name == *variable.name
-                            && row.start_pc <= pc
-                            && pc < row.start_pc + row.length
-                    })
-                    .then(|| variable.name.to_string())
+            Location::Field(field) => Some(format!("this.{}", field.name)),
+            Location::Var(var) => self.variable(body, *var, point),
+            Location::Cell(array, index) => {
+                Some(format!("{}[{index}]", self.variable(body, *array, point)?))
             }
         }
+    }
+
+    /// The source name of a local variable in scope at `point`.
+    fn variable(&self, body: &Body, var: VarId, point: Point) -> Option<String> {
+        let variable = body.var(var);
+        let slot = match variable.origin {
+            VarOrigin::Local(_) | VarOrigin::Param(_) => references::slot(body, var)?,
+            VarOrigin::This | VarOrigin::Stack(_) => return None,
+        };
+        let pc = stmt_at(body, point)?.pc;
+        self.table
+            .iter()
+            .any(|row| {
+                row.slot == slot
+                    && *row.name == *variable.name
+                    && row.start_pc <= pc
+                    && pc < row.start_pc + row.length
+            })
+            .then(|| variable.name.to_string())
     }
 }

@@ -1,10 +1,13 @@
-//! The places of one method body that hold references and the advice can clear (its variables
-//! and static fields), what each statement reads and writes of them, and which are live — read
-//! again before being written on some path, exception edges included — at each point.
+//! The places of one method body that hold references and the advice can clear (its variables,
+//! static fields, fields of `this` and cells of an array at constant indices), what each
+//! statement reads and writes of them, and which are live — read again before being written on
+//! some path, exception edges included — at each point.
 
 use std::collections::BTreeSet;
 
-use membound_front::ir::{BlockId, Body, Expr, Operand, Place, Stmt, StmtKind, VarId, VarOrigin};
+use membound_front::ir::{
+    BlockId, Body, Const, Expr, Operand, Place, Stmt, StmtKind, VarId, VarOrigin,
+};
 
 pub(super) use crate::lowering::liveness::{stmt_operands, terminator_operands};
 use membound_jvm::FieldRef;
@@ -14,6 +17,27 @@ use membound_jvm::FieldRef;
 pub(super) enum Location {
     Var(VarId),
     Static(FieldRef),
+    /// A field of `this`.
+    Field(FieldRef),
+    /// A cell of the array a variable holds, at a constant index.
+    Cell(VarId, i32),
+}
+
+/// The location a field or array element names: a static field, a field of `this`, or a cell
+/// at a constant index; `None` for a field of another object or a cell at a computed index.
+pub(super) fn place_location(body: &Body, place: &Place) -> Option<Location> {
+    match place {
+        Place::Static(field) => Some(Location::Static(field.clone())),
+        Place::Field {
+            object: Operand::Var(object),
+            field,
+        } if body.var(*object).origin == VarOrigin::This => Some(Location::Field(field.clone())),
+        Place::ArrayElement {
+            array: Operand::Var(array),
+            index: Operand::Const(Const::Int(index)),
+        } => Some(Location::Cell(*array, *index)),
+        _ => None,
+    }
 }
 
 /// A position in a body: before statement `index` of `block` (`index == stmts.len()`: before
@@ -54,7 +78,7 @@ fn var_of(operand: &Operand) -> Option<VarId> {
 }
 
 /// The locations a statement reads.
-fn reads(stmt: &Stmt) -> Vec<Location> {
+fn reads(body: &Body, stmt: &Stmt) -> Vec<Location> {
     let mut read: Vec<Location> = stmt_operands(stmt)
         .0
         .into_iter()
@@ -62,25 +86,22 @@ fn reads(stmt: &Stmt) -> Vec<Location> {
         .map(Location::Var)
         .collect();
     if let StmtKind::Assign {
-        value: Expr::Load(Place::Static(field)),
+        value: Expr::Load(place),
         ..
     } = &stmt.kind
     {
-        read.push(Location::Static(field.clone()));
+        read.extend(place_location(body, place));
     }
     read
 }
 
 /// The location a statement writes, if any.
-pub(super) fn written(kind: &StmtKind) -> Option<Location> {
+pub(super) fn written(body: &Body, kind: &StmtKind) -> Option<Location> {
     match kind {
         StmtKind::Assign { dst, .. } | StmtKind::Invoke { dst: Some(dst), .. } => {
             Some(Location::Var(*dst))
         }
-        StmtKind::Store {
-            place: Place::Static(field),
-            ..
-        } => Some(Location::Static(field.clone())),
+        StmtKind::Store { place, .. } => place_location(body, place),
         _ => None,
     }
 }
@@ -152,10 +173,10 @@ impl Liveness {
                 live.extend(operands.into_iter().filter_map(var_of).map(Location::Var));
                 let mut column = vec![live.clone()];
                 for stmt in block.stmts.iter().rev() {
-                    if let Some(location) = written(&stmt.kind) {
+                    if let Some(location) = written(body, &stmt.kind) {
                         live.remove(&location);
                     }
-                    live.extend(reads(stmt));
+                    live.extend(reads(body, stmt));
                     live.extend(always.iter().cloned());
                     column.push(live.clone());
                 }

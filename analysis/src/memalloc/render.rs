@@ -160,7 +160,7 @@ fn method_details(out: &mut String, method: &MethodBound) {
         readable(&method.mem_alloc.bytes)
     );
     for reason in &method.unbounded {
-        let _ = writeln!(out, "  ∞: {reason}");
+        let _ = writeln!(out, "  ∞: {}", with_remedy(reason));
     }
     if let Some(regions) = &method.regions {
         let quantities = [

@@ -108,25 +108,26 @@ pub fn analyze(
     options: Options,
     progress: &(dyn Fn(Step) + Sync),
 ) -> Result<Bounds> {
-    Ok(analyze_keeping(program, graph, model, options, progress)?.0)
+    Ok(analyze_keeping(program, graph, model, options, progress, |_| ())?.0)
 }
 
-/// What the bounds were computed from: the local sites, the lowered methods and the
-/// summaries (for analyses that read more of them than the bounds show, such as `advise`).
+/// What the bounds were computed from: the local sites and the summaries (for analyses that
+/// read more of them than the bounds show, such as `advise`).
 pub(crate) struct Summarized {
     pub local: sites::LocalSites,
-    pub lowered: Lowered,
     pub summaries: Summaries,
 }
 
-/// [`analyze`], also returning what the bounds were computed from.
-pub(crate) fn analyze_keeping(
+/// [`analyze`], also returning what the bounds were computed from and what `keep` reads off
+/// the regions (which borrow the summaries, so they do not outlive this call).
+pub(crate) fn analyze_keeping<T>(
     program: &Program,
     graph: &CallGraph,
     model: ObjectModel,
     options: Options,
     progress: &(dyn Fn(Step) + Sync),
-) -> Result<(Bounds, Summarized)> {
+    keep: impl FnOnce(&Regions<'_>) -> T,
+) -> Result<(Bounds, Summarized, T)> {
     progress(Step::Phase("finding the creation sites"));
     let local = sites::local_sites(program, graph)?;
     progress(Step::Phase(
@@ -167,31 +168,26 @@ pub(crate) fn analyze_keeping(
     {
         amounts.tree = regions.tree(graph, 0);
     }
+    let kept = keep(&regions);
     drop(regions);
     for method in &mut bounds.methods {
         method.edit_quantities(&memalloc::merged_cases);
     }
-    let summarized = Summarized {
-        local,
-        lowered,
-        summaries,
-    };
-    Ok((bounds, summarized))
+    let summarized = Summarized { local, summaries };
+    Ok((bounds, summarized, kept))
 }
 
 /// Per call offset of `node`'s method, the largest stack of regions a call there holds: the
-/// callee's R over the call's binding, the largest over the call's targets (∞ with the reason
-/// when it cannot be bounded). The method's own region is not in it.
+/// callee's R over the call's binding, the largest over the call's targets (∞ when it cannot
+/// be bounded). The method's own region is not in it.
 pub(crate) fn call_stacks(
     graph: &CallGraph,
-    summarized: &Summarized,
+    regions: &Regions<'_>,
     node: NodeId,
-) -> (BTreeMap<u32, Amount>, Vec<String>) {
-    let regions = Regions::of(graph, &summarized.lowered, &summarized.summaries);
+) -> BTreeMap<u32, Amount> {
     let mut stacks: BTreeMap<u32, Vec<Amount>> = BTreeMap::new();
-    let mut reasons = Vec::new();
-    let Some(summary) = summarized.summaries.of(node) else {
-        return (BTreeMap::new(), reasons);
+    let Some(summary) = regions.summaries.of(node) else {
+        return BTreeMap::new();
     };
     for edge in graph
         .edges
@@ -200,7 +196,7 @@ pub(crate) fn call_stacks(
     {
         let (Some((stack, _)), Some(callee)) = (
             regions.stacks.get(&edge.callee),
-            summarized.summaries.of(edge.callee),
+            regions.summaries.of(edge.callee),
         ) else {
             continue;
         };
@@ -209,11 +205,10 @@ pub(crate) fn call_stacks(
             pc: edge.pc,
             callee: callee.method.clone(),
         };
-        let (amount, why) = regions.over_path(&[call], stack);
-        reasons.extend(why);
+        let (amount, _) = regions.over_path(&[call], stack);
         stacks.entry(edge.pc).or_default().push(amount);
     }
-    let largest = stacks
+    stacks
         .into_iter()
         .map(|(pc, amounts)| {
             let pick = |quantity: fn(&Amount) -> &Quantity| {
@@ -225,8 +220,7 @@ pub(crate) fn call_stacks(
             };
             (pc, amount)
         })
-        .collect();
-    (largest, reasons)
+        .collect()
 }
 
 /// Which places hold some of an entry's objects.
@@ -243,7 +237,7 @@ fn residence(parts: &std::collections::BTreeMap<Place, Counted>) -> Residence {
 }
 
 /// Each method's memCaptured, memEscapes and R, computed callees first.
-struct Regions<'a> {
+pub(crate) struct Regions<'a> {
     graph: &'a CallGraph,
     lowered: &'a Lowered,
     captured: HashMap<NodeId, Amount>,

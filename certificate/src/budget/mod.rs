@@ -5,21 +5,24 @@
 //! A budget is checked against the certificate's expressions only (nothing is re-analyzed), so
 //! an edited or stale certificate is what gets checked. At a point the quantity is evaluated
 //! exactly. Over a range (`0 <= n <= 10000`) the quantity is bounded from above by Bernstein
-//! expansion, which over-approximates: a bound above the limit means "could not prove", never
-//! "broken". This module does not compare certificates (that is [`crate::diff`]) and
+//! expansion over pieces of the range, and evaluated exactly around their vertices (`range.rs`):
+//! BROKEN names a point where the value is above the limit; a bound above the limit with no
+//! such point found means "could not prove". This module does not compare certificates (that is [`crate::diff`]) and
 //! does not read the command line; docs/check-and-diff.md is the user's reference.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
-use membound_bernstein::{BoundExpr, EvalError, ParametricPolytope, bound_expr_over, parse_bound};
-use membound_polyhedra::{Int, Polynomial, Rat, Set, Value, parse_set};
+use membound_bernstein::{BoundExpr, EvalError, parse_bound};
+use membound_polyhedra::{Rat, Set, Value, parse_set};
 use serde::Deserialize;
 
-use crate::diff::{Degree, above, degree, parse_expression, point_text};
+use crate::diff::{Degree, degree, parse_expression, point_text};
 use crate::{AmountEntry, Certificate, MethodEntry, value_json};
 use membound_jvm::error::{Error, Result};
+
+mod range;
 
 /// One of the four per-method quantities of a certificate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -385,19 +388,14 @@ pub fn check(
         }
         Scope::Over(range) => {
             let set = range_set(&entry.method, entry, range)?;
-            let (bound, note) = over_range(&entry.method, &expr, &set, range)?;
-            // A bound above the limit may only over-approximate: look for a point that breaks
-            // the budget before calling it unproved.
-            let broken = (!within_limit(&bound, &budget.limit))
-                .then(|| broken_corner(&expr, &set, &budget.limit))
-                .flatten();
-            match broken {
+            let searched = range::search(&entry.method, &expr, &set, range, &budget.limit)?;
+            match searched.witness {
                 Some((point, value)) => (value, None, Some(point)),
-                None => (bound, note, None),
+                None => (searched.bound, searched.note, None),
             }
         }
     };
-    let within = within_limit(&value, &budget.limit);
+    let within = range::within_limit(&value, &budget.limit);
     let verdict = match (scope, within) {
         (Scope::At(_), true) => Verdict::Holds,
         (Scope::At(_), false) => Verdict::Broken,
@@ -430,144 +428,6 @@ fn at_point(method: &str, expr: &BoundExpr, point: &BTreeMap<String, Rat>) -> Re
         )),
         _ => Error::Input(format!("{method}: {e}")),
     })
-}
-
-/// An upper bound of `expr` over the integer points of `range`, and a note when it is ∞ for a
-/// reason the certificate does not give (the range is unbounded, or the expansion gave up). The
-/// method's parameters become the variables of a polytope without parameters, so the bound is
-/// a constant.
-fn over_range(
-    method: &str,
-    expr: &BoundExpr,
-    set: &Set,
-    range: &Range,
-) -> Result<(Value, Option<String>)> {
-    let mut value = Value::Finite(Rat::zero());
-    let mut unbounded = false;
-    let mut empty = true;
-    for part in &set.parts {
-        let polytope = ParametricPolytope::of_part(Vec::new(), set.space.dims.clone(), part);
-        if polytope.context().is_empty() {
-            continue;
-        }
-        empty = false;
-        let cone = polytope.recession_cone();
-        unbounded |= !(cone.rays.is_empty() && cone.lines.is_empty());
-        let bound = match bound_expr_over(expr, &polytope) {
-            Ok(bound) => bound,
-            Err(e) => {
-                let note = format!("the Bernstein expansion over the range gave up: {e}");
-                return Ok((Value::Infinite, Some(note)));
-            }
-        };
-        // Without parameters every guard is decided and every leaf is a constant.
-        let part_value = bound
-            .eval(&BTreeMap::new())
-            .map_err(|e| Error::Input(format!("{method}: bound over the range: {e}")))?;
-        if above(&part_value, &value) {
-            value = part_value;
-        }
-    }
-    if empty {
-        // A budget over no point holds vacuously; a range like that is a mistake.
-        return Err(Error::Input(format!(
-            "the range `{}` for {method} has no point (its constraints contradict each other)",
-            range.text
-        )));
-    }
-    let note = (value == Value::Infinite && unbounded).then(|| {
-        format!(
-            "the range `{}` is not bounded: give every parameter a lower and an upper bound (e.g. `0 <= {} <= 10000`)",
-            range.text,
-            set.space.dims.first().map_or("n", String::as_str)
-        )
-    });
-    Ok((value, note))
-}
-
-fn within_limit(value: &Value, limit: &Rat) -> bool {
-    match value {
-        Value::Finite(v) => v <= limit,
-        Value::Infinite => false,
-    }
-}
-
-/// Past this many fractional coordinates a vertex's rounded neighbours are not tried (there are
-/// two per such coordinate).
-const MAX_ROUNDED_COORDINATES: usize = 10;
-
-/// A point of the range where `expr` is above `limit`, with its value there: the integer points
-/// at and around each vertex of the range (where a bound growing with its parameters is
-/// largest), evaluated exactly. `None` when no corner breaks the budget.
-fn broken_corner(
-    expr: &BoundExpr,
-    set: &Set,
-    limit: &Rat,
-) -> Option<(BTreeMap<String, Rat>, Value)> {
-    for part in &set.parts {
-        let polytope = ParametricPolytope::of_part(Vec::new(), set.space.dims.clone(), part);
-        // Vertices exist only where the range has no line.
-        if !polytope.recession_cone().lines.is_empty() {
-            continue;
-        }
-        let Ok(chambers) = polytope.chambers() else {
-            continue;
-        };
-        for vertex in chambers.iter().flat_map(|chamber| &chamber.vertices) {
-            let Some(coordinates): Option<Vec<Rat>> =
-                vertex.iter().map(Polynomial::as_constant).collect()
-            else {
-                continue;
-            };
-            for point in integer_points_around(&coordinates) {
-                if part.contains(&[], &point) != Some(true) {
-                    continue;
-                }
-                let named: BTreeMap<String, Rat> = set
-                    .space
-                    .dims
-                    .iter()
-                    .cloned()
-                    .zip(point.into_iter().map(Rat::from))
-                    .collect();
-                if let Ok(value) = expr.eval(&named)
-                    && !within_limit(&value, limit)
-                {
-                    return Some((named, value));
-                }
-            }
-        }
-    }
-    None
-}
-
-/// The integer points whose every coordinate is the floor or the ceiling of the vertex's (the
-/// vertex itself when it is integral).
-fn integer_points_around(vertex: &[Rat]) -> Vec<Vec<Int>> {
-    let fractional = vertex.iter().filter(|c| c.floor() != c.ceil()).count();
-    if fractional > MAX_ROUNDED_COORDINATES {
-        return Vec::new();
-    }
-    let mut points = vec![Vec::new()];
-    for coordinate in vertex {
-        let (floor, ceil) = (coordinate.floor(), coordinate.ceil());
-        let choices = if floor == ceil {
-            vec![floor]
-        } else {
-            vec![floor, ceil]
-        };
-        points = points
-            .into_iter()
-            .flat_map(|point: Vec<Int>| {
-                choices.iter().map(move |choice| {
-                    let mut next = point.clone();
-                    next.push(choice.clone());
-                    next
-                })
-            })
-            .collect();
-    }
-    points
 }
 
 /// The range's constraints as a set over the method's parameters.
