@@ -365,9 +365,8 @@ fn the_report_names_what_removes_each_cause_of_infinity_and_the_remedy_works() {
         run.stdout
     };
     let missing = "∞: reaches unresolved call to Missing.make(I)I (class Missing is not on the classpath); a --spec or --classpath entry for that code removes it";
-    // (The remedy this line names, `--param NAME=VALUE`, pins the entry's parameter after the
-    // analysis, so it does not make this call finite: the line is checked up to the reason.)
-    let passed = "∞ through a call: the call at offset 14 of Remedies.run(I)I to Remedies.repeat(I)I: its bound depends on k, and the values the call passes do not keep it finite";
+    // (No flag makes this call finite: the remedy is the callee's own certificate.)
+    let passed = "∞ through a call: the call at offset 14 of Remedies.run(I)I to Remedies.repeat(I)I: its bound depends on k, and the values the call passes do not keep it finite (it passes k = (n * n), which the analysis does not follow); the callee's own certificate (--method on it) bounds it in its parameters";
     let without = report(&[]);
     assert!(without.contains(missing), "{without}");
     assert!(without.contains(passed), "{without}");

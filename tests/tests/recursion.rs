@@ -382,7 +382,10 @@ fn the_call_tree_says_which_call_makes_a_finite_callee_unbounded() {
         ),
         "{two_phase}"
     );
-    assert!(two_phase.contains("--param NAME=VALUE"), "{two_phase}");
+    assert!(
+        two_phase.contains("the callee's own certificate (--method on it) bounds it"),
+        "{two_phase}"
+    );
     // tree(n) gets main's own parameter n: finite through the call, nothing added.
     assert!(
         !tree_line("tree(I)").contains("∞"),

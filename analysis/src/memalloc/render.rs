@@ -219,7 +219,7 @@ fn with_remedy(reason: &str) -> String {
     let remedy = if reason.starts_with("recursion through") {
         "; a --spec for the recursive method states its allocation instead (docs/specs.md)"
     } else if reason.contains("the values the call passes") {
-        "; --param NAME=VALUE pins a parameter the arguments come from"
+        "; the callee's own certificate (--method on it) bounds it in its parameters"
     } else if reason.contains("native") || reason.contains("not on the classpath") {
         "; a --spec or --classpath entry for that code removes it"
     } else {
