@@ -364,3 +364,38 @@ fn an_unbounded_loop_names_what_it_waits_on() {
     let (code, json) = validate_json(&cert, "realloops.Unbounded", &["6"]);
     assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
 }
+
+/// Counters of the narrow types keep their value where it stays in the type's range: the
+/// alphabet's 26 letters (per copy), a short counter below a short bound (n objects), a byte
+/// stepping by 10 below 100 and n; a byte counter below an int bound may wrap around (past 127
+/// the run never ends), so its loop is unbounded and says so.
+#[test]
+fn narrow_counters_count_exactly_while_they_cannot_wrap() {
+    let counts: [(&str, Oracle); 3] = [
+        ("alphabet", |copies, _| 26 * copies.max(0)),
+        ("upToShort", |n, _| n.max(0)),
+        ("byteSteps", |n, _| {
+            (0..100).step_by(10).filter(|&b| b < n).count() as i64
+        }),
+    ];
+    for (method, expected) in counts {
+        let cert = certificate("Narrow", method);
+        let param = if method == "alphabet" { "copies" } else { "n" };
+        for n in (-3..=12).chain([99, 100, 101, 32767]) {
+            let (objects, _) = mem_alloc(&cert, "Narrow", method, &format!("{param}={n}"));
+            assert_eq!(objects, expected(n, 0), "{method}: n={n}");
+        }
+        let observed = expected(9, 0);
+        let run = validated(&cert, "Narrow", &["9"]);
+        assert_eq!(run, (observed.into(), observed.into()), "{method}");
+    }
+    let cert = certificate("Narrow", "byteUpToInt");
+    let (objects, _) = mem_alloc(&cert, "Narrow", "byteUpToInt", "n=5");
+    assert_eq!(objects, "infty");
+    let (code, json) = validate_json(&cert, "realloops.Narrow", &["9"]);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+    let text = fixture_output("analyze", "real_loops", "realloops.Narrow.byteUpToInt", &[]);
+    let reason = "exits only when b >= n, where the loop sets b = (byte) (b + 1), which wraps \
+                  around outside -128..127";
+    assert!(text.contains(reason), "{text}");
+}

@@ -328,6 +328,14 @@ impl<'b, 't> Lowerer<'b, 't> {
             if !matches!(kind, FormalKind::Value | FormalKind::BoxedValue) {
                 preconditions.push(ge(formal, 0_i64));
             }
+            // A `byte`, `short` or `char` parameter (or box of one) holds only its type's values.
+            let held = match &var.ty {
+                Type::Ref(class) => views::boxed_type(class.internal()),
+                ty => Some(ty),
+            };
+            if let Some(ty) = held.filter(|ty| ty.is_narrow_integer()) {
+                preconditions.extend(in_range(ty, Expr::var(formal)));
+            }
             match kind {
                 FormalKind::Value => self.value_of.insert(param, formal),
                 FormalKind::ArrayLength | FormalKind::StringLength => {
@@ -1298,6 +1306,42 @@ impl<'b, 't> Lowerer<'b, 't> {
         Some(self.step(node, Action::Assign { var, expr }))
     }
 
+    /// `var = (T) x` to a narrow type `T` (`i2b`, `i2s`, `i2c`): `x` itself when it is in
+    /// `T`'s range; outside it the value wraps around, which no affine map follows, so `var` is
+    /// then anything in the range (a counter that may wrap makes its loop possibly unbounded,
+    /// as the run may be).
+    fn narrow(&mut self, node: NodeId, var: VarId, value: &ir::Expr) -> Option<NodeId> {
+        let ir::Expr::Convert(operand, ty) = value else {
+            return None;
+        };
+        if !ty.is_narrow_integer() || !self.is_int_operand(operand) {
+            return None;
+        }
+        let range = in_range(ty, Expr::var(var))?;
+        let joined = self.new_node();
+        let Some(x) = self.affine(operand) else {
+            let havocked = self.step(node, Action::Havoc(var));
+            self.edge(havocked, joined, Action::Assume(range));
+            return Some(joined);
+        };
+        let kept = self.step(node, Action::Assume(in_range(ty, x.clone())?));
+        self.edge(
+            kept,
+            joined,
+            Action::Assign {
+                var,
+                expr: x.clone(),
+            },
+        );
+        let (low, high) = ty.integer_range()?;
+        for outside in [lt(x.clone(), low), gt(x.clone(), high)] {
+            let wrapped = self.step(node, Action::Assume(outside));
+            let havocked = self.step(wrapped, Action::Havoc(var));
+            self.edge(havocked, joined, Action::Assume(range.clone()));
+        }
+        Some(joined)
+    }
+
     /// The variable receiving returned values the caller does not keep.
     fn discarded(&mut self) -> VarId {
         if let Some(var) = self.discarded {
@@ -1517,6 +1561,9 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn assign(&mut self, node: NodeId, pc: u32, dst: ir::VarId, value: &ir::Expr) -> NodeId {
         if let Some(&var) = self.value_of.get(&dst) {
             if let Some(node) = self.divide(node, pc, var, value) {
+                return node;
+            }
+            if let Some(node) = self.narrow(node, var, value) {
                 return node;
             }
             return match self.affine_value(value) {
@@ -1761,6 +1808,12 @@ fn fact_mentions(fact: &Fact, var: VarId) -> bool {
             left.terms.contains_key(&var) || right.terms.contains_key(&var)
         }
     }
+}
+
+/// `low <= expr <= high` for the values of the integer type `ty`.
+fn in_range(ty: &Type, expr: Expr) -> Option<Cond> {
+    let (low, high) = ty.integer_range()?;
+    Some(Cond::And(vec![ge(expr.clone(), low), le(expr, high)]))
 }
 
 fn compare(op: CmpOp, left: Expr, right: Expr) -> Cond {
