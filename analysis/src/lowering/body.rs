@@ -36,6 +36,7 @@ use membound_polyhedra::Int;
 use super::Exceptions;
 use super::accumulators::accumulators;
 use super::chains::{ChainRoot, Root, WalkStep};
+use super::cursors::CursorCall;
 use super::division::{ByConstant, truncated_quotient};
 use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
@@ -234,6 +235,8 @@ struct Lowerer<'b, 't> {
     boxed_of: HashMap<ir::VarId, VarId>,
     /// Walked local ([`super::chains`]) → the rest of its chain.
     rests: HashMap<ir::VarId, VarId>,
+    /// Per local holding a cursor of the program's own, the nodes it has left to return.
+    cursor_rests: HashMap<ir::VarId, VarId>,
     /// The formals of the chain roots, in the plan's order.
     chain_formals: Vec<VarId>,
     /// IR variable → the counter of its `next()` calls and the size bounding it (iterators).
@@ -288,6 +291,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             size_of: HashMap::new(),
             boxed_of: HashMap::new(),
             rests: HashMap::new(),
+            cursor_rests: HashMap::new(),
             chain_formals: Vec::new(),
             iterators: HashMap::new(),
             wanted: Wanted::of(body),
@@ -412,6 +416,11 @@ impl<'b, 't> Lowerer<'b, 't> {
             };
             self.rests.insert(walked.var, rest);
         }
+        for &var in walks.cursors.keys() {
+            let name = format!("{}_left", self.body.var(var).name);
+            let left = self.new_var(&name, VarKind::Local);
+            self.cursor_rests.insert(var, left);
+        }
     }
 
     /// Adds `condition` to what every call of the procedure satisfies at entry.
@@ -475,6 +484,91 @@ impl<'b, 't> Lowerer<'b, 't> {
                 },
             ),
             None => self.step(node, Action::Havoc(rest)),
+        }
+    }
+
+    /// What assigning `value` to a cursor's local does to its rest: a new object's cursor holds
+    /// nothing until its constructor runs, a copy has the source's rest, anything else an
+    /// unknown one.
+    fn cursor_assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
+        let Some(&left) = self.cursor_rests.get(&dst) else {
+            return node;
+        };
+        let cursors = &self.fields.walks.cursors;
+        let expr = match value {
+            ir::Expr::New(_) => Some(Expr::constant(0)),
+            ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _)
+                if cursors.get(source) == cursors.get(&dst) =>
+            {
+                self.cursor_rests.get(source).map(|&v| Expr::var(v))
+            }
+            _ => None,
+        };
+        match expr {
+            Some(expr) => self.step(node, Action::Assign { var: left, expr }),
+            None => self.step(node, Action::Havoc(left)),
+        }
+    }
+
+    /// What the call at `pc` does to a cursor: a new one has the rest of the chain it starts at
+    /// (unknown unless that is a walked local's), `hasNext()` is true only with a node left,
+    /// and `next()` returns only from a node, one fewer left.
+    fn cursor_call(
+        &mut self,
+        node: NodeId,
+        pc: u32,
+        dst: Option<ir::VarId>,
+        call: &ir::Call,
+    ) -> NodeId {
+        let walks = &self.fields.walks;
+        let Some(cursor_call) = walks.cursor_calls.get(&pc) else {
+            return node;
+        };
+        let receiver = match &call.receiver {
+            Some(Operand::Var(receiver)) => self.cursor_rests.get(receiver).copied(),
+            _ => None,
+        };
+        match cursor_call {
+            CursorCall::Create { arg, cursor } => {
+                let holder = if &*call.method.name == "<init>" {
+                    receiver
+                } else {
+                    dst.and_then(|d| self.cursor_rests.get(&d).copied())
+                };
+                let Some(left) = holder else {
+                    return node;
+                };
+                let start = match call.args.get(*arg) {
+                    Some(Operand::Var(start)) => walks
+                        .locals
+                        .iter()
+                        .find(|w| w.var == *start && w.field == cursor.follows)
+                        .map(|_| Expr::var(self.rests[start])),
+                    _ => None,
+                };
+                match start {
+                    Some(expr) => self.step(node, Action::Assign { var: left, expr }),
+                    None => self.step(node, Action::Havoc(left)),
+                }
+            }
+            CursorCall::HasMore(_) => {
+                let (Some(left), Some(&result)) =
+                    (receiver, dst.and_then(|d| self.value_of.get(&d)))
+                else {
+                    return node;
+                };
+                let bounds =
+                    Cond::And(vec![ge(result, 0_i64), le(result, 1_i64), le(result, left)]);
+                self.step(node, Action::Assume(bounds))
+            }
+            CursorCall::Advance(_) => {
+                let Some(left) = receiver else {
+                    return node;
+                };
+                let node = self.step(node, Action::Assume(ge(left, 1_i64)));
+                let expr = Expr::var(left) - 1;
+                self.step(node, Action::Assign { var: left, expr })
+            }
         }
     }
 
@@ -969,7 +1063,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                     Some(action) => self.step(node, action),
                     None => self.assign(node, stmt.pc, *dst, value),
                 };
-                self.walk_step(node, stmt.pc, *dst)
+                let node = self.walk_step(node, stmt.pc, *dst);
+                self.cursor_assign(node, *dst, value)
             }
             StmtKind::Invoke { dst, call } if self.body.cloned_array(call).is_some() => {
                 let (array, _) = self.body.cloned_array(call).expect("checked");
@@ -993,7 +1088,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
                 let node = self.view_effects(node, call);
                 let node = self.link_step(node, stmt.pc);
-                match dst {
+                let node = match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);
                         let node = match self.fixed_local(stmt.pc, *dst) {
@@ -1004,7 +1099,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                         self.walk_step(node, stmt.pc, *dst)
                     }
                     None => node,
-                }
+                };
+                self.cursor_call(node, stmt.pc, *dst, call)
             }
             StmtKind::Store { place, value } => {
                 let node = match place {

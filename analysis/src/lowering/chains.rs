@@ -23,6 +23,7 @@
 
 use std::collections::BTreeMap;
 
+use super::cursors::{Cursor, CursorCall};
 use super::liveness::stmt_operands;
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -79,6 +80,11 @@ pub struct Walks {
     pub locals: Vec<WalkedLocal>,
     /// The stores that link new nodes into the walked chains.
     pub links: Vec<Link>,
+    /// The locals holding cursors of the program's own ([`super::cursors`]), each with its
+    /// cursor: their rests count the nodes left to return.
+    pub cursors: BTreeMap<ir::VarId, Cursor>,
+    /// What the calls at these offsets do to the cursors.
+    pub cursor_calls: BTreeMap<u32, CursorCall>,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -122,6 +128,8 @@ pub struct WalkContext<'a> {
     /// The reference field the constructor call at this offset sets to one of its arguments
     /// (and that argument's index), when that is all the constructor does to references.
     pub linking_constructor: &'a dyn Fn(u32) -> Option<(FieldRef, usize)>,
+    /// What the call at this offset does to a cursor of the program's own, if anything.
+    pub cursor_call: &'a dyn Fn(u32) -> Option<CursorCall>,
 }
 
 /// An assignment to a reference local, as the walks see it.
@@ -151,8 +159,9 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         .filter_map(|var| Some((var, assignments(body, context, var)?)))
         .collect();
     let candidates = fresh_links(body, context);
+    let (cursors, cursor_calls) = cursor_locals(body, context);
     let (fields, links) = loop {
-        let fields = family_fields(&members, &candidates);
+        let fields = family_fields(&members, &candidates, &cursor_calls);
         let links: Vec<&(FieldRef, Link)> = candidates
             .iter()
             .filter(|(field, link)| {
@@ -195,6 +204,11 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     };
     let mut walks = Walks {
         links,
+        cursors,
+        cursor_calls: cursor_calls
+            .into_iter()
+            .map(|(pc, (call, _))| (pc, call))
+            .collect(),
         ..Walks::default()
     };
     for (var, assigned) in members {
@@ -220,6 +234,48 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         walks.locals.push(WalkedLocal { var, field, steps });
     }
     walks
+}
+
+/// The calls that act on cursors (with their arguments), and the locals holding the cursors
+/// they act on: a constructor's or a `hasNext()`'s or `next()`'s receiver, a factory's result.
+/// A local two cursors' calls act on is none's.
+#[allow(clippy::type_complexity)]
+fn cursor_locals(
+    body: &ir::Body,
+    context: &WalkContext<'_>,
+) -> (
+    BTreeMap<ir::VarId, Cursor>,
+    BTreeMap<u32, (CursorCall, Vec<Operand>)>,
+) {
+    let mut calls = BTreeMap::new();
+    let mut held: BTreeMap<ir::VarId, Vec<Cursor>> = BTreeMap::new();
+    for (_, stmt) in body.statements() {
+        let StmtKind::Invoke { dst, call } = &stmt.kind else {
+            continue;
+        };
+        let Some(cursor_call) = (context.cursor_call)(stmt.pc) else {
+            continue;
+        };
+        let holder = match (&cursor_call, call.receiver.as_ref()) {
+            (CursorCall::Create { .. }, _) if &*call.method.name != "<init>" => *dst,
+            (_, Some(Operand::Var(receiver))) => Some(*receiver),
+            _ => None,
+        };
+        if let Some(var) = holder {
+            held.entry(var)
+                .or_default()
+                .push(cursor_call.cursor().clone());
+        }
+        calls.insert(stmt.pc, (cursor_call, call.args.clone()));
+    }
+    let cursors = held
+        .into_iter()
+        .filter_map(|(var, cursors)| {
+            let first = cursors.first()?.clone();
+            cursors.iter().all(|c| *c == first).then_some((var, first))
+        })
+        .collect();
+    (cursors, calls)
 }
 
 /// Adds to each method the chain roots its callees' roots are at its calls: a callee's chain
@@ -341,6 +397,7 @@ fn assignments(
 fn family_fields(
     members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
     links: &[(FieldRef, Link)],
+    cursor_calls: &BTreeMap<u32, (CursorCall, Vec<Operand>)>,
 ) -> BTreeMap<ir::VarId, FieldRef> {
     let mut fields = BTreeMap::new();
     for (&var, assigned) in members {
@@ -352,6 +409,15 @@ fn family_fields(
             && followed.all(|f| f == first)
         {
             fields.insert(var, first.clone());
+        }
+    }
+    // A local a cursor is created at walks the field the cursor follows.
+    for (call, args) in cursor_calls.values() {
+        if let CursorCall::Create { arg, cursor } = call
+            && let Some(Operand::Var(var)) = args.get(*arg)
+            && members.contains_key(var)
+        {
+            fields.entry(*var).or_insert_with(|| cursor.follows.clone());
         }
     }
     loop {

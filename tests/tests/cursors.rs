@@ -1,0 +1,116 @@
+//! Loops over cursors of the program's own (fixture `cursors`, issue 20 item 1): an Enumeration
+//! or Iterator whose private field holds the next node and whose `next()` moves it along the
+//! nodes' `next` (JOlden em3d's `Node.elements()`) is bounded by the length of the chain it
+//! starts at, a parameter named after the reference (`first_length`) under the acyclicity
+//! assumption, or by the nodes built when the method built the list; exact and equal to real
+//! runs. A cursor another method can move back (`restart()`) leaves its loop unbounded.
+
+use membound_tests::{
+    certificate_entry, certificate_params, compile_fixture, eval_method, fixture_certificate, pair,
+    scratch_dir, total_objects, validate_json, validated_exactly,
+};
+
+const ACYCLIC: &str = "is acyclic along the field walked";
+const FIRST: &str = "length of the chain from parameter 0 (first) along cursors.Node.next";
+
+/// `validate` of `cursors.Cursors <length> <iterations>`: its main builds a list of `length`
+/// nodes and runs every method of the fixture on it.
+const RUN: [&str; 2] = ["5", "3"];
+
+/// The objects the certificate predicts for `method` at `params`.
+fn objects(certificate: &std::path::Path, method: &str, params: &str) -> serde_json::Value {
+    eval_method(certificate, method, params)["mem_alloc"]["objects"].clone()
+}
+
+#[test]
+fn an_enumeration_from_a_factory_is_bounded_by_the_chain_per_round() {
+    let method = "cursors.Cursors.rounds";
+    let certificate = fixture_certificate("cursors", method, "count");
+    assert_eq!(
+        certificate_params(&certificate, method),
+        vec![
+            pair("iterations", "parameter 1 (int iterations)"),
+            pair("first_length", FIRST)
+        ]
+    );
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    assert!(text.contains(ACYCLIC), "{text}");
+    for length in 0..=6 {
+        for iterations in -1..=4 {
+            let params = format!("first_length={length},iterations={iterations}");
+            // One enumeration and one visit per node, per round.
+            let expected = iterations.max(0) * (1 + length);
+            assert_eq!(objects(&certificate, method, &params), expected, "{params}");
+        }
+    }
+    let comparisons = validated_exactly(&certificate, "cursors.Cursors", &RUN);
+    assert_eq!(total_objects(&comparisons), (18.into(), 18.into()));
+}
+
+#[test]
+fn an_enumeration_of_a_list_the_method_built_is_bounded_by_its_build() {
+    let method = "cursors.Cursors.buildThenEnumerate";
+    let certificate = fixture_certificate("cursors", method, "count");
+    assert_eq!(
+        certificate_params(&certificate, method),
+        vec![pair("n", "parameter 0 (int n)")]
+    );
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    assert!(!text.contains(ACYCLIC), "{text}");
+    for n in -2..=7 {
+        // n nodes, one enumeration, one visit per node.
+        let expected = 2 * n.max(0) + 1;
+        assert_eq!(objects(&certificate, method, &format!("n={n}")), expected);
+    }
+    validated_exactly(&certificate, "cursors.Cursors", &RUN);
+}
+
+/// `Iterator.next()` past the end throws a `NoSuchElementException`: the iterator's own walk is
+/// bounded by the chain, and each call may (as far as the analysis sees) allocate the exception,
+/// so the count is never below the run; without exceptions it is exact.
+#[test]
+fn an_iterator_that_throws_past_the_end_is_bounded_by_the_chain() {
+    let method = "cursors.Cursors.iterate";
+    let certificate = fixture_certificate("cursors", method, "count");
+    assert_eq!(
+        certificate_params(&certificate, method),
+        vec![pair("first_length", FIRST)]
+    );
+    let with_exceptions = objects(&certificate, method, "first_length=5");
+    assert!(with_exceptions.as_i64().expect("a finite count") >= 6);
+    let (code, json) = validate_json(&certificate, "cursors.Cursors", &RUN);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+
+    let dropped = scratch_dir("cursors-no-exceptions").join("certificate.json");
+    let classes = compile_fixture("cursors");
+    let run = membound_tests::membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        method.as_ref(),
+        "--object-model".as_ref(),
+        "count".as_ref(),
+        "--assume".as_ref(),
+        "no-exceptions".as_ref(),
+        "-o".as_ref(),
+        dropped.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for length in 0..=6 {
+        // One iterator, one visit per node.
+        let params = format!("first_length={length}");
+        assert_eq!(objects(&dropped, method, &params), length + 1, "{params}");
+    }
+    let comparisons = validated_exactly(&dropped, "cursors.Cursors", &RUN);
+    assert_eq!(total_objects(&comparisons), (6.into(), 6.into()));
+}
+
+#[test]
+fn a_cursor_another_method_moves_back_leaves_its_loop_unbounded() {
+    let method = "cursors.Cursors.restarted";
+    let certificate = fixture_certificate("cursors", method, "count");
+    let entry = certificate_entry(&certificate, method);
+    assert_eq!(entry["mem_alloc"]["objects"], "infty", "{entry:#}");
+    let (code, json) = validate_json(&certificate, "cursors.Cursors", &RUN);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+}
