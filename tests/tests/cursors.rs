@@ -47,6 +47,38 @@ fn an_enumeration_from_a_factory_is_bounded_by_the_chain_per_round() {
     assert_eq!(total_objects(&comparisons), (18.into(), 18.into()));
 }
 
+/// em3d's shape: the lists are fields of a parameter read into a stack slot that the loop
+/// reuses for the nodes, and each node is visited through a call that allocates one array.
+#[test]
+fn enumerations_of_a_parameter_s_lists_are_bounded_by_both_chains() {
+    let method = "cursors.Cursors.propagate";
+    let certificate = fixture_certificate("cursors", method, "count");
+    let along = "along cursors.Node.next";
+    assert_eq!(
+        certificate_params(&certificate, method),
+        vec![
+            pair("iterations", "parameter 1 (int iterations)"),
+            pair(
+                "g_eNodes_length",
+                &format!("length of the chain from field eNodes of parameter 0 (g) {along}")
+            ),
+            pair(
+                "g_hNodes_length",
+                &format!("length of the chain from field hNodes of parameter 0 (g) {along}")
+            ),
+        ]
+    );
+    for (e, h, iterations) in [(0, 0, 3), (2, 5, 3), (4, 1, 0), (3, 3, -1), (6, 2, 2)] {
+        let params = format!("g_eNodes_length={e},g_hNodes_length={h},iterations={iterations}");
+        // Two enumerations and one array per node, per round.
+        let expected = iterations.max(0) * (2 + e + h);
+        assert_eq!(objects(&certificate, method, &params), expected, "{params}");
+    }
+    // Lists of 5 and 6 nodes, 3 rounds.
+    let comparisons = validated_exactly(&certificate, "cursors.Cursors", &RUN);
+    assert_eq!(total_objects(&comparisons), (39.into(), 39.into()));
+}
+
 #[test]
 fn an_enumeration_of_a_list_the_method_built_is_bounded_by_its_build() {
     let method = "cursors.Cursors.buildThenEnumerate";

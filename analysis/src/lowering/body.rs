@@ -538,7 +538,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let Some(left) = holder else {
                     return node;
                 };
-                let start = match call.args.get(*arg) {
+                let walked = match call.args.get(*arg) {
                     Some(Operand::Var(start)) => walks
                         .locals
                         .iter()
@@ -546,6 +546,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                         .map(|_| Expr::var(self.rests[start])),
                     _ => None,
                 };
+                let start = walked.or_else(|| {
+                    let root = walks.cursor_roots.get(&pc)?;
+                    Some(Expr::var(self.chain_formals[*root]))
+                });
                 match start {
                     Some(expr) => self.step(node, Action::Assign { var: left, expr }),
                     None => self.step(node, Action::Havoc(left)),

@@ -85,6 +85,9 @@ pub struct Walks {
     pub cursors: BTreeMap<ir::VarId, Cursor>,
     /// What the calls at these offsets do to the cursors.
     pub cursor_calls: BTreeMap<u32, CursorCall>,
+    /// The root a cursor's creation at this offset starts at, when its argument is not a walked
+    /// local but was read from the root just before (an index into `roots`).
+    pub cursor_roots: BTreeMap<u32, usize>,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -233,7 +236,49 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
             .collect();
         walks.locals.push(WalkedLocal { var, field, steps });
     }
+    cursor_roots(body, context, &mut walks);
     walks
+}
+
+/// The roots cursors start at when their creation's argument is read from one in the same
+/// block (`new C(g.first)` through a stack slot that is reused for other values), while nothing
+/// the method runs writes the field the cursor follows.
+fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
+    for block in &body.blocks {
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            let Some(CursorCall::Create { arg, cursor }) = walks.cursor_calls.get(&stmt.pc) else {
+                continue;
+            };
+            let StmtKind::Invoke { call, .. } = &stmt.kind else {
+                continue;
+            };
+            let Some(Operand::Var(start)) = call.args.get(*arg) else {
+                continue;
+            };
+            let walked = walks
+                .locals
+                .iter()
+                .any(|w| w.var == *start && w.field == cursor.follows);
+            if walked || context.may_write(&cursor.follows) {
+                continue;
+            }
+            let definition = block.stmts[..index]
+                .iter()
+                .rev()
+                .find_map(|s| match &s.kind {
+                    StmtKind::Assign { dst, value } if dst == start => Some(Some(value)),
+                    StmtKind::Invoke { dst, .. } if *dst == Some(*start) => Some(None),
+                    _ => None,
+                });
+            if let Some(Some(value)) = definition
+                && let Some(root) = root_of(body, context, value)
+            {
+                let follows = cursor.follows.clone();
+                let root = chain_root(body, root, &follows, &mut walks.roots);
+                walks.cursor_roots.insert(stmt.pc, root);
+            }
+        }
+    }
 }
 
 /// The calls that act on cursors (with their arguments), and the locals holding the cursors
