@@ -399,3 +399,41 @@ fn narrow_counters_count_exactly_while_they_cannot_wrap() {
                   around outside -128..127";
     assert!(text.contains(reason), "{text}");
 }
+
+/// A counter's value after its loop is `max(init, n)`: the loop ran (it ends at n) or it did not
+/// (it keeps its first value), two cases joins keep apart, so an array sized by it after the loop
+/// is exact: max(0, n) cells after counting from 0, max(1, n) from 1 (an array's "bytes" in the
+/// count model are its cells).
+#[test]
+fn a_counter_after_its_loop_is_the_larger_of_its_start_and_bound() {
+    let shapes: [(&str, Oracle); 2] = [
+        ("countThenArray", |n, _| n.max(0)),
+        ("fromOne", |n, _| n.max(1)),
+    ];
+    for (method, cells) in shapes {
+        let cert = certificate("ExitValues", method);
+        let loop_objects = |n: i64| {
+            if method == "countThenArray" {
+                n.max(0)
+            } else {
+                0
+            }
+        };
+        for n in -4..=9 {
+            let (objects, bytes) = mem_alloc(&cert, "ExitValues", method, &format!("n={n}"));
+            assert_eq!(
+                (objects, bytes),
+                (
+                    (loop_objects(n) + 1).into(),
+                    (loop_objects(n) + cells(n, 0)).into()
+                ),
+                "{method}: n={n}"
+            );
+        }
+        for n in [-2, 0, 7] {
+            let observed = loop_objects(n) + 1;
+            let run = validated(&cert, "ExitValues", &[&n.to_string()]);
+            assert_eq!(run, (observed.into(), observed.into()), "{method}: n={n}");
+        }
+    }
+}

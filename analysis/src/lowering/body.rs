@@ -876,7 +876,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             } => {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
                 self.split_parameter_test(*op, lhs, rhs);
-                self.split_building_bound(lhs, rhs);
+                self.split_loop_entry(block, *op, lhs, rhs);
                 let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
                 self.jump(block, node, *then_target, guard);
                 self.jump(block, node, *else_target, negated);
@@ -942,33 +942,129 @@ impl<'b, 't> Lowerer<'b, 't> {
         self.procedure.sign_splits.extend(splits);
     }
 
-    /// In a method that builds a list ([`super::chains::Link`]), a comparison with a parameter
-    /// the body never assigns (`i < n`, the loop inserting `n` nodes): joins keep `n <= 0` apart
-    /// from `n >= 1`, so after the loop the list's length is `n` or 0, not unbounded (one
-    /// convex hull of both loses every upper bound).
-    fn split_building_bound(&mut self, lhs: &Operand, rhs: &Operand) {
-        if self.fields.walks.links.is_empty() {
+    /// A loop's exit test comparing a local with values fixed for the run (`i < n`, `n` a
+    /// parameter the body never assigns), the local set before the loop to another such value
+    /// (`i = 0`): joins keep the runs where the loop starts (its test holds at that first value,
+    /// `n >= 1`) apart from those where it does not, so after the loop the local is `n` on one
+    /// side and `0` on the other — `max(0, n)` as its two cases, where one convex hull of both
+    /// keeps no upper bound (a list built by `n` insertions would have no length).
+    fn split_loop_entry(&mut self, block: usize, op: CmpOp, lhs: &Operand, rhs: &Operand) {
+        let Terminator::If {
+            then_target,
+            else_target,
+            ..
+        } = &self.body.blocks[block].terminator
+        else {
             return;
-        }
+        };
+        let Some((head, stays)) =
+            self.exited_loop(block, then_target.0 as usize, else_target.0 as usize)
+        else {
+            return;
+        };
+        let op = if stays { op } else { op.negate() };
+        // The loop runs while `difference >= 1` (strict) or `>= 0`.
+        let (Some(left), Some(right)) = (self.affine(lhs), self.affine(rhs)) else {
+            return;
+        };
+        let (difference, strict) = match op {
+            CmpOp::Lt => (right.minus(&left), true),
+            CmpOp::Le => (right.minus(&left), false),
+            CmpOp::Gt => (left.minus(&right), true),
+            CmpOp::Ge => (left.minus(&right), false),
+            CmpOp::Eq | CmpOp::Ne => return,
+        };
+        let entry_values = self.entry_values();
+        let mut first_run = difference;
         for operand in [lhs, rhs] {
-            let Operand::Var(param) = operand else {
+            let Operand::Var(local) = operand else {
                 continue;
             };
-            if !self.body.params.contains(param) || self.is_assigned(*param) {
+            let Some(&var) = self.value_of.get(local) else {
+                continue;
+            };
+            if entry_values.contains_key(&var) {
                 continue;
             }
-            // The entry value: the parameter itself is forgotten where it is dead.
-            let procedure = &self.procedure;
-            let snapshot = self.value_of.get(param).and_then(|formal| {
-                let index = procedure.formals.iter().position(|f| f == formal)?;
-                procedure.snapshots.get(index).copied()
-            });
-            if let Some(snapshot) = snapshot.map(Expr::var)
-                && !self.procedure.sign_splits.contains(&snapshot)
-            {
-                self.procedure.sign_splits.push(snapshot);
-            }
+            let Some(initial) = self.value_before_loop(head, *local) else {
+                return;
+            };
+            let coeff = first_run.coeff(var);
+            first_run.terms.remove(&var);
+            first_run = first_run.plus(&initial.scaled(&coeff));
         }
+        if !strict {
+            first_run = first_run + 1;
+        }
+        let Some(split) = in_entry_values(&first_run, &entry_values) else {
+            return;
+        };
+        if !split.terms.is_empty() && !self.procedure.sign_splits.contains(&split) {
+            self.procedure.sign_splits.push(split);
+        }
+    }
+
+    /// The head of the loop `block`'s branch leaves, and whether `then` stays in it.
+    fn exited_loop(&self, block: usize, then: usize, otherwise: usize) -> Option<(usize, bool)> {
+        let inside = |head: usize, target: usize| {
+            self.loops
+                .enclosing
+                .get(target)
+                .is_some_and(|heads| heads.contains(&head))
+        };
+        self.loops.enclosing[block].iter().find_map(|&head| {
+            match (inside(head, then), inside(head, otherwise)) {
+                (true, false) => Some((head, true)),
+                (false, true) => Some((head, false)),
+                _ => None,
+            }
+        })
+    }
+
+    /// The formals of the integer parameters the body never assigns, each with its entry
+    /// snapshot: values fixed for the whole run (the formal itself is forgotten where dead).
+    fn entry_values(&self) -> HashMap<VarId, VarId> {
+        let procedure = &self.procedure;
+        declared_params(self.body)
+            .filter(|&param| !self.is_assigned(param))
+            .filter_map(|param| {
+                let formal = *self.value_of.get(&param)?;
+                let index = procedure.formals.iter().position(|&f| f == formal)?;
+                Some((formal, *procedure.snapshots.get(index)?))
+            })
+            .collect()
+    }
+
+    /// The value `local` holds when the loop at `head` starts: its last assignment on the way
+    /// in (through the blocks before the head, while each has one predecessor), when affine.
+    fn value_before_loop(&self, head: usize, local: ir::VarId) -> Option<Expr> {
+        let retreating = &self.loops.retreating;
+        let mut entries = self.predecessors[head]
+            .iter()
+            .filter(|&&p| !retreating.contains(&(p, head)));
+        let mut block = *entries.next()?;
+        if entries.next().is_some() {
+            return None;
+        }
+        for _ in 0..self.body.blocks.len() {
+            let assigned = self.body.blocks[block]
+                .stmts
+                .iter()
+                .rev()
+                .find_map(|stmt| match &stmt.kind {
+                    StmtKind::Assign { dst, value } if *dst == local => Some(Some(value)),
+                    StmtKind::Invoke { dst: Some(dst), .. } if *dst == local => Some(None),
+                    _ => None,
+                });
+            if let Some(value) = assigned {
+                return self.affine_value(value?);
+            }
+            let [previous] = self.predecessors[block].as_slice() else {
+                return None;
+            };
+            block = *previous;
+        }
+        None
     }
 
     /// Whether some statement of the body assigns `var`.
@@ -1908,6 +2004,16 @@ fn fact_mentions(fact: &Fact, var: VarId) -> bool {
             left.terms.contains_key(&var) || right.terms.contains_key(&var)
         }
     }
+}
+
+/// `expr` over the entry snapshots of `entry_values`' formals, when it names no other variable.
+fn in_entry_values(expr: &Expr, entry_values: &HashMap<VarId, VarId>) -> Option<Expr> {
+    let mut renamed = Expr::constant(0);
+    renamed.constant = expr.constant.clone();
+    for (var, coeff) in &expr.terms {
+        renamed.add_term(*entry_values.get(var)?, coeff.clone());
+    }
+    Some(renamed)
 }
 
 /// `low <= expr <= high` for the values of the integer type `ty`.
