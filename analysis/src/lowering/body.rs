@@ -957,11 +957,16 @@ impl<'b, 't> Lowerer<'b, 't> {
         else {
             return;
         };
-        let Some((head, stays)) =
-            self.exited_loop(block, then_target.0 as usize, else_target.0 as usize)
-        else {
+        let (then, otherwise) = (then_target.0 as usize, else_target.0 as usize);
+        let Some((head, stays)) = self.exited_loop(block, then, otherwise) else {
             return;
         };
+        // Each split doubles the parts of every join: only where the loop leaves something it
+        // sets to be read after it (a counter, a list's head).
+        let exit = if stays { otherwise } else { then };
+        if !self.leaves_live(head, exit) {
+            return;
+        }
         let op = if stays { op } else { op.negate() };
         // The loop runs while `difference >= 1` (strict) or `>= 0`.
         let (Some(left), Some(right)) = (self.affine(lhs), self.affine(rhs)) else {
@@ -1019,6 +1024,28 @@ impl<'b, 't> Lowerer<'b, 't> {
                 _ => None,
             }
         })
+    }
+
+    /// Whether a variable with a numeric value (an integer, a length, a list's rest, …) that
+    /// the loop at `head` writes is live where it exits to `exit`.
+    fn leaves_live(&self, head: usize, exit: usize) -> bool {
+        let live = &self.live.live_in[exit];
+        let numeric = |var: &ir::VarId| {
+            [
+                &self.value_of,
+                &self.length_of,
+                &self.size_of,
+                &self.boxed_of,
+                &self.rests,
+                &self.cursor_rests,
+            ]
+            .iter()
+            .any(|map| map.contains_key(var))
+        };
+        (0..self.body.blocks.len())
+            .filter(|&b| self.loops.enclosing[b].contains(&head))
+            .flat_map(|b| &self.live.written[b])
+            .any(|var| live.contains(var) && numeric(var))
     }
 
     /// The formals of the integer parameters the body never assigns, each with its entry
