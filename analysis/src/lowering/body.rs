@@ -7,8 +7,9 @@
 //! collection's size when `iterator()` created it; a `String` or collection parameter's view is
 //! a formal. Affine right-hand sides become assignments, division and remainder by a constant
 //! go through a quotient ([`super::division`]), and
-//! anything else (field and array-element reads, other division, shifts, narrowing conversions, call
-//! results) havocs its target, so the procedure over-approximates every run of the method; a
+//! anything else (field and array-element reads, other division, shifts, call results) havocs
+//! its target (a narrowing conversion keeps the value in its type's range, and is anything in
+//! the range outside it), so the procedure over-approximates every run of the method; a
 //! call's integer result is the exception when every method the call may run is a procedure
 //! here: the procedure returns it at exit, and the callee's summary relates it to the
 //! arguments.

@@ -19,6 +19,9 @@
 //! walks allow; `head = x` then counts the nodes inserted, and a walk from `head` is bounded
 //! by them, without any assumption.
 //!
+//! A local holding a cursor of the program's own ([`super::cursors`]) has a rest too, set where
+//! the cursor is created from a walked local or a root: the nodes its `next()` may still return.
+//!
 //! It only classifies; [`super::body`] turns walks into variables and actions.
 
 use std::collections::BTreeMap;
