@@ -522,7 +522,17 @@ impl<'b, 't> Lowerer<'b, 't> {
         call: &ir::Call,
     ) -> NodeId {
         let walks = &self.fields.walks;
-        let Some(cursor_call) = walks.cursor_calls.get(&pc) else {
+        let cursor_call = walks.cursor_calls.get(&pc);
+        let creates_result = matches!(cursor_call, Some(CursorCall::Create { .. }))
+            && &*call.method.name != "<init>";
+        // A cursor's local set to another call's result holds a cursor of unknown rest.
+        let mut node = node;
+        if let Some(&left) = dst.and_then(|d| self.cursor_rests.get(&d))
+            && !creates_result
+        {
+            node = self.step(node, Action::Havoc(left));
+        }
+        let Some(cursor_call) = cursor_call else {
             return node;
         };
         let receiver = match &call.receiver {
