@@ -1117,9 +1117,14 @@ fn cursor_call_at(
     if call_sites.is_unresolved(node, pc) || entered.is_empty() {
         return None;
     }
-    let mut calls = entered
-        .iter()
-        .map(|&callee| writers.call(&writers.graph.methods[callee].method));
+    // Cursors are the program's own: the JDK's (and spec'd methods, whose code is never read)
+    // are not looked at.
+    let mut calls = entered.iter().map(|&callee| {
+        let node = &writers.graph.methods[callee];
+        let own_code = matches!(node.kind, NodeKind::Code)
+            && writers.java.origin(&node.method.class) == Some(Origin::User);
+        own_code.then(|| writers.call(&node.method)).flatten()
+    });
     let first = calls.next()??;
     calls.all(|c| c.as_ref() == Some(&first)).then_some(first)
 }
