@@ -284,17 +284,16 @@ fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
     }
 }
 
+/// Per call offset, what the call does to a cursor and its arguments.
+type CallsWithArguments = BTreeMap<u32, (CursorCall, Vec<Operand>)>;
+
 /// The calls that act on cursors (with their arguments), and the locals holding the cursors
 /// they act on: a constructor's or a `hasNext()`'s or `next()`'s receiver, a factory's result.
 /// A local two cursors' calls act on is none's.
-#[allow(clippy::type_complexity)]
 fn cursor_locals(
     body: &ir::Body,
     context: &WalkContext<'_>,
-) -> (
-    BTreeMap<ir::VarId, Cursor>,
-    BTreeMap<u32, (CursorCall, Vec<Operand>)>,
-) {
+) -> (BTreeMap<ir::VarId, Cursor>, CallsWithArguments) {
     let mut calls = BTreeMap::new();
     let mut held: BTreeMap<ir::VarId, Vec<Cursor>> = BTreeMap::new();
     for (_, stmt) in body.statements() {
@@ -445,7 +444,7 @@ fn assignments(
 fn family_fields(
     members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
     links: &[(FieldRef, Link)],
-    cursor_calls: &BTreeMap<u32, (CursorCall, Vec<Operand>)>,
+    cursor_calls: &CallsWithArguments,
 ) -> BTreeMap<ir::VarId, FieldRef> {
     let mut fields = BTreeMap::new();
     for (&var, assigned) in members {

@@ -44,7 +44,7 @@ impl CursorCall {
 }
 
 /// A cursor class's field and the nodes' field it moves along.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cursor {
     pub field: FieldRef,
     pub follows: FieldRef,
