@@ -79,6 +79,32 @@ fn enumerations_of_a_parameter_s_lists_are_bounded_by_both_chains() {
     assert_eq!(total_objects(&comparisons), (39.into(), 39.into()));
 }
 
+/// `list.elements()`, a factory starting the cursor at a field of its receiver: bounded by the
+/// chain from that field of the parameter.
+#[test]
+fn an_enumeration_a_list_hands_out_is_bounded_by_its_chain() {
+    let method = "cursors.Cursors.listed";
+    let certificate = fixture_certificate("cursors", method, "count");
+    let origin =
+        "length of the chain from field first of parameter 0 (list) along cursors.Node.next";
+    assert_eq!(
+        certificate_params(&certificate, method),
+        vec![pair("list_first_length", origin)]
+    );
+    for length in 0..=6 {
+        // One enumeration, one visit per node.
+        let params = format!("list_first_length={length}");
+        assert_eq!(
+            objects(&certificate, method, &params),
+            length + 1,
+            "{params}"
+        );
+    }
+    // The run's list has 6 nodes.
+    let comparisons = validated_exactly(&certificate, "cursors.Cursors", &RUN);
+    assert_eq!(total_objects(&comparisons), (7.into(), 7.into()));
+}
+
 #[test]
 fn an_enumeration_of_a_list_the_method_built_is_bounded_by_its_build() {
     let method = "cursors.Cursors.buildThenEnumerate";

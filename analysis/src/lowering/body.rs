@@ -37,7 +37,7 @@ use membound_polyhedra::Int;
 use super::Exceptions;
 use super::accumulators::accumulators;
 use super::chains::{ChainRoot, Root, WalkStep};
-use super::cursors::CursorCall;
+use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
 use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
@@ -540,7 +540,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             _ => None,
         };
         match cursor_call {
-            CursorCall::Create { arg, cursor } => {
+            CursorCall::Create { start, cursor } => {
                 let holder = if &*call.method.name == "<init>" {
                     receiver
                 } else {
@@ -549,7 +549,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let Some(left) = holder else {
                     return node;
                 };
-                let walked = match call.args.get(*arg) {
+                let argument = match start {
+                    Start::Argument(arg) => call.args.get(*arg),
+                    Start::ReceiverField(_) => None,
+                };
+                let walked = match argument {
                     Some(Operand::Var(start)) => walks
                         .locals
                         .iter()

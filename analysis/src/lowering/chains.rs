@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use super::cursors::{Cursor, CursorCall};
+use super::cursors::{Cursor, CursorCall, Start};
 use super::liveness::stmt_operands;
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -244,38 +244,61 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
 }
 
 /// The roots cursors start at when their creation's argument is read from one in the same
-/// block (`new C(g.first)` through a stack slot that is reused for other values), while nothing
-/// the method runs writes the field the cursor follows.
+/// block (`new C(g.first)` through a stack slot that is reused for other values), or when a
+/// factory starts them at a field of its receiver that is one (`list.elements()`, `list` a
+/// parameter), while nothing the method runs writes the field the cursor follows.
 fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
     for block in &body.blocks {
         for (index, stmt) in block.stmts.iter().enumerate() {
-            let Some(CursorCall::Create { arg, cursor }) = walks.cursor_calls.get(&stmt.pc) else {
+            let Some(CursorCall::Create { start, cursor }) = walks.cursor_calls.get(&stmt.pc)
+            else {
                 continue;
             };
             let StmtKind::Invoke { call, .. } = &stmt.kind else {
                 continue;
             };
-            let Some(Operand::Var(start)) = call.args.get(*arg) else {
-                continue;
-            };
-            let walked = walks
-                .locals
-                .iter()
-                .any(|w| w.var == *start && w.field == cursor.follows);
-            if walked || context.may_write(&cursor.follows) {
+            if context.may_write(&cursor.follows) {
                 continue;
             }
-            let definition = block.stmts[..index]
-                .iter()
-                .rev()
-                .find_map(|s| match &s.kind {
-                    StmtKind::Assign { dst, value } if dst == start => Some(Some(value)),
-                    StmtKind::Invoke { dst, .. } if *dst == Some(*start) => Some(None),
-                    _ => None,
-                });
-            if let Some(Some(value)) = definition
-                && let Some(root) = root_of(body, context, value)
-            {
+            let read = match start {
+                Start::Argument(arg) => {
+                    let Some(Operand::Var(start)) = call.args.get(*arg) else {
+                        continue;
+                    };
+                    let walked = walks
+                        .locals
+                        .iter()
+                        .any(|w| w.var == *start && w.field == cursor.follows);
+                    if walked {
+                        continue;
+                    }
+                    let definition =
+                        block.stmts[..index]
+                            .iter()
+                            .rev()
+                            .find_map(|s| match &s.kind {
+                                StmtKind::Assign { dst, value } if dst == start => {
+                                    Some(Some(value))
+                                }
+                                StmtKind::Invoke { dst, .. } if *dst == Some(*start) => Some(None),
+                                _ => None,
+                            });
+                    let Some(Some(value)) = definition else {
+                        continue;
+                    };
+                    value.clone()
+                }
+                Start::ReceiverField(field) => {
+                    let Some(receiver) = call.receiver.clone() else {
+                        continue;
+                    };
+                    Expr::Load(Place::Field {
+                        object: receiver,
+                        field: field.clone(),
+                    })
+                }
+            };
+            if let Some(root) = root_of(body, context, &read) {
                 let follows = cursor.follows.clone();
                 let root = chain_root(body, root, &follows, &mut walks.roots);
                 walks.cursor_roots.insert(stmt.pc, root);
@@ -460,7 +483,10 @@ fn family_fields(
     }
     // A local a cursor is created at walks the field the cursor follows.
     for (call, args) in cursor_calls.values() {
-        if let CursorCall::Create { arg, cursor } = call
+        if let CursorCall::Create {
+            start: Start::Argument(arg),
+            cursor,
+        } = call
             && let Some(Operand::Var(var)) = args.get(*arg)
             && members.contains_key(var)
         {

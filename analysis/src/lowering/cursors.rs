@@ -25,8 +25,8 @@ use membound_jvm::{FieldRef, MethodRef, Type};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CursorCall {
     /// A constructor (on its receiver) or a factory (its result) makes a cursor at the chain
-    /// from its argument `arg`.
-    Create { arg: usize, cursor: Cursor },
+    /// from `start`.
+    Create { start: Start, cursor: Cursor },
     /// `hasNext()`: true only while the receiver's field holds a node.
     HasMore(Cursor),
     /// `next()`: returns normally only from a node, and moves one step along the chain.
@@ -41,6 +41,15 @@ impl CursorCall {
             | CursorCall::Advance(cursor) => cursor,
         }
     }
+}
+
+/// Where a new cursor starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// At the call's argument of this index.
+    Argument(usize),
+    /// At this field of the call's receiver (`list.elements()` starting at `list.first`).
+    ReceiverField(FieldRef),
 }
 
 /// A cursor class's field and the nodes' field it moves along.
@@ -343,15 +352,16 @@ impl PathState {
     }
 }
 
-/// The argument a factory passes to the cursor constructor whose object it returns: a method
-/// whose every normal return returns the one object it created, constructed at the factory's
-/// parameter `index` (never reassigned) and used for nothing else. `constructor` says what a
-/// constructor stores (the linking field and the argument's index).
-pub fn factory_argument(
+/// Where a factory's cursor starts: a method whose every normal return returns the one object
+/// it created, used for nothing else, and constructed at one of the factory's parameters (never
+/// reassigned) or at a field of its `this` read just before; with the field the constructor
+/// sets. `constructor` says what a constructor stores (the linking field and the argument's
+/// index).
+pub fn factory_start(
     java: &Program,
     method: &MethodRef,
     constructor: &dyn Fn(&ir::Call) -> Option<(FieldRef, usize)>,
-) -> Option<(FieldRef, usize)> {
+) -> Option<(FieldRef, Start)> {
     let body = java.body(method).ok()?;
     let mut returned = body.blocks.iter().filter_map(|b| match &b.terminator {
         Terminator::Return(Some(Operand::Var(v))) => Some(*v),
@@ -383,11 +393,13 @@ pub fn factory_argument(
                 let Some(Operand::Var(arg)) = call.args.get(index) else {
                     return None;
                 };
-                let param = match body.var(*arg).origin {
-                    ir::VarOrigin::Param(param) if !assigned(&body, *arg) => param,
-                    _ => return None,
+                let start = match body.var(*arg).origin {
+                    ir::VarOrigin::Param(param) if !assigned(&body, *arg) => {
+                        Start::Argument(usize::from(param))
+                    }
+                    _ => Start::ReceiverField(read_from_this(&body, *arg)?),
                 };
-                linked = Some((field, usize::from(param)));
+                linked = Some((field, start));
             }
             _ if written == Some(object) => return None,
             _ if operands.contains(&&Operand::Var(object)) => return None,
@@ -395,6 +407,27 @@ pub fn factory_argument(
         }
     }
     linked.filter(|_| created)
+}
+
+/// The field of `this` that `var`'s one assignment reads, when that is all that assigns it.
+fn read_from_this(body: &ir::Body, var: ir::VarId) -> Option<FieldRef> {
+    let this = this_of(body)?;
+    let mut definitions = body.statements().filter_map(|(_, stmt)| match &stmt.kind {
+        StmtKind::Assign { dst, value } if *dst == var => Some(Some(value)),
+        StmtKind::Invoke { dst, .. } if *dst == Some(var) => Some(None),
+        _ => None,
+    });
+    let only = definitions.next()??;
+    if definitions.next().is_some() {
+        return None;
+    }
+    match only {
+        Expr::Load(Place::Field {
+            object: Operand::Var(object),
+            field,
+        }) if *object == this => Some(field.clone()),
+        _ => None,
+    }
 }
 
 /// Whether the body assigns `var`.

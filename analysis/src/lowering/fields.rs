@@ -43,7 +43,7 @@ use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
 use super::chains::{self, WalkContext, Walks, walks};
-use super::cursors::{Cursor, CursorCall, CursorMethod, cursor_method, factory_argument};
+use super::cursors::{Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start};
 use super::fresh::fresh_holders;
 use super::loops::{block_successors, find_loops};
 use super::views;
@@ -1082,14 +1082,15 @@ impl CursorWriters<'_> {
     /// What entering `callee` does to a cursor: a linking constructor of one, its `hasNext()`
     /// or `next()`, or a factory returning a new one.
     fn call(&self, callee: &MethodRef) -> Option<CursorCall> {
-        let create = |(field, arg): (FieldRef, usize)| {
+        let create = |(field, start): (FieldRef, Start)| {
             Some(CursorCall::Create {
-                arg,
+                start,
                 cursor: self.cursor(&field)?,
             })
         };
         if &*callee.name == "<init>" {
-            return create(linking_field(self.java, callee)?);
+            let (field, arg) = linking_field(self.java, callee)?;
+            return create((field, Start::Argument(arg)));
         }
         match cursor_method(self.java, callee) {
             Some(CursorMethod::HasMore(field)) => Some(CursorCall::HasMore(self.cursor(&field)?)),
@@ -1098,7 +1099,7 @@ impl CursorWriters<'_> {
             }
             None => {
                 let constructor = |call: &ir::Call| linking_field(self.java, &call.method);
-                create(factory_argument(self.java, callee, &constructor)?)
+                create(factory_start(self.java, callee, &constructor)?)
             }
         }
     }
