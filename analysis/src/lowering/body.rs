@@ -1706,7 +1706,16 @@ impl<'b, 't> Lowerer<'b, 't> {
         };
         if let Root::This(held) = &root.root {
             let on_this = call.receiver.as_ref().is_some_and(|r| self.is_this(r));
-            return on_this.then(|| own(Root::This(held.clone()))).flatten();
+            if on_this {
+                return own(Root::This(held.clone()));
+            }
+            // A cursor's own method called on a cursor: the nodes that cursor has left.
+            let Some(Operand::Var(receiver)) = &call.receiver else {
+                return None;
+            };
+            let cursor = walks.cursors.get(receiver)?;
+            return (cursor.field == *held && cursor.follows == root.field)
+                .then(|| Expr::var(self.cursor_rests[receiver]));
         }
         let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
             return None;

@@ -136,6 +136,9 @@ pub struct WalkContext<'a> {
     pub linking_constructor: &'a dyn Fn(u32) -> Option<(FieldRef, usize)>,
     /// What the call at this offset does to a cursor of the program's own, if anything.
     pub cursor_call: &'a dyn Fn(u32) -> Option<CursorCall>,
+    /// When the method is a cursor's own `hasNext()` or `next()`, the cursor field it reads
+    /// only before storing it: a root although the method writes it.
+    pub own_cursor: Option<FieldRef>,
 }
 
 /// An assignment to a reference local, as the walks see it.
@@ -152,6 +155,12 @@ impl WalkContext<'_> {
     /// Whether anything the method runs may write the field.
     fn may_write(&self, field: &FieldRef) -> bool {
         (self.writes_besides)(field, &[])
+    }
+
+    /// Whether `this.field`'s value at entry is what the method reads of it: nothing it runs
+    /// writes it, or it is the method's own cursor field.
+    fn this_field_fixed(&self, field: &FieldRef) -> bool {
+        self.own_cursor.as_ref() == Some(field) || !self.may_write(field)
     }
 }
 
@@ -411,7 +420,7 @@ fn caller_root(
         }
         Root::This(held) => {
             let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
-            (on_this && !context.may_write(held)).then(|| Root::This(held.clone()))
+            (on_this && context.this_field_fixed(held)).then(|| Root::This(held.clone()))
         }
         Root::ParamField(..) => None,
     }
@@ -462,8 +471,8 @@ fn assignments(
 }
 
 /// The field each member's family follows: that of its own follows when they agree, else
-/// that of a member it copies, of one that copies it, or of a link into the node it holds;
-/// none when its follows disagree.
+/// that the members following from it follow, that of a member it copies, of one that copies
+/// it, or of a link into the node it holds; none when its follows disagree.
 fn family_fields(
     members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
     links: &[(FieldRef, Link)],
@@ -476,6 +485,22 @@ fn family_fields(
             _ => None,
         });
         if let Some(first) = followed.next()
+            && followed.all(|f| f == first)
+        {
+            fields.insert(var, first.clone());
+        }
+    }
+    // A local that only others follow from (`n = current; next = n.next`) walks their field.
+    for &var in members.keys() {
+        let own = members[&var]
+            .iter()
+            .any(|(_, a)| matches!(a, Assignment::Follow(..)));
+        let mut followed = members.values().flatten().filter_map(|(_, a)| match a {
+            Assignment::Follow(source, field) if *source == var => Some(field),
+            _ => None,
+        });
+        if !own
+            && let Some(first) = followed.next()
             && followed.all(|f| f == first)
         {
             fields.insert(var, first.clone());
@@ -645,6 +670,12 @@ fn root_of(body: &ir::Body, context: &WalkContext<'_>, value: &Expr) -> Option<R
             Some(Root::Param(*source))
         }
         // A root's field must keep its value while the method runs.
+        Expr::Load(Place::Field {
+            object: Operand::Var(object),
+            field,
+        }) if Some(*object) == context.this && context.this_field_fixed(field) => {
+            Some(Root::This(field.clone()))
+        }
         Expr::Load(Place::Field {
             object: Operand::Var(object),
             field,

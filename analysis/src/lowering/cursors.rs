@@ -139,6 +139,50 @@ fn bridged(body: &ir::Body, this: ir::VarId) -> Option<MethodRef> {
         .then(|| call.method.clone())
 }
 
+/// The cursor field a cursor's own method reads only before it stores it (every load of
+/// `this.field` on no path after a store): its value at entry is a root of the method's walks
+/// although the method writes it (`n = current; if (n == null) throw …; current = n.next`).
+pub fn own_cursor_field(java: &Program, method: &MethodRef) -> Option<FieldRef> {
+    let field = match cursor_method(java, method)? {
+        CursorMethod::HasMore(field) | CursorMethod::Advance { field, .. } => field,
+    };
+    let body = java.body(method).ok()?;
+    let this = this_of(&body)?;
+    let stores = |stmt: &ir::Stmt| matches!(&stmt.kind, StmtKind::Store { place: Place::Field { field: f, .. }, .. } if *f == field);
+    let loads = |stmt: &ir::Stmt| {
+        matches!(&stmt.kind, StmtKind::Assign { value: Expr::Load(Place::Field {
+            object: Operand::Var(object), field: f }), .. } if *object == this && *f == field)
+    };
+    // The blocks a store's successors reach; a load there, or after the store in its block,
+    // may read the stored value.
+    let mut after_store: Vec<usize> = Vec::new();
+    for block in &body.blocks {
+        if let Some(at) = block.stmts.iter().position(stores) {
+            if block.stmts[at..].iter().any(loads) {
+                return None;
+            }
+            after_store.extend(block.terminator.successors().iter().map(|b| b.0 as usize));
+        }
+    }
+    let mut reached = BTreeSet::new();
+    while let Some(block) = after_store.pop() {
+        if block >= body.blocks.len() || !reached.insert(block) {
+            continue;
+        }
+        if body.blocks[block].stmts.iter().any(loads) {
+            return None;
+        }
+        after_store.extend(
+            body.blocks[block]
+                .terminator
+                .successors()
+                .iter()
+                .map(|b| b.0 as usize),
+        );
+    }
+    Some(field)
+}
+
 /// The variable holding `this` in an instance method's body.
 fn this_of(body: &ir::Body) -> Option<ir::VarId> {
     body.params

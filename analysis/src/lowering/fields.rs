@@ -43,7 +43,9 @@ use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
 use super::chains::{self, WalkContext, Walks, walks};
-use super::cursors::{Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start};
+use super::cursors::{
+    Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start, own_cursor_field,
+};
 use super::fresh::fresh_holders;
 use super::loops::{block_successors, find_loops};
 use super::views;
@@ -392,7 +394,9 @@ pub fn plan(
                 } else {
                     through_calls.may_write_object_field(&field_resolved)
                 };
-                through_calls.anything || calls_write || stores_field(body, field, besides)
+                through_calls.anything
+                    || calls_write
+                    || stores_field(body, &field_resolved, besides, &mut resolver.borrow_mut())
             }) as FieldWrites<'_>
         })
         .collect();
@@ -416,12 +420,20 @@ pub fn plan(
             Box::new(move |pc| cursor_call_at(writers, call_sites, method, pc)) as CursorCalls<'_>
         })
         .collect();
+    let own_cursors: Vec<Option<FieldRef>> = methods
+        .iter()
+        .map(|method| {
+            let own_code = java.origin(&method.class) == Some(Origin::User);
+            own_code.then(|| own_cursor_field(java, method)).flatten()
+        })
+        .collect();
     let walk_context = |index: usize, this: Option<ir::VarId>| WalkContext {
         this,
         writes_besides: &*may_write[index],
         getter: &*getters[index],
         linking_constructor: &*linking[index],
         cursor_call: &*cursor_calls[index],
+        own_cursor: own_cursors[index].clone(),
     };
     let mut plans = Vec::new();
     for (index, keys) in needed.iter().enumerate() {
@@ -1017,12 +1029,20 @@ fn opaque(body: &ir::Body, operand: &Operand) -> bool {
     true
 }
 
-/// Whether `body` stores to a field of `field`'s name and type, on any object, other than at
-/// the offsets `besides`.
-fn stores_field(body: &ir::Body, field: &FieldRef, besides: &[u32]) -> bool {
-    body.statements().any(|(_, stmt)| {
-        matches!(&stmt.kind, StmtKind::Store { place: Place::Field { field: written, .. }, .. }
-            if written.name == field.name && written.ty == field.ty && !besides.contains(&stmt.pc))
+/// Whether `body` stores to the instance field `target` (see [`Resolved::may_alias`]), on any
+/// object, other than at the offsets `besides`.
+fn stores_field(
+    body: &ir::Body,
+    target: &Resolved,
+    besides: &[u32],
+    resolver: &mut Resolver<'_>,
+) -> bool {
+    body.statements().any(|(_, stmt)| match &stmt.kind {
+        StmtKind::Store {
+            place: Place::Field { field: written, .. },
+            ..
+        } if !besides.contains(&stmt.pc) => resolver.resolve(written).may_alias(target),
+        _ => false,
     })
 }
 
