@@ -88,6 +88,25 @@ impl Type {
         self.is_int_like() || *self == Type::Long
     }
 
+    /// The least and greatest values of an integer type (`boolean` is not one: the JVM's
+    /// conversions never produce it).
+    pub fn integer_range(&self) -> Option<(i64, i64)> {
+        Some(match self {
+            Type::Byte => (i64::from(i8::MIN), i64::from(i8::MAX)),
+            Type::Short => (i64::from(i16::MIN), i64::from(i16::MAX)),
+            Type::Char => (0, i64::from(u16::MAX)),
+            Type::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
+            Type::Long => (i64::MIN, i64::MAX),
+            _ => return None,
+        })
+    }
+
+    /// Whether this is `byte`, `short` or `char`: an `int` narrows to it with wrap-around
+    /// (`i2b`, `i2s`, `i2c`), and its values are a range an invariant can state.
+    pub fn is_narrow_integer(&self) -> bool {
+        matches!(self, Type::Byte | Type::Short | Type::Char)
+    }
+
     /// The number a value of this type is measured by in a bound, without object views: an
     /// integer by its value, an array by its length. The one rule bodies, specs and spec
     /// expressions all follow.

@@ -364,3 +364,76 @@ fn an_unbounded_loop_names_what_it_waits_on() {
     let (code, json) = validate_json(&cert, "realloops.Unbounded", &["6"]);
     assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
 }
+
+/// Counters of the narrow types keep their value where it stays in the type's range: the
+/// alphabet's 26 letters (per copy), a short counter below a short bound (n objects), a byte
+/// stepping by 10 below 100 and n; a byte counter below an int bound may wrap around (past 127
+/// the run never ends), so its loop is unbounded and says so.
+#[test]
+fn narrow_counters_count_exactly_while_they_cannot_wrap() {
+    let counts: [(&str, Oracle); 3] = [
+        ("alphabet", |copies, _| 26 * copies.max(0)),
+        ("upToShort", |n, _| n.max(0)),
+        ("byteSteps", |n, _| {
+            (0..100).step_by(10).filter(|&b| b < n).count() as i64
+        }),
+    ];
+    for (method, expected) in counts {
+        let cert = certificate("Narrow", method);
+        let param = if method == "alphabet" { "copies" } else { "n" };
+        for n in (-3..=12).chain([99, 100, 101, 32767]) {
+            let (objects, _) = mem_alloc(&cert, "Narrow", method, &format!("{param}={n}"));
+            assert_eq!(objects, expected(n, 0), "{method}: n={n}");
+        }
+        let observed = expected(9, 0);
+        let run = validated(&cert, "Narrow", &["9"]);
+        assert_eq!(run, (observed.into(), observed.into()), "{method}");
+    }
+    let cert = certificate("Narrow", "byteUpToInt");
+    let (objects, _) = mem_alloc(&cert, "Narrow", "byteUpToInt", "n=5");
+    assert_eq!(objects, "infty");
+    let (code, json) = validate_json(&cert, "realloops.Narrow", &["9"]);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+    let text = fixture_output("analyze", "real_loops", "realloops.Narrow.byteUpToInt", &[]);
+    let reason = "exits only when b >= n, where the loop sets b = (byte) (b + 1), which wraps \
+                  around outside -128..127";
+    assert!(text.contains(reason), "{text}");
+}
+
+/// A counter's value after its loop is `max(init, n)`: the loop ran (it ends at n) or it did not
+/// (it keeps its first value), two cases joins keep apart, so an array sized by it after the loop
+/// is exact: max(0, n) cells after counting from 0, max(1, n) from 1 (an array's "bytes" in the
+/// count model are its cells).
+#[test]
+fn a_counter_after_its_loop_is_the_larger_of_its_start_and_bound() {
+    let shapes: [(&str, Oracle); 2] = [
+        ("countThenArray", |n, _| n.max(0)),
+        ("fromOne", |n, _| n.max(1)),
+    ];
+    for (method, cells) in shapes {
+        let cert = certificate("ExitValues", method);
+        let loop_objects = |n: i64| {
+            if method == "countThenArray" {
+                n.max(0)
+            } else {
+                0
+            }
+        };
+        for n in -4..=9 {
+            let (objects, bytes) = mem_alloc(&cert, "ExitValues", method, &format!("n={n}"));
+            assert_eq!(
+                (objects, bytes),
+                (
+                    (loop_objects(n) + 1).into(),
+                    (loop_objects(n) + cells(n, 0)).into()
+                ),
+                "{method}: n={n}"
+            );
+        }
+        for n in [-2, 0, 7] {
+            let observed = loop_objects(n) + 1;
+            let run = validated(&cert, "ExitValues", &[&n.to_string()]);
+            assert_eq!(run, (observed.into(), observed.into()), "{method}: n={n}");
+        }
+    }
+}

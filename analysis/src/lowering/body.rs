@@ -7,8 +7,9 @@
 //! collection's size when `iterator()` created it; a `String` or collection parameter's view is
 //! a formal. Affine right-hand sides become assignments, division and remainder by a constant
 //! go through a quotient ([`super::division`]), and
-//! anything else (field and array-element reads, other division, shifts, narrowing conversions, call
-//! results) havocs its target, so the procedure over-approximates every run of the method; a
+//! anything else (field and array-element reads, other division, shifts, call results) havocs
+//! its target (a narrowing conversion keeps the value in its type's range, and is anything in
+//! the range outside it), so the procedure over-approximates every run of the method; a
 //! call's integer result is the exception when every method the call may run is a procedure
 //! here: the procedure returns it at exit, and the callee's summary relates it to the
 //! arguments.
@@ -36,6 +37,7 @@ use membound_polyhedra::Int;
 use super::Exceptions;
 use super::accumulators::accumulators;
 use super::chains::{ChainRoot, Root, WalkStep};
+use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
 use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
@@ -235,6 +237,8 @@ struct Lowerer<'b, 't> {
     boxed_of: HashMap<ir::VarId, VarId>,
     /// Walked local ([`super::chains`]) → the rest of its chain.
     rests: HashMap<ir::VarId, VarId>,
+    /// Per local holding a cursor of the program's own, the nodes it has left to return.
+    cursor_rests: HashMap<ir::VarId, VarId>,
     /// The formals of the chain roots, in the plan's order.
     chain_formals: Vec<VarId>,
     /// IR variable → the counter of its `next()` calls and the size bounding it (iterators).
@@ -289,6 +293,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             size_of: HashMap::new(),
             boxed_of: HashMap::new(),
             rests: HashMap::new(),
+            cursor_rests: HashMap::new(),
             chain_formals: Vec::new(),
             iterators: HashMap::new(),
             wanted: Wanted::of(body),
@@ -328,6 +333,14 @@ impl<'b, 't> Lowerer<'b, 't> {
             let formal = self.new_formal(&name);
             if !matches!(kind, FormalKind::Value | FormalKind::BoxedValue) {
                 preconditions.push(ge(formal, 0_i64));
+            }
+            // A `byte`, `short` or `char` parameter (or box of one) holds only its type's values.
+            let held = match &var.ty {
+                Type::Ref(class) => views::boxed_type(class.internal()),
+                ty => Some(ty),
+            };
+            if let Some(ty) = held.filter(|ty| ty.is_narrow_integer()) {
+                preconditions.extend(in_range(ty, Expr::var(formal)));
             }
             match kind {
                 FormalKind::Value => self.value_of.insert(param, formal),
@@ -405,6 +418,11 @@ impl<'b, 't> Lowerer<'b, 't> {
             };
             self.rests.insert(walked.var, rest);
         }
+        for &var in walks.cursors.keys() {
+            let name = format!("{}_left", self.body.var(var).name);
+            let left = self.new_var(&name, VarKind::Local);
+            self.cursor_rests.insert(var, left);
+        }
     }
 
     /// Adds `condition` to what every call of the procedure satisfies at entry.
@@ -468,6 +486,109 @@ impl<'b, 't> Lowerer<'b, 't> {
                 },
             ),
             None => self.step(node, Action::Havoc(rest)),
+        }
+    }
+
+    /// What assigning `value` to a cursor's local does to its rest: a new object's cursor holds
+    /// nothing until its constructor runs, a copy has the source's rest, anything else an
+    /// unknown one.
+    fn cursor_assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
+        let Some(&left) = self.cursor_rests.get(&dst) else {
+            return node;
+        };
+        let cursors = &self.fields.walks.cursors;
+        let expr = match value {
+            ir::Expr::New(_) => Some(Expr::constant(0)),
+            ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _)
+                if cursors.get(source) == cursors.get(&dst) =>
+            {
+                self.cursor_rests.get(source).map(|&v| Expr::var(v))
+            }
+            _ => None,
+        };
+        match expr {
+            Some(expr) => self.step(node, Action::Assign { var: left, expr }),
+            None => self.step(node, Action::Havoc(left)),
+        }
+    }
+
+    /// What the call at `pc` does to a cursor: a new one has the rest of the chain it starts at
+    /// (unknown unless that is a walked local's), `hasNext()` is true only with a node left,
+    /// and `next()` returns only from a node, one fewer left.
+    fn cursor_call(
+        &mut self,
+        node: NodeId,
+        pc: u32,
+        dst: Option<ir::VarId>,
+        call: &ir::Call,
+    ) -> NodeId {
+        let walks = &self.fields.walks;
+        let cursor_call = walks.cursor_calls.get(&pc);
+        let creates_result = matches!(cursor_call, Some(CursorCall::Create { .. }))
+            && &*call.method.name != "<init>";
+        // A cursor's local set to another call's result holds a cursor of unknown rest.
+        let mut node = node;
+        if let Some(&left) = dst.and_then(|d| self.cursor_rests.get(&d))
+            && !creates_result
+        {
+            node = self.step(node, Action::Havoc(left));
+        }
+        let Some(cursor_call) = cursor_call else {
+            return node;
+        };
+        let receiver = match &call.receiver {
+            Some(Operand::Var(receiver)) => self.cursor_rests.get(receiver).copied(),
+            _ => None,
+        };
+        match cursor_call {
+            CursorCall::Create { start, cursor } => {
+                let holder = if &*call.method.name == "<init>" {
+                    receiver
+                } else {
+                    dst.and_then(|d| self.cursor_rests.get(&d).copied())
+                };
+                let Some(left) = holder else {
+                    return node;
+                };
+                let argument = match start {
+                    Start::Argument(arg) => call.args.get(*arg),
+                    Start::ReceiverField(_) => None,
+                };
+                let walked = match argument {
+                    Some(Operand::Var(start)) => walks
+                        .locals
+                        .iter()
+                        .find(|w| w.var == *start && w.field == cursor.follows)
+                        .map(|_| Expr::var(self.rests[start])),
+                    _ => None,
+                };
+                let start = walked.or_else(|| {
+                    let root = walks.cursor_roots.get(&pc)?;
+                    Some(Expr::var(self.chain_formals[*root]))
+                });
+                match start {
+                    Some(expr) => self.step(node, Action::Assign { var: left, expr }),
+                    None => self.step(node, Action::Havoc(left)),
+                }
+            }
+            CursorCall::HasMore(_) => {
+                let (Some(left), Some(&result)) =
+                    (receiver, dst.and_then(|d| self.value_of.get(&d)))
+                else {
+                    return node;
+                };
+                let bounds =
+                    Cond::And(vec![ge(result, 0_i64), le(result, 1_i64), le(result, left)]);
+                self.step(node, Action::Assume(bounds))
+            }
+            CursorCall::Advance(_) => {
+                let Some(left) = receiver else {
+                    return node;
+                };
+                let node = self.step(node, Action::Assume(ge(left, 1_i64)));
+                let expr = Expr::var(left) - 1;
+                self.step(node, Action::Assign { var: left, expr })
+            }
         }
     }
 
@@ -771,7 +892,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             } => {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
                 self.split_parameter_test(*op, lhs, rhs);
-                self.split_building_bound(lhs, rhs);
+                self.split_loop_entry(block, *op, lhs, rhs);
                 let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
                 self.jump(block, node, *then_target, guard);
                 self.jump(block, node, *else_target, negated);
@@ -837,33 +958,156 @@ impl<'b, 't> Lowerer<'b, 't> {
         self.procedure.sign_splits.extend(splits);
     }
 
-    /// In a method that builds a list ([`super::chains::Link`]), a comparison with a parameter
-    /// the body never assigns (`i < n`, the loop inserting `n` nodes): joins keep `n <= 0` apart
-    /// from `n >= 1`, so after the loop the list's length is `n` or 0, not unbounded (one
-    /// convex hull of both loses every upper bound).
-    fn split_building_bound(&mut self, lhs: &Operand, rhs: &Operand) {
-        if self.fields.walks.links.is_empty() {
+    /// A loop's exit test comparing a local with values fixed for the run (`i < n`, `n` a
+    /// parameter the body never assigns), the local set before the loop to another such value
+    /// (`i = 0`): joins keep the runs where the loop starts (its test holds at that first value,
+    /// `n >= 1`) apart from those where it does not, so after the loop the local is `n` on one
+    /// side and `0` on the other — `max(0, n)` as its two cases, where one convex hull of both
+    /// keeps no upper bound (a list built by `n` insertions would have no length).
+    fn split_loop_entry(&mut self, block: usize, op: CmpOp, lhs: &Operand, rhs: &Operand) {
+        let Terminator::If {
+            then_target,
+            else_target,
+            ..
+        } = &self.body.blocks[block].terminator
+        else {
+            return;
+        };
+        let (then, otherwise) = (then_target.0 as usize, else_target.0 as usize);
+        let Some((head, stays)) = self.exited_loop(block, then, otherwise) else {
+            return;
+        };
+        // Each split doubles the parts of every join: only where the loop leaves something it
+        // sets to be read after it (a counter, a list's head).
+        let exit = if stays { otherwise } else { then };
+        if !self.leaves_live(head, exit) {
             return;
         }
+        let op = if stays { op } else { op.negate() };
+        // The loop runs while `difference >= 1` (strict) or `>= 0`.
+        let (Some(left), Some(right)) = (self.affine(lhs), self.affine(rhs)) else {
+            return;
+        };
+        let (difference, strict) = match op {
+            CmpOp::Lt => (right.minus(&left), true),
+            CmpOp::Le => (right.minus(&left), false),
+            CmpOp::Gt => (left.minus(&right), true),
+            CmpOp::Ge => (left.minus(&right), false),
+            CmpOp::Eq | CmpOp::Ne => return,
+        };
+        let entry_values = self.entry_values();
+        let mut first_run = difference;
         for operand in [lhs, rhs] {
-            let Operand::Var(param) = operand else {
+            let Operand::Var(local) = operand else {
                 continue;
             };
-            if !self.body.params.contains(param) || self.is_assigned(*param) {
+            let Some(&var) = self.value_of.get(local) else {
+                continue;
+            };
+            if entry_values.contains_key(&var) {
                 continue;
             }
-            // The entry value: the parameter itself is forgotten where it is dead.
-            let procedure = &self.procedure;
-            let snapshot = self.value_of.get(param).and_then(|formal| {
-                let index = procedure.formals.iter().position(|f| f == formal)?;
-                procedure.snapshots.get(index).copied()
-            });
-            if let Some(snapshot) = snapshot.map(Expr::var)
-                && !self.procedure.sign_splits.contains(&snapshot)
-            {
-                self.procedure.sign_splits.push(snapshot);
-            }
+            let Some(initial) = self.value_before_loop(head, *local) else {
+                return;
+            };
+            let coeff = first_run.coeff(var);
+            first_run.terms.remove(&var);
+            first_run = first_run.plus(&initial.scaled(&coeff));
         }
+        if !strict {
+            first_run = first_run + 1;
+        }
+        let Some(split) = in_entry_values(&first_run, &entry_values) else {
+            return;
+        };
+        if !split.terms.is_empty() && !self.procedure.sign_splits.contains(&split) {
+            self.procedure.sign_splits.push(split);
+        }
+    }
+
+    /// The head of the loop `block`'s branch leaves, and whether `then` stays in it.
+    fn exited_loop(&self, block: usize, then: usize, otherwise: usize) -> Option<(usize, bool)> {
+        let inside = |head: usize, target: usize| {
+            self.loops
+                .enclosing
+                .get(target)
+                .is_some_and(|heads| heads.contains(&head))
+        };
+        self.loops.enclosing[block].iter().find_map(|&head| {
+            match (inside(head, then), inside(head, otherwise)) {
+                (true, false) => Some((head, true)),
+                (false, true) => Some((head, false)),
+                _ => None,
+            }
+        })
+    }
+
+    /// Whether a variable with a numeric value (an integer, a length, a list's rest, …) that
+    /// the loop at `head` writes is live where it exits to `exit`.
+    fn leaves_live(&self, head: usize, exit: usize) -> bool {
+        let live = &self.live.live_in[exit];
+        let numeric = |var: &ir::VarId| {
+            [
+                &self.value_of,
+                &self.length_of,
+                &self.size_of,
+                &self.boxed_of,
+                &self.rests,
+                &self.cursor_rests,
+            ]
+            .iter()
+            .any(|map| map.contains_key(var))
+        };
+        (0..self.body.blocks.len())
+            .filter(|&b| self.loops.enclosing[b].contains(&head))
+            .flat_map(|b| &self.live.written[b])
+            .any(|var| live.contains(var) && numeric(var))
+    }
+
+    /// The formals of the integer parameters the body never assigns, each with its entry
+    /// snapshot: values fixed for the whole run (the formal itself is forgotten where dead).
+    fn entry_values(&self) -> HashMap<VarId, VarId> {
+        let procedure = &self.procedure;
+        declared_params(self.body)
+            .filter(|&param| !self.is_assigned(param))
+            .filter_map(|param| {
+                let formal = *self.value_of.get(&param)?;
+                let index = procedure.formals.iter().position(|&f| f == formal)?;
+                Some((formal, *procedure.snapshots.get(index)?))
+            })
+            .collect()
+    }
+
+    /// The value `local` holds when the loop at `head` starts: its last assignment on the way
+    /// in (through the blocks before the head, while each has one predecessor), when affine.
+    fn value_before_loop(&self, head: usize, local: ir::VarId) -> Option<Expr> {
+        let retreating = &self.loops.retreating;
+        let mut entries = self.predecessors[head]
+            .iter()
+            .filter(|&&p| !retreating.contains(&(p, head)));
+        let mut block = *entries.next()?;
+        if entries.next().is_some() {
+            return None;
+        }
+        for _ in 0..self.body.blocks.len() {
+            let assigned = self.body.blocks[block]
+                .stmts
+                .iter()
+                .rev()
+                .find_map(|stmt| match &stmt.kind {
+                    StmtKind::Assign { dst, value } if *dst == local => Some(Some(value)),
+                    StmtKind::Invoke { dst: Some(dst), .. } if *dst == local => Some(None),
+                    _ => None,
+                });
+            if let Some(value) = assigned {
+                return self.affine_value(value?);
+            }
+            let [previous] = self.predecessors[block].as_slice() else {
+                return None;
+            };
+            block = *previous;
+        }
+        None
     }
 
     /// Whether some statement of the body assigns `var`.
@@ -962,7 +1206,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                     Some(action) => self.step(node, action),
                     None => self.assign(node, stmt.pc, *dst, value),
                 };
-                self.walk_step(node, stmt.pc, *dst)
+                let node = self.walk_step(node, stmt.pc, *dst);
+                self.cursor_assign(node, *dst, value)
             }
             StmtKind::Invoke { dst, call } if self.body.cloned_array(call).is_some() => {
                 let (array, _) = self.body.cloned_array(call).expect("checked");
@@ -986,7 +1231,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
                 let node = self.view_effects(node, call);
                 let node = self.link_step(node, stmt.pc);
-                match dst {
+                let node = match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);
                         let node = match self.fixed_local(stmt.pc, *dst) {
@@ -997,7 +1242,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                         self.walk_step(node, stmt.pc, *dst)
                     }
                     None => node,
-                }
+                };
+                self.cursor_call(node, stmt.pc, *dst, call)
             }
             StmtKind::Store { place, value } => {
                 let node = match place {
@@ -1339,6 +1585,42 @@ impl<'b, 't> Lowerer<'b, 't> {
         Some(self.step(node, Action::Assign { var, expr }))
     }
 
+    /// `var = (T) x` to a narrow type `T` (`i2b`, `i2s`, `i2c`): `x` itself when it is in
+    /// `T`'s range; outside it the value wraps around, which no affine map follows, so `var` is
+    /// then anything in the range (a counter that may wrap makes its loop possibly unbounded,
+    /// as the run may be).
+    fn narrow(&mut self, node: NodeId, var: VarId, value: &ir::Expr) -> Option<NodeId> {
+        let ir::Expr::Convert(operand, ty) = value else {
+            return None;
+        };
+        if !ty.is_narrow_integer() || !self.is_int_operand(operand) {
+            return None;
+        }
+        let range = in_range(ty, Expr::var(var))?;
+        let joined = self.new_node();
+        let Some(x) = self.affine(operand) else {
+            let havocked = self.step(node, Action::Havoc(var));
+            self.edge(havocked, joined, Action::Assume(range));
+            return Some(joined);
+        };
+        let kept = self.step(node, Action::Assume(in_range(ty, x.clone())?));
+        self.edge(
+            kept,
+            joined,
+            Action::Assign {
+                var,
+                expr: x.clone(),
+            },
+        );
+        let (low, high) = ty.integer_range()?;
+        for outside in [lt(x.clone(), low), gt(x.clone(), high)] {
+            let wrapped = self.step(node, Action::Assume(outside));
+            let havocked = self.step(wrapped, Action::Havoc(var));
+            self.edge(havocked, joined, Action::Assume(range.clone()));
+        }
+        Some(joined)
+    }
+
     /// The variable receiving returned values the caller does not keep.
     fn discarded(&mut self) -> VarId {
         if let Some(var) = self.discarded {
@@ -1463,7 +1745,16 @@ impl<'b, 't> Lowerer<'b, 't> {
         };
         if let Root::This(held) = &root.root {
             let on_this = call.receiver.as_ref().is_some_and(|r| self.is_this(r));
-            return on_this.then(|| own(Root::This(held.clone()))).flatten();
+            if on_this {
+                return own(Root::This(held.clone()));
+            }
+            // A cursor's own method called on a cursor: the nodes that cursor has left.
+            let Some(Operand::Var(receiver)) = &call.receiver else {
+                return None;
+            };
+            let cursor = walks.cursors.get(receiver)?;
+            return (cursor.field == *held && cursor.follows == root.field)
+                .then(|| Expr::var(self.cursor_rests[receiver]));
         }
         let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
             return None;
@@ -1556,6 +1847,9 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn assign(&mut self, node: NodeId, pc: u32, dst: ir::VarId, value: &ir::Expr) -> NodeId {
         if let Some(&var) = self.value_of.get(&dst) {
             if let Some(node) = self.divide(node, pc, var, value) {
+                return node;
+            }
+            if let Some(node) = self.narrow(node, var, value) {
                 return node;
             }
             return match self.affine_value(value) {
@@ -1800,6 +2094,22 @@ fn fact_mentions(fact: &Fact, var: VarId) -> bool {
             left.terms.contains_key(&var) || right.terms.contains_key(&var)
         }
     }
+}
+
+/// `expr` over the entry snapshots of `entry_values`' formals, when it names no other variable.
+fn in_entry_values(expr: &Expr, entry_values: &HashMap<VarId, VarId>) -> Option<Expr> {
+    let mut renamed = Expr::constant(0);
+    renamed.constant = expr.constant.clone();
+    for (var, coeff) in &expr.terms {
+        renamed.add_term(*entry_values.get(var)?, coeff.clone());
+    }
+    Some(renamed)
+}
+
+/// `low <= expr <= high` for the values of the integer type `ty`.
+fn in_range(ty: &Type, expr: Expr) -> Option<Cond> {
+    let (low, high) = ty.integer_range()?;
+    Some(Cond::And(vec![ge(expr.clone(), low), le(expr, high)]))
 }
 
 fn compare(op: CmpOp, left: Expr, right: Expr) -> Cond {

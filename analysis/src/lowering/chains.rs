@@ -19,10 +19,14 @@
 //! walks allow; `head = x` then counts the nodes inserted, and a walk from `head` is bounded
 //! by them, without any assumption.
 //!
+//! A local holding a cursor of the program's own ([`super::cursors`]) has a rest too, set where
+//! the cursor is created from a walked local or a root: the nodes its `next()` may still return.
+//!
 //! It only classifies; [`super::body`] turns walks into variables and actions.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::cursors::{Cursor, CursorCall, Start};
 use super::liveness::stmt_operands;
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -30,7 +34,7 @@ use membound_jvm::{FieldRef, Type};
 
 /// What the chain views take for granted; the certificate lists it when a bound has a chain
 /// length as a parameter.
-pub const ACYCLIC_CHAINS: &str = "a linked structure a method walks (origin `length of the chain from …`) is acyclic along the field walked: following it from the root reaches null after that many nodes; no other thread, reflection or JNI changes that field or the root's field while the method runs";
+pub const ACYCLIC_CHAINS: &str = "a linked structure a method walks (origin `length of the chain from …`) is acyclic along the field walked: following it from the root reaches null after that many nodes; no other thread, reflection or JNI changes that field, the root's field or the field of a cursor walking it (an Iterator or Enumeration of the program's own) while the method runs";
 
 /// Where a walk starts: a value the method's callers (and the agent, at entry) can name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +83,14 @@ pub struct Walks {
     pub locals: Vec<WalkedLocal>,
     /// The stores that link new nodes into the walked chains.
     pub links: Vec<Link>,
+    /// The locals holding cursors of the program's own ([`super::cursors`]), each with its
+    /// cursor: their rests count the nodes left to return.
+    pub cursors: BTreeMap<ir::VarId, Cursor>,
+    /// What the calls at these offsets do to the cursors.
+    pub cursor_calls: BTreeMap<u32, CursorCall>,
+    /// The root a cursor's creation at this offset starts at, when its argument is not a walked
+    /// local but was read from the root just before (an index into `roots`).
+    pub cursor_roots: BTreeMap<u32, usize>,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -122,6 +134,11 @@ pub struct WalkContext<'a> {
     /// The reference field the constructor call at this offset sets to one of its arguments
     /// (and that argument's index), when that is all the constructor does to references.
     pub linking_constructor: &'a dyn Fn(u32) -> Option<(FieldRef, usize)>,
+    /// What the call at this offset does to a cursor of the program's own, if anything.
+    pub cursor_call: &'a dyn Fn(u32) -> Option<CursorCall>,
+    /// When the method is a cursor's own `hasNext()` or `next()`, the cursor field it reads
+    /// only before storing it: a root although the method writes it.
+    pub own_cursor: Option<FieldRef>,
 }
 
 /// An assignment to a reference local, as the walks see it.
@@ -139,6 +156,12 @@ impl WalkContext<'_> {
     fn may_write(&self, field: &FieldRef) -> bool {
         (self.writes_besides)(field, &[])
     }
+
+    /// Whether `this.field`'s value at entry is what the method reads of it: nothing it runs
+    /// writes it, or it is the method's own cursor field.
+    fn this_field_fixed(&self, field: &FieldRef) -> bool {
+        self.own_cursor.as_ref() == Some(field) || !self.may_write(field)
+    }
 }
 
 /// The walks of `body`: the reference locals whose every assignment follows the field from
@@ -155,8 +178,9 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     for (_, assigned) in members.iter_mut().filter(|(var, _)| passed.contains(var)) {
         read_as_steps(assigned);
     }
+    let (cursors, cursor_calls) = cursor_locals(body, context);
     let (fields, links) = loop {
-        let fields = family_fields(&members, &candidates, &passed);
+        let fields = family_fields(&members, &candidates, &cursor_calls);
         let links: Vec<&(FieldRef, Link)> = candidates
             .iter()
             .filter(|(field, link)| {
@@ -199,6 +223,11 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     };
     let mut walks = Walks {
         links,
+        cursors,
+        cursor_calls: cursor_calls
+            .into_iter()
+            .map(|(pc, (call, _))| (pc, call))
+            .collect(),
         ..Walks::default()
     };
     for (var, assigned) in members {
@@ -223,7 +252,113 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
             .collect();
         walks.locals.push(WalkedLocal { var, field, steps });
     }
+    cursor_roots(body, context, &mut walks);
     walks
+}
+
+/// The roots cursors start at when their creation's argument is read from one in the same
+/// block (`new C(g.first)` through a stack slot that is reused for other values), or when a
+/// factory starts them at a field of its receiver that is one (`list.elements()`, `list` a
+/// parameter), while nothing the method runs writes the field the cursor follows.
+fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
+    for block in &body.blocks {
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            let Some(CursorCall::Create { start, cursor }) = walks.cursor_calls.get(&stmt.pc)
+            else {
+                continue;
+            };
+            let StmtKind::Invoke { call, .. } = &stmt.kind else {
+                continue;
+            };
+            if context.may_write(&cursor.follows) {
+                continue;
+            }
+            let read = match start {
+                Start::Argument(arg) => {
+                    let Some(Operand::Var(start)) = call.args.get(*arg) else {
+                        continue;
+                    };
+                    let walked = walks
+                        .locals
+                        .iter()
+                        .any(|w| w.var == *start && w.field == cursor.follows);
+                    if walked {
+                        continue;
+                    }
+                    let definition =
+                        block.stmts[..index]
+                            .iter()
+                            .rev()
+                            .find_map(|s| match &s.kind {
+                                StmtKind::Assign { dst, value } if dst == start => {
+                                    Some(Some(value))
+                                }
+                                StmtKind::Invoke { dst, .. } if *dst == Some(*start) => Some(None),
+                                _ => None,
+                            });
+                    let Some(Some(value)) = definition else {
+                        continue;
+                    };
+                    value.clone()
+                }
+                Start::ReceiverField(field) => {
+                    let Some(receiver) = call.receiver.clone() else {
+                        continue;
+                    };
+                    Expr::Load(Place::Field {
+                        object: receiver,
+                        field: field.clone(),
+                    })
+                }
+            };
+            if let Some(root) = root_of(body, context, &read) {
+                let follows = cursor.follows.clone();
+                let root = chain_root(body, root, &follows, &mut walks.roots);
+                walks.cursor_roots.insert(stmt.pc, root);
+            }
+        }
+    }
+}
+
+/// Per call offset, what the call does to a cursor and its arguments.
+type CallsWithArguments = BTreeMap<u32, (CursorCall, Vec<Operand>)>;
+
+/// The calls that act on cursors (with their arguments), and the locals holding the cursors
+/// they act on: a constructor's or a `hasNext()`'s or `next()`'s receiver, a factory's result.
+/// A local two cursors' calls act on is none's.
+fn cursor_locals(
+    body: &ir::Body,
+    context: &WalkContext<'_>,
+) -> (BTreeMap<ir::VarId, Cursor>, CallsWithArguments) {
+    let mut calls = BTreeMap::new();
+    let mut held: BTreeMap<ir::VarId, Vec<Cursor>> = BTreeMap::new();
+    for (_, stmt) in body.statements() {
+        let StmtKind::Invoke { dst, call } = &stmt.kind else {
+            continue;
+        };
+        let Some(cursor_call) = (context.cursor_call)(stmt.pc) else {
+            continue;
+        };
+        let holder = match (&cursor_call, call.receiver.as_ref()) {
+            (CursorCall::Create { .. }, _) if &*call.method.name != "<init>" => *dst,
+            (_, Some(Operand::Var(receiver))) => Some(*receiver),
+            _ => None,
+        };
+        if let Some(var) = holder {
+            held.entry(var)
+                .or_default()
+                .push(cursor_call.cursor().clone());
+        }
+        calls.insert(stmt.pc, (cursor_call, call.args.clone()));
+    }
+    let cursors = held
+        .into_iter()
+        .filter_map(|(var, cursors)| {
+            let first = cursors.first()?.clone();
+            cursors.iter().all(|c| *c == first).then_some((var, first))
+        })
+        .collect();
+    (cursors, calls)
 }
 
 /// Adds to each method the chain roots its callees' roots are at its calls: a callee's chain
@@ -289,7 +424,7 @@ fn caller_root(
         }
         Root::This(held) => {
             let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
-            (on_this && !context.may_write(held)).then(|| Root::This(held.clone()))
+            (on_this && context.this_field_fixed(held)).then(|| Root::This(held.clone()))
         }
         Root::ParamField(..) => None,
     }
@@ -340,14 +475,12 @@ fn assignments(
 }
 
 /// The field each member's family follows: that of its own follows when they agree, else
-/// that which a member passed to a call follows from it (`walk(p.next)`, `count(n.next)` in a
-/// recursion: the callee may walk the argument, whose rest is one less than this member's),
-/// that of a member it copies, of one that copies it, or of a link into the node it holds;
-/// none when its follows disagree.
+/// that the members following from it follow, that of a member it copies, of one that copies
+/// it, or of a link into the node it holds; none when its follows disagree.
 fn family_fields(
     members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
     links: &[(FieldRef, Link)],
-    passed: &BTreeSet<ir::VarId>,
+    cursor_calls: &CallsWithArguments,
 ) -> BTreeMap<ir::VarId, FieldRef> {
     let mut fields = BTreeMap::new();
     for (&var, assigned) in members {
@@ -361,14 +494,32 @@ fn family_fields(
             fields.insert(var, first.clone());
         }
     }
-    for (var, assigned) in members.iter().filter(|(var, _)| passed.contains(var)) {
-        for (_, assignment) in assigned {
-            if let Assignment::Follow(source, field) = assignment
-                && members.contains_key(source)
-                && fields.get(var) == Some(field)
-            {
-                fields.entry(*source).or_insert_with(|| field.clone());
-            }
+    // A local that only others follow from (`n = current; next = n.next`) walks their field.
+    for &var in members.keys() {
+        let own = members[&var]
+            .iter()
+            .any(|(_, a)| matches!(a, Assignment::Follow(..)));
+        let mut followed = members.values().flatten().filter_map(|(_, a)| match a {
+            Assignment::Follow(source, field) if *source == var => Some(field),
+            _ => None,
+        });
+        if !own
+            && let Some(first) = followed.next()
+            && followed.all(|f| f == first)
+        {
+            fields.insert(var, first.clone());
+        }
+    }
+    // A local a cursor is created at walks the field the cursor follows.
+    for (call, args) in cursor_calls.values() {
+        if let CursorCall::Create {
+            start: Start::Argument(arg),
+            cursor,
+        } = call
+            && let Some(Operand::Var(var)) = args.get(*arg)
+            && members.contains_key(var)
+        {
+            fields.entry(*var).or_insert_with(|| cursor.follows.clone());
         }
     }
     loop {
@@ -555,6 +706,12 @@ fn root_of(body: &ir::Body, context: &WalkContext<'_>, value: &Expr) -> Option<R
             Some(Root::Param(*source))
         }
         // A root's field must keep its value while the method runs.
+        Expr::Load(Place::Field {
+            object: Operand::Var(object),
+            field,
+        }) if Some(*object) == context.this && context.this_field_fixed(field) => {
+            Some(Root::This(field.clone()))
+        }
         Expr::Load(Place::Field {
             object: Operand::Var(object),
             field,

@@ -223,6 +223,11 @@ fn value_source(body: &Body, block: usize, index: usize, var: VarId, value: &Exp
             format!("an element of {}", object(array))
         }
         Expr::ArrayLength(array) => format!("{}.length", object(array)),
+        Expr::Convert(source, ty) if ty.is_narrow_integer() => {
+            let (low, high) = ty.integer_range().unwrap_or_default();
+            let narrowed = format!("({ty}) {}", operand(source));
+            format!("{narrowed}, which wraps around outside {low}..{high}")
+        }
         Expr::Binary { op, lhs, rhs } => {
             format!("({} {} {})", operand(lhs), op.symbol(), operand(rhs))
         }

@@ -43,6 +43,9 @@ use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
 use super::chains::{self, WalkContext, Walks, walks};
+use super::cursors::{
+    Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start, own_cursor_field,
+};
 use super::fresh::fresh_holders;
 use super::loops::{block_successors, find_loops};
 use super::views;
@@ -212,6 +215,9 @@ type Getter<'a> = Box<dyn Fn(u32) -> Option<FieldRef> + 'a>;
 /// and that argument's index, when the constructor does nothing else a walk could see.
 type LinkingConstructor<'a> = Box<dyn Fn(u32) -> Option<(FieldRef, usize)> + 'a>;
 
+/// What a method's call at an offset does to a cursor of the program's own, if anything.
+type CursorCalls<'a> = Box<dyn Fn(u32) -> Option<CursorCall> + 'a>;
+
 /// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
 pub struct Plans {
     pub plans: Vec<FieldPlan>,
@@ -241,17 +247,13 @@ impl Writes {
             .any(|(is_static, w)| *is_static == key.is_static() && w.may_alias(&target))
     }
 
-    /// Whether one of the writes may change an instance field like `field` (of any object). The
-    /// field is taken as unresolved: an instruction may name it through a subclass, so every
-    /// write of its name and type counts.
-    fn may_write_object_field(&self, field: &FieldRef) -> bool {
-        let target = Resolved {
-            field: field.clone(),
-            resolved: false,
-        };
+    /// Whether one of the writes may change the instance field `target` (of any object): one
+    /// resolved to the same class's field, or of its name and type when either side is
+    /// unresolved.
+    fn may_write_object_field(&self, target: &Resolved) -> bool {
         self.fields
             .iter()
-            .any(|(is_static, w)| !is_static && w.may_alias(&target))
+            .any(|(is_static, w)| !is_static && w.may_alias(target))
     }
 
     fn add(&mut self, other: &Writes) {
@@ -324,6 +326,12 @@ pub fn plan(
         .iter()
         .map(|b| own_fields(b, &mut resolver))
         .collect();
+    let resolver = std::cell::RefCell::new(resolver);
+    let cursor_writers = CursorWriters {
+        java,
+        graph,
+        node_writes: node_writes.clone(),
+    };
     let mut writes = WriteIndex::new(graph, node_writes);
     let reachable: Vec<Writes> = methods
         .iter()
@@ -373,17 +381,22 @@ pub fn plan(
             let through_calls = &reachable[index];
             let calls = &per_call[index];
             let body = &bodies[index];
+            let resolver = &resolver;
             Box::new(move |field: &FieldRef, besides: &[u32]| {
+                // The field as its instruction names it, resolved to the class declaring it.
+                let field_resolved = resolver.borrow_mut().resolve(field);
                 let skips_calls = besides.iter().any(|pc| calls.contains_key(pc));
                 let calls_write = if skips_calls {
                     calls.iter().any(|(pc, writes)| {
                         !besides.contains(pc)
-                            && (writes.anything || writes.may_write_object_field(field))
+                            && (writes.anything || writes.may_write_object_field(&field_resolved))
                     })
                 } else {
-                    through_calls.may_write_object_field(field)
+                    through_calls.may_write_object_field(&field_resolved)
                 };
-                through_calls.anything || calls_write || stores_field(body, field, besides)
+                through_calls.anything
+                    || calls_write
+                    || stores_field(body, &field_resolved, besides, &mut resolver.borrow_mut())
             }) as FieldWrites<'_>
         })
         .collect();
@@ -400,11 +413,27 @@ pub fn plan(
                 as LinkingConstructor<'_>
         })
         .collect();
+    let cursor_calls: Vec<CursorCalls<'_>> = methods
+        .iter()
+        .map(|method| {
+            let writers = &cursor_writers;
+            Box::new(move |pc| cursor_call_at(writers, call_sites, method, pc)) as CursorCalls<'_>
+        })
+        .collect();
+    let own_cursors: Vec<Option<FieldRef>> = methods
+        .iter()
+        .map(|method| {
+            let own_code = java.origin(&method.class) == Some(Origin::User);
+            own_code.then(|| own_cursor_field(java, method)).flatten()
+        })
+        .collect();
     let walk_context = |index: usize, this: Option<ir::VarId>| WalkContext {
         this,
         writes_besides: &*may_write[index],
         getter: &*getters[index],
         linking_constructor: &*linking[index],
+        cursor_call: &*cursor_calls[index],
+        own_cursor: own_cursors[index].clone(),
     };
     let mut plans = Vec::new();
     for (index, keys) in needed.iter().enumerate() {
@@ -1000,13 +1029,125 @@ fn opaque(body: &ir::Body, operand: &Operand) -> bool {
     true
 }
 
-/// Whether `body` stores to a field of `field`'s name and type, on any object, other than at
-/// the offsets `besides`.
-fn stores_field(body: &ir::Body, field: &FieldRef, besides: &[u32]) -> bool {
-    body.statements().any(|(_, stmt)| {
-        matches!(&stmt.kind, StmtKind::Store { place: Place::Field { field: written, .. }, .. }
-            if written.name == field.name && written.ty == field.ty && !besides.contains(&stmt.pc))
+/// Whether `body` stores to the instance field `target` (see [`Resolved::may_alias`]), on any
+/// object, other than at the offsets `besides`.
+fn stores_field(
+    body: &ir::Body,
+    target: &Resolved,
+    besides: &[u32],
+    resolver: &mut Resolver<'_>,
+) -> bool {
+    body.statements().any(|(_, stmt)| match &stmt.kind {
+        StmtKind::Store {
+            place: Place::Field { field: written, .. },
+            ..
+        } if !besides.contains(&stmt.pc) => resolver.resolve(written).may_alias(target),
+        _ => false,
     })
+}
+
+/// What decides whether a class is a cursor: the program, its call graph and what each of the
+/// graph's methods' own code writes.
+struct CursorWriters<'a> {
+    java: &'a Program,
+    graph: &'a CallGraph,
+    node_writes: Vec<Writes>,
+}
+
+impl CursorWriters<'_> {
+    /// The cursor whose field is `field`: its class's `next()`s all move it along one field, and
+    /// no method of the call graph stores it but the class's linking constructors and those
+    /// `next()`s.
+    fn cursor(&self, field: &FieldRef) -> Option<Cursor> {
+        let class = self.java.class(&field.class).ok()?;
+        let declared = class
+            .fields
+            .iter()
+            .any(|f| f.name == field.name && !f.is_static());
+        let mut followed = class.methods.iter().filter_map(|m| {
+            let method = MethodRef::new(class.name.clone(), &m.name, &m.descriptor);
+            match cursor_method(self.java, &method)? {
+                CursorMethod::Advance {
+                    field: moved,
+                    follows,
+                } if moved == *field => Some(follows),
+                _ => None,
+            }
+        });
+        let follows = followed.next()?;
+        if !declared || followed.any(|f| f != follows) {
+            return None;
+        }
+        let declared = Resolved {
+            field: field.clone(),
+            resolved: true,
+        };
+        let only_cursor_stores =
+            self.graph
+                .methods
+                .iter()
+                .zip(&self.node_writes)
+                .all(|(node, writes)| {
+                    !writes.may_write_object_field(&declared)
+                        || linking_field(self.java, &node.method).is_some_and(|(f, _)| f == *field)
+                        || matches!(cursor_method(self.java, &node.method),
+                        Some(CursorMethod::Advance { field: moved, .. }) if moved == *field)
+                });
+        only_cursor_stores.then(|| Cursor {
+            field: field.clone(),
+            follows,
+        })
+    }
+
+    /// What entering `callee` does to a cursor: a linking constructor of one, its `hasNext()`
+    /// or `next()`, or a factory returning a new one.
+    fn call(&self, callee: &MethodRef) -> Option<CursorCall> {
+        let create = |(field, start): (FieldRef, Start)| {
+            Some(CursorCall::Create {
+                start,
+                cursor: self.cursor(&field)?,
+            })
+        };
+        if &*callee.name == "<init>" {
+            let (field, arg) = linking_field(self.java, callee)?;
+            return create((field, Start::Argument(arg)));
+        }
+        match cursor_method(self.java, callee) {
+            Some(CursorMethod::HasMore(field)) => Some(CursorCall::HasMore(self.cursor(&field)?)),
+            Some(CursorMethod::Advance { field, .. }) => {
+                Some(CursorCall::Advance(self.cursor(&field)?))
+            }
+            None => {
+                let constructor = |call: &ir::Call| linking_field(self.java, &call.method);
+                create(factory_start(self.java, callee, &constructor)?)
+            }
+        }
+    }
+}
+
+/// What the call at `pc` of `method` does to a cursor, when it is resolved and every method it
+/// may enter does the same.
+fn cursor_call_at(
+    writers: &CursorWriters<'_>,
+    call_sites: &CallSites,
+    method: &MethodRef,
+    pc: u32,
+) -> Option<CursorCall> {
+    let node = writers.graph.node(method)?;
+    let entered = call_sites.entered(node, pc);
+    if call_sites.is_unresolved(node, pc) || entered.is_empty() {
+        return None;
+    }
+    // Cursors are the program's own: the JDK's (and spec'd methods, whose code is never read)
+    // are not looked at.
+    let mut calls = entered.iter().map(|&callee| {
+        let node = &writers.graph.methods[callee];
+        let own_code = matches!(node.kind, NodeKind::Code)
+            && writers.java.origin(&node.method.class) == Some(Origin::User);
+        own_code.then(|| writers.call(&node.method)).flatten()
+    });
+    let first = calls.next()??;
+    calls.all(|c| c.as_ref() == Some(&first)).then_some(first)
 }
 
 /// The field the call at `pc` of `method` returns from its receiver, when the call is resolved

@@ -24,6 +24,7 @@
 mod accumulators;
 mod body;
 mod chains;
+mod cursors;
 mod division;
 mod exits;
 mod fields;

@@ -78,7 +78,7 @@ const BOXES: &[(&str, Type)] = &[
 ];
 
 /// The primitive type a box class holds, if it is one with a value view.
-fn boxed_type(class: &str) -> Option<&'static Type> {
+pub fn boxed_type(class: &str) -> Option<&'static Type> {
     BOXES
         .iter()
         .find(|(name, _)| *name == class)
@@ -206,17 +206,7 @@ fn boxing(method: &MethodRef, held: &Type) -> ViewCall {
 
 /// Whether every value of the integer type `from` is a value of `to`.
 fn holds_every_value(to: &Type, from: &Type) -> bool {
-    let range = |ty: &Type| -> Option<(i64, i64)> {
-        Some(match ty {
-            Type::Byte => (i64::from(i8::MIN), i64::from(i8::MAX)),
-            Type::Short => (i64::from(i16::MIN), i64::from(i16::MAX)),
-            Type::Char => (0, i64::from(u16::MAX)),
-            Type::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
-            Type::Long => (i64::MIN, i64::MAX),
-            _ => return None,
-        })
-    };
-    match (range(to), range(from)) {
+    match (to.integer_range(), from.integer_range()) {
         (Some((to_low, to_high)), Some((low, high))) => to_low <= low && high <= to_high,
         _ => false,
     }
