@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use membound_polyhedra::{Affine, Constraint, Rat};
 
 use crate::domain::{Conjunct, Value, affine_of, partition_classes};
-use crate::program::{Action, Cond, Expr, Procedure};
+use crate::liveness::dead_variables;
+use crate::program::{Action, Cond, Expr, Procedure, VarId};
 use crate::summary::Summary;
 use crate::wto::{WtoElement, weak_topological_order};
 
@@ -75,13 +76,15 @@ pub struct ProcedureResult {
     pub stats: Stats,
 }
 
-/// Analyses `procedure`; `summaries[p]` is what a call to procedure `p` may use.
+/// Analyses `procedure`; `summaries[p]` is what a call to procedure `p` may use, and the
+/// invariants at the nodes `observed` are asked for (every variable counts there).
 pub fn analyze_procedure(
     procedure: &Procedure,
     options: &Options,
     summaries: &[Option<Summary>],
+    observed: &[usize],
 ) -> ProcedureResult {
-    let mut engine = Engine::new(procedure, options, summaries);
+    let mut engine = Engine::new(procedure, options, summaries, observed);
     let successors = successor_lists(procedure);
     let order = weak_topological_order(&successors, procedure.entry.0);
     engine.run(&order);
@@ -124,6 +127,9 @@ struct Engine<'a> {
     dim: usize,
     /// Indices of the edges entering each node.
     incoming: Vec<Vec<usize>>,
+    /// Per join node, the variables no later edge reads: forgotten there, so that how a
+    /// polyhedron happens to be written through them cannot cost a widening a bound.
+    dead: Vec<Vec<VarId>>,
     entry: Value,
     values: Vec<Value>,
     losses: Vec<Loss>,
@@ -141,6 +147,7 @@ impl<'a> Engine<'a> {
         procedure: &'a Procedure,
         options: &'a Options,
         summaries: &'a [Option<Summary>],
+        observed: &[usize],
     ) -> Engine<'a> {
         let dim = procedure.vars.len();
         let mut incoming = vec![Vec::new(); procedure.node_count];
@@ -153,6 +160,7 @@ impl<'a> Engine<'a> {
             summaries,
             dim,
             incoming,
+            dead: dead_variables(procedure, observed),
             entry: entry_value(procedure),
             values: vec![Value::bottom(dim); procedure.node_count],
             losses: Vec::new(),
@@ -284,6 +292,10 @@ impl<'a> Engine<'a> {
             self.charge();
             sources += 1;
             value = value.union(transferred);
+        }
+        if self.incoming[node].len() > 1 {
+            value =
+                value.map_parts(|p| self.dead[node].iter().fold(p.clone(), |p, v| p.havoc(v.0)));
         }
         if sources > 1 {
             value.partitioned(&self.partition)

@@ -31,6 +31,7 @@ pub mod domain;
 pub mod fixpoint;
 pub mod interpret;
 pub mod invariant;
+pub mod liveness;
 pub mod print;
 pub mod program;
 pub mod summary;
