@@ -476,7 +476,7 @@ impl MethodInput {
             &method,
             &self.specs()?,
             self.budget_methods,
-            &|| {},
+            None,
         )?;
         Ok((program, graph))
     }

@@ -9,9 +9,11 @@
 //!
 //! A step budget bounds the work: past it the engine widens at once and stops narrowing (still a
 //! post-fixpoint, only coarser); past four times the budget it gives up and answers "any state"
-//! at every reachable node. Both are reported as [`Loss`]es.
+//! at every reachable node; so does a procedure still being analysed at the caller's deadline.
+//! Both are reported as [`Loss`]es.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 use membound_polyhedra::{Affine, Constraint, Rat};
 
@@ -37,6 +39,9 @@ pub struct Options {
     pub narrowing_rounds: usize,
     /// Edge transfers per procedure before the engine coarsens (and, at 4×, gives up).
     pub budget: usize,
+    /// When the caller's time is up: from then on every procedure gives up at its next edge
+    /// transfer.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Options {
@@ -45,7 +50,15 @@ impl Default for Options {
             widening_delay: 2,
             narrowing_rounds: 2,
             budget: 20_000,
+            deadline: None,
         }
+    }
+}
+
+impl Options {
+    fn out_of_time(&self) -> bool {
+        self.deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
     }
 }
 
@@ -55,7 +68,35 @@ pub enum Loss {
     /// Widening was applied without delay and without narrowing from some point on.
     Coarsened { procedure: String },
     /// The analysis stopped; every reachable node of the procedure got "any state".
-    GaveUp { procedure: String },
+    GaveUp { procedure: String, limit: Limit },
+}
+
+/// What made a procedure's analysis stop.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Limit {
+    /// This many edge transfers ([`Options::budget`] × 4).
+    Transfers(usize),
+    /// [`Options::deadline`].
+    Deadline,
+}
+
+impl Loss {
+    /// Why the invariants of a procedure that gave up are unknown, for reports.
+    pub fn gave_up_reason(&self) -> Option<String> {
+        match self {
+            Loss::GaveUp {
+                limit: Limit::Transfers(transfers),
+                ..
+            } => Some(format!(
+                "the invariant fixpoint stopped at its budget of {transfers} edge transfers"
+            )),
+            Loss::GaveUp {
+                limit: Limit::Deadline,
+                ..
+            } => Some("the analysis reached its time limit in the invariant fixpoint".to_string()),
+            Loss::Coarsened { .. } => None,
+        }
+    }
 }
 
 /// Counters for reports and benchmarks.
@@ -313,9 +354,20 @@ impl<'a> Engine<'a> {
                 procedure: name.clone(),
             });
         }
-        if !self.gave_up && self.stats.transfers > self.options.budget.saturating_mul(4) {
+        let transfers = self.options.budget.saturating_mul(4);
+        let limit = if self.stats.transfers > transfers {
+            Some(Limit::Transfers(transfers))
+        } else if self.options.out_of_time() {
+            Some(Limit::Deadline)
+        } else {
+            None
+        };
+        if let Some(limit) = limit.filter(|_| !self.gave_up) {
             self.gave_up = true;
-            self.losses.push(Loss::GaveUp { procedure: name });
+            self.losses.push(Loss::GaveUp {
+                procedure: name,
+                limit,
+            });
         }
     }
 

@@ -40,7 +40,7 @@ pub mod wto;
 pub use analysis::{Analysis, analyze};
 pub use builder::{Body, BuildError, ProgramBuilder};
 pub use chain::{ChainError, chain_invariant};
-pub use fixpoint::{Loss, Options, Stats};
+pub use fixpoint::{Limit, Loss, Options, Stats};
 pub use interpret::{Outcome, RunOptions, Trace, run};
 pub use invariant::Invariant;
 pub use program::{

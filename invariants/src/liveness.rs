@@ -16,21 +16,20 @@ use crate::program::{Action, Cond, Procedure, VarId};
 pub fn dead_variables(procedure: &Procedure, observed: &[usize]) -> Vec<Vec<VarId>> {
     let dim = procedure.vars.len();
     let mut live = vec![vec![false; dim]; procedure.node_count];
-    let everything = |live: &mut Vec<Vec<bool>>, node: usize| live[node].fill(true);
-    everything(&mut live, procedure.exit.0);
-    for &node in observed {
-        everything(&mut live, node);
+    for &node in observed.iter().chain([&procedure.exit.0]) {
+        live[node].fill(true);
     }
     let mut changed = true;
     while changed {
         changed = false;
         for edge in procedure.edges.iter().rev() {
             let (reads, writes) = reads_and_writes(&edge.action);
-            for var in 0..dim {
-                let needed = reads.contains(&VarId(var))
-                    || (live[edge.to.0][var] && !writes.contains(&VarId(var)));
-                if needed && !live[edge.from.0][var] {
-                    live[edge.from.0][var] = true;
+            let after = live[edge.to.0].clone();
+            for (var, flag) in live[edge.from.0].iter_mut().enumerate() {
+                let var = VarId(var);
+                let needed = reads.contains(&var) || (after[var.0] && !writes.contains(&var));
+                if needed && !*flag {
+                    *flag = true;
                     changed = true;
                 }
             }
