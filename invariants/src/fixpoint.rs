@@ -19,7 +19,7 @@ use membound_polyhedra::{Affine, Constraint, Rat};
 
 use crate::domain::{Conjunct, Value, affine_of, partition_classes};
 use crate::liveness::dead_variables;
-use crate::program::{Action, Cond, Expr, Procedure, VarId};
+use crate::program::{Action, Cond, Expr, Procedure};
 use crate::summary::Summary;
 use crate::wto::{WtoElement, weak_topological_order};
 
@@ -170,7 +170,7 @@ struct Engine<'a> {
     incoming: Vec<Vec<usize>>,
     /// Per join node, the variables no later edge reads: forgotten there, so that how a
     /// polyhedron happens to be written through them cannot cost a widening a bound.
-    dead: Vec<Vec<VarId>>,
+    dead: Vec<Vec<usize>>,
     entry: Value,
     values: Vec<Value>,
     losses: Vec<Loss>,
@@ -335,8 +335,8 @@ impl<'a> Engine<'a> {
             value = value.union(transferred);
         }
         if self.incoming[node].len() > 1 {
-            value =
-                value.map_parts(|p| self.dead[node].iter().fold(p.clone(), |p, v| p.havoc(v.0)));
+            let dead = &self.dead[node];
+            value = value.map_parts(|p| p.havoc_all(dead));
         }
         if sources > 1 {
             value.partitioned(&self.partition)

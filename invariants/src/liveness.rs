@@ -11,9 +11,9 @@
 
 use crate::program::{Action, Cond, Procedure, VarId};
 
-/// Per node, the variables no path from it reads before writing them; empty at the nodes in
+/// Per node, the variables (by index) no path from it reads before writing them; empty at the nodes in
 /// `observed` and at the exit.
-pub fn dead_variables(procedure: &Procedure, observed: &[usize]) -> Vec<Vec<VarId>> {
+pub fn dead_variables(procedure: &Procedure, observed: &[usize]) -> Vec<Vec<usize>> {
     let dim = procedure.vars.len();
     let mut live = vec![vec![false; dim]; procedure.node_count];
     for &node in observed.iter().chain([&procedure.exit.0]) {
@@ -38,7 +38,7 @@ pub fn dead_variables(procedure: &Procedure, observed: &[usize]) -> Vec<Vec<VarI
     live.into_iter()
         .map(|flags| {
             let dead = flags.iter().enumerate().filter(|(_, live)| !**live);
-            dead.map(|(var, _)| VarId(var)).collect()
+            dead.map(|(var, _)| var).collect()
         })
         .collect()
 }
@@ -112,9 +112,9 @@ mod tests {
             ],
         );
         let dead = dead_variables(&p, &[]);
-        assert_eq!(dead[0], vec![t], "t is written before it is read");
+        assert_eq!(dead[0], vec![t.0], "t is written before it is read");
         assert!(dead[2].is_empty(), "the guard reads t, i and b stay live");
-        assert_eq!(dead[3], vec![t]);
+        assert_eq!(dead[3], vec![t.0]);
         let observed = dead_variables(&p, &[3]);
         assert!(observed[3].is_empty() && observed[2].is_empty());
     }

@@ -82,8 +82,23 @@ impl Lattice {
 
     /// Forgets the value of `var`.
     pub fn havoc(&self, var: usize) -> Lattice {
+        self.havoc_all(&[var])
+    }
+
+    /// Each of `vars` takes any value (one normal form for all of them). A variable already
+    /// free has its unit vector in the basis (a reduced Hermite basis holds `e_v` exactly when
+    /// the lattice does) and costs nothing.
+    pub fn havoc_all(&self, vars: &[usize]) -> Lattice {
+        let units: Vec<Row> = vars
+            .iter()
+            .map(|&var| unit(self.dim, var))
+            .filter(|unit| !self.basis.contains(unit))
+            .collect();
+        if units.is_empty() {
+            return self.clone();
+        }
         let mut generators = self.basis.clone();
-        generators.push(unit(self.dim, var));
+        generators.extend(units);
         Lattice::canonical(self.dim, self.origin.clone(), generators)
     }
 
@@ -350,5 +365,33 @@ mod tests {
             assert!(lattice.contains(&ints(&[i, j])));
         }
         assert!(!lattice.contains(&ints(&[3, 1])));
+    }
+
+    #[test]
+    fn forgetting_a_free_variable_changes_nothing_and_several_at_once_equal_one_by_one() {
+        // i ≡ j (mod 2), k = 3: forgetting k, then k again, then i and j together.
+        let lattice = Lattice::universe(3)
+            .meet(&Congruence {
+                coeffs: ints(&[1, -1, 0]),
+                residue: Int::zero(),
+                modulus: Int::from(2),
+            })
+            .and_then(|l| {
+                l.meet(&Congruence {
+                    coeffs: ints(&[0, 0, 1]),
+                    residue: Int::from(3),
+                    modulus: Int::zero(),
+                })
+            })
+            .unwrap();
+        let without_k = lattice.havoc(2);
+        assert!(without_k.basis.contains(&unit(3, 2)));
+        assert_eq!(without_k.havoc(2), without_k);
+        assert_eq!(lattice.havoc_all(&[0, 1]), lattice.havoc(0).havoc(1));
+        assert!(
+            lattice
+                .havoc_all(&[0, 1, 2])
+                .includes(&Lattice::universe(3))
+        );
     }
 }
