@@ -7,65 +7,29 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use membound_analysis::escape;
-use membound_analysis::lowering::{self, Lowered};
-use membound_analysis::memalloc::unknown_reached;
-use membound_analysis::sites::{self, LocalSites, Sites};
-use membound_analysis::summary::{self, Inputs, Qty, Summaries};
-use membound_front::callgraph::{self, CallGraph};
-use membound_front::classpath::{Classpath, Jdk};
-use membound_front::hierarchy::Hierarchy;
-use membound_front::program::Program;
-use membound_front::select::select_method;
-use membound_front::sizes::ObjectModel;
+mod support;
+
+use membound_analysis::sites::{self, Sites};
+use membound_analysis::summary::Qty;
+use membound_invariants::Options;
 use membound_polyhedra::{Count, Int, Value};
 use membound_tests::generated;
 use membound_tests::{compile_fixture, compile_java_tree, scratch_dir, workspace_root};
+use support::{Summarized, summarized};
 
 /// (method, via offset, allocating method, allocating offset).
 type Key = (String, Option<u32>, String, u32);
 
 struct Analysis {
-    graph: CallGraph,
+    summarized: Summarized,
     sites: Sites,
-    local: LocalSites,
-    lowered: Lowered,
-    summaries: Summaries,
 }
 
 fn analysis(classes: &Path, method: &str) -> Analysis {
-    let mut classpath = Classpath::new();
-    classpath.add_entry(classes).expect("classes");
-    classpath
-        .add_jdk(&Jdk::locate(None).expect("a JDK"))
-        .expect("the JDK");
-    let program = Program::new(classpath);
-    let entry = select_method(&program, method).expect("entry method");
-    let specs = membound_front::specs::Specs::bundled();
-    let graph = callgraph::build(&Hierarchy::new(&program), &entry, &specs).expect("call graph");
-    let sites = sites::enumerate(&program, &graph, sites::DEFAULT_MAX_CHAINS).expect("chains");
-    let local = sites::local_sites(&program, &graph).expect("local sites");
-    let lowered = lowering::lower(&program, &graph, &local, lowering::Exceptions::Followed)
-        .expect("lowering");
-    let fates = escape::fates(&program, &graph);
-    let unknown = unknown_reached(&graph);
-    let inputs = Inputs {
-        program: &program,
-        graph: &graph,
-        local: &local,
-        lowered: &lowered,
-        fates: &fates,
-        model: ObjectModel::Count,
-        unknown: &unknown,
-    };
-    let summaries = summary::summarize(&inputs, &|_| {});
-    Analysis {
-        graph,
-        sites,
-        local,
-        lowered,
-        summaries,
-    }
+    let summarized = summarized(classes, method, &Options::default(), None);
+    let (program, graph) = (&summarized.program, &summarized.graph);
+    let sites = sites::enumerate(program, graph, sites::DEFAULT_MAX_CHAINS).expect("chains");
+    Analysis { summarized, sites }
 }
 
 /// Every distinct chain suffix's count, by key (a method reached through several chains has
@@ -84,6 +48,7 @@ fn chain_counts(analysis: &Analysis) -> BTreeMap<Key, Vec<Count>> {
                 continue;
             }
             let invariant = analysis
+                .summarized
                 .lowered
                 .suffix_invariant(site, from)
                 .expect("suffix invariant");
@@ -104,9 +69,9 @@ fn chain_counts(analysis: &Analysis) -> BTreeMap<Key, Vec<Count>> {
 
 fn summary_counts(analysis: &Analysis) -> BTreeMap<Key, (Qty, Vec<String>)> {
     let mut counts = BTreeMap::new();
-    for summary in analysis.summaries.in_order() {
+    for summary in analysis.summarized.summaries.in_order() {
         for site in &summary.sites {
-            let local = &analysis.local.sites[site.site];
+            let local = &analysis.summarized.local.sites[site.site];
             let key = (
                 summary.method.to_string(),
                 site.via,
@@ -158,7 +123,6 @@ fn check(classes: &Path, method: &str, range: i64) {
         summaries.len(),
         "{method}: the summaries have entries no chain has"
     );
-    let _ = &analysis.graph;
 }
 
 fn grid(params: &[String], range: i64) -> Vec<BTreeMap<String, Int>> {

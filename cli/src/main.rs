@@ -477,7 +477,7 @@ impl MethodInput {
             &method,
             &self.specs()?,
             self.budget_methods,
-            &|| {},
+            None,
         )?;
         Ok((program, graph))
     }

@@ -10,7 +10,7 @@ use std::any::Any;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use rayon::prelude::*;
@@ -49,9 +49,10 @@ pub(super) struct WholeOptions {
     /// of their sorted list. `membound merge` joins the shards' certificates.
     #[arg(long, value_name = "I/N", requires = "entry_points")]
     shard: Option<String>,
-    /// Stop an entry point's analysis after this many seconds; it is then ∞ with that reason.
-    /// The limit is looked at for each method the call graph visits and between the analysis's
-    /// phases and methods, so one long step may run past it.
+    /// Stop an entry point's analysis after this many seconds: what it has not bounded by then
+    /// is ∞ with the time limit as its reason. The limit is a deadline looked at for each method
+    /// the call graph visits, each edge transfer of the invariant fixpoints and each component
+    /// summarized, so one long count may still run past it.
     #[arg(long, value_name = "SECONDS", requires = "entry_points")]
     entry_time_limit: Option<f64>,
 }
@@ -114,7 +115,6 @@ pub(super) fn analyze(
     };
     let started = Instant::now();
     progress.entries(entries.len());
-    quiet_time_limits();
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_SIZE)
         .build()
@@ -195,18 +195,13 @@ impl EntryRun<'_> {
         }
     }
 
-    /// The analysis of one entry point through `view`; a failure, a panic or the time limit
-    /// gives a certificate in which the entry is ∞ with the reason.
+    /// The analysis of one entry point through `view`; a failure or a panic gives a
+    /// certificate in which the entry is ∞ with the reason. The time limit is a deadline every
+    /// phase checks: what it leaves unbounded is ∞ with the time limit as its reason.
     fn certificate(&self, view: &Program, method: &MethodRef) -> Certificate {
-        let started = Instant::now();
-        let check_time = || {
-            if self
-                .limit
-                .is_some_and(|limit| started.elapsed().as_secs_f64() > limit)
-            {
-                std::panic::panic_any(TimeLimit);
-            }
-        };
+        let deadline = self
+            .limit
+            .map(|limit| Instant::now() + Duration::from_secs_f64(limit));
         let analysis = || -> Result<Certificate> {
             let hierarchy = Hierarchy::new(view);
             let graph = callgraph::build_within(
@@ -214,14 +209,14 @@ impl EntryRun<'_> {
                 method,
                 self.specs,
                 self.max_methods,
-                &check_time,
+                deadline,
             )?;
             let options = memrq::Options {
                 exceptions: self.setting.exceptions,
+                deadline,
                 ..memrq::Options::default()
             };
-            let bounds =
-                memrq::analyze(view, &graph, self.setting.model, options, &|_| check_time())?;
+            let bounds = memrq::analyze(view, &graph, self.setting.model, options, &|_| {})?;
             Ok(membound_analysis::certify::certificate_of(
                 self.input.clone(),
                 &bounds,
@@ -230,7 +225,7 @@ impl EntryRun<'_> {
         let reason = match std::panic::catch_unwind(AssertUnwindSafe(analysis)) {
             Ok(Ok(certificate)) => return certificate,
             Ok(Err(error)) => format!("the analysis of this entry point failed: {error}"),
-            Err(payload) => failure_reason(payload.as_ref(), self.limit),
+            Err(payload) => failure_reason(payload.as_ref()),
         };
         Certificate::of_input(
             self.input.clone(),
@@ -241,27 +236,8 @@ impl EntryRun<'_> {
     }
 }
 
-/// The panic payload that stops an entry point's analysis at its time limit.
-struct TimeLimit;
-
-/// Keeps the panic hook from printing the panics that stop an analysis at its time limit
-/// (they are expected, and reported as the entry's reason).
-fn quiet_time_limits() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if info.payload().downcast_ref::<TimeLimit>().is_none() {
-            previous(info);
-        }
-    }));
-}
-
-fn failure_reason(payload: &(dyn Any + Send), limit: Option<f64>) -> String {
-    if payload.downcast_ref::<TimeLimit>().is_some() {
-        return format!(
-            "the analysis of this entry point reached its time limit of {} s (--entry-time-limit)",
-            limit.unwrap_or_default()
-        );
-    }
+/// The reason of an entry whose analysis panicked (a bug: it is contained to that entry).
+fn failure_reason(payload: &(dyn Any + Send)) -> String {
     let message = payload
         .downcast_ref::<String>()
         .map(String::as_str)

@@ -27,7 +27,13 @@ pub fn analyze(program: &Program, options: &Options) -> Analysis {
     for cycle in callees_first(program) {
         for &index in &cycle {
             let procedure = &program.procedures[index];
-            results[index] = Some(analyze_procedure(procedure, options, &summaries));
+            let observed: Vec<usize> = program
+                .points
+                .iter()
+                .filter(|point| point.procedure.0 == index)
+                .map(|point| point.node.0)
+                .collect();
+            results[index] = Some(analyze_procedure(procedure, options, &summaries, &observed));
         }
         for &index in &cycle {
             let procedure = &program.procedures[index];

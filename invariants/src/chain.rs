@@ -153,7 +153,7 @@ fn conjoin(caller: &Invariant, callee: &Invariant, bindings: &[Binding]) -> Inva
     let mut parts = Vec::new();
     for left in &caller.value.parts {
         for right in &callee.value.parts {
-            let mut part = side_by_side(left, right, width);
+            let mut part = Some(side_by_side(left, right, width));
             for expr in &binding_exprs {
                 part = part.and_then(|p| p.meet_zero(expr));
             }
@@ -164,9 +164,9 @@ fn conjoin(caller: &Invariant, callee: &Invariant, bindings: &[Binding]) -> Inva
     result
 }
 
-/// The conjunction of `left` (on the first columns) and `right` (on the next ones); `None`
-/// when their lattices do not meet.
-fn side_by_side(left: &Conjunct, right: &Conjunct, width: usize) -> Option<Conjunct> {
+/// The conjunction of `left` (on the first columns) and `right` (on the next ones): the two
+/// constraint systems and the product of the two lattices side by side.
+fn side_by_side(left: &Conjunct, right: &Conjunct, width: usize) -> Conjunct {
     let offset = left.dim();
     let constraints: Vec<Constraint> = left
         .poly
@@ -181,16 +181,8 @@ fn side_by_side(left: &Conjunct, right: &Conjunct, width: usize) -> Option<Conju
                 .map(|c| c.remap(|k| k + offset)),
         )
         .collect();
-    let left_lattice = left.lattice.embed(width, &(0..offset).collect::<Vec<_>>());
-    let right_lattice = right
-        .lattice
-        .embed(width, &(offset..width).collect::<Vec<_>>());
-    let lattice = right_lattice
-        .congruences()
-        .iter()
-        .try_fold(left_lattice, |acc, c| acc.meet(c))?;
-    Some(Conjunct {
+    Conjunct {
         poly: Polyhedron::from_constraints(width, constraints),
-        lattice,
-    })
+        lattice: left.lattice.product(&right.lattice),
+    }
 }

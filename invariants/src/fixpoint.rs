@@ -9,13 +9,16 @@
 //!
 //! A step budget bounds the work: past it the engine widens at once and stops narrowing (still a
 //! post-fixpoint, only coarser); past four times the budget it gives up and answers "any state"
-//! at every reachable node. Both are reported as [`Loss`]es.
+//! at every reachable node; so does a procedure still being analysed at the caller's deadline.
+//! Both are reported as [`Loss`]es.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 use membound_polyhedra::{Affine, Constraint, Rat};
 
 use crate::domain::{Conjunct, Value, affine_of, partition_classes};
+use crate::liveness::dead_variables;
 use crate::program::{Action, Cond, Expr, Procedure};
 use crate::summary::Summary;
 use crate::wto::{WtoElement, weak_topological_order};
@@ -36,6 +39,9 @@ pub struct Options {
     pub narrowing_rounds: usize,
     /// Edge transfers per procedure before the engine coarsens (and, at 4×, gives up).
     pub budget: usize,
+    /// When the caller's time is up: from then on every procedure gives up at its next edge
+    /// transfer.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Options {
@@ -44,7 +50,15 @@ impl Default for Options {
             widening_delay: 2,
             narrowing_rounds: 2,
             budget: 20_000,
+            deadline: None,
         }
+    }
+}
+
+impl Options {
+    fn out_of_time(&self) -> bool {
+        self.deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
     }
 }
 
@@ -54,7 +68,35 @@ pub enum Loss {
     /// Widening was applied without delay and without narrowing from some point on.
     Coarsened { procedure: String },
     /// The analysis stopped; every reachable node of the procedure got "any state".
-    GaveUp { procedure: String },
+    GaveUp { procedure: String, limit: Limit },
+}
+
+/// What made a procedure's analysis stop.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Limit {
+    /// This many edge transfers ([`Options::budget`] × 4).
+    Transfers(usize),
+    /// [`Options::deadline`].
+    Deadline,
+}
+
+impl Loss {
+    /// Why the invariants of a procedure that gave up are unknown, for reports.
+    pub fn gave_up_reason(&self) -> Option<String> {
+        match self {
+            Loss::GaveUp {
+                limit: Limit::Transfers(transfers),
+                ..
+            } => Some(format!(
+                "the invariant fixpoint stopped at its budget of {transfers} edge transfers"
+            )),
+            Loss::GaveUp {
+                limit: Limit::Deadline,
+                ..
+            } => Some("the analysis reached its time limit in the invariant fixpoint".to_string()),
+            Loss::Coarsened { .. } => None,
+        }
+    }
 }
 
 /// Counters for reports and benchmarks.
@@ -75,13 +117,15 @@ pub struct ProcedureResult {
     pub stats: Stats,
 }
 
-/// Analyses `procedure`; `summaries[p]` is what a call to procedure `p` may use.
+/// Analyses `procedure`; `summaries[p]` is what a call to procedure `p` may use, and the
+/// invariants at the nodes `observed` are asked for (every variable counts there).
 pub fn analyze_procedure(
     procedure: &Procedure,
     options: &Options,
     summaries: &[Option<Summary>],
+    observed: &[usize],
 ) -> ProcedureResult {
-    let mut engine = Engine::new(procedure, options, summaries);
+    let mut engine = Engine::new(procedure, options, summaries, observed);
     let successors = successor_lists(procedure);
     let order = weak_topological_order(&successors, procedure.entry.0);
     engine.run(&order);
@@ -124,6 +168,9 @@ struct Engine<'a> {
     dim: usize,
     /// Indices of the edges entering each node.
     incoming: Vec<Vec<usize>>,
+    /// Per join node, the variables no later edge reads: forgotten there, so that how a
+    /// polyhedron happens to be written through them cannot cost a widening a bound.
+    dead: Vec<Vec<usize>>,
     entry: Value,
     values: Vec<Value>,
     losses: Vec<Loss>,
@@ -141,6 +188,7 @@ impl<'a> Engine<'a> {
         procedure: &'a Procedure,
         options: &'a Options,
         summaries: &'a [Option<Summary>],
+        observed: &[usize],
     ) -> Engine<'a> {
         let dim = procedure.vars.len();
         let mut incoming = vec![Vec::new(); procedure.node_count];
@@ -153,6 +201,7 @@ impl<'a> Engine<'a> {
             summaries,
             dim,
             incoming,
+            dead: dead_variables(procedure, observed),
             entry: entry_value(procedure),
             values: vec![Value::bottom(dim); procedure.node_count],
             losses: Vec::new(),
@@ -285,6 +334,10 @@ impl<'a> Engine<'a> {
             sources += 1;
             value = value.union(transferred);
         }
+        if self.incoming[node].len() > 1 {
+            let dead = &self.dead[node];
+            value = value.map_parts(|p| p.havoc_all(dead));
+        }
         if sources > 1 {
             value.partitioned(&self.partition)
         } else {
@@ -301,9 +354,20 @@ impl<'a> Engine<'a> {
                 procedure: name.clone(),
             });
         }
-        if !self.gave_up && self.stats.transfers > self.options.budget.saturating_mul(4) {
+        let transfers = self.options.budget.saturating_mul(4);
+        let limit = if self.stats.transfers > transfers {
+            Some(Limit::Transfers(transfers))
+        } else if self.options.out_of_time() {
+            Some(Limit::Deadline)
+        } else {
+            None
+        };
+        if let Some(limit) = limit.filter(|_| !self.gave_up) {
             self.gave_up = true;
-            self.losses.push(Loss::GaveUp { procedure: name });
+            self.losses.push(Loss::GaveUp {
+                procedure: name,
+                limit,
+            });
         }
     }
 

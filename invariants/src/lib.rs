@@ -31,6 +31,7 @@ pub mod domain;
 pub mod fixpoint;
 pub mod interpret;
 pub mod invariant;
+pub mod liveness;
 pub mod print;
 pub mod program;
 pub mod summary;
@@ -39,7 +40,7 @@ pub mod wto;
 pub use analysis::{Analysis, analyze};
 pub use builder::{Body, BuildError, ProgramBuilder};
 pub use chain::{ChainError, chain_invariant};
-pub use fixpoint::{Loss, Options, Stats};
+pub use fixpoint::{Limit, Loss, Options, Stats};
 pub use interpret::{Outcome, RunOptions, Trace, run};
 pub use invariant::Invariant;
 pub use program::{

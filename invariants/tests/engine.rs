@@ -7,7 +7,7 @@ use expect_test::expect;
 use membound_invariants::builder::{ge, le, lt, modulo};
 use membound_invariants::interpret::{Outcome, RunOptions, run};
 use membound_invariants::print::program_to_string;
-use membound_invariants::{BuildError, Loss, Options, ProgramBuilder, analyze};
+use membound_invariants::{BuildError, Limit, Loss, Options, ProgramBuilder, analyze};
 use membound_polyhedra::Int;
 
 #[test]
@@ -197,5 +197,51 @@ fn exhausted_budget_is_reported_and_stays_sound() {
                     .contains_valuation(program.procedure(m), valuation)
             );
         }
+    }
+}
+
+/// A deadline already past stops every procedure at its first edge transfer: each gives up,
+/// says it was the time limit, and answers "any state" (sound).
+#[test]
+fn a_passed_deadline_gives_up_with_the_time_limit_as_reason() {
+    let mut builder = ProgramBuilder::new();
+    let m = builder.declare("m", &["n"]);
+    builder.define(m, |b| {
+        let (n, i) = (b.formal(0), b.local("i"));
+        b.for_loop(i, 0, lt(i, n), 1, |b| {
+            b.point("S");
+        });
+    });
+    let program = builder.build().expect("valid");
+    let options = Options {
+        deadline: Some(std::time::Instant::now()),
+        ..Options::default()
+    };
+    let analysis = analyze(&program, &options);
+    let losses = analysis.losses();
+    assert!(
+        losses.iter().any(|l| matches!(
+            l,
+            Loss::GaveUp {
+                limit: Limit::Deadline,
+                ..
+            }
+        )),
+        "{losses:?}"
+    );
+    let reasons: Vec<String> = losses.iter().filter_map(Loss::gave_up_reason).collect();
+    assert_eq!(
+        reasons,
+        ["the analysis reached its time limit in the invariant fixpoint"]
+    );
+    let point = program.point_by_name("S").expect("point");
+    let trace = run(&program, m, &[Int::from(4)], &RunOptions::default()).expect("runs");
+    for valuation in &trace.valuations[point.0] {
+        let procedure = program.procedure(m);
+        assert!(
+            analysis
+                .invariant(point)
+                .contains_valuation(procedure, valuation)
+        );
     }
 }

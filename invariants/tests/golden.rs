@@ -639,3 +639,84 @@ fn results_of_calls_inside_a_recursive_cycle_stay_sound() {
         }
     }
 }
+
+/// A nest as the bytecode lowering writes it (`membound invariants` of
+/// `for (i1 = 0; i1 <= a + 1; i1++) for (i3 = i1; i3 <= 2*b; i3++) { new long[i1][2*b];
+/// for (i4 = 0; i4 <= 2 + 2*i1 + 2*i3; i4++) new long[2][i4 + i4]; }`): loop bounds computed
+/// into stack temporaries `t`, `u`, `v` that every loop reuses and forgets, a virtual counter per
+/// loop and the array lengths as columns. At the inner head `i3 <= 2*b` could be written through
+/// a temporary that the inner loop reuses, and widening dropped it: the inner allocation's
+/// count was unbounded in `b`. Joins forget the dead temporaries first, which keeps it.
+#[test]
+fn nest_whose_bounds_pass_through_reused_temporaries_keeps_them() {
+    let (program, m) = single(&["a", "b"], |body| {
+        let (a, b) = (body.formal(0), body.formal(1));
+        let names = [
+            "i1", "t", "i3", "u", "v", "i4", "w", "c1", "c3", "c4", "l1", "l2", "l3", "l4",
+        ];
+        let [i1, t, i3, u, v, i4, w, c1, c3, c4, l1, l2, l3, l4] =
+            names.map(|name| body.local(name));
+        body.assign(i1, 0);
+        body.assign(c1, 0);
+        body.loop_forever(|body| {
+            body.assign(t, a + 1);
+            body.if_then(gt(i1, t), |body| body.break_loop());
+            body.havoc(t);
+            body.assign(i3, i1);
+            body.assign(c3, 0);
+            body.loop_forever(|body| {
+                body.assign(u, b * 2);
+                body.assign(t, u);
+                body.if_then(gt(i3, t), |body| body.break_loop());
+                body.havoc(t);
+                body.havoc(u);
+                body.assign(v, i1);
+                body.assign(u, b * 2);
+                body.assign(t, u);
+                body.assign(l1, v);
+                body.assign(l2, t);
+                body.assign(i4, 0);
+                body.assign(c4, 0);
+                body.loop_forever(|body| {
+                    for temporary in [t, u, v, w] {
+                        body.havoc(temporary);
+                    }
+                    body.assign(u, i1 * 2);
+                    body.assign(t, u + 2);
+                    body.assign(u, i3 * 2);
+                    body.assign(t, t + u);
+                    body.if_then(gt(i4, t), |body| body.break_loop());
+                    body.havoc(t);
+                    body.havoc(u);
+                    body.assign(t, i4);
+                    body.assign(t, t + i4);
+                    body.assign(l3, 2);
+                    body.assign(l4, t);
+                    body.point("S");
+                    body.assign(w, 2);
+                    body.assign(i4, i4 + 1);
+                    body.assign(c4, c4 + 1);
+                });
+                for temporary in [t, u, i4, c4] {
+                    body.havoc(temporary);
+                }
+                body.assign(i3, i3 + 1);
+                body.assign(c3, c3 + 1);
+            });
+            for temporary in [t, i3, u, c3] {
+                body.havoc(temporary);
+            }
+            body.assign(i1, i1 + 1);
+            body.assign(c1, c1 + 1);
+        });
+    });
+    let analysis = analyzed(&program);
+    assert_exact(
+        &program,
+        &analysis,
+        m,
+        "S",
+        &["c1", "c3", "c4"],
+        &grid(2, -1..=3),
+    );
+}

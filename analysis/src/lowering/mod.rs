@@ -151,6 +151,18 @@ pub fn lower(
     local: &LocalSites,
     exceptions: Exceptions,
 ) -> Result<Lowered> {
+    lower_within(java, graph, local, exceptions, &Options::default())
+}
+
+/// [`lower`] with the fixpoint's tuning (its budget) given: a procedure whose fixpoint gives
+/// up has no invariants, and asking for one is an error naming the budget.
+pub fn lower_within(
+    java: &JavaProgram,
+    graph: &CallGraph,
+    local: &LocalSites,
+    exceptions: Exceptions,
+    fixpoint: &Options,
+) -> Result<Lowered> {
     let methods = allocating_methods(graph, local);
     let specs: Vec<Option<Arc<MethodSpec>>> = methods
         .iter()
@@ -303,7 +315,7 @@ pub fn lower(
         }
         program.procedures.push(lowered.procedure);
     }
-    let mut analysis = analyze(&program, &Options::default());
+    let mut analysis = analyze(&program, fixpoint);
     keep_only_needed_columns(&program, &mut analysis, &inductive, &lengths);
     Ok(Lowered {
         program,
@@ -654,9 +666,14 @@ impl Lowered {
             .ok_or_else(|| Error::Input(format!("{method} was not lowered")))
     }
 
-    /// The point of `key` in `method`'s procedure.
+    /// The point of `key` in `method`'s procedure; an error naming the budget when the
+    /// procedure's fixpoint gave up (its invariants would say "any state").
     fn point(&self, method: &MethodRef, key: PointKey) -> Result<PointId> {
         let here = self.procedure_of(method)?;
+        let losses = &self.analysis.procedures[here.0].losses;
+        if let Some(reason) = losses.iter().find_map(|loss| loss.gave_up_reason()) {
+            return Err(Error::Input(format!("{method}: {reason}")));
+        }
         self.points
             .get(&(here, key))
             .copied()

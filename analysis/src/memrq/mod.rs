@@ -22,6 +22,7 @@
 //! analysis did).
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -86,6 +87,10 @@ pub struct Options {
     pub region_tree: bool,
     /// Whether exceptional paths are analyzed (`--assume no-exceptions` drops them).
     pub exceptions: Exceptions,
+    /// When the caller's time is up (`analyze --entry-time-limit`): the invariant fixpoints and
+    /// the summaries still to compute then stop, and what they would have bounded is ∞ with
+    /// the time limit as its reason.
+    pub deadline: Option<Instant>,
 }
 
 /// memAlloc of the entry of `graph` and of every method it reaches that allocates, with each
@@ -133,7 +138,11 @@ pub(crate) fn analyze_keeping<T>(
     progress(Step::Phase(
         "lowering the methods and computing their invariants",
     ));
-    let lowered = lowering::lower(program, graph, &local, options.exceptions)?;
+    let fixpoint = membound_invariants::Options {
+        deadline: options.deadline,
+        ..membound_invariants::Options::default()
+    };
+    let lowered = lowering::lower_within(program, graph, &local, options.exceptions, &fixpoint)?;
     progress(Step::Phase("escape analysis"));
     let fates = escape::fates(program, graph);
     let unknown = memalloc::unknown_reached(graph);
@@ -145,6 +154,7 @@ pub(crate) fn analyze_keeping<T>(
         fates: &fates,
         model,
         unknown: &unknown,
+        deadline: options.deadline,
     };
     let summaries = summary::summarize(&inputs, &|step| progress(step));
     progress(Step::Phase("memAlloc, regions and memRq"));

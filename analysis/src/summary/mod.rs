@@ -28,6 +28,7 @@ mod qty;
 mod recursion;
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
 
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, guard::affine_to_linear};
 use membound_front::callgraph::{CallGraph, Edge, NodeId, NodeKind};
@@ -249,6 +250,9 @@ pub struct Inputs<'a> {
     pub model: ObjectModel,
     /// For each node, why it reaches code the analysis cannot see (empty: it does not).
     pub unknown: &'a HashMap<NodeId, Vec<String>>,
+    /// When the caller's time is up: components not summarized by then are ∞ with the time
+    /// limit as their reason.
+    pub deadline: Option<Instant>,
 }
 
 /// The summary of every method of `inputs.graph` that reaches a local site, callees first.
@@ -332,6 +336,15 @@ fn summarize_component(
         || adjacency[component[0]]
             .iter()
             .any(|edge| edge.callee == component[0]);
+    if inputs
+        .deadline
+        .is_some_and(|deadline| Instant::now() >= deadline)
+    {
+        let why = |_: &MethodRef| {
+            vec!["the analysis reached its time limit before summarizing this method".to_string()]
+        };
+        return unbounded_summaries(inputs, done, &members, adjacency, &why);
+    }
     let mut layered = Layered::over(done);
     if !recursive {
         for &id in &members {
@@ -340,12 +353,26 @@ fn summarize_component(
         }
         return layered.into_ordered();
     }
-    let Err(why) = recursion::component(inputs, &mut layered, &members, adjacency) else {
+    let Err(unsolved) = recursion::component(inputs, &mut layered, &members, adjacency) else {
         return layered.into_ordered();
     };
+    let why = |method: &MethodRef| vec![format!("recursion through {method} ({unsolved})")];
+    unbounded_summaries(inputs, done, &members, adjacency, &why)
+}
+
+/// The summaries of a component's `members` when they cannot be computed: every site they
+/// reach is ∞ with `why` of the member as its reason.
+fn unbounded_summaries(
+    inputs: &Inputs<'_>,
+    done: &Summaries,
+    members: &[NodeId],
+    adjacency: &[Vec<&Edge>],
+    why: &dyn Fn(&MethodRef) -> Vec<String>,
+) -> Vec<(NodeId, MethodSummary)> {
     let mut layered = Layered::over(done);
-    for &id in &members {
-        let summary = recursive_summary(inputs, &layered, &members, &adjacency[id], id, &why);
+    for &id in members {
+        let why = why(&inputs.graph.methods[id].method);
+        let summary = unbounded_summary(inputs, &layered, members, &adjacency[id], id, &why);
         layered.push(id, summary);
     }
     layered.into_ordered()
@@ -861,24 +888,23 @@ fn sum_over_formals(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, Cou
     qty.sum_over(&projected)
 }
 
-/// A member of a recursive component whose cost relation has no solution here: every site it
-/// reaches is ∞ (recursion through it, and why it is not solved), and so are its totals.
-fn recursive_summary(
+/// A member of a component whose summary cannot be computed (a recursion with no solution
+/// here, or no time left): every site it reaches is ∞ with `why`, and so are its totals.
+fn unbounded_summary(
     inputs: &Inputs<'_>,
     summaries: &Layered<'_>,
     component: &[NodeId],
     edges: &[&Edge],
     id: NodeId,
-    unsolved: &str,
+    why: &[String],
 ) -> MethodSummary {
     let method = inputs.graph.methods[id].method.clone();
     let params = inputs.lowered.formal_names(&method).unwrap_or_default();
-    let why = vec![format!("recursion through {method} ({unsolved})")];
     // The reason is the sites': `unbounded` is for code the analysis cannot see.
     let mut entries = Entries::new();
     let reached = component_sites(inputs, summaries, component);
     for &site in &inputs.local.by_node[id] {
-        unbounded_entry(&mut entries, None, site, &why);
+        unbounded_entry(&mut entries, None, site, why);
     }
     for (pc, targets) in calls_by_offset(inputs, edges) {
         for callee in targets {
@@ -889,7 +915,7 @@ fn recursive_summary(
                 _ => reached.clone(),
             };
             for site in sites {
-                unbounded_entry(&mut entries, Some(pc), site, &why);
+                unbounded_entry(&mut entries, Some(pc), site, why);
             }
         }
     }

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
+use std::time::Instant;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -21,7 +22,7 @@ use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 /// Fails only when the entry itself cannot be loaded; every later problem is recorded in the
 /// graph (a broken body, an unresolved call) and the rest of the graph is still built.
 pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Result<CallGraph> {
-    build_within(hierarchy, entry, specs, DEFAULT_MAX_METHODS, &|| {})
+    build_within(hierarchy, entry, specs, DEFAULT_MAX_METHODS, None)
 }
 
 /// The methods a call graph may hold by default (`--budget-methods`): the JDK reached through
@@ -32,20 +33,19 @@ pub const DEFAULT_MAX_METHODS: usize = 300;
 /// growing. What it holds then is an under-approximation, so it is made sound by saying what
 /// is missing: the methods reached but not read are not analyzed, and every virtual call is
 /// unresolved (a class instantiated in the code not read may be a receiver), both with the
-/// budget as their reason ([`CallGraph::budget_hit`]). `watch` is called before each method
-/// it visits (a caller that stops a long build panics there: `analyze --entry-time-limit`).
+/// budget as their reason ([`CallGraph::budget_hit`]). Past `deadline` (`analyze
+/// --entry-time-limit`) it stops the same way, with the time limit as the reason.
 pub fn build_within(
     hierarchy: &Hierarchy<'_>,
     entry: &MethodRef,
     specs: &Specs,
     max_methods: usize,
-    watch: &dyn Fn(),
+    deadline: Option<Instant>,
 ) -> Result<CallGraph> {
     let entry_body = hierarchy.program().body(entry)?;
     let mut builder = Builder {
         hierarchy,
         specs,
-        watch,
         graph: CallGraph::new(entry.clone()),
         worklist: VecDeque::from([0]),
         instantiated: BTreeSet::new(),
@@ -60,8 +60,8 @@ pub fn build_within(
     };
     builder.seed_external_receivers(&entry_body);
     loop {
-        if !builder.drain_worklist(max_methods) {
-            builder.stop_at_budget(max_methods);
+        if let Some(reason) = builder.drain_worklist(max_methods, deadline) {
+            builder.stop_at_budget(reason);
             break;
         }
         if !builder.apply_cha_fallback() {
@@ -107,7 +107,6 @@ struct Site {
 struct Builder<'h, 'p> {
     hierarchy: &'h Hierarchy<'p>,
     specs: &'h Specs,
-    watch: &'h dyn Fn(),
     graph: CallGraph,
     worklist: VecDeque<NodeId>,
     instantiated: BTreeSet<ClassName>,
@@ -173,26 +172,33 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// Visits the methods on the worklist until it is empty (returns true) or the graph holds
-    /// `max_methods` methods with some still to visit (false).
-    fn drain_worklist(&mut self, max_methods: usize) -> bool {
+    /// Visits the methods on the worklist until it is empty (`None`), or until the graph holds
+    /// `max_methods` methods or `deadline` passes with some still to visit (why it stopped).
+    fn drain_worklist(&mut self, max_methods: usize, deadline: Option<Instant>) -> Option<String> {
         while let Some(node) = self.worklist.pop_front() {
-            if self.graph.methods.len() > max_methods {
+            let cut = if self.graph.methods.len() > max_methods {
+                Some(format!(
+                    "the call graph reached its budget of {max_methods} methods (--budget-methods raises it)"
+                ))
+            } else if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                Some(
+                    "the analysis reached its time limit while building the call graph".to_string(),
+                )
+            } else {
+                None
+            };
+            if cut.is_some() {
                 self.worklist.push_front(node);
-                return false;
+                return cut;
             }
-            (self.watch)();
             self.visit(node);
         }
-        true
+        None
     }
 
-    /// The graph reached its budget: the methods still to visit become unanalyzed and every
-    /// virtual call unresolved, with the budget as their reason.
-    fn stop_at_budget(&mut self, max_methods: usize) {
-        let reason = format!(
-            "the call graph reached its budget of {max_methods} methods (--budget-methods raises it)"
-        );
+    /// The graph stopped growing (its budget or the deadline, `reason`): the methods still to
+    /// visit become unanalyzed and every virtual call unresolved, with the reason.
+    fn stop_at_budget(&mut self, reason: String) {
         for node in std::mem::take(&mut self.worklist) {
             self.graph.methods[node].kind = NodeKind::Broken(reason.clone());
         }

@@ -82,8 +82,23 @@ impl Lattice {
 
     /// Forgets the value of `var`.
     pub fn havoc(&self, var: usize) -> Lattice {
+        self.havoc_all(&[var])
+    }
+
+    /// Each of `vars` takes any value (one normal form for all of them). A variable already
+    /// free has its unit vector in the basis (a reduced Hermite basis holds `e_v` exactly when
+    /// the lattice does) and costs nothing.
+    pub fn havoc_all(&self, vars: &[usize]) -> Lattice {
+        let units: Vec<Row> = vars
+            .iter()
+            .map(|&var| unit(self.dim, var))
+            .filter(|unit| !self.basis.contains(unit))
+            .collect();
+        if units.is_empty() {
+            return self.clone();
+        }
         let mut generators = self.basis.clone();
-        generators.push(unit(self.dim, var));
+        generators.extend(units);
         Lattice::canonical(self.dim, self.origin.clone(), generators)
     }
 
@@ -120,6 +135,28 @@ impl Lattice {
 
     /// The lattice in a larger space: coordinate `k` moves to `position[k]`; the new
     /// coordinates are unconstrained.
+    /// `self × other`: the points of `self` on the first columns with those of `other` on the
+    /// next ones. The bases side by side are already in echelon form, so this costs far less
+    /// than embedding both and meeting one's congruences with the other.
+    pub fn product(&self, other: &Lattice) -> Lattice {
+        let dim = self.dim + other.dim;
+        let placed = |row: &Row, before: usize| {
+            let mut out = vec![Int::zero(); before];
+            out.extend(row.iter().cloned());
+            out.resize(dim, Int::zero());
+            out
+        };
+        let generators = self
+            .basis
+            .iter()
+            .map(|row| placed(row, 0))
+            .chain(other.basis.iter().map(|row| placed(row, self.dim)))
+            .collect();
+        let mut origin = self.origin.clone();
+        origin.extend(other.origin.iter().cloned());
+        Lattice::canonical(dim, origin, generators)
+    }
+
     pub fn embed(&self, dim: usize, position: &[usize]) -> Lattice {
         let place = |row: &Row| {
             let mut out = vec![Int::zero(); dim];
@@ -350,5 +387,54 @@ mod tests {
             assert!(lattice.contains(&ints(&[i, j])));
         }
         assert!(!lattice.contains(&ints(&[3, 1])));
+    }
+
+    #[test]
+    fn forgetting_a_free_variable_changes_nothing_and_several_at_once_equal_one_by_one() {
+        // i ≡ j (mod 2), k = 3: forgetting k, then k again, then i and j together.
+        let lattice = Lattice::universe(3)
+            .meet(&Congruence {
+                coeffs: ints(&[1, -1, 0]),
+                residue: Int::zero(),
+                modulus: Int::from(2),
+            })
+            .and_then(|l| {
+                l.meet(&Congruence {
+                    coeffs: ints(&[0, 0, 1]),
+                    residue: Int::from(3),
+                    modulus: Int::zero(),
+                })
+            })
+            .unwrap();
+        let without_k = lattice.havoc(2);
+        assert!(without_k.basis.contains(&unit(3, 2)));
+        assert_eq!(without_k.havoc(2), without_k);
+        assert_eq!(lattice.havoc_all(&[0, 1]), lattice.havoc(0).havoc(1));
+        assert!(
+            lattice
+                .havoc_all(&[0, 1, 2])
+                .includes(&Lattice::universe(3))
+        );
+    }
+
+    #[test]
+    fn the_product_is_the_embedding_of_both_met() {
+        // (i even, j = i + 1) × (k ≡ 1 mod 3): as a meet of the embedded lattices.
+        let left = point(&[0, 1]).join(&point(&[2, 3]));
+        let right = Lattice::universe(1)
+            .meet(&Congruence {
+                coeffs: ints(&[1]),
+                residue: Int::from(1),
+                modulus: Int::from(3),
+            })
+            .unwrap();
+        let met = right
+            .embed(3, &[2])
+            .congruences()
+            .iter()
+            .try_fold(left.embed(3, &[0, 1]), |acc, c| acc.meet(c))
+            .unwrap();
+        assert_eq!(left.product(&right), met);
+        assert!(met.contains(&ints(&[4, 5, 7])) && !met.contains(&ints(&[4, 5, 6])));
     }
 }

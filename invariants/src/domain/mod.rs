@@ -70,9 +70,17 @@ impl Conjunct {
     }
 
     pub fn havoc(&self, var: usize) -> Conjunct {
+        self.havoc_all(&[var])
+    }
+
+    /// Forgets each of `vars` at once.
+    pub fn havoc_all(&self, vars: &[usize]) -> Conjunct {
+        if vars.is_empty() {
+            return self.clone();
+        }
         Conjunct {
-            poly: polyhedral::havoc(&self.poly, var),
-            lattice: self.lattice.havoc(var),
+            poly: polyhedral::havoc_all(&self.poly, vars),
+            lattice: self.lattice.havoc_all(vars),
         }
     }
 

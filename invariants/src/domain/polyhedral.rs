@@ -29,18 +29,31 @@ pub fn assign(poly: &Polyhedron, var: usize, expr: &Affine) -> Polyhedron {
 
 /// Forgets everything about `var`.
 pub fn havoc(poly: &Polyhedron, var: usize) -> Polyhedron {
-    if poly
-        .constraints()
+    havoc_all(poly, &[var])
+}
+
+/// Forgets everything about each of `vars` (in one projection).
+pub fn havoc_all(poly: &Polyhedron, vars: &[usize]) -> Polyhedron {
+    let constrained: Vec<usize> = vars
         .iter()
-        .all(|c| c.expr.coeff_ref(var).is_none())
-    {
+        .copied()
+        .filter(|&var| {
+            poly.constraints()
+                .iter()
+                .any(|c| c.expr.coeff_ref(var).is_some())
+        })
+        .collect();
+    if constrained.is_empty() {
         return poly.clone();
     }
-    let shadow = poly.project_out(&[var]);
+    let kept: Vec<usize> = (0..poly.dim())
+        .filter(|v| !constrained.contains(v))
+        .collect();
+    let shadow = poly.project_out(&constrained);
     let constraints = shadow
         .constraints()
         .iter()
-        .map(|c| c.remap(|i| if i >= var { i + 1 } else { i }))
+        .map(|c| c.remap(|i| kept[i]))
         .collect();
     Polyhedron::from_constraints(poly.dim(), constraints)
 }
