@@ -130,8 +130,9 @@ pub fn analyze_procedure(
     let order = weak_topological_order(&successors, procedure.entry.0);
     engine.run(&order);
     if engine.gave_up {
+        let universe = Value::universe(engine.dim);
         for node in order.iter().flat_map(WtoElement::nodes) {
-            engine.values[node] = Value::universe(engine.dim);
+            engine.values[node] = universe.clone();
         }
     }
     ProcedureResult {

@@ -22,7 +22,9 @@ pub(crate) fn hermite(mut rows: Vec<Row>, width: usize) -> Vec<Row> {
         }
         for above in 0..done {
             let factor = rows[above][column].div_floor(&rows[done][column]);
-            rows[above] = sub_scaled(&rows[above], &factor, &rows[done]);
+            if !factor.is_zero() {
+                rows[above] = sub_scaled(&rows[above], &factor, &rows[done]);
+            }
         }
         done += 1;
     }
@@ -44,7 +46,10 @@ fn gather_pivot(rows: &mut [Row], from: usize, column: usize) -> bool {
         let mut all_zero = true;
         for r in from + 1..rows.len() {
             let factor = rows[r][column].div_floor(&rows[from][column]);
-            rows[r] = sub_scaled(&rows[r], &factor, &rows[from]);
+            // A zero factor leaves the row as it is: no new row of `width` big integers.
+            if !factor.is_zero() {
+                rows[r] = sub_scaled(&rows[r], &factor, &rows[from]);
+            }
             all_zero &= rows[r][column].is_zero();
         }
         if all_zero {
