@@ -150,19 +150,22 @@ pub fn validate(
     let sight = Sight::of(certificate);
     for (key, observed) in by_key(direct) {
         let matching: Vec<_> = entry.sites.iter().filter(|s| key.names(s)).collect();
-        let (unseen, seen): (Vec<&SiteCount>, Vec<&SiteCount>) = observed
-            .iter()
-            .partition(|site| sight.unseen_call(&site.chain).is_some());
+        let mut callee = None;
+        let (unseen, seen): (Vec<&SiteCount>, Vec<&SiteCount>) =
+            observed.iter().partition(|site| {
+                let unseen_call = sight.unseen_call(&site.chain);
+                callee = callee.or(unseen_call);
+                unseen_call.is_some()
+            });
         if !seen.is_empty() {
             let group = Group {
                 what: format!("{} {}", key.text(), types(&seen)),
                 observed: &seen,
-                predicted: Prediction::Sites(matching.clone()),
+                predicted: Prediction::Sites(matching),
             };
             compared.group(group, bytes_compared)?;
         }
-        if let Some(first) = unseen.first() {
-            let callee = sight.unseen_call(&first.chain).unwrap_or_default();
+        if let Some(callee) = callee {
             let group = Group {
                 what: format!(
                     "{} {} (through {callee}, code the certificate does not see and counts as ∞)",

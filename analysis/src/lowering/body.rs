@@ -947,7 +947,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         else {
             return;
         };
-        if !self.body.params.contains(param) || self.is_assigned(*param) {
+        if !self.body.params.contains(param) || self.body.assigns(*param) {
             return;
         }
         let (Some(left), Some(right)) = (self.affine(lhs), self.affine(rhs)) else {
@@ -1069,7 +1069,7 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn entry_values(&self) -> HashMap<VarId, VarId> {
         let procedure = &self.procedure;
         declared_params(self.body)
-            .filter(|&param| !self.is_assigned(param))
+            .filter(|&param| !self.body.assigns(param))
             .filter_map(|param| {
                 let formal = *self.value_of.get(&param)?;
                 let index = procedure.formals.iter().position(|&f| f == formal)?;
@@ -1108,16 +1108,6 @@ impl<'b, 't> Lowerer<'b, 't> {
             block = *previous;
         }
         None
-    }
-
-    /// Whether some statement of the body assigns `var`.
-    fn is_assigned(&self, var: ir::VarId) -> bool {
-        self.body.blocks.iter().flat_map(|b| &b.stmts).any(|stmt| {
-            matches!(
-                &stmt.kind,
-                StmtKind::Assign { dst, .. } | StmtKind::Invoke { dst: Some(dst), .. } if *dst == var
-            )
-        })
     }
 
     /// The guard under which `lhs op rhs` holds, when it is affine or modular.

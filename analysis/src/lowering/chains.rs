@@ -732,11 +732,7 @@ fn root_of(body: &ir::Body, context: &WalkContext<'_>, value: &Expr) -> Option<R
 fn fixed_param(body: &ir::Body, context: &WalkContext<'_>, var: ir::VarId) -> bool {
     matches!(body.var(var).origin, ir::VarOrigin::Param(_))
         && Some(var) != context.this
-        && !body.statements().any(|(_, stmt)| match &stmt.kind {
-            StmtKind::Assign { dst, .. } => *dst == var,
-            StmtKind::Invoke { dst, .. } => *dst == Some(var),
-            _ => false,
-        })
+        && !body.assigns(var)
 }
 
 /// The index of `root`'s chain along `field` in `roots`, added when new.

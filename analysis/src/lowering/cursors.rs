@@ -438,7 +438,7 @@ pub fn factory_start(
                     return None;
                 };
                 let start = match body.var(*arg).origin {
-                    ir::VarOrigin::Param(param) if !assigned(&body, *arg) => {
+                    ir::VarOrigin::Param(param) if !body.assigns(*arg) => {
                         Start::Argument(usize::from(param))
                     }
                     _ => Start::ReceiverField(read_from_this(&body, *arg)?),
@@ -472,13 +472,4 @@ fn read_from_this(body: &ir::Body, var: ir::VarId) -> Option<FieldRef> {
         }) if *object == this => Some(field.clone()),
         _ => None,
     }
-}
-
-/// Whether the body assigns `var`.
-fn assigned(body: &ir::Body, var: ir::VarId) -> bool {
-    body.statements().any(|(_, stmt)| match &stmt.kind {
-        StmtKind::Assign { dst, .. } => *dst == var,
-        StmtKind::Invoke { dst, .. } => *dst == Some(var),
-        _ => false,
-    })
 }

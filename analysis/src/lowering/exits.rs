@@ -2,7 +2,7 @@
 //! named by where its value comes from (a local or parameter, a field, an array element or
 //! length, a call's result), so an ∞ says which variable or field the loop waits on.
 
-use membound_front::ir::{BinOp, Body, Expr, Operand, Place, Stmt, StmtKind, Terminator, VarId};
+use membound_front::ir::{BinOp, Body, Expr, Operand, Place, StmtKind, Terminator, VarId};
 use membound_jvm::MethodRef;
 
 use super::loops::{block_successors, find_loops};
@@ -114,7 +114,7 @@ fn traced(
     };
     let stmts = &body.blocks[block].stmts;
     let mut end = end;
-    while let Some(index) = stmts[..end].iter().rposition(|s| defines(s, var)) {
+    while let Some(index) = stmts[..end].iter().rposition(|s| s.assigns(var)) {
         match &stmts[index].kind {
             StmtKind::Assign {
                 value: Expr::Use(Operand::Var(source)),
@@ -190,14 +190,6 @@ fn is_constant_step(var: VarId, value: &Expr) -> bool {
             matches!(op, BinOp::Add | BinOp::Sub)
                 && ((*lhs == own && constant(rhs)) || (*rhs == own && constant(lhs)))
         }
-        _ => false,
-    }
-}
-
-fn defines(stmt: &Stmt, var: VarId) -> bool {
-    match &stmt.kind {
-        StmtKind::Assign { dst, .. } => *dst == var,
-        StmtKind::Invoke { dst, .. } => *dst == Some(var),
         _ => false,
     }
 }

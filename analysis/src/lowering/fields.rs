@@ -856,7 +856,7 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
         .iter()
         .copied()
         .find(|&v| body.var(v).origin == ir::VarOrigin::This)
-        .filter(|&this| !body.statements().any(|(_, s)| assigns(s, this)));
+        .filter(|&this| !body.assigns(this));
     let successors = block_successors(body);
     let loops = find_loops(&successors);
     let is_this = |operand: &Operand| matches!(operand, Operand::Var(v) if Some(*v) == this);
@@ -978,14 +978,6 @@ fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
         }
     }
     fixed
-}
-
-fn assigns(stmt: &ir::Stmt, var: ir::VarId) -> bool {
-    match &stmt.kind {
-        StmtKind::Assign { dst, .. } => *dst == var,
-        StmtKind::Invoke { dst, .. } => *dst == Some(var),
-        _ => false,
-    }
 }
 
 /// Whether every value `operand` can hold comes from a call's result or a field read (through
@@ -1235,13 +1227,6 @@ fn linking_field(java: &Program, method: &MethodRef) -> Option<(FieldRef, usize)
         ir::VarOrigin::Param(index) => Some(usize::from(index)),
         _ => None,
     };
-    let assigned = |var: ir::VarId| {
-        body.statements().any(|(_, stmt)| match &stmt.kind {
-            StmtKind::Assign { dst, .. } => *dst == var,
-            StmtKind::Invoke { dst, .. } => *dst == Some(var),
-            _ => false,
-        })
-    };
     let mut linked = None;
     for (_, stmt) in body.statements() {
         match &stmt.kind {
@@ -1266,7 +1251,7 @@ fn linking_field(java: &Program, method: &MethodRef) -> Option<(FieldRef, usize)
                 }
                 // One reference stored, a parameter's: the field's value when it returns.
                 let index = match value {
-                    Operand::Var(value) if !assigned(*value) => param_index(*value)?,
+                    Operand::Var(value) if !body.assigns(*value) => param_index(*value)?,
                     _ => return None,
                 };
                 if linked.is_some() {

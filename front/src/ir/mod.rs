@@ -73,6 +73,11 @@ impl Body {
                 .map(move |stmt| (BlockId(index as u32), stmt))
         })
     }
+
+    /// Whether some statement writes `var` (a parameter that none does keeps its entry value).
+    pub fn assigns(&self, var: VarId) -> bool {
+        self.statements().any(|(_, stmt)| stmt.assigns(var))
+    }
 }
 
 /// A typed variable.
@@ -123,6 +128,17 @@ pub struct Stmt {
     pub pc: u32,
     pub line: Option<u32>,
     pub kind: StmtKind,
+}
+
+impl Stmt {
+    /// Whether it writes `var`: an assignment to it, or a call whose result it receives.
+    pub fn assigns(&self, var: VarId) -> bool {
+        match &self.kind {
+            StmtKind::Assign { dst, .. } => *dst == var,
+            StmtKind::Invoke { dst, .. } => *dst == Some(var),
+            _ => false,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
