@@ -119,8 +119,7 @@ impl Program {
     /// The parsed class of this name.
     pub fn class(&self, name: &ClassName) -> Result<Arc<Class>> {
         self.record_class(name);
-        self.classes
-            .get_or_try_insert(name, || self.classpath.load(name))
+        self.parsed(name)
     }
 
     /// The parsed class of this name, for what it declares only ([`Class::declaration_text`]:
@@ -128,6 +127,11 @@ impl Program {
     /// notes; its code is read through [`Program::body`] or [`Program::class`].
     pub fn declaration(&self, name: &ClassName) -> Result<Arc<Class>> {
         self.record_declaration(name);
+        self.parsed(name)
+    }
+
+    /// The class parsed once and kept, without recording.
+    fn parsed(&self, name: &ClassName) -> Result<Arc<Class>> {
         self.classes
             .get_or_try_insert(name, || self.classpath.load(name))
     }
