@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
 use super::liveness::stmt_operands;
+use super::trees::{TreeRoots, tree_walks};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
 use membound_jvm::{FieldRef, Type};
@@ -51,9 +52,11 @@ pub enum Root {
 #[derive(Clone, Debug)]
 pub struct ChainRoot {
     pub root: Root,
-    /// The field the walk follows from it.
+    /// The field the walk follows from it (a tree's first branch).
     pub field: FieldRef,
-    /// The formal's name, after the reference: `head_length`.
+    /// For a tree ([`super::trees`]), every field it branches along, sorted; empty for a chain.
+    pub branches: Vec<FieldRef>,
+    /// The formal's name, after the reference: `head_length` (`t_size` for a tree).
     pub name: String,
     /// What the formal is, for the certificate and `validate`.
     pub origin: String,
@@ -74,6 +77,9 @@ pub enum WalkStep {
     Fresh,
     /// `p = null`: no node.
     Null,
+    /// `c = t.f`, `t` the parameter of a tree ([`Walks::trees`], by index): `t` is not null
+    /// and `c`'s size is that of the child's root (an index into [`Walks::roots`]).
+    Child { tree: usize, root: usize },
 }
 
 /// A method's walks: its chain roots (formals, in order) and its walked locals.
@@ -91,6 +97,8 @@ pub struct Walks {
     /// The root a cursor's creation at this offset starts at, when its argument is not a walked
     /// local but was read from the root just before (an index into `roots`).
     pub cursor_roots: BTreeMap<u32, usize>,
+    /// The parameters a recursion walks as trees, with the roots of their sizes.
+    pub trees: Vec<TreeRoots>,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -110,6 +118,8 @@ pub struct Link {
 pub struct WalkedLocal {
     pub var: ir::VarId,
     pub field: FieldRef,
+    /// The fields of the tree it walks, when it is one's ([`ChainRoot::branches`]).
+    pub branches: Vec<FieldRef>,
     /// Per assignment's offset, what it does.
     pub steps: Vec<(u32, WalkStep)>,
 }
@@ -153,7 +163,7 @@ enum Assignment {
 
 impl WalkContext<'_> {
     /// Whether anything the method runs may write the field.
-    fn may_write(&self, field: &FieldRef) -> bool {
+    pub(super) fn may_write(&self, field: &FieldRef) -> bool {
         (self.writes_besides)(field, &[])
     }
 
@@ -233,7 +243,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     for (var, assigned) in members {
         let field = fields[&var].clone();
         if matches!(body.var(var).origin, ir::VarOrigin::Param(_)) {
-            chain_root(body, Root::Param(var), &field, &mut walks.roots);
+            chain_root(body, Root::Param(var), &along(&field), &mut walks.roots);
         }
         let steps = assigned
             .into_iter()
@@ -242,7 +252,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     Assignment::Follow(source, _) => WalkStep::Follow(source),
                     Assignment::Copy(source) => WalkStep::Copy(source),
                     Assignment::Root(root) => {
-                        WalkStep::Start(chain_root(body, root, &field, &mut walks.roots))
+                        WalkStep::Start(chain_root(body, root, &along(&field), &mut walks.roots))
                     }
                     Assignment::Fresh => WalkStep::Fresh,
                     Assignment::Null => WalkStep::Null,
@@ -250,9 +260,15 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                 (pc, step)
             })
             .collect();
-        walks.locals.push(WalkedLocal { var, field, steps });
+        walks.locals.push(WalkedLocal {
+            var,
+            field,
+            branches: Vec::new(),
+            steps,
+        });
     }
     cursor_roots(body, context, &mut walks);
+    tree_walks(body, context, &mut walks);
     walks
 }
 
@@ -278,10 +294,9 @@ fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
                     let Some(Operand::Var(start)) = call.args.get(*arg) else {
                         continue;
                     };
-                    let walked = walks
-                        .locals
-                        .iter()
-                        .any(|w| w.var == *start && w.field == cursor.follows);
+                    let walked = walks.locals.iter().any(|w| {
+                        w.var == *start && w.branches.is_empty() && w.field == cursor.follows
+                    });
                     if walked {
                         continue;
                     }
@@ -313,7 +328,7 @@ fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
             };
             if let Some(root) = root_of(body, context, &read) {
                 let follows = cursor.follows.clone();
-                let root = chain_root(body, root, &follows, &mut walks.roots);
+                let root = chain_root(body, root, &along(&follows), &mut walks.roots);
                 walks.cursor_roots.insert(stmt.pc, root);
             }
         }
@@ -382,20 +397,20 @@ pub fn bind_callee_roots(
                     continue;
                 };
                 for &callee in callees.get(&(caller, stmt.pc)).into_iter().flatten() {
-                    let wanted: Vec<(Root, FieldRef)> = walks[callee]
+                    let wanted: Vec<(Root, Vec<FieldRef>)> = walks[callee]
                         .roots
                         .iter()
                         .filter_map(|root| {
-                            Some((caller_root(body, context, call, root)?, root.field.clone()))
+                            Some((caller_root(body, context, call, root)?, root.along()))
                         })
                         .collect();
-                    for (root, field) in wanted {
+                    for (root, fields) in wanted {
                         let known = walks[caller]
                             .roots
                             .iter()
-                            .any(|r| r.root == root && r.field == field);
-                        if !known && !context.may_write(&field) {
-                            chain_root(body, root, &field, &mut walks[caller].roots);
+                            .any(|r| r.root == root && r.along() == fields);
+                        if !known && !fields.iter().any(|f| context.may_write(f)) {
+                            chain_root(body, root, &fields, &mut walks[caller].roots);
                             added = true;
                         }
                     }
@@ -576,7 +591,7 @@ fn read_as_steps(assigned: &mut [(u32, Assignment)]) {
 }
 
 /// The locals `body` passes as arguments of its calls (receivers aside).
-fn passed_to_calls(body: &ir::Body) -> BTreeSet<ir::VarId> {
+pub(super) fn passed_to_calls(body: &ir::Body) -> BTreeSet<ir::VarId> {
     body.statements()
         .filter_map(|(_, stmt)| match &stmt.kind {
             StmtKind::Invoke { call, .. } => Some(&call.args),
@@ -735,15 +750,46 @@ fn fixed_param(body: &ir::Body, context: &WalkContext<'_>, var: ir::VarId) -> bo
         && !body.assigns(var)
 }
 
-/// The index of `root`'s chain along `field` in `roots`, added when new.
-fn chain_root(body: &ir::Body, root: Root, field: &FieldRef, roots: &mut Vec<ChainRoot>) -> usize {
+/// The fields a chain root follows: its one field.
+fn along(field: &FieldRef) -> Vec<FieldRef> {
+    vec![field.clone()]
+}
+
+impl ChainRoot {
+    /// Every field followed from the root: the chain's one, or the tree's branches.
+    pub fn along(&self) -> Vec<FieldRef> {
+        if self.branches.is_empty() {
+            along(&self.field)
+        } else {
+            self.branches.clone()
+        }
+    }
+}
+
+/// The index of `root`'s chain along `fields` in `roots` (a tree with two or more fields),
+/// added when new.
+pub(super) fn chain_root(
+    body: &ir::Body,
+    root: Root,
+    fields: &[FieldRef],
+    roots: &mut Vec<ChainRoot>,
+) -> usize {
     if let Some(index) = roots
         .iter()
-        .position(|r| r.root == root && r.field == *field)
+        .position(|r| r.root == root && r.along() == fields)
     {
         return index;
     }
-    let along = format!("along {}.{}", field.class, field.name);
+    let names: Vec<String> = fields
+        .iter()
+        .map(|field| format!("{}.{}", field.class, field.name))
+        .collect();
+    let along = format!("along {}", names.join(", "));
+    let (measure, suffix) = if fields.len() > 1 {
+        ("size of the tree", "size")
+    } else {
+        ("length of the chain", "length")
+    };
     let index = |var: ir::VarId| match body.var(var).origin {
         ir::VarOrigin::Param(index) => index,
         _ => 0,
@@ -756,25 +802,19 @@ fn chain_root(body: &ir::Body, root: Root, field: &FieldRef, roots: &mut Vec<Cha
         Root::Param(var) => {
             let (text, name) = param(*var);
             (
-                format!("{name}_length"),
-                format!("length of the chain from {text} {along}"),
+                format!("{name}_{suffix}"),
+                format!("{measure} from {text} {along}"),
             )
         }
         Root::This(held) => (
-            format!("{}_length", held.name),
-            format!(
-                "length of the chain from field {} of this {along}",
-                held.name
-            ),
+            format!("{}_{suffix}", held.name),
+            format!("{measure} from field {} of this {along}", held.name),
         ),
         Root::ParamField(var, held) => {
             let (text, name) = param(*var);
             (
-                format!("{name}_{}_length", held.name),
-                format!(
-                    "length of the chain from field {} of {text} {along}",
-                    held.name
-                ),
+                format!("{name}_{}_{suffix}", held.name),
+                format!("{measure} from field {} of {text} {along}", held.name),
             )
         }
     };
@@ -782,10 +822,16 @@ fn chain_root(body: &ir::Body, root: Root, field: &FieldRef, roots: &mut Vec<Cha
         Root::Param(var) => Some(index(var)),
         _ => None,
     };
+    let branches = if fields.len() > 1 {
+        fields.to_vec()
+    } else {
+        Vec::new()
+    };
     roots.push(ChainRoot {
         param,
         root,
-        field: field.clone(),
+        field: fields[0].clone(),
+        branches,
         name,
         origin,
     });

@@ -1,0 +1,160 @@
+//! Recursions over trees: a method that reads two or more reference fields of a parameter `t`
+//! it never reassigns and hands the children to calls (`walk(t.left); walk(t.right)`).
+//!
+//! The parameter's *size* along those fields, the nodes reachable from it by them, is a formal
+//! (`t_size`), and so is each child's (`t_left_size`): a [`super::chains::ChainRoot`] with
+//! several branches. When no node is reached twice (the assumption [`TREE_SHAPED`]) the
+//! children's subtrees are disjoint and miss `t`, so for a non-null `t` their sizes sum to at
+//! most `t_size - 1`; for a null one every size is 0. A local that only ever holds children of
+//! `t` is walked with the size of the child it holds, which callers bind to a callee's own
+//! `t_size`: a recursion along the fields splits its measure (`summary::measured`), and the
+//! activations with a non-null tree are at most `t_size`, those with a null one `t_size + 1`.
+//!
+//! The agent records every size at the method's entry, walking the nodes once, and reports a
+//! node reached twice (a shared subtree or a cycle) as a broken assumption in `validate`.
+
+use std::collections::BTreeMap;
+
+use super::chains::{Root, WalkContext, WalkStep, WalkedLocal, Walks, chain_root, passed_to_calls};
+
+use membound_front::ir::{self, Expr, Operand, Place, StmtKind};
+use membound_jvm::{FieldRef, Type};
+
+/// What the tree views take for granted; the certificate lists it when a bound has a tree size
+/// as a parameter.
+pub const TREE_SHAPED: &str = "a tree a method recurses over (origin `size of the tree from …`) reaches no node twice along the fields followed: the subtrees of a node's children are disjoint and do not contain the node; no other thread, reflection or JNI changes those fields while the method runs";
+
+/// One parameter's tree: the roots of its size and of its children's, indices into
+/// [`Walks::roots`].
+#[derive(Clone, Debug)]
+pub struct TreeRoots {
+    /// The parameter.
+    pub var: ir::VarId,
+    /// Its own size's root.
+    pub whole: usize,
+    /// Per branch field, the size of the tree from that child.
+    pub children: Vec<usize>,
+}
+
+/// Adds to `walks` the trees of `body`'s parameters: those whose children along two or more
+/// reference fields are passed to calls, through locals that hold nothing else, while nothing
+/// the method runs writes those fields. Locals and parameters the chains already walk are left
+/// to them.
+pub fn tree_walks(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
+    let passed = passed_to_calls(body);
+    let walked = |var: ir::VarId, walks: &Walks| walks.locals.iter().any(|w| w.var == var);
+    for param in (0..body.vars.len()).map(|index| ir::VarId(index as u32)) {
+        if !is_tree_candidate(body, context, param) || walked(param, walks) {
+            continue;
+        }
+        let reads = child_reads(body, param);
+        let holders: BTreeMap<ir::VarId, Vec<(u32, FieldRef)>> = reads
+            .into_iter()
+            .filter(|(var, _)| passed.contains(var) && !walked(*var, walks))
+            .collect();
+        let mut branches: Vec<FieldRef> = holders
+            .values()
+            .flatten()
+            .map(|(_, f)| f)
+            .cloned()
+            .collect();
+        branches.sort();
+        branches.dedup();
+        if branches.len() < 2 || branches.iter().any(|f| context.may_write(f)) {
+            continue;
+        }
+        let whole = chain_root(body, Root::Param(param), &branches, &mut walks.roots);
+        let children: Vec<usize> = branches
+            .iter()
+            .map(|f| {
+                chain_root(
+                    body,
+                    Root::ParamField(param, f.clone()),
+                    &branches,
+                    &mut walks.roots,
+                )
+            })
+            .collect();
+        let tree = walks.trees.len();
+        walks.trees.push(TreeRoots {
+            var: param,
+            whole,
+            children: children.clone(),
+        });
+        walks.locals.push(WalkedLocal {
+            var: param,
+            field: branches[0].clone(),
+            branches: branches.clone(),
+            steps: Vec::new(),
+        });
+        for (var, read) in holders {
+            let steps = read
+                .into_iter()
+                .map(|(pc, field)| {
+                    let branch = branches
+                        .iter()
+                        .position(|b| *b == field)
+                        .unwrap_or_default();
+                    (
+                        pc,
+                        WalkStep::Child {
+                            tree,
+                            root: children[branch],
+                        },
+                    )
+                })
+                .collect();
+            walks.locals.push(WalkedLocal {
+                var,
+                field: branches[0].clone(),
+                branches: branches.clone(),
+                steps,
+            });
+        }
+    }
+}
+
+/// A declared reference parameter, not `this`, that the body never assigns.
+fn is_tree_candidate(body: &ir::Body, context: &WalkContext<'_>, var: ir::VarId) -> bool {
+    matches!(body.var(var).origin, ir::VarOrigin::Param(_))
+        && matches!(body.var(var).ty, Type::Ref(_))
+        && Some(var) != context.this
+        && !body.assigns(var)
+}
+
+/// The reference locals whose every assignment reads a reference field of `param`, with those
+/// reads (offset and field).
+fn child_reads(body: &ir::Body, param: ir::VarId) -> BTreeMap<ir::VarId, Vec<(u32, FieldRef)>> {
+    let mut reads: BTreeMap<ir::VarId, Option<Vec<(u32, FieldRef)>>> = BTreeMap::new();
+    for (_, stmt) in body.statements() {
+        let (dst, read) = match &stmt.kind {
+            StmtKind::Assign { dst, value } => {
+                let read = match value {
+                    Expr::Load(Place::Field {
+                        object: Operand::Var(object),
+                        field,
+                    }) if *object == param && matches!(field.ty, Type::Ref(_)) => {
+                        Some(field.clone())
+                    }
+                    _ => None,
+                };
+                (*dst, read)
+            }
+            StmtKind::Invoke { dst: Some(dst), .. } => (*dst, None),
+            _ => continue,
+        };
+        if !matches!(body.var(dst).ty, Type::Ref(_)) {
+            continue;
+        }
+        let entry = reads.entry(dst).or_insert_with(|| Some(Vec::new()));
+        match (entry.as_mut(), read) {
+            (Some(list), Some(field)) => list.push((stmt.pc, field)),
+            _ => *entry = None,
+        }
+    }
+    reads
+        .into_iter()
+        .filter_map(|(var, list)| Some((var, list?)))
+        .filter(|(var, _)| !matches!(body.var(*var).origin, ir::VarOrigin::Param(_)))
+        .collect()
+}
