@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
 use super::liveness::stmt_operands;
-use super::trees::{TreeRoots, tree_walks};
+use super::trees::{TreeRoots, add_trees, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
 use membound_jvm::{FieldRef, Type};
@@ -183,6 +183,9 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         .filter(|&var| matches!(body.var(var).ty, Type::Ref(_)))
         .filter_map(|var| Some((var, assignments(body, context, var)?)))
         .collect();
+    // A parameter walked as a tree and the locals holding its children are the tree's.
+    let trees = tree_candidates(body, context);
+    members.retain(|&var, _| !trees.iter().any(|tree| tree.walks(var)));
     let candidates = fresh_links(body, context);
     let passed = passed_to_calls(body);
     for (_, assigned) in members.iter_mut().filter(|(var, _)| passed.contains(var)) {
@@ -268,7 +271,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         });
     }
     cursor_roots(body, context, &mut walks);
-    tree_walks(body, context, &mut walks);
+    add_trees(body, trees, &mut walks);
     walks
 }
 

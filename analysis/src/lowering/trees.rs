@@ -36,21 +36,36 @@ pub struct TreeRoots {
     pub children: Vec<usize>,
 }
 
-/// Adds to `walks` the trees of `body`'s parameters: those whose children along two or more
-/// reference fields are passed to calls, through locals that hold nothing else, while nothing
-/// the method runs writes those fields. Locals and parameters the chains already walk are left
-/// to them.
-pub fn tree_walks(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
+/// A parameter walked as a tree, before its roots are added.
+pub struct TreeCandidate {
+    param: ir::VarId,
+    /// The fields followed, sorted.
+    branches: Vec<FieldRef>,
+    /// The locals holding its children, with their reads (offset and field).
+    holders: BTreeMap<ir::VarId, Vec<(u32, FieldRef)>>,
+}
+
+impl TreeCandidate {
+    /// Whether the tree walks `var`, its parameter or a holder of its children: the chains
+    /// leave it alone.
+    pub fn walks(&self, var: ir::VarId) -> bool {
+        var == self.param || self.holders.contains_key(&var)
+    }
+}
+
+/// The trees of `body`'s parameters: those whose children along two or more reference fields
+/// are passed to calls, through locals that hold nothing else, while nothing the method runs
+/// writes those fields.
+pub fn tree_candidates(body: &ir::Body, context: &WalkContext<'_>) -> Vec<TreeCandidate> {
     let passed = passed_to_calls(body);
-    let walked = |var: ir::VarId, walks: &Walks| walks.locals.iter().any(|w| w.var == var);
+    let mut found = Vec::new();
     for param in (0..body.vars.len()).map(|index| ir::VarId(index as u32)) {
-        if !is_tree_candidate(body, context, param) || walked(param, walks) {
+        if !is_tree_candidate(body, context, param) {
             continue;
         }
-        let reads = child_reads(body, param);
-        let holders: BTreeMap<ir::VarId, Vec<(u32, FieldRef)>> = reads
+        let holders: BTreeMap<ir::VarId, Vec<(u32, FieldRef)>> = child_reads(body, param)
             .into_iter()
-            .filter(|(var, _)| passed.contains(var) && !walked(*var, walks))
+            .filter(|(var, _)| passed.contains(var))
             .collect();
         let mut branches: Vec<FieldRef> = holders
             .values()
@@ -60,9 +75,25 @@ pub fn tree_walks(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks)
             .collect();
         branches.sort();
         branches.dedup();
-        if branches.len() < 2 || branches.iter().any(|f| context.may_write(f)) {
-            continue;
+        if branches.len() >= 2 && !branches.iter().any(|f| context.may_write(f)) {
+            found.push(TreeCandidate {
+                param,
+                branches,
+                holders,
+            });
         }
+    }
+    found
+}
+
+/// Adds the trees to `walks`: their parameters' roots and children's, and their locals.
+pub fn add_trees(body: &ir::Body, candidates: Vec<TreeCandidate>, walks: &mut Walks) {
+    for TreeCandidate {
+        param,
+        branches,
+        holders,
+    } in candidates
+    {
         let whole = chain_root(body, Root::Param(param), &branches, &mut walks.roots);
         let children: Vec<usize> = branches
             .iter()

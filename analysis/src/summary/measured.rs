@@ -138,6 +138,7 @@ impl Measured {
             .filter(recursing_at_one);
         for measure in guard_candidates(bindings, n).into_iter().chain(synthesized) {
             if let Some(law) = strongest_law(bindings, &measure, n, branching) {
+                let (measure, law) = split_if_fewer(bindings, measure, law, n, branching);
                 return Ok(Measured {
                     measure,
                     law,
@@ -516,6 +517,40 @@ fn strongest_law(bindings: &[Binding], measure: &Affine, n: usize, branching: u6
             .map(|mu| activations(law, branching, mu))
             .fold(0u128, u128::saturating_add)
     })
+}
+
+/// The most a measure is shifted up for [`split_if_fewer`].
+const MAX_SPLIT_SHIFT: i64 = 4;
+
+/// `μ + k` under the split law for the least `k` in `1..=MAX_SPLIT_SHIFT` it holds for, when it
+/// counts fewer activations than `law` does on `μ` at `μ = 1..=32`; else `μ` and `law`. A
+/// tree's walk that recurses only from nodes with a child (`μ = size - 1` from the guard
+/// `size >= 2`) calls itself on children of size 0 too, whose measure `-1` no split of `μ`
+/// allows, while the size itself splits.
+fn split_if_fewer(
+    bindings: &[Binding],
+    measure: Affine,
+    law: Law,
+    n: usize,
+    branching: u64,
+) -> (Affine, Law) {
+    if law == Law::Split {
+        return (measure, law);
+    }
+    let total = |count: &dyn Fn(u32) -> u128| (1..=32).map(count).fold(0u128, u128::saturating_add);
+    for k in 1..=MAX_SPLIT_SHIFT {
+        let shifted = measure.add(&Affine::constant(Rat::from(k)));
+        let callee = shifted.remap(|column| column + n);
+        if split_holds(bindings, &shifted, &callee, n) {
+            let split = total(&|mu| u128::from(mu) + k as u128);
+            let other = total(&|mu| activations(law, branching, mu));
+            if split < other {
+                return (shifted, Law::Split);
+            }
+            break;
+        }
+    }
+    (measure, law)
 }
 
 /// The count of activations with `μ >= 1` a law allows under one with measure `mu`.
