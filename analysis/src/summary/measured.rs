@@ -723,3 +723,94 @@ fn covered(part: &Polyhedron, regions: &[Polyhedron], budget: &mut usize) -> boo
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ge(coeffs: &[i64], constant: i64) -> Constraint {
+        Constraint::ge(Affine::from_coeffs(
+            coeffs.iter().map(|&c| Rat::from(c)).collect(),
+            Rat::from(constant),
+        ))
+    }
+
+    fn eq(coeffs: &[i64], constant: i64) -> Constraint {
+        Constraint::eq(Affine::from_coeffs(
+            coeffs.iter().map(|&c| Rat::from(c)).collect(),
+            Rat::from(constant),
+        ))
+    }
+
+    /// The formals of a tree walk `walk(t)`: `s` (t's size), `l` and `r` (its children's), then
+    /// the callee's `s'`, `l'`, `r'`. Where `t` is not null its children's sizes sum to at most
+    /// `s - 1`; `extra` narrows where it recurses.
+    fn tree_region(extra: &[Constraint]) -> Vec<Constraint> {
+        [
+            vec![
+                ge(&[1, 0, 0, 0, 0, 0], -1),
+                ge(&[0, 1, 0, 0, 0, 0], 0),
+                ge(&[0, 0, 1, 0, 0, 0], 0),
+                ge(&[1, -1, -1, 0, 0, 0], -1),
+            ],
+            extra.to_vec(),
+        ]
+        .concat()
+    }
+
+    /// A call `walk(child)` from the regions `parts`: the callee's size is the child's.
+    fn call_on(child: usize, parts: &[Vec<Constraint>]) -> Binding {
+        let mut binds = vec![0; 6];
+        binds[child] = 1;
+        binds[3] = -1;
+        let parts: Vec<Polyhedron> = parts
+            .iter()
+            .map(|region| {
+                let mut constraints = region.clone();
+                constraints.push(eq(&binds, 0));
+                Polyhedron::from_constraints(6, constraints).minimized()
+            })
+            .collect();
+        let region = parts
+            .iter()
+            .map(|p| p.project_onto(&[0, 1, 2]).minimized())
+            .collect();
+        Binding {
+            parts,
+            region,
+            times: 1,
+        }
+    }
+
+    #[test]
+    fn a_recursion_on_both_children_splits_the_size() {
+        let region = vec![tree_region(&[])];
+        let bindings = [call_on(1, &region), call_on(2, &region)];
+        let measured = Measured::of_bindings(&bindings, 3).expect("a measure");
+        assert_eq!(measured.law, Law::Split);
+        assert_eq!(measured.measure, Affine::var(0));
+        assert_eq!(measured.branching, 2);
+    }
+
+    #[test]
+    fn a_walk_recursing_only_from_nodes_with_a_child_splits_the_size_too() {
+        // `if (t.left == null && t.right == null) leaf; else walk(left); walk(right)`: the
+        // guard gives `s >= 2`, whose measure `s - 1` is -1 on a null child.
+        let region = vec![
+            tree_region(&[ge(&[0, 1, 0, 0, 0, 0], -1)]),
+            tree_region(&[ge(&[0, 0, 1, 0, 0, 0], -1)]),
+        ];
+        let bindings = [call_on(1, &region), call_on(2, &region)];
+        let measured = Measured::of_bindings(&bindings, 3).expect("a measure");
+        assert_eq!(measured.law, Law::Split);
+        assert_eq!(measured.measure, Affine::var(0));
+    }
+
+    #[test]
+    fn a_recursion_on_one_child_twice_does_not_split() {
+        let region = vec![tree_region(&[])];
+        let bindings = [call_on(1, &region), call_on(1, &region)];
+        let measured = Measured::of_bindings(&bindings, 3).expect("a measure");
+        assert_ne!(measured.law, Law::Split);
+    }
+}
