@@ -303,7 +303,8 @@ mod tests {
             "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,chain=0.left/p.T.left+right,out=/x",
         )
         .expect("valid");
-        let chains: Vec<(&ChainStart, Vec<(Option<&str>, &str)>)> = options
+        type Fields<'a> = Vec<(Option<&'a str>, &'a str)>;
+        let chains: Vec<(&ChainStart, Fields<'_>)> = options
             .chains
             .iter()
             .map(|c| {
