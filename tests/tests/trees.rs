@@ -58,6 +58,11 @@ fn a_walk_allocating_per_node_is_the_size_of_the_tree() {
         objects_by_size("trees.Walks.boxes"),
         vec![0, 1, 2, 3, 4, 5, 6, 7]
     );
+    // A field of another type handed to a call is not a branch.
+    assert_eq!(
+        objects_by_size("trees.Walks.labelled"),
+        vec![0, 1, 2, 3, 4, 5, 6, 7]
+    );
     // Children read into locals first, two objects per node.
     assert_eq!(
         objects_by_size("trees.Walks.pairs"),
@@ -119,6 +124,7 @@ fn runs_bind_tree_sizes_recorded_at_entry_and_match_exactly() {
     // Complete trees of 0 + 1 + 3 + 7 nodes, combs of 0 + 1 + 3 + 5 + 7: 11 + 16 nodes.
     assert_eq!(validated_objects("trees.Walks.boxes", true), 27 + 2 * 11);
     assert_eq!(validated_objects("trees.Walks.pairs", true), 2 * 11);
+    assert_eq!(validated_objects("trees.Walks.labelled", true), 11);
     // One per null child: the size plus one per tree, 9 trees.
     assert_eq!(validated_objects("trees.Walks.ends", true), 27 + 9);
     assert_eq!(validated_objects("trees.Walks.twice", true), 2 * 11);

@@ -1,5 +1,6 @@
-//! Recursions over trees: a method that reads two or more reference fields of a parameter `t`
-//! it never reassigns and hands the children to calls (`walk(t.left); walk(t.right)`).
+//! Recursions over trees: a method that reads two or more fields of a parameter `t` of `t`'s
+//! own type, `t` never reassigned, and hands the children to calls (`walk(t.left);
+//! walk(t.right)`); a field of another type is a value the node holds, not a child.
 //!
 //! The parameter's *size* along those fields, the nodes reachable from it by them, is a formal
 //! (`t_size`), and so is each child's (`t_left_size`): a [`super::chains::ChainRoot`] with
@@ -53,8 +54,8 @@ impl TreeCandidate {
     }
 }
 
-/// The trees of `body`'s parameters: those whose children along two or more reference fields
-/// are passed to calls, through locals that hold nothing else, while nothing the method runs
+/// The trees of `body`'s parameters: those whose children along two or more fields of their own
+/// type are passed to calls, through locals that hold nothing else, while nothing the method runs
 /// writes those fields.
 pub fn tree_candidates(body: &ir::Body, context: &WalkContext<'_>) -> Vec<TreeCandidate> {
     let passed = passed_to_calls(body);
@@ -153,8 +154,8 @@ fn is_tree_candidate(body: &ir::Body, context: &WalkContext<'_>, var: ir::VarId)
         && !body.assigns(var)
 }
 
-/// The reference locals whose every assignment reads a reference field of `param`, with those
-/// reads (offset and field).
+/// The reference locals whose every assignment reads a field of `param` of `param`'s own type
+/// (a child, not a value the node holds), with those reads (offset and field).
 fn child_reads(body: &ir::Body, param: ir::VarId) -> BTreeMap<ir::VarId, Vec<(u32, FieldRef)>> {
     let mut reads: BTreeMap<ir::VarId, Option<Vec<(u32, FieldRef)>>> = BTreeMap::new();
     for (_, stmt) in body.statements() {
@@ -164,9 +165,7 @@ fn child_reads(body: &ir::Body, param: ir::VarId) -> BTreeMap<ir::VarId, Vec<(u3
                     Expr::Load(Place::Field {
                         object: Operand::Var(object),
                         field,
-                    }) if *object == param && matches!(field.ty, Type::Ref(_)) => {
-                        Some(field.clone())
-                    }
+                    }) if *object == param && field.ty == body.var(param).ty => Some(field.clone()),
                     _ => None,
                 };
                 (*dst, read)
