@@ -554,10 +554,9 @@ impl Agent {
         };
         match &chain.root {
             ChainStart::Param(index) => parameter(*index),
-            ChainStart::This(held) if !info.is_static => {
-                field_of(self.jvmti.local_object(0, 0).ok()?, held)
-            }
-            ChainStart::This(_) => None,
+            ChainStart::This(_) | ChainStart::ThisObject if info.is_static => None,
+            ChainStart::This(held) => field_of(self.jvmti.local_object(0, 0).ok()?, held),
+            ChainStart::ThisObject => self.jvmti.local_object(0, 0).ok(),
             ChainStart::ParamField(index, held) => field_of(parameter(*index)?, held),
         }
     }

@@ -6,7 +6,8 @@
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
 //! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class); each `chain=<root>/<field>` a chain whose
 //! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
-//! `this` or of a parameter), or with several fields `<root>/<f>+<g>` a tree whose size is; each `region=<M>` a method at whose exits the heap is walked to
+//! `this` or of a parameter), or with several fields `<root>/<f>+<g>` a tree whose size is (root
+//! `this` too: the receiver itself); each `region=<M>` a method at whose exits the heap is walked to
 //! see which objects allocated during the activation are still reachable (watch mode's region
 //! check). `out` comes last and runs to the end of the string, so the path may contain commas.
 
@@ -98,16 +99,21 @@ pub enum ChainStart {
     This(String),
     /// A reference field of declared parameter `i`: `0.first`.
     ParamField(usize, String),
+    /// `this` itself (a tree an instance method walks): `this`.
+    ThisObject,
 }
 
 impl ChainName {
     fn parse(text: &str) -> Result<ChainName, String> {
         let bad = || {
-            format!("chain `{text}` is not of the form <root>/<field>, root `0`, `this.f` or `0.f`")
+            format!(
+                "chain `{text}` is not of the form <root>/<field>, root `0`, `this.f`, `0.f` or `this`"
+            )
         };
         let (root, along) = text.split_once('/').ok_or_else(bad)?;
         let index = |i: &str| i.parse::<usize>().map_err(|_| bad());
         let root = match root.split_once('.') {
+            None if root == "this" => ChainStart::ThisObject,
             None => ChainStart::Param(index(root)?),
             Some(("this", held)) if !held.is_empty() => ChainStart::This(held.to_owned()),
             Some((i, held)) if !held.is_empty() => {
@@ -300,7 +306,7 @@ mod tests {
     #[test]
     fn chains_name_a_root_and_a_field() {
         let options = AgentOptions::parse(
-            "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,chain=0.left/p.T.left+right,out=/x",
+            "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,chain=0.left/p.T.left+right,chain=this/left+right,out=/x",
         )
         .expect("valid");
         type Fields<'a> = Vec<(Option<&'a str>, &'a str)>;
@@ -332,6 +338,10 @@ mod tests {
                 (
                     &ChainStart::ParamField(0, "left".to_owned()),
                     vec![(Some("p.T"), "left"), (None, "right")]
+                ),
+                (
+                    &ChainStart::ThisObject,
+                    vec![(None, "left"), (None, "right")]
                 ),
             ]
         );

@@ -437,6 +437,7 @@ fn chain_name(rest: &str) -> Option<String> {
                 format!("{}.{name}", param(holder)?)
             }
         }
+        None if root == "this" => root.to_string(),
         None => param(root)?.to_string(),
     };
     Some(format!("{root}/{}", field.replace(", ", "+")))
@@ -1069,6 +1070,10 @@ mod tests {
             (
                 "size of the tree from field left of parameter 0 (t) along p.T.left, p.T.right",
                 Binding::Recorded(Chain("0.left/p.T.left+p.T.right".to_string())),
+            ),
+            (
+                "size of the tree from this along p.T.left, p.T.right",
+                Binding::Recorded(Chain("this/p.T.left+p.T.right".to_string())),
             ),
             (
                 "field fromCount of this",

@@ -1,8 +1,9 @@
 //! Recursions over hand-written binary trees (tests/fixtures/trees): a method that hands both
-//! children of its parameter to itself (`boxes(t.left) + boxes(t.right)`) is bounded by the size
-//! of the tree reachable from the parameter along those fields, a parameter named after it
-//! (`t_size`, with its children's `t_left_size` and `t_right_size`), under the named assumption
-//! that no node is reached twice. Exact where each activation allocates a constant, and equal
+//! children of its parameter to itself (`boxes(t.left) + boxes(t.right)`), or a method of the
+//! node called on its children (`left.count()`), is bounded by the size of the tree reachable
+//! from the parameter (or `this`) along those fields, a parameter named after it (`t_size`, with
+//! its children's `t_left_size` and `t_right_size`), under the named assumption that no node is
+//! reached twice. Exact where each activation allocates a constant, and equal
 //! to real runs, where the agent records the sizes at each entry; a shared subtree is a broken
 //! assumption (exit 1).
 
@@ -88,6 +89,38 @@ fn a_walk_allocating_at_leaves_is_bounded_by_the_size_plus_one() {
 }
 
 #[test]
+fn a_method_of_the_node_called_on_the_children_it_has_is_the_size_of_its_tree() {
+    let method = "trees.Tree.count";
+    let certificate = fixture_certificate("trees", method, "count");
+    let along = "along trees.Tree.left, trees.Tree.right";
+    let expected = [
+        ("this_size", "size of the tree from this".to_string()),
+        (
+            "left_size",
+            "size of the tree from field left of this".to_string(),
+        ),
+        (
+            "right_size",
+            "size of the tree from field right of this".to_string(),
+        ),
+    ]
+    .map(|(name, origin)| pair(name, &format!("{origin} {along}")));
+    assert_eq!(certificate_params(&certificate, method), expected.to_vec());
+    let counts: Vec<i64> = (1..=7i64)
+        .map(|size| {
+            let left = (size - 1) / 2;
+            let params = format!(
+                "this_size={size},left_size={left},right_size={}",
+                size - 1 - left
+            );
+            let json = eval_method(&certificate, method, &params);
+            json["mem_alloc"]["objects"].as_i64().expect("finite")
+        })
+        .collect();
+    assert_eq!(counts, vec![1, 2, 3, 4, 5, 6, 7]);
+}
+
+#[test]
 fn a_caller_binds_the_size_of_the_tree_it_passes_on() {
     let method = "trees.Walks.twice";
     let certificate = fixture_certificate("trees", method, "count");
@@ -128,6 +161,8 @@ fn runs_bind_tree_sizes_recorded_at_entry_and_match_exactly() {
     // One per null child: the size plus one per tree, 9 trees.
     assert_eq!(validated_objects("trees.Walks.ends", true), 27 + 9);
     assert_eq!(validated_objects("trees.Walks.twice", true), 2 * 11);
+    // Called on the non-empty trees only, and by each node on the children it has.
+    assert_eq!(validated_objects("trees.Tree.count", true), 27);
     // Leaves: 0 + 1 + 2 + 4 and 0 + 1 + 2 + 3 + 4.
     assert_eq!(validated_objects("trees.Walks.leaves", false), 17);
 }

@@ -418,9 +418,14 @@ impl<'b, 't> Lowerer<'b, 't> {
             };
             self.rests.insert(walked.var, rest);
         }
-        // A tree's children hold disjoint parts of it (all 0 when it is null).
+        // A tree's children hold disjoint parts of it (all 0 when it is null); `this` is not.
         let holds: Vec<Cond> = (0..walks.trees.len())
-            .map(|tree| le(self.children_size(tree), self.tree_size(tree)))
+            .map(
+                |tree| match self.fields.this == Some(walks.trees[tree].var) {
+                    true => self.non_null_tree(tree),
+                    false => le(self.children_size(tree), self.tree_size(tree)),
+                },
+            )
             .collect();
         for condition in holds {
             self.require(condition);
@@ -1791,12 +1796,18 @@ impl<'b, 't> Lowerer<'b, 't> {
                 && cursor.follows == root.field)
                 .then(|| Expr::var(self.cursor_rests[receiver]));
         }
-        let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
+        let actual = match root.root {
+            // A tree an instance method walks from its receiver.
+            Root::Receiver => call.receiver.as_ref(),
+            _ => call.args.get(usize::from(root.param?)),
+        };
+        let Some(Operand::Var(actual)) = actual else {
             return None;
         };
         match walks.locals.iter().find(|w| w.var == *actual) {
             Some(walked) => (walked.field == root.field && walked.branches == root.branches)
                 .then(|| Expr::var(self.rests[actual])),
+            None if self.fields.this == Some(*actual) => own(Root::Receiver),
             None => own(Root::Param(*actual)),
         }
     }

@@ -46,6 +46,8 @@ pub enum Root {
     This(FieldRef),
     /// A field of a reference parameter the method never reassigns.
     ParamField(ir::VarId, FieldRef),
+    /// The method's `this` itself: a tree an instance method walks ([`super::trees`]).
+    Receiver,
 }
 
 /// One root's chain along one field: a formal of the method.
@@ -125,9 +127,12 @@ pub struct WalkedLocal {
 }
 
 impl Walks {
-    /// The root whose chain a walked parameter starts with at entry.
+    /// The root whose chain a walked parameter (or a tree's `this`) starts with at entry.
     pub fn entry_root(&self, param: ir::VarId) -> Option<usize> {
-        self.roots.iter().position(|r| r.root == Root::Param(param))
+        match self.trees.iter().find(|tree| tree.var == param) {
+            Some(tree) => Some(tree.whole),
+            None => self.roots.iter().position(|r| r.root == Root::Param(param)),
+        }
     }
 }
 
@@ -445,6 +450,13 @@ fn caller_root(
             (on_this && context.this_field_fixed(held)).then(|| Root::This(held.clone()))
         }
         Root::ParamField(..) => None,
+        Root::Receiver => match &call.receiver {
+            Some(Operand::Var(actual)) if Some(*actual) == context.this => Some(Root::Receiver),
+            Some(Operand::Var(actual)) => {
+                fixed_param(body, context, *actual).then_some(Root::Param(*actual))
+            }
+            _ => None,
+        },
     }
 }
 
@@ -820,6 +832,10 @@ pub(super) fn chain_root(
                 format!("{measure} from field {} of {text} {along}", held.name),
             )
         }
+        Root::Receiver => (
+            format!("this_{suffix}"),
+            format!("{measure} from this {along}"),
+        ),
     };
     let param = match root {
         Root::Param(var) => Some(index(var)),

@@ -14,7 +14,7 @@
 //! The agent records every size at the method's entry, walking the nodes once, and reports a
 //! node reached twice (a shared subtree or a cycle) as a broken assumption in `validate`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::chains::{Root, WalkContext, WalkStep, WalkedLocal, Walks, chain_root, passed_to_calls};
 
@@ -58,7 +58,7 @@ impl TreeCandidate {
 /// type are passed to calls, through locals that hold nothing else, while nothing the method runs
 /// writes those fields.
 pub fn tree_candidates(body: &ir::Body, context: &WalkContext<'_>) -> Vec<TreeCandidate> {
-    let passed = passed_to_calls(body);
+    let passed = handed_to_calls(body);
     let mut found = Vec::new();
     for param in (0..body.vars.len()).map(|index| ir::VarId(index as u32)) {
         if !is_tree_candidate(body, context, param) {
@@ -95,17 +95,20 @@ pub fn add_trees(body: &ir::Body, candidates: Vec<TreeCandidate>, walks: &mut Wa
         holders,
     } in candidates
     {
-        let whole = chain_root(body, Root::Param(param), &branches, &mut walks.roots);
+        let on_this = matches!(body.var(param).origin, ir::VarOrigin::This);
+        let child = |field: FieldRef| match on_this {
+            true => Root::This(field),
+            false => Root::ParamField(param, field),
+        };
+        let whole = if on_this {
+            Root::Receiver
+        } else {
+            Root::Param(param)
+        };
+        let whole = chain_root(body, whole, &branches, &mut walks.roots);
         let children: Vec<usize> = branches
             .iter()
-            .map(|f| {
-                chain_root(
-                    body,
-                    Root::ParamField(param, f.clone()),
-                    &branches,
-                    &mut walks.roots,
-                )
-            })
+            .map(|f| chain_root(body, child(f.clone()), &branches, &mut walks.roots))
             .collect();
         let tree = walks.trees.len();
         walks.trees.push(TreeRoots {
@@ -146,12 +149,26 @@ pub fn add_trees(body: &ir::Body, candidates: Vec<TreeCandidate>, walks: &mut Wa
     }
 }
 
-/// A declared reference parameter, not `this`, that the body never assigns.
+/// A declared reference parameter that the body never assigns, or `this` when it never does.
 fn is_tree_candidate(body: &ir::Body, context: &WalkContext<'_>, var: ir::VarId) -> bool {
-    matches!(body.var(var).origin, ir::VarOrigin::Param(_))
-        && matches!(body.var(var).ty, Type::Ref(_))
-        && Some(var) != context.this
-        && !body.assigns(var)
+    let fixed = match body.var(var).origin {
+        ir::VarOrigin::Param(_) => Some(var) != context.this && !body.assigns(var),
+        ir::VarOrigin::This => Some(var) == context.this,
+        _ => false,
+    };
+    fixed && matches!(body.var(var).ty, Type::Ref(_))
+}
+
+/// The locals `body` hands to its calls, as arguments or as receivers (`t.left.walk()`).
+fn handed_to_calls(body: &ir::Body) -> BTreeSet<ir::VarId> {
+    let receivers = body.statements().filter_map(|(_, stmt)| match &stmt.kind {
+        StmtKind::Invoke { call, .. } => match &call.receiver {
+            Some(Operand::Var(var)) => Some(*var),
+            _ => None,
+        },
+        _ => None,
+    });
+    passed_to_calls(body).into_iter().chain(receivers).collect()
 }
 
 /// The reference locals whose every assignment reads a field of `param` of `param`'s own type
