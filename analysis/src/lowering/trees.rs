@@ -1,6 +1,8 @@
 //! Recursions over trees: a method that reads two or more fields of a parameter `t` of `t`'s
 //! own type, `t` never reassigned, and hands the children to calls (`walk(t.left);
-//! walk(t.right)`); a field of another type is a value the node holds, not a child.
+//! walk(t.right)`); a field of another type is a value the node holds, not a child. An instance
+//! method of the node does the same with `this` (`left.count()`, the children as receivers): its
+//! tree's size is `this_size`, its children's `left_size`, and `this` is never null.
 //!
 //! The parameter's *size* along those fields, the nodes reachable from it by them, is a formal
 //! (`t_size`), and so is each child's (`t_left_size`): a [`super::chains::ChainRoot`] with
@@ -29,7 +31,7 @@ pub const TREE_SHAPED: &str = "a tree a method recurses over (origin `size of th
 /// [`Walks::roots`].
 #[derive(Clone, Debug)]
 pub struct TreeRoots {
-    /// The parameter.
+    /// The parameter, or `this`.
     pub var: ir::VarId,
     /// Its own size's root.
     pub whole: usize,
@@ -37,7 +39,7 @@ pub struct TreeRoots {
     pub children: Vec<usize>,
 }
 
-/// A parameter walked as a tree, before its roots are added.
+/// A parameter (or `this`) walked as a tree, before its roots are added.
 pub struct TreeCandidate {
     param: ir::VarId,
     /// The fields followed, sorted.
@@ -54,8 +56,8 @@ impl TreeCandidate {
     }
 }
 
-/// The trees of `body`'s parameters: those whose children along two or more fields of their own
-/// type are passed to calls, through locals that hold nothing else, while nothing the method runs
+/// The trees of `body`'s parameters (and of its `this`): those whose children along two or more
+/// fields of their own type are handed to calls (as arguments or receivers), through locals that hold nothing else, while nothing the method runs
 /// writes those fields.
 pub fn tree_candidates(body: &ir::Body, context: &WalkContext<'_>) -> Vec<TreeCandidate> {
     let passed = handed_to_calls(body);
@@ -87,7 +89,8 @@ pub fn tree_candidates(body: &ir::Body, context: &WalkContext<'_>) -> Vec<TreeCa
     found
 }
 
-/// Adds the trees to `walks`: their parameters' roots and children's, and their locals.
+/// Adds the trees to `walks`: their parameters' roots (`this`'s, [`Root::Receiver`]) and
+/// children's, and their locals.
 pub fn add_trees(body: &ir::Body, candidates: Vec<TreeCandidate>, walks: &mut Walks) {
     for TreeCandidate {
         param,
