@@ -582,16 +582,20 @@ fn broken_assumptions(entry: &MethodEntry, measurement: &Measurement) -> Vec<Str
                 continue;
             };
             let found = values.chains.iter().find(|c| c.chain == chain);
+            let origin = param.origin.split(';').next().unwrap_or(&param.origin);
+            let tree = origin.strip_prefix("size of ");
             let what = match found.map(|c| c.length) {
                 Some(ChainLength::Cycle) => "is cyclic",
                 Some(ChainLength::Shared) => "reaches a node twice (a shared subtree or a cycle)",
+                Some(ChainLength::Long) if tree.is_some() => {
+                    "has more nodes than the agent follows (2^24)"
+                }
                 Some(ChainLength::Long) => {
                     "is longer than the agent follows (2^24 nodes: a cycle, or too long)"
                 }
                 _ => continue,
             };
-            let origin = param.origin.split(';').next().unwrap_or(&param.origin);
-            let (assumption, chain) = match origin.strip_prefix("size of ") {
+            let (assumption, chain) = match tree {
                 Some(tree) => ("TREE_SHAPED", tree),
                 None => (
                     "ACYCLIC_CHAINS",
