@@ -171,6 +171,13 @@ fn ir_refuses_the_options_that_only_decide_how_far_an_analysis_reaches() {
         let refused = format!("unexpected argument '{}'", option[0]);
         assert!(run.stderr.contains(&refused), "{option:?}: {}", run.stderr);
     }
-    let sites = membound(["sites", jar, "--method", "Intro.m1", "--budget-methods", "5"]);
+    let sites = membound([
+        "sites",
+        jar,
+        "--method",
+        "Intro.m1",
+        "--budget-methods",
+        "5",
+    ]);
     assert_eq!(sites.code, 0, "{}", sites.stderr);
 }
