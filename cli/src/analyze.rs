@@ -91,7 +91,7 @@ enum ReportFormat {
 
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     let progress = args.verbosity.progress();
-    if args.whole.entry_points.is_some() || args.target.method.len() > 1 {
+    if args.whole.entry_points.is_some() || args.target.code.method.len() > 1 {
         if !args.params.is_empty() {
             return Err(Error::Input(
                 "--param names a parameter of one method: give it with one --method".to_string(),
@@ -127,7 +127,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
             }
         }
     }
-    let certificate = membound_analysis::certify::certificate(&args.target.input, &bounds)?;
+    let certificate = membound_analysis::certify::certificate(&args.target.code.input, &bounds)?;
     report(args, &program, &certificate, &memalloc::to_text(&bounds))
 }
 

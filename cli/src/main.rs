@@ -81,7 +81,7 @@ enum Command {
     /// Print a method's IR (typed three-address code with its control-flow graph).
     Ir {
         #[command(flatten)]
-        target: MethodInput,
+        target: ProgramInput,
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
@@ -235,7 +235,7 @@ const RUN_PHASE: &str = "running the program under the agent";
 
 /// The program to load and the method to look at.
 #[derive(Debug, Args)]
-struct MethodInput {
+struct ProgramInput {
     /// A .jar, a directory of classes, or a .class file.
     input: PathBuf,
     /// The method: `pkg.Class.method`; for an overload `pkg.Class.method(int, String)` or
@@ -250,6 +250,15 @@ struct MethodInput {
     /// The JDK whose classes to use (default: $JAVA_HOME, then the java on PATH).
     #[arg(long)]
     jdk: Option<PathBuf>,
+}
+
+/// The program and method, and what decides how far the analysis reaches from the method:
+/// the specs and the call graph's budget. (`ir` looks at one body and takes only the
+/// program.)
+#[derive(Debug, Args)]
+struct MethodInput {
+    #[command(flatten)]
+    code: ProgramInput,
     /// A library spec file (YAML, docs/specs.md): what the methods it names allocate, stated
     /// instead of analyzed; its entries override the bundled ones. Repeatable.
     #[arg(long = "spec", value_name = "FILE")]
@@ -503,6 +512,13 @@ impl MethodInput {
         Ok((program, graph, found))
     }
 
+    /// Opens the classpath and selects the method.
+    fn load(&self) -> Result<(Program, MethodRef)> {
+        self.code.load()
+    }
+}
+
+impl ProgramInput {
     /// Opens the classpath (input, extra entries, JDK) and selects the method.
     fn load(&self) -> Result<(Program, MethodRef)> {
         let text = match self.method.as_slice() {

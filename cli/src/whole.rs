@@ -93,23 +93,23 @@ pub(super) fn analyze(
     let shard = options.shard.as_deref().map(parse_shard).transpose()?;
     let limit = time_limit(options.entry_time_limit)?;
     progress.phase("loading the classes and listing the entry points");
-    let program = target.program()?;
+    let program = target.code.program()?;
     let specs = target.specs()?;
     let all = match options.entry_points.as_deref() {
-        Some(kind) => list_entries(&program, &target.input, kind)?,
-        None => methods_given(&program, &target.method)?,
+        Some(kind) => list_entries(&program, &target.code.input, kind)?,
+        None => methods_given(&program, &target.code.method)?,
     };
     let entries = match shard {
         Some(shard) => shard_of(&all, shard)?,
         None => all,
     };
-    let input = Input::of(&target.input)?;
+    let input = Input::of(&target.code.input)?;
     let cache = match &options.cache {
         Some(dir) => Some(Cache::open(
             dir,
             &program,
             &cache_setting(target, setting, options.entry_time_limit)?,
-            &Jdk::locate(target.jdk.as_deref())?,
+            &Jdk::locate(target.code.jdk.as_deref())?,
         )?),
         None => None,
     };

@@ -152,3 +152,32 @@ fn methods_are_selected_as_java_soot_and_jvm_write_them_and_a_wrong_name_gets_su
         misspelt.stderr
     );
 }
+
+#[test]
+fn ir_refuses_the_options_that_only_decide_how_far_an_analysis_reaches() {
+    // `ir` prints one body: specs and the call graph's budget cannot change it, so it does not
+    // take them (it used to accept and ignore them).
+    let jar = membound_tests::workspace_root().join("examples/intro/intro.jar");
+    let jar = jar.to_str().expect("utf-8");
+    for option in [
+        &["--budget-methods", "5"][..],
+        &["--spec", "specs.yaml"],
+        &["--no-bundled-specs"],
+    ] {
+        let mut args = vec!["ir", jar, "--method", "Intro.m1"];
+        args.extend_from_slice(option);
+        let run = membound(args);
+        assert_eq!(run.code, 2, "{option:?}: {}", run.stderr);
+        let refused = format!("unexpected argument '{}'", option[0]);
+        assert!(run.stderr.contains(&refused), "{option:?}: {}", run.stderr);
+    }
+    let sites = membound([
+        "sites",
+        jar,
+        "--method",
+        "Intro.m1",
+        "--budget-methods",
+        "5",
+    ]);
+    assert_eq!(sites.code, 0, "{}", sites.stderr);
+}

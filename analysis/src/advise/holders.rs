@@ -13,9 +13,7 @@ use membound_front::ir::{Body, Const, Expr, Operand, Place, Stmt, StmtKind, VarI
 use membound_front::program::Program;
 use membound_jvm::{FieldRef, MethodRef};
 
-use super::references::{
-    Location, Point, place_location, points, stmt_operands, terminator_operands,
-};
+use super::references::{Location, Point, place_location, points};
 
 /// The places besides variables that may hold a tracked allocation's objects.
 struct Owned {
@@ -78,7 +76,7 @@ fn holders(body: &Body, first: VarId, owned: &Owned) -> Option<BTreeSet<Location
             }
         }
         for block in &body.blocks {
-            let operands = terminator_operands(&block.terminator);
+            let operands = block.terminator.operands();
             let leaves = matches!(
                 block.terminator,
                 membound_front::ir::Terminator::Return(_)
@@ -107,7 +105,7 @@ fn copies(
     owned: &Owned,
 ) -> Option<Vec<Location>> {
     let is_held = |op: &Operand| holds(holders, op);
-    let reads_held = stmt_operands(stmt).0.into_iter().any(is_held);
+    let reads_held = stmt.operands().into_iter().any(is_held);
     match &stmt.kind {
         StmtKind::Assign { dst, value } => {
             let reference = |var: &VarId| body.var(*var).ty.is_reference();
@@ -172,7 +170,7 @@ fn own_arrays(body: &Body) -> BTreeSet<VarId> {
         refused.extend(other_uses(stmt));
     }
     for block in &body.blocks {
-        for operand in terminator_operands(&block.terminator) {
+        for operand in block.terminator.operands() {
             if let Operand::Var(var) = operand {
                 refused.insert(*var);
             }
@@ -185,7 +183,7 @@ fn own_arrays(body: &Body) -> BTreeSet<VarId> {
 /// or of a length.
 fn other_uses(stmt: &Stmt) -> Vec<VarId> {
     let element_at_constant = |place: &Place, operand: &Operand| matches!(place, Place::ArrayElement { array, index: Operand::Const(Const::Int(_)) } if std::ptr::eq(array, operand));
-    let (operands, _) = stmt_operands(stmt);
+    let operands = stmt.operands();
     operands
         .into_iter()
         .filter(|operand| match &stmt.kind {

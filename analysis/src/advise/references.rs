@@ -9,7 +9,6 @@ use membound_front::ir::{
     BlockId, Body, Const, Expr, Operand, Place, Stmt, StmtKind, VarId, VarOrigin,
 };
 
-pub(super) use crate::lowering::liveness::{stmt_operands, terminator_operands};
 use membound_jvm::FieldRef;
 
 /// A place that may hold a reference.
@@ -79,8 +78,8 @@ fn var_of(operand: &Operand) -> Option<VarId> {
 
 /// The locations a statement reads.
 fn reads(body: &Body, stmt: &Stmt) -> Vec<Location> {
-    let mut read: Vec<Location> = stmt_operands(stmt)
-        .0
+    let mut read: Vec<Location> = stmt
+        .operands()
         .into_iter()
         .filter_map(var_of)
         .map(Location::Var)
@@ -169,7 +168,7 @@ impl Liveness {
                 for successor in block.terminator.successors() {
                     live.extend(entry_of(&before, successor));
                 }
-                let operands = terminator_operands(&block.terminator);
+                let operands = block.terminator.operands();
                 live.extend(operands.into_iter().filter_map(var_of).map(Location::Var));
                 let mut column = vec![live.clone()];
                 for stmt in block.stmts.iter().rev() {

@@ -11,7 +11,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::liveness::expr_operands;
 use super::loops::Loops;
 use membound_front::ir::{Body, Const, Expr, Operand, StmtKind, Terminator, VarId};
 
@@ -45,8 +44,7 @@ fn of_loop(body: &Body, blocks: &[usize]) -> Vec<VarId> {
         for stmt in &block.stmts {
             match &stmt.kind {
                 StmtKind::Assign { dst, value } => {
-                    let mut operands = Vec::new();
-                    expr_operands(value, &mut operands);
+                    let mut operands = value.operands();
                     if is_self_update(*dst, value) {
                         updated.insert(*dst);
                         operands.retain(|o| **o != Operand::Var(*dst));

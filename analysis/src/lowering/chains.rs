@@ -27,7 +27,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
-use super::liveness::stmt_operands;
 use super::trees::{TreeRoots, add_trees, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -639,7 +638,7 @@ fn fresh_links(body: &ir::Body, context: &WalkContext<'_>) -> Vec<(FieldRef, Lin
                     .map(|(&at, _)| at),
                 Operand::Const(_) => None,
             };
-            let (operands, written) = stmt_operands(stmt);
+            let (operands, written) = (stmt.operands(), stmt.defined());
             // What the statement may do with a new object besides holding or filling it.
             let allowed: Vec<&Operand> = match &stmt.kind {
                 StmtKind::Assign {

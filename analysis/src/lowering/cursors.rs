@@ -418,7 +418,7 @@ pub fn factory_start(
     let mut created = false;
     let mut linked = None;
     for (_, stmt) in body.statements() {
-        let (operands, written) = super::liveness::stmt_operands(stmt);
+        let (operands, written) = (stmt.operands(), stmt.defined());
         match &stmt.kind {
             StmtKind::Assign {
                 dst,

@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::liveness::{stmt_operands, terminator_operands};
 use membound_front::ir::{Body, Expr, Operand, Place, StmtKind, VarId};
 
 /// The holders of fresh objects, each with the offsets of its object's constructor calls.
@@ -57,13 +56,11 @@ fn definitions(body: &Body) -> BTreeMap<VarId, Vec<(u32, Option<&Expr>)>> {
 
 /// How many times each variable is read, by statements and terminators.
 fn uses(body: &Body) -> HashMap<VarId, usize> {
-    let statements = body
-        .statements()
-        .flat_map(|(_, stmt)| stmt_operands(stmt).0);
+    let statements = body.statements().flat_map(|(_, stmt)| stmt.operands());
     let terminators = body
         .blocks
         .iter()
-        .flat_map(|block| terminator_operands(&block.terminator));
+        .flat_map(|block| block.terminator.operands());
     tally(statements.chain(terminators))
 }
 

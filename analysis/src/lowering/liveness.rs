@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use membound_front::ir::{Body, Expr, Operand, Place, Stmt, StmtKind, Terminator, VarId};
+use membound_front::ir::{Body, Operand, VarId};
 
 /// Per block, the variables live at its start and those it writes.
 pub struct Liveness {
@@ -61,69 +61,13 @@ fn uses_and_defs(body: &Body, block: usize) -> (HashSet<VarId>, HashSet<VarId>) 
         }
     };
     for stmt in &body.blocks[block].stmts {
-        let (operands, written) = stmt_operands(stmt);
-        for operand in operands {
+        for operand in stmt.operands() {
             read(operand, &defs);
         }
-        defs.extend(written);
+        defs.extend(stmt.defined());
     }
-    for operand in terminator_operands(&body.blocks[block].terminator) {
+    for operand in body.blocks[block].terminator.operands() {
         read(operand, &defs);
     }
     (uses, defs)
-}
-
-/// The operands a statement reads, and the variable it defines.
-pub(crate) fn stmt_operands(stmt: &Stmt) -> (Vec<&Operand>, Option<VarId>) {
-    let mut operands = Vec::new();
-    let written = match &stmt.kind {
-        StmtKind::Assign { dst, value } => {
-            expr_operands(value, &mut operands);
-            Some(*dst)
-        }
-        StmtKind::Invoke { dst, call } => {
-            operands.extend(call.receiver.iter());
-            operands.extend(call.args.iter());
-            *dst
-        }
-        StmtKind::Store { place, value } => {
-            place_operands(place, &mut operands);
-            operands.push(value);
-            None
-        }
-        StmtKind::Monitor { object, .. } => {
-            operands.push(object);
-            None
-        }
-    };
-    (operands, written)
-}
-
-/// The operands a block's terminator reads.
-pub(crate) fn terminator_operands(terminator: &Terminator) -> Vec<&Operand> {
-    match terminator {
-        Terminator::If { lhs, rhs, .. } => vec![lhs, rhs],
-        Terminator::Switch { key, .. } => vec![key],
-        Terminator::Return(Some(operand)) | Terminator::Throw(operand) => vec![operand],
-        Terminator::Goto(_) | Terminator::Return(None) => Vec::new(),
-    }
-}
-
-pub(super) fn expr_operands<'e>(expr: &'e Expr, out: &mut Vec<&'e Operand>) {
-    match expr {
-        Expr::Use(a) | Expr::Neg(a) | Expr::ArrayLength(a) => out.push(a),
-        Expr::Convert(a, _) | Expr::CheckCast(a, _) | Expr::InstanceOf(a, _) => out.push(a),
-        Expr::Binary { lhs, rhs, .. } => out.extend([lhs, rhs]),
-        Expr::Load(place) => place_operands(place, out),
-        Expr::NewArray { dims, .. } => out.extend(dims.iter()),
-        Expr::New(_) | Expr::CaughtException => {}
-    }
-}
-
-fn place_operands<'e>(place: &'e Place, out: &mut Vec<&'e Operand>) {
-    match place {
-        Place::Field { object, .. } => out.push(object),
-        Place::Static(_) => {}
-        Place::ArrayElement { array, index } => out.extend([array, index]),
-    }
 }

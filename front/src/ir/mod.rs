@@ -133,10 +133,29 @@ pub struct Stmt {
 impl Stmt {
     /// Whether it writes `var`: an assignment to it, or a call whose result it receives.
     pub fn assigns(&self, var: VarId) -> bool {
+        self.defined() == Some(var)
+    }
+
+    /// The operands it reads (a store reads its place's operands and the value).
+    pub fn operands(&self) -> Vec<&Operand> {
         match &self.kind {
-            StmtKind::Assign { dst, .. } => *dst == var,
-            StmtKind::Invoke { dst, .. } => *dst == Some(var),
-            _ => false,
+            StmtKind::Assign { value, .. } => value.operands(),
+            StmtKind::Invoke { call, .. } => call.receiver.iter().chain(&call.args).collect(),
+            StmtKind::Store { place, value } => {
+                let mut operands = place.operands();
+                operands.push(value);
+                operands
+            }
+            StmtKind::Monitor { object, .. } => vec![object],
+        }
+    }
+
+    /// The variable it writes, if any: an assignment's, or the one receiving a call's result.
+    pub fn defined(&self) -> Option<VarId> {
+        match &self.kind {
+            StmtKind::Assign { dst, .. } => Some(*dst),
+            StmtKind::Invoke { dst, .. } => *dst,
+            StmtKind::Store { .. } | StmtKind::Monitor { .. } => None,
         }
     }
 }
@@ -159,6 +178,17 @@ pub enum Place {
     Field { object: Operand, field: FieldRef },
     Static(FieldRef),
     ArrayElement { array: Operand, index: Operand },
+}
+
+impl Place {
+    /// The operands that name the location: the object, or the array and the index.
+    pub fn operands(&self) -> Vec<&Operand> {
+        match self {
+            Place::Field { object, .. } => vec![object],
+            Place::Static(_) => Vec::new(),
+            Place::ArrayElement { array, index } => vec![array, index],
+        }
+    }
 }
 
 /// The right-hand side of an assignment: one operation on operands.
@@ -188,6 +218,20 @@ pub enum Expr {
     },
     /// The exception object at the start of a handler block.
     CaughtException,
+}
+
+impl Expr {
+    /// The operands it reads.
+    pub fn operands(&self) -> Vec<&Operand> {
+        match self {
+            Expr::Use(a) | Expr::Neg(a) | Expr::ArrayLength(a) => vec![a],
+            Expr::Convert(a, _) | Expr::CheckCast(a, _) | Expr::InstanceOf(a, _) => vec![a],
+            Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            Expr::Load(place) => place.operands(),
+            Expr::NewArray { dims, .. } => dims.iter().collect(),
+            Expr::New(_) | Expr::CaughtException => Vec::new(),
+        }
+    }
 }
 
 /// Arithmetic, bitwise and comparison operators of the JVM.
@@ -337,6 +381,16 @@ pub enum Terminator {
 }
 
 impl Terminator {
+    /// The operands it reads.
+    pub fn operands(&self) -> Vec<&Operand> {
+        match self {
+            Terminator::If { lhs, rhs, .. } => vec![lhs, rhs],
+            Terminator::Switch { key, .. } => vec![key],
+            Terminator::Return(Some(operand)) | Terminator::Throw(operand) => vec![operand],
+            Terminator::Goto(_) | Terminator::Return(None) => Vec::new(),
+        }
+    }
+
     /// The blocks control may go to next, not counting exception edges.
     pub fn successors(&self) -> Vec<BlockId> {
         match self {

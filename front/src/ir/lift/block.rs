@@ -350,7 +350,8 @@ impl<'s, 'v> Interp<'s, 'v> {
     }
 
     fn push_expr(&mut self, value: Expr, abs: Abs, next: Option<&Insn>) -> Result<(), String> {
-        let dst = self.result_var(&abs, next, &expr_operands(&value));
+        let reads: Vec<Operand> = value.operands().into_iter().cloned().collect();
+        let dst = self.result_var(&abs, next, &reads);
         self.assign(dst, value, &abs);
         self.push(Operand::Var(dst), abs)
     }
@@ -965,23 +966,6 @@ impl<'s, 'v> Interp<'s, 'v> {
         let context = self.key.context[..depth].to_vec();
         let successors = self.jump(&[(return_pc, context)])?;
         Ok(Some((Terminator::Goto(BlockId(0)), successors)))
-    }
-}
-
-/// The operands an expression reads.
-fn expr_operands(expr: &Expr) -> Vec<Operand> {
-    match expr {
-        Expr::Use(op)
-        | Expr::Neg(op)
-        | Expr::Convert(op, _)
-        | Expr::CheckCast(op, _)
-        | Expr::InstanceOf(op, _)
-        | Expr::ArrayLength(op) => vec![op.clone()],
-        Expr::Binary { lhs, rhs, .. } => vec![lhs.clone(), rhs.clone()],
-        Expr::Load(Place::Field { object, .. }) => vec![object.clone()],
-        Expr::Load(Place::ArrayElement { array, index }) => vec![array.clone(), index.clone()],
-        Expr::NewArray { dims, .. } => dims.clone(),
-        Expr::Load(Place::Static(_)) | Expr::New(_) | Expr::CaughtException => Vec::new(),
     }
 }
 
