@@ -121,20 +121,30 @@ fn a_method_of_the_node_called_on_the_children_it_has_is_the_size_of_its_tree() 
 }
 
 #[test]
-fn a_caller_binds_the_size_of_the_tree_it_passes_on() {
-    let method = "trees.Walks.twice";
+fn a_caller_binds_the_sizes_of_the_children_of_the_tree_it_passes_on() {
+    let method = "trees.Walks.endsTwice";
     let certificate = fixture_certificate("trees", method, "count");
-    assert_eq!(
-        certificate_params(&certificate, method),
-        tree_params()[..1].to_vec()
+    assert_eq!(certificate_params(&certificate, method), tree_params());
+    let json = eval_method(
+        &certificate,
+        method,
+        "t_size=0,t_left_size=0,t_right_size=0",
     );
-    let counts: Vec<i64> = (0..=4)
-        .map(|size| {
-            let json = eval_method(&certificate, method, &format!("t_size={size}"));
-            json["mem_alloc"]["objects"].as_i64().expect("finite")
-        })
-        .collect();
-    assert_eq!(counts, vec![0, 2, 4, 6, 8]);
+    assert_eq!(json["mem_alloc"]["objects"].as_i64(), Some(2));
+    let json = eval_method(
+        &certificate,
+        method,
+        "t_size=5,t_left_size=2,t_right_size=2",
+    );
+    assert_eq!(json["mem_alloc"]["objects"].as_i64(), Some(12));
+}
+
+#[test]
+fn a_caller_binds_the_size_of_the_tree_it_passes_on() {
+    assert_eq!(
+        objects_by_size("trees.Walks.twice"),
+        vec![0, 2, 4, 6, 8, 10, 12, 14]
+    );
 }
 
 /// Validates `method`'s certificate against a run of `trees.Walks` (complete trees of depth 0
@@ -158,9 +168,12 @@ fn runs_bind_tree_sizes_recorded_at_entry_and_match_exactly() {
     assert_eq!(validated_objects("trees.Walks.boxes", true), 27 + 2 * 11);
     assert_eq!(validated_objects("trees.Walks.pairs", true), 2 * 11);
     assert_eq!(validated_objects("trees.Walks.labelled", true), 11);
-    // One per null child: the size plus one per tree, 9 trees.
-    assert_eq!(validated_objects("trees.Walks.ends", true), 27 + 9);
+    // One per null child: the size plus one per tree, 9 trees, and twice more for the complete
+    // ones from `endsTwice`.
+    assert_eq!(validated_objects("trees.Walks.ends", true), 27 + 9 + 2 * 15);
     assert_eq!(validated_objects("trees.Walks.twice", true), 2 * 11);
+    // The sizes of the tree and of its children passed on: 2 * (1 + 2 + 4 + 8).
+    assert_eq!(validated_objects("trees.Walks.endsTwice", true), 30);
     // Called on the non-empty trees only, and by each node on the children it has.
     assert_eq!(validated_objects("trees.Tree.count", true), 27);
     // Leaves: 0 + 1 + 2 + 4 and 0 + 1 + 2 + 3 + 4.

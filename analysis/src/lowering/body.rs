@@ -1804,6 +1804,10 @@ impl<'b, 't> Lowerer<'b, 't> {
         let Some(Operand::Var(actual)) = actual else {
             return None;
         };
+        // A tree's child: the caller's own size of that child of the parameter it passes on.
+        if let Root::ParamField(_, held) = &root.root {
+            return own(Root::ParamField(*actual, held.clone()));
+        }
         match walks.locals.iter().find(|w| w.var == *actual) {
             Some(walked) => (walked.field == root.field && walked.branches == root.branches)
                 .then(|| Expr::var(self.rests[actual])),

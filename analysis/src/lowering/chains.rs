@@ -61,7 +61,8 @@ pub struct ChainRoot {
     pub name: String,
     /// What the formal is, for the certificate and `validate`.
     pub origin: String,
-    /// For the chain from a declared parameter, its index: callers bind it to their argument's.
+    /// For the chain from a declared parameter (or a tree's from a field of one), its index:
+    /// callers bind it to their argument's.
     pub param: Option<u16>,
 }
 
@@ -448,7 +449,13 @@ fn caller_root(
             let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
             (on_this && context.this_field_fixed(held)).then(|| Root::This(held.clone()))
         }
-        Root::ParamField(..) => None,
+        // A tree's child: the same child of the caller's parameter passed on unchanged.
+        Root::ParamField(_, held) => {
+            let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
+                return None;
+            };
+            fixed_param(body, context, *actual).then(|| Root::ParamField(*actual, held.clone()))
+        }
         Root::Receiver => match &call.receiver {
             Some(Operand::Var(actual)) if Some(*actual) == context.this => Some(Root::Receiver),
             Some(Operand::Var(actual)) => {
@@ -838,6 +845,7 @@ pub(super) fn chain_root(
     };
     let param = match root {
         Root::Param(var) => Some(index(var)),
+        Root::ParamField(var, _) if fields.len() > 1 => Some(index(var)),
         _ => None,
     };
     let branches = if fields.len() > 1 {
