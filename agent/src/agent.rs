@@ -504,18 +504,25 @@ impl Agent {
         }
     }
 
-    /// Records the length of each chain the options name, from its root at the entry of the
-    /// activation on top.
+    /// Records the length of each chain the options name (the size of each tree), from its
+    /// root at the entry of the activation on top.
     fn record_chains(&self, jni: Jni, info: &MethodInfo, activation: u64) {
         for chain in &self.chains {
-            let Some(start) = self.chain_start(jni, info, &chain.root) else {
+            let Some(start) = self.chain_start(jni, info, chain) else {
                 continue;
             };
-            let field = entry::FieldName {
-                class: chain.class.as_deref(),
-                name: &chain.field,
+            let fields: Vec<entry::FieldName<'_>> = chain
+                .fields
+                .iter()
+                .map(|field| entry::FieldName {
+                    class: field.class.as_deref(),
+                    name: &field.name,
+                })
+                .collect();
+            let length = match fields.as_slice() {
+                [field] => entry::chain_length(&self.jvmti, jni, start, field),
+                _ => entry::tree_size(&self.jvmti, jni, start, &fields),
             };
-            let length = entry::chain_length(&self.jvmti, jni, start, &field);
             jni.delete_local_ref(start);
             if let Some(length) = length {
                 self.write(|log| log.chain(activation, &chain.text, &length.to_string()));
@@ -524,8 +531,10 @@ impl Agent {
     }
 
     /// The root of a chain at the top frame's entry, a local reference (null for a null
-    /// root); None when the method has no such parameter or field.
-    fn chain_start(&self, jni: Jni, info: &MethodInfo, root: &ChainStart) -> Option<Jobject> {
+    /// root); None when the method has no such parameter or field. A tree's child of a null
+    /// parameter is null: the tree has no node, so neither has the child's.
+    fn chain_start(&self, jni: Jni, info: &MethodInfo, chain: &ChainName) -> Option<Jobject> {
+        let tree = chain.fields.len() > 1;
         let parameter = |index: usize| -> Option<Jobject> {
             let kinds = bytecode::parameter_kinds(&info.descriptor)?;
             let first = if info.is_static { 0 } else { 1 };
@@ -536,19 +545,18 @@ impl Agent {
         };
         let field_of = |holder: Jobject, name: &str| -> Option<Jobject> {
             if holder.is_null() {
-                return None;
+                return tree.then_some(holder);
             }
             let field = entry::FieldName { class: None, name };
             let value = entry::object_field_named(&self.jvmti, jni, holder, &field);
             jni.delete_local_ref(holder);
             value
         };
-        match root {
+        match &chain.root {
             ChainStart::Param(index) => parameter(*index),
-            ChainStart::This(held) if !info.is_static => {
-                field_of(self.jvmti.local_object(0, 0).ok()?, held)
-            }
-            ChainStart::This(_) => None,
+            ChainStart::This(_) | ChainStart::ThisObject if info.is_static => None,
+            ChainStart::This(held) => field_of(self.jvmti.local_object(0, 0).ok()?, held),
+            ChainStart::ThisObject => self.jvmti.local_object(0, 0).ok(),
             ChainStart::ParamField(index, held) => field_of(parameter(*index)?, held),
         }
     }

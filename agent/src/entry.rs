@@ -267,6 +267,8 @@ pub enum ChainLength {
     Cycle,
     /// It runs on past [`CHAIN_CAP`] nodes.
     Long,
+    /// A tree's walk reaches a node twice (a shared subtree or a cycle).
+    Shared,
 }
 
 impl std::fmt::Display for ChainLength {
@@ -275,6 +277,7 @@ impl std::fmt::Display for ChainLength {
             ChainLength::Nodes(count) => write!(f, "{count}"),
             ChainLength::Cycle => f.write_str("cycle"),
             ChainLength::Long => f.write_str("long"),
+            ChainLength::Shared => f.write_str("shared"),
         }
     }
 }
@@ -387,6 +390,115 @@ pub fn chain_length(
     jni.delete_local_ref(behind);
     jni.delete_local_ref(declaring);
     length
+}
+
+/// The tags a tree's walk gives the nodes it has seen: `TREE_MARK + k` for the `k`-th, below
+/// every tag the agent gives otherwise (allocation numbers, -1 for the returning thread).
+const TREE_MARK: ffi::Jlong = ffi::Jlong::MIN / 2;
+
+/// The size of the tree from `start` along the reference fields `fields` (each resolved from
+/// `start`'s class; a node that lacks one has no child along it): the nodes reached, `Shared`
+/// when one is reached twice, or `Long` past [`CHAIN_CAP`]; None when `start` has none of the
+/// fields or the tags fail. The walk marks each node it sees with a tag and puts its own tag
+/// back afterwards.
+pub fn tree_size(
+    jvmti: &Jvmti,
+    jni: Jni,
+    start: Jobject,
+    fields: &[FieldName<'_>],
+) -> Option<ChainLength> {
+    if start.is_null() {
+        return Some(ChainLength::Nodes(0));
+    }
+    let resolved: Vec<(JfieldId, Jclass)> = fields
+        .iter()
+        .filter_map(|field| reference_field(jvmti, jni, start, field))
+        .collect();
+    if resolved.is_empty() {
+        return None;
+    }
+    let children = |node: Jobject| -> Vec<Jobject> {
+        resolved
+            .iter()
+            .filter(|(_, declaring)| jni.is_instance_of(node, *declaring))
+            // SAFETY: the node is an instance of the class that declares the field.
+            .map(|&(id, _)| unsafe { jni.object_field(node, id) })
+            .filter(|child| {
+                let keep = !child.is_null();
+                if !keep {
+                    jni.delete_local_ref(*child);
+                }
+                keep
+            })
+            .collect()
+    };
+    let mut saved: Vec<ffi::Jlong> = Vec::new();
+    let mut pending = vec![jni.new_local_ref(start)];
+    let mut found = None;
+    while let Some(node) = pending.pop() {
+        found = match jvmti.tag(node) {
+            Err(_) => Some(None),
+            Ok(tag) if is_tree_mark(tag) => Some(Some(ChainLength::Shared)),
+            Ok(_) if saved.len() as i64 >= CHAIN_CAP => Some(Some(ChainLength::Long)),
+            Ok(tag) => match jvmti.set_tag(node, TREE_MARK + saved.len() as ffi::Jlong) {
+                Err(_) => Some(None),
+                Ok(()) => {
+                    saved.push(tag);
+                    pending.extend(children(node));
+                    None
+                }
+            },
+        };
+        jni.delete_local_ref(node);
+        if found.is_some() {
+            break;
+        }
+    }
+    for node in pending {
+        jni.delete_local_ref(node);
+    }
+    let restored = restore_tags(jvmti, jni, start, &saved, &children);
+    for (_, declaring) in resolved {
+        jni.delete_local_ref(declaring);
+    }
+    match found {
+        Some(outcome) => outcome.filter(|_| restored),
+        None => restored.then_some(ChainLength::Nodes(saved.len() as i64)),
+    }
+}
+
+/// Whether `tag` is one a tree's walk gave.
+fn is_tree_mark(tag: ffi::Jlong) -> bool {
+    (TREE_MARK..TREE_MARK + CHAIN_CAP).contains(&tag)
+}
+
+/// Gives back the tags a tree's walk from `start` replaced (`saved`, by the marks' order): a
+/// marked node is reached from `start` through marked nodes, each restored before its
+/// children are looked at, so a node reached twice is restored once. False when a tag fails.
+fn restore_tags(
+    jvmti: &Jvmti,
+    jni: Jni,
+    start: Jobject,
+    saved: &[ffi::Jlong],
+    children: &dyn Fn(Jobject) -> Vec<Jobject>,
+) -> bool {
+    let mut pending = vec![jni.new_local_ref(start)];
+    let mut restored = true;
+    while let Some(node) = pending.pop() {
+        match jvmti.tag(node) {
+            Ok(tag) if is_tree_mark(tag) => match saved.get((tag - TREE_MARK) as usize) {
+                Some(&original) => {
+                    restored &= jvmti.set_tag(node, original).is_ok();
+                    pending.extend(children(node));
+                }
+                None => restored = false,
+            },
+            Ok(_) => {}
+            Err(_) => restored = false,
+        }
+        jni.delete_local_ref(node);
+    }
+    restored
 }
 
 /// The values of `fields` in `this` (local 0 of the top frame, an instance method at its

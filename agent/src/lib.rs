@@ -87,7 +87,10 @@
 //!                                        parameter; `this.f` or `0.f`, a reference field):
 //!                                        the nodes before null along the reference field
 //!                                        <field>, `cycle` (Floyd's cycle test) or `long`
-//!                                        (past 2^24 nodes)
+//!                                        (past 2^24 nodes); for a tree, `<root>/<f>+<g>`,
+//!                                        the nodes reached along any of the fields, `shared`
+//!                                        (a node reached twice: a shared subtree or a cycle)
+//!                                        or `long`
 //! alloc <thread> <type> <bytes> <frame>… a program allocation; frames outermost first, each
 //!                                        <act>:<method-id>:<bytecode offset>:<line or ->
 //! vm <thread> <type> <bytes> <frame>…    a VM-internal allocation under the watched method
@@ -196,7 +199,8 @@ fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
         .with(ffi::CAN_ACCESS_LOCAL_VARIABLES)
         .with(ffi::CAN_GENERATE_BREAKPOINT_EVENTS)
         .with(ffi::CAN_GENERATE_FRAME_POP_EVENTS);
-    if !options.regions.is_empty() {
+    // Region walks number objects by tags; a tree's walk marks the nodes it has seen.
+    if !options.regions.is_empty() || options.chains.iter().any(|c| c.fields.len() > 1) {
         capabilities = capabilities.with(ffi::CAN_TAG_OBJECTS);
     }
     jvmti

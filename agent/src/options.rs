@@ -6,7 +6,8 @@
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
 //! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class); each `chain=<root>/<field>` a chain whose
 //! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
-//! `this` or of a parameter); each `region=<M>` a method at whose exits the heap is walked to
+//! `this` or of a parameter), or with several fields `<root>/<f>+<g>` a tree whose size is (root
+//! `this` too: the receiver itself); each `region=<M>` a method at whose exits the heap is walked to
 //! see which objects allocated during the activation are still reachable (watch mode's region
 //! check). `out` comes last and runs to the end of the string, so the path may contain commas.
 
@@ -69,16 +70,24 @@ impl StaticFieldName {
 
 /// A chain whose length is recorded at each entry of the watched method: from a root
 /// reference along one field, written `<root>/<field>`, the field as `next` or as the
-/// instruction names it, `pkg.C.next` (resolved from `C` upwards, as the JVM does).
+/// instruction names it, `pkg.C.next` (resolved from `C` upwards, as the JVM does); or a tree
+/// whose size is, along several fields: `<root>/<field>+<field>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainName {
     pub root: ChainStart,
-    /// The class the field is resolved from, `pkg.C`; None: the root object's own class.
-    pub class: Option<String>,
-    /// The reference field followed, by name.
-    pub field: String,
+    /// The reference fields followed: one for a chain, several for a tree.
+    pub fields: Vec<ChainField>,
     /// The chain as the options wrote it, which names it in the stream.
     pub text: String,
+}
+
+/// A reference field a chain or tree follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainField {
+    /// The class the field is resolved from, `pkg.C`; None: the root object's own class.
+    pub class: Option<String>,
+    /// The field, by name.
+    pub name: String,
 }
 
 /// Where a recorded chain starts.
@@ -90,16 +99,21 @@ pub enum ChainStart {
     This(String),
     /// A reference field of declared parameter `i`: `0.first`.
     ParamField(usize, String),
+    /// `this` itself (a tree an instance method walks): `this`.
+    ThisObject,
 }
 
 impl ChainName {
     fn parse(text: &str) -> Result<ChainName, String> {
         let bad = || {
-            format!("chain `{text}` is not of the form <root>/<field>, root `0`, `this.f` or `0.f`")
+            format!(
+                "chain `{text}` is not of the form <root>/<field>, root `0`, `this.f`, `0.f` or `this`"
+            )
         };
         let (root, along) = text.split_once('/').ok_or_else(bad)?;
         let index = |i: &str| i.parse::<usize>().map_err(|_| bad());
         let root = match root.split_once('.') {
+            None if root == "this" => ChainStart::ThisObject,
             None => ChainStart::Param(index(root)?),
             Some(("this", held)) if !held.is_empty() => ChainStart::This(held.to_owned()),
             Some((i, held)) if !held.is_empty() => {
@@ -107,18 +121,23 @@ impl ChainName {
             }
             Some(_) => return Err(bad()),
         };
-        let (class, field) = match along.rsplit_once('.') {
-            Some((class, field)) if !class.is_empty() => (Some(class.replace('/', ".")), field),
-            Some(_) => return Err(bad()),
-            None => (None, along),
+        let field = |one: &str| {
+            let (class, name) = match one.rsplit_once('.') {
+                Some((class, name)) if !class.is_empty() => (Some(class.replace('/', ".")), name),
+                Some(_) => return Err(bad()),
+                None => (None, one),
+            };
+            if name.is_empty() {
+                return Err(bad());
+            }
+            Ok(ChainField {
+                class,
+                name: name.to_owned(),
+            })
         };
-        if field.is_empty() {
-            return Err(bad());
-        }
         Ok(ChainName {
             root,
-            class,
-            field: field.to_owned(),
+            fields: along.split('+').map(field).collect::<Result<_, _>>()?,
             text: text.to_owned(),
         })
     }
@@ -287,20 +306,43 @@ mod tests {
     #[test]
     fn chains_name_a_root_and_a_field() {
         let options = AgentOptions::parse(
-            "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,out=/x",
+            "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,chain=0.left/p.T.left+right,chain=this/left+right,out=/x",
         )
         .expect("valid");
-        let chains: Vec<(&ChainStart, Option<&str>, &str)> = options
+        type Fields<'a> = Vec<(Option<&'a str>, &'a str)>;
+        let chains: Vec<(&ChainStart, Fields<'_>)> = options
             .chains
             .iter()
-            .map(|c| (&c.root, c.class.as_deref(), c.field.as_str()))
+            .map(|c| {
+                let fields = c.fields.iter();
+                (
+                    &c.root,
+                    fields
+                        .map(|f| (f.class.as_deref(), f.name.as_str()))
+                        .collect(),
+                )
+            })
             .collect();
         assert_eq!(
             chains,
             [
-                (&ChainStart::Param(0), None, "next"),
-                (&ChainStart::This("head".to_owned()), Some("p.Node"), "next"),
-                (&ChainStart::ParamField(1, "first".to_owned()), None, "link"),
+                (&ChainStart::Param(0), vec![(None, "next")]),
+                (
+                    &ChainStart::This("head".to_owned()),
+                    vec![(Some("p.Node"), "next")]
+                ),
+                (
+                    &ChainStart::ParamField(1, "first".to_owned()),
+                    vec![(None, "link")]
+                ),
+                (
+                    &ChainStart::ParamField(0, "left".to_owned()),
+                    vec![(Some("p.T"), "left"), (None, "right")]
+                ),
+                (
+                    &ChainStart::ThisObject,
+                    vec![(None, "left"), (None, "right")]
+                ),
             ]
         );
         assert_eq!(options.chains[1].text, "this.head/p.Node.next");
@@ -310,6 +352,7 @@ mod tests {
             "chain=this./next",
             "chain=0/",
             "chain=0/.f",
+            "chain=0/left+",
         ] {
             let text = format!("method=A.m,{bad},out=/x");
             assert!(AgentOptions::parse(&text).is_err(), "{bad}");

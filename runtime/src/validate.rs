@@ -370,7 +370,8 @@ enum Recorded<'a> {
     ThisField(&'a str),
     /// The static integer field `class.name`, `class` the declaring class.
     Static { class: &'a str, name: &'a str },
-    /// The length of a chain, as the agent names it: `0/next`, `this.head/next`, `0.first/next`.
+    /// The length of a chain, as the agent names it: `0/next`, `this.head/next`, `0.first/next`;
+    /// or the size of a tree, its fields joined by `+`: `0/p.T.left+p.T.right`.
     Chain(String),
 }
 
@@ -404,6 +405,8 @@ fn binding(origin: &str) -> Binding<'_> {
             .map(|(class, name)| Recorded::Static { class, name })
     } else if let Some(rest) = origin.strip_prefix("length of the chain from ") {
         chain_name(rest).map(Recorded::Chain)
+    } else if let Some(rest) = origin.strip_prefix("size of the tree from ") {
+        chain_name(rest).map(Recorded::Chain)
     } else if origin.starts_with("local ") && origin.contains(" set from a call's result at ") {
         return Binding::FixedInside;
     } else {
@@ -414,7 +417,8 @@ fn binding(origin: &str) -> Binding<'_> {
 
 /// The agent's name of the chain an origin's `length of the chain from <rest>` describes (the
 /// field as the walk's instruction names it, `p.Node.next`), as `lowering::chains` writes it: `parameter 0 (first) along p.Node.next`, `field head of this
-/// along …`, `field first of parameter 0 (list) along …`.
+/// along …`, `field first of parameter 0 (list) along …`; or of the tree `size of the tree from
+/// <rest>` does, its fields `along p.T.left, p.T.right` joined by `+`.
 fn chain_name(rest: &str) -> Option<String> {
     let (root, field) = rest.rsplit_once(" along ")?;
     let param = |text: &str| -> Option<usize> {
@@ -433,9 +437,10 @@ fn chain_name(rest: &str) -> Option<String> {
                 format!("{}.{name}", param(holder)?)
             }
         }
+        None if root == "this" => root.to_string(),
         None => param(root)?.to_string(),
     };
-    Some(format!("{root}/{field}"))
+    Some(format!("{root}/{}", field.replace(", ", "+")))
 }
 
 /// The chains the certificate's parameters of `entry` are lengths of, as the agent names them.
@@ -481,7 +486,7 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
                 .find(|c| c.chain == *chain)
                 .and_then(|c| match c.length {
                     ChainLength::Nodes(count) => Some(count),
-                    ChainLength::Cycle | ChainLength::Long => None,
+                    ChainLength::Cycle | ChainLength::Long | ChainLength::Shared => None,
                 })
         }
     }
@@ -566,7 +571,9 @@ fn entry_points(
 
 /// The assumptions of `entry`'s parameters the run breaks at some entry: `ACYCLIC_CHAINS`,
 /// when a chain a parameter is the length of is cyclic there (the agent's Floyd test at the
-/// entry), or longer than the agent follows. Each names the entry, the root and the field.
+/// entry), or longer than the agent follows; `TREE_SHAPED`, when the walk of a tree a
+/// parameter is the size of reaches a node twice, or more nodes than the agent follows. Each
+/// names the entry, the root and the fields.
 fn broken_assumptions(entry: &MethodEntry, measurement: &Measurement) -> Vec<String> {
     let mut broken = Vec::new();
     for (index, values) in measurement.entries.iter().enumerate() {
@@ -575,17 +582,28 @@ fn broken_assumptions(entry: &MethodEntry, measurement: &Measurement) -> Vec<Str
                 continue;
             };
             let found = values.chains.iter().find(|c| c.chain == chain);
+            let origin = param.origin.split(';').next().unwrap_or(&param.origin);
+            let tree = origin.strip_prefix("size of ");
             let what = match found.map(|c| c.length) {
                 Some(ChainLength::Cycle) => "is cyclic",
+                Some(ChainLength::Shared) => "reaches a node twice (a shared subtree or a cycle)",
+                Some(ChainLength::Long) if tree.is_some() => {
+                    "has more nodes than the agent follows (2^24)"
+                }
                 Some(ChainLength::Long) => {
                     "is longer than the agent follows (2^24 nodes: a cycle, or too long)"
                 }
                 _ => continue,
             };
-            let origin = param.origin.split(';').next().unwrap_or(&param.origin);
-            let chain = origin.strip_prefix("length of ").unwrap_or(origin);
+            let (assumption, chain) = match tree {
+                Some(tree) => ("TREE_SHAPED", tree),
+                None => (
+                    "ACYCLIC_CHAINS",
+                    origin.strip_prefix("length of ").unwrap_or(origin),
+                ),
+            };
             broken.push(format!(
-                "ACYCLIC_CHAINS at entry {} of {}: {chain} {what} (parameter {})",
+                "{assumption} at entry {} of {}: {chain} {what} (parameter {})",
                 index + 1,
                 entry.method,
                 param.name
@@ -1048,6 +1066,18 @@ mod tests {
             (
                 "length of the chain from field first of parameter 1 (list) along p.Node.link",
                 Binding::Recorded(Chain("1.first/p.Node.link".to_string())),
+            ),
+            (
+                "size of the tree from parameter 0 (t) along p.T.left, p.T.right",
+                Binding::Recorded(Chain("0/p.T.left+p.T.right".to_string())),
+            ),
+            (
+                "size of the tree from field left of parameter 0 (t) along p.T.left, p.T.right",
+                Binding::Recorded(Chain("0.left/p.T.left+p.T.right".to_string())),
+            ),
+            (
+                "size of the tree from this along p.T.left, p.T.right",
+                Binding::Recorded(Chain("this/p.T.left+p.T.right".to_string())),
             ),
             (
                 "field fromCount of this",

@@ -418,11 +418,47 @@ impl<'b, 't> Lowerer<'b, 't> {
             };
             self.rests.insert(walked.var, rest);
         }
+        // A tree's children hold disjoint parts of it (all 0 when it is null); `this` is not.
+        let holds: Vec<Cond> = (0..walks.trees.len())
+            .map(
+                |tree| match self.fields.this == Some(walks.trees[tree].var) {
+                    true => self.non_null_tree(tree),
+                    false => le(self.children_size(tree), self.tree_size(tree)),
+                },
+            )
+            .collect();
+        for condition in holds {
+            self.require(condition);
+        }
         for &var in walks.cursors.keys() {
             let name = format!("{}_left", self.body.var(var).name);
             let left = self.new_var(&name, VarKind::Local);
             self.cursor_rests.insert(var, left);
         }
+    }
+
+    /// The size of tree `tree` ([`super::chains::Walks::trees`]): its parameter's formal.
+    fn tree_size(&self, tree: usize) -> Expr {
+        Expr::var(self.chain_formals[self.fields.walks.trees[tree].whole])
+    }
+
+    /// The sum of the sizes of tree `tree`'s children.
+    fn children_size(&self, tree: usize) -> Expr {
+        self.fields.walks.trees[tree]
+            .children
+            .iter()
+            .fold(Expr::constant(0), |sum, &child| {
+                sum + Expr::var(self.chain_formals[child])
+            })
+    }
+
+    /// What a non-null tree parameter says: it is a node, and its children's subtrees, disjoint
+    /// and without it, hold at most the other nodes.
+    fn non_null_tree(&self, tree: usize) -> Cond {
+        Cond::And(vec![
+            ge(self.tree_size(tree), 1_i64),
+            le(self.children_size(tree), self.tree_size(tree) - 1),
+        ])
     }
 
     /// Adds `condition` to what every call of the procedure satisfies at entry.
@@ -485,6 +521,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                     expr: Expr::constant(0),
                 },
             ),
+            Some(WalkStep::Child { tree, root }) => {
+                let node = self.step(node, Action::Assume(self.non_null_tree(tree)));
+                let expr = Expr::var(self.chain_formals[root]);
+                self.step(node, Action::Assign { var: rest, expr })
+            }
             None => self.step(node, Action::Havoc(rest)),
         }
     }
@@ -558,7 +599,9 @@ impl<'b, 't> Lowerer<'b, 't> {
                     Some(Operand::Var(start)) => walks
                         .locals
                         .iter()
-                        .find(|w| w.var == *start && w.field == cursor.follows)
+                        .find(|w| {
+                            w.var == *start && w.branches.is_empty() && w.field == cursor.follows
+                        })
                         .map(|_| Expr::var(self.rests[start])),
                     _ => None,
                 };
@@ -1144,12 +1187,17 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
     }
 
-    /// `p == null` or `p != null` of a walked local: its rest is 0, or at least 1.
+    /// `p == null` or `p != null` of a walked local: its rest is 0, or at least 1 (and for a
+    /// tree's parameter, its children hold the rest of its nodes).
     fn null_test(&self, op: CmpOp, var: ir::VarId) -> Option<Cond> {
         let &rest = self.rests.get(&var)?;
+        let walks = &self.fields.walks;
         match op {
             CmpOp::Eq => Some(eq(rest, 0_i64)),
-            CmpOp::Ne => Some(ge(rest, 1_i64)),
+            CmpOp::Ne => match walks.trees.iter().position(|tree| tree.var == var) {
+                Some(tree) => Some(self.non_null_tree(tree)),
+                None => Some(ge(rest, 1_i64)),
+            },
             _ => None,
         }
     }
@@ -1730,7 +1778,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             walks
                 .roots
                 .iter()
-                .position(|r| r.root == wanted && r.field == root.field)
+                .position(|r| r.root == wanted && r.along() == root.along())
                 .map(|index| Expr::var(self.chain_formals[index]))
         };
         if let Root::This(held) = &root.root {
@@ -1743,14 +1791,27 @@ impl<'b, 't> Lowerer<'b, 't> {
                 return None;
             };
             let cursor = walks.cursors.get(receiver)?;
-            return (cursor.field == *held && cursor.follows == root.field)
+            return (cursor.field == *held
+                && root.branches.is_empty()
+                && cursor.follows == root.field)
                 .then(|| Expr::var(self.cursor_rests[receiver]));
         }
-        let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
+        let actual = match root.root {
+            // A tree an instance method walks from its receiver.
+            Root::Receiver => call.receiver.as_ref(),
+            _ => call.args.get(usize::from(root.param?)),
+        };
+        let Some(Operand::Var(actual)) = actual else {
             return None;
         };
+        // A tree's child: the caller's own size of that child of the parameter it passes on.
+        if let Root::ParamField(_, held) = &root.root {
+            return own(Root::ParamField(*actual, held.clone()));
+        }
         match walks.locals.iter().find(|w| w.var == *actual) {
-            Some(walked) => (walked.field == root.field).then(|| Expr::var(self.rests[actual])),
+            Some(walked) => (walked.field == root.field && walked.branches == root.branches)
+                .then(|| Expr::var(self.rests[actual])),
+            None if self.fields.this == Some(*actual) => own(Root::Receiver),
             None => own(Root::Param(*actual)),
         }
     }

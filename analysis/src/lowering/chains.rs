@@ -27,6 +27,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
+use super::trees::{TreeRoots, add_trees, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
 use membound_jvm::{FieldRef, Type};
@@ -44,19 +45,24 @@ pub enum Root {
     This(FieldRef),
     /// A field of a reference parameter the method never reassigns.
     ParamField(ir::VarId, FieldRef),
+    /// The method's `this` itself: a tree an instance method walks ([`super::trees`]).
+    Receiver,
 }
 
 /// One root's chain along one field: a formal of the method.
 #[derive(Clone, Debug)]
 pub struct ChainRoot {
     pub root: Root,
-    /// The field the walk follows from it.
+    /// The field the walk follows from it (a tree's first branch).
     pub field: FieldRef,
-    /// The formal's name, after the reference: `head_length`.
+    /// For a tree ([`super::trees`]), every field it branches along, sorted; empty for a chain.
+    pub branches: Vec<FieldRef>,
+    /// The formal's name, after the reference: `head_length` (`t_size` for a tree).
     pub name: String,
     /// What the formal is, for the certificate and `validate`.
     pub origin: String,
-    /// For the chain from a declared parameter, its index: callers bind it to their argument's.
+    /// For the chain from a declared parameter (or a tree's from a field of one), its index:
+    /// callers bind it to their argument's.
     pub param: Option<u16>,
 }
 
@@ -73,6 +79,9 @@ pub enum WalkStep {
     Fresh,
     /// `p = null`: no node.
     Null,
+    /// `c = t.f`, `t` the parameter of a tree ([`Walks::trees`], by index): `t` is not null
+    /// and `c`'s size is that of the child's root (an index into [`Walks::roots`]).
+    Child { tree: usize, root: usize },
 }
 
 /// A method's walks: its chain roots (formals, in order) and its walked locals.
@@ -90,6 +99,8 @@ pub struct Walks {
     /// The root a cursor's creation at this offset starts at, when its argument is not a walked
     /// local but was read from the root just before (an index into `roots`).
     pub cursor_roots: BTreeMap<u32, usize>,
+    /// The parameters a recursion walks as trees, with the roots of their sizes.
+    pub trees: Vec<TreeRoots>,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -109,14 +120,19 @@ pub struct Link {
 pub struct WalkedLocal {
     pub var: ir::VarId,
     pub field: FieldRef,
+    /// The fields of the tree it walks, when it is one's ([`ChainRoot::branches`]).
+    pub branches: Vec<FieldRef>,
     /// Per assignment's offset, what it does.
     pub steps: Vec<(u32, WalkStep)>,
 }
 
 impl Walks {
-    /// The root whose chain a walked parameter starts with at entry.
+    /// The root whose chain a walked parameter (or a tree's `this`) starts with at entry.
     pub fn entry_root(&self, param: ir::VarId) -> Option<usize> {
-        self.roots.iter().position(|r| r.root == Root::Param(param))
+        match self.trees.iter().find(|tree| tree.var == param) {
+            Some(tree) => Some(tree.whole),
+            None => self.roots.iter().position(|r| r.root == Root::Param(param)),
+        }
     }
 }
 
@@ -152,7 +168,7 @@ enum Assignment {
 
 impl WalkContext<'_> {
     /// Whether anything the method runs may write the field.
-    fn may_write(&self, field: &FieldRef) -> bool {
+    pub(super) fn may_write(&self, field: &FieldRef) -> bool {
         (self.writes_besides)(field, &[])
     }
 
@@ -172,6 +188,9 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         .filter(|&var| matches!(body.var(var).ty, Type::Ref(_)))
         .filter_map(|var| Some((var, assignments(body, context, var)?)))
         .collect();
+    // A parameter walked as a tree and the locals holding its children are the tree's.
+    let trees = tree_candidates(body, context);
+    members.retain(|&var, _| !trees.iter().any(|tree| tree.walks(var)));
     let candidates = fresh_links(body, context);
     let passed = passed_to_calls(body);
     for (_, assigned) in members.iter_mut().filter(|(var, _)| passed.contains(var)) {
@@ -232,7 +251,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     for (var, assigned) in members {
         let field = fields[&var].clone();
         if matches!(body.var(var).origin, ir::VarOrigin::Param(_)) {
-            chain_root(body, Root::Param(var), &field, &mut walks.roots);
+            chain_root(body, Root::Param(var), &along(&field), &mut walks.roots);
         }
         let steps = assigned
             .into_iter()
@@ -241,7 +260,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     Assignment::Follow(source, _) => WalkStep::Follow(source),
                     Assignment::Copy(source) => WalkStep::Copy(source),
                     Assignment::Root(root) => {
-                        WalkStep::Start(chain_root(body, root, &field, &mut walks.roots))
+                        WalkStep::Start(chain_root(body, root, &along(&field), &mut walks.roots))
                     }
                     Assignment::Fresh => WalkStep::Fresh,
                     Assignment::Null => WalkStep::Null,
@@ -249,9 +268,15 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                 (pc, step)
             })
             .collect();
-        walks.locals.push(WalkedLocal { var, field, steps });
+        walks.locals.push(WalkedLocal {
+            var,
+            field,
+            branches: Vec::new(),
+            steps,
+        });
     }
     cursor_roots(body, context, &mut walks);
+    add_trees(body, trees, &mut walks);
     walks
 }
 
@@ -277,10 +302,9 @@ fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
                     let Some(Operand::Var(start)) = call.args.get(*arg) else {
                         continue;
                     };
-                    let walked = walks
-                        .locals
-                        .iter()
-                        .any(|w| w.var == *start && w.field == cursor.follows);
+                    let walked = walks.locals.iter().any(|w| {
+                        w.var == *start && w.branches.is_empty() && w.field == cursor.follows
+                    });
                     if walked {
                         continue;
                     }
@@ -312,7 +336,7 @@ fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
             };
             if let Some(root) = root_of(body, context, &read) {
                 let follows = cursor.follows.clone();
-                let root = chain_root(body, root, &follows, &mut walks.roots);
+                let root = chain_root(body, root, &along(&follows), &mut walks.roots);
                 walks.cursor_roots.insert(stmt.pc, root);
             }
         }
@@ -381,20 +405,20 @@ pub fn bind_callee_roots(
                     continue;
                 };
                 for &callee in callees.get(&(caller, stmt.pc)).into_iter().flatten() {
-                    let wanted: Vec<(Root, FieldRef)> = walks[callee]
+                    let wanted: Vec<(Root, Vec<FieldRef>)> = walks[callee]
                         .roots
                         .iter()
                         .filter_map(|root| {
-                            Some((caller_root(body, context, call, root)?, root.field.clone()))
+                            Some((caller_root(body, context, call, root)?, root.along()))
                         })
                         .collect();
-                    for (root, field) in wanted {
+                    for (root, fields) in wanted {
                         let known = walks[caller]
                             .roots
                             .iter()
-                            .any(|r| r.root == root && r.field == field);
-                        if !known && !context.may_write(&field) {
-                            chain_root(body, root, &field, &mut walks[caller].roots);
+                            .any(|r| r.root == root && r.along() == fields);
+                        if !known && !fields.iter().any(|f| context.may_write(f)) {
+                            chain_root(body, root, &fields, &mut walks[caller].roots);
                             added = true;
                         }
                     }
@@ -425,7 +449,20 @@ fn caller_root(
             let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
             (on_this && context.this_field_fixed(held)).then(|| Root::This(held.clone()))
         }
-        Root::ParamField(..) => None,
+        // A tree's child: the same child of the caller's parameter passed on unchanged.
+        Root::ParamField(_, held) => {
+            let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
+                return None;
+            };
+            fixed_param(body, context, *actual).then(|| Root::ParamField(*actual, held.clone()))
+        }
+        Root::Receiver => match &call.receiver {
+            Some(Operand::Var(actual)) if Some(*actual) == context.this => Some(Root::Receiver),
+            Some(Operand::Var(actual)) => {
+                fixed_param(body, context, *actual).then_some(Root::Param(*actual))
+            }
+            _ => None,
+        },
     }
 }
 
@@ -575,7 +612,7 @@ fn read_as_steps(assigned: &mut [(u32, Assignment)]) {
 }
 
 /// The locals `body` passes as arguments of its calls (receivers aside).
-fn passed_to_calls(body: &ir::Body) -> BTreeSet<ir::VarId> {
+pub(super) fn passed_to_calls(body: &ir::Body) -> BTreeSet<ir::VarId> {
     body.statements()
         .filter_map(|(_, stmt)| match &stmt.kind {
             StmtKind::Invoke { call, .. } => Some(&call.args),
@@ -734,15 +771,46 @@ fn fixed_param(body: &ir::Body, context: &WalkContext<'_>, var: ir::VarId) -> bo
         && !body.assigns(var)
 }
 
-/// The index of `root`'s chain along `field` in `roots`, added when new.
-fn chain_root(body: &ir::Body, root: Root, field: &FieldRef, roots: &mut Vec<ChainRoot>) -> usize {
+/// The fields a chain root follows: its one field.
+fn along(field: &FieldRef) -> Vec<FieldRef> {
+    vec![field.clone()]
+}
+
+impl ChainRoot {
+    /// Every field followed from the root: the chain's one, or the tree's branches.
+    pub fn along(&self) -> Vec<FieldRef> {
+        if self.branches.is_empty() {
+            along(&self.field)
+        } else {
+            self.branches.clone()
+        }
+    }
+}
+
+/// The index of `root`'s chain along `fields` in `roots` (a tree with two or more fields),
+/// added when new.
+pub(super) fn chain_root(
+    body: &ir::Body,
+    root: Root,
+    fields: &[FieldRef],
+    roots: &mut Vec<ChainRoot>,
+) -> usize {
     if let Some(index) = roots
         .iter()
-        .position(|r| r.root == root && r.field == *field)
+        .position(|r| r.root == root && r.along() == fields)
     {
         return index;
     }
-    let along = format!("along {}.{}", field.class, field.name);
+    let names: Vec<String> = fields
+        .iter()
+        .map(|field| format!("{}.{}", field.class, field.name))
+        .collect();
+    let along = format!("along {}", names.join(", "));
+    let (measure, suffix) = if fields.len() > 1 {
+        ("size of the tree", "size")
+    } else {
+        ("length of the chain", "length")
+    };
     let index = |var: ir::VarId| match body.var(var).origin {
         ir::VarOrigin::Param(index) => index,
         _ => 0,
@@ -755,36 +823,41 @@ fn chain_root(body: &ir::Body, root: Root, field: &FieldRef, roots: &mut Vec<Cha
         Root::Param(var) => {
             let (text, name) = param(*var);
             (
-                format!("{name}_length"),
-                format!("length of the chain from {text} {along}"),
+                format!("{name}_{suffix}"),
+                format!("{measure} from {text} {along}"),
             )
         }
         Root::This(held) => (
-            format!("{}_length", held.name),
-            format!(
-                "length of the chain from field {} of this {along}",
-                held.name
-            ),
+            format!("{}_{suffix}", held.name),
+            format!("{measure} from field {} of this {along}", held.name),
         ),
         Root::ParamField(var, held) => {
             let (text, name) = param(*var);
             (
-                format!("{name}_{}_length", held.name),
-                format!(
-                    "length of the chain from field {} of {text} {along}",
-                    held.name
-                ),
+                format!("{name}_{}_{suffix}", held.name),
+                format!("{measure} from field {} of {text} {along}", held.name),
             )
         }
+        Root::Receiver => (
+            format!("this_{suffix}"),
+            format!("{measure} from this {along}"),
+        ),
     };
     let param = match root {
         Root::Param(var) => Some(index(var)),
+        Root::ParamField(var, _) if fields.len() > 1 => Some(index(var)),
         _ => None,
+    };
+    let branches = if fields.len() > 1 {
+        fields.to_vec()
+    } else {
+        Vec::new()
     };
     roots.push(ChainRoot {
         param,
         root,
-        field: field.clone(),
+        field: fields[0].clone(),
+        branches,
         name,
         origin,
     });

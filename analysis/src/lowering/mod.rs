@@ -34,6 +34,7 @@ mod loops;
 mod specs;
 #[cfg(test)]
 mod tests;
+mod trees;
 mod views;
 
 use std::collections::{HashMap, HashSet};
@@ -228,8 +229,17 @@ pub fn lower_within(
         assumptions.push(NO_EXCEPTIONS.to_string());
     }
     let mut plans = plans.plans;
-    if plans.iter().any(|plan| !plan.walks.roots.is_empty()) {
+    let along = |trees: bool| {
+        plans
+            .iter()
+            .flat_map(|plan| &plan.walks.roots)
+            .any(|root| root.branches.is_empty() != trees)
+    };
+    if along(false) {
         assumptions.push(chains::ACYCLIC_CHAINS.to_string());
+    }
+    if along(true) {
+        assumptions.push(trees::TREE_SHAPED.to_string());
     }
     plans.resize(methods.len(), FieldPlan::default());
     let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();

@@ -23,7 +23,10 @@
 //! otherwise), the activations that recurse are at most `I` and the others at most
 //! `1 + (b - 1)·I`, so a quantity whose value per activation is at most `c_in` where the method
 //! recurses (the calls' regions) and `c_out` elsewhere totals at most
-//! `c_in·I + c_out·(1 + (b - 1)·I)`. This is exact where the law's count of activations is (a
+//! `c_in·I + c_out·(1 + (b - 1)·I)`; under the split law, when every call's measure (shifted
+//! up by a few, as the split allows) is at least 1, every activation is among the `I` and the
+//! total is at most `max(c_in, c_out)·I` (a tree's node that calls itself only on the children it
+//! has). This is exact where the law's count of activations is (a
 //! split tree of `μ` nodes, a halving tree of `2^(⌊log2 μ⌋+1) - 1`), an upper bound otherwise
 //! (Fibonacci's calls by `2^μ`). The value per activation must be a constant on each side:
 //! deeper activations' formals are known only through their measure.
@@ -77,6 +80,9 @@ pub(super) struct Measured {
     /// `g` when the measure bounds the recursion only on `g(x) >= 0`, a region its calls do not
     /// leave: elsewhere no bound is claimed.
     within: Option<Affine>,
+    /// Under the split law, `k` when `μ + k` splits too and every call's `μ + k` is at least 1
+    /// ([`positive_split`]): every activation is then one of the at most `μ + k`.
+    positive_shift: Option<i64>,
 }
 
 /// One recursive call: the polyhedra of its binding (columns: the formals, then the callee's
@@ -138,12 +144,18 @@ impl Measured {
             .filter(recursing_at_one);
         for measure in guard_candidates(bindings, n).into_iter().chain(synthesized) {
             if let Some(law) = strongest_law(bindings, &measure, n, branching) {
+                let (measure, law) = split_if_fewer(bindings, measure, law, n, branching);
+                let positive_shift = match law {
+                    Law::Split => positive_split(bindings, &measure, n),
+                    _ => None,
+                };
                 return Ok(Measured {
                     measure,
                     law,
                     branching,
                     recursing: regions(bindings),
                     within: None,
+                    positive_shift,
                 });
             }
         }
@@ -265,15 +277,36 @@ impl Measured {
                 internal.clone(),
             ]),
         ]);
-        let recursing = BoundExpr::Sum(vec![
-            BoundExpr::Mul(vec![constant(c_in), internal]),
-            BoundExpr::Mul(vec![constant(c_out), others]),
-        ]);
+        let recursing = match self.positive_total(&c_in, &c_out, params) {
+            Some(total) => total,
+            None => BoundExpr::Sum(vec![
+                BoundExpr::Mul(vec![constant(c_in), internal]),
+                BoundExpr::Mul(vec![constant(c_out), others]),
+            ]),
+        };
         Ok(Qty::Expr(self.where_recursing(
             &mu,
             recursing,
             aligned.to_quantity(),
         )))
+    }
+
+    /// `max(c_in, c_out)·(μ + k)` when every activation under a call has `μ + k >= 1`
+    /// ([`Measured::positive_shift`]) and that is at most `c_in·μ + c_out·(1 + (b - 1)·μ)` at
+    /// `μ = 1..=32`: a node that calls itself only on the children it has (`if (left != null)
+    /// left.count()`) is one of the tree's nodes whether it recurses or not.
+    fn positive_total(&self, c_in: &Rat, c_out: &Rat, params: &[String]) -> Option<BoundExpr> {
+        let k = self.positive_shift?;
+        let most = c_in.clone().max(c_out.clone());
+        let b = Rat::from(Int::from(self.branching));
+        let fewer = (1..=32i64).all(|mu| {
+            let mu = Rat::from(mu);
+            let split = c_in.clone() * mu.clone()
+                + c_out.clone() * (Rat::from(1) + (b.clone() - Rat::from(1)) * mu.clone());
+            most.clone() * (mu + Rat::from(k)) <= split
+        });
+        let shifted = self.measure(params) + Polynomial::constant(Rat::from(k));
+        fewer.then(|| BoundExpr::pol(shifted.scale(&most)))
     }
 
     /// `recursing` where `μ >= 1`, `otherwise` elsewhere.
@@ -518,6 +551,56 @@ fn strongest_law(bindings: &[Binding], measure: &Affine, n: usize, branching: u6
     })
 }
 
+/// The most a measure is shifted up for [`split_if_fewer`].
+const MAX_SPLIT_SHIFT: i64 = 4;
+
+/// `μ + k` under the split law for the least `k` in `1..=MAX_SPLIT_SHIFT` it holds for, when it
+/// counts fewer activations than `law` does on `μ` at `μ = 1..=32`; else `μ` and `law`. A
+/// tree's walk that recurses only from nodes with a child (`μ = size - 1` from the guard
+/// `size >= 2`) calls itself on children of size 0 too, whose measure `-1` no split of `μ`
+/// allows, while the size itself splits.
+fn split_if_fewer(
+    bindings: &[Binding],
+    measure: Affine,
+    law: Law,
+    n: usize,
+    branching: u64,
+) -> (Affine, Law) {
+    if law == Law::Split {
+        return (measure, law);
+    }
+    let total = |count: &dyn Fn(u32) -> u128| (1..=32).map(count).fold(0u128, u128::saturating_add);
+    for k in 1..=MAX_SPLIT_SHIFT {
+        let shifted = measure.add(&Affine::constant(Rat::from(k)));
+        let callee = shifted.remap(|column| column + n);
+        if split_holds(bindings, &shifted, &callee, n) {
+            let split = total(&|mu| u128::from(mu) + k as u128);
+            let other = total(&|mu| activations(law, branching, mu));
+            if split < other {
+                return (shifted, Law::Split);
+            }
+            break;
+        }
+    }
+    (measure, law)
+}
+
+/// The least `k` in `0..=MAX_SPLIT_SHIFT` for which `μ + k` splits (`measure` does) and every
+/// call's `μ + k` is at least 1: by induction an activation with `μ + k >= 1` then has at most
+/// `μ + k` activations under it, itself included.
+fn positive_split(bindings: &[Binding], measure: &Affine, n: usize) -> Option<i64> {
+    (0..=MAX_SPLIT_SHIFT).find(|&k| {
+        let shifted = measure.add(&Affine::constant(Rat::from(k)));
+        let callee = shifted.remap(|column| column + n);
+        let below_one = callee.neg();
+        let positive = bindings
+            .iter()
+            .flat_map(|b| &b.parts)
+            .all(|part| never(part, &below_one));
+        positive && (k == 0 || split_holds(bindings, &shifted, &callee, n))
+    })
+}
+
 /// The count of activations with `μ >= 1` a law allows under one with measure `mu`.
 fn activations(law: Law, branching: u64, mu: u32) -> u128 {
     let levels = match law {
@@ -687,4 +770,121 @@ fn covered(part: &Polyhedron, regions: &[Polyhedron], budget: &mut usize) -> boo
             covered(&outside, rest, budget)
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ge(coeffs: &[i64], constant: i64) -> Constraint {
+        Constraint::ge(Affine::from_coeffs(
+            coeffs.iter().map(|&c| Rat::from(c)).collect(),
+            Rat::from(constant),
+        ))
+    }
+
+    fn eq(coeffs: &[i64], constant: i64) -> Constraint {
+        Constraint::eq(Affine::from_coeffs(
+            coeffs.iter().map(|&c| Rat::from(c)).collect(),
+            Rat::from(constant),
+        ))
+    }
+
+    /// The formals of a tree walk `walk(t)`: `s` (t's size), `l` and `r` (its children's), then
+    /// the callee's `s'`, `l'`, `r'`. Where `t` is not null its children's sizes sum to at most
+    /// `s - 1`; `extra` narrows where it recurses.
+    fn tree_region(extra: &[Constraint]) -> Vec<Constraint> {
+        [
+            vec![
+                ge(&[1, 0, 0, 0, 0, 0], -1),
+                ge(&[0, 1, 0, 0, 0, 0], 0),
+                ge(&[0, 0, 1, 0, 0, 0], 0),
+                ge(&[1, -1, -1, 0, 0, 0], -1),
+            ],
+            extra.to_vec(),
+        ]
+        .concat()
+    }
+
+    /// A call `walk(child)` from the regions `parts`: the callee's size is the child's.
+    fn call_on(child: usize, parts: &[Vec<Constraint>]) -> Binding {
+        let mut binds = vec![0; 6];
+        binds[child] = 1;
+        binds[3] = -1;
+        let parts: Vec<Polyhedron> = parts
+            .iter()
+            .map(|region| {
+                let mut constraints = region.clone();
+                constraints.push(eq(&binds, 0));
+                Polyhedron::from_constraints(6, constraints).minimized()
+            })
+            .collect();
+        let region = parts
+            .iter()
+            .map(|p| p.project_onto(&[0, 1, 2]).minimized())
+            .collect();
+        Binding {
+            parts,
+            region,
+            times: 1,
+        }
+    }
+
+    #[test]
+    fn a_recursion_on_both_children_splits_the_size() {
+        let region = vec![tree_region(&[])];
+        let bindings = [call_on(1, &region), call_on(2, &region)];
+        let measured = Measured::of_bindings(&bindings, 3).expect("a measure");
+        assert_eq!(measured.law, Law::Split);
+        assert_eq!(measured.measure, Affine::var(0));
+        assert_eq!(measured.branching, 2);
+    }
+
+    #[test]
+    fn a_walk_recursing_only_from_nodes_with_a_child_splits_the_size_too() {
+        // `if (t.left == null && t.right == null) leaf; else walk(left); walk(right)`: the
+        // guard gives `s >= 2`, whose measure `s - 1` is -1 on a null child.
+        let region = vec![
+            tree_region(&[ge(&[0, 1, 0, 0, 0, 0], -1)]),
+            tree_region(&[ge(&[0, 0, 1, 0, 0, 0], -1)]),
+        ];
+        let bindings = [call_on(1, &region), call_on(2, &region)];
+        let measured = Measured::of_bindings(&bindings, 3).expect("a measure");
+        assert_eq!(measured.law, Law::Split);
+        assert_eq!(measured.measure, Affine::var(0));
+    }
+
+    #[test]
+    fn a_recursion_only_on_children_it_has_counts_every_activation_once() {
+        // `count()` on `this`, which is never null: `if (left != null) left.count()`, likewise
+        // right. The guard's measure `s - 1` splits; so does `s`, and every call's `s'` is >= 1.
+        let this = [ge(&[1, 0, 0, 0, 0, 0], -1), ge(&[1, -1, -1, 0, 0, 0], -1)];
+        let left = vec![tree_region(&[this[0].clone(), ge(&[0, 1, 0, 0, 0, 0], -1)])];
+        let right = vec![tree_region(&[this[1].clone(), ge(&[0, 0, 1, 0, 0, 0], -1)])];
+        let bindings = [call_on(1, &left), call_on(2, &right)];
+        let measured = Measured::of_bindings(&bindings, 3).expect("a measure");
+        assert_eq!(measured.law, Law::Split);
+        let shifted = measured.measure.add(&Affine::constant(Rat::from(
+            measured.positive_shift.expect("positive"),
+        )));
+        assert_eq!(shifted, Affine::var(0));
+        // One object per activation: s in all, not 2s - 1.
+        let params = ["s".to_string(), "l".to_string(), "r".to_string()];
+        let total = measured.positive_total(&Rat::from(1), &Rat::from(1), &params);
+        let s = Polynomial::var("s".to_string());
+        assert_eq!(total, Some(BoundExpr::pol(s)));
+        // Calls on null children (`walk(t.left)` whatever it holds) are not all positive.
+        let region = vec![tree_region(&[])];
+        let nulls = [call_on(1, &region), call_on(2, &region)];
+        let measured = Measured::of_bindings(&nulls, 3).expect("a measure");
+        assert_eq!(measured.positive_shift, None);
+    }
+
+    #[test]
+    fn a_recursion_on_one_child_twice_does_not_split() {
+        let region = vec![tree_region(&[])];
+        let bindings = [call_on(1, &region), call_on(1, &region)];
+        let measured = Measured::of_bindings(&bindings, 3).expect("a measure");
+        assert_ne!(measured.law, Law::Split);
+    }
 }

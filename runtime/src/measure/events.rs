@@ -91,6 +91,8 @@ pub enum ChainLength {
     Cycle,
     /// More nodes than the agent follows.
     Long,
+    /// A tree's walk reached a node twice (a shared subtree or a cycle).
+    Shared,
 }
 
 /// One event, in the order it happened on its thread.
@@ -321,6 +323,7 @@ impl LineReader {
                 let length = match *length {
                     "cycle" => ChainLength::Cycle,
                     "long" => ChainLength::Long,
+                    "shared" => ChainLength::Shared,
                     count => ChainLength::Nodes(
                         count.parse().map_err(|_| bad(number, "bad chain length"))?,
                     ),
@@ -479,6 +482,7 @@ field 1 Base n long -2
 static 1 p.Config size short 9
 chain 1 0/next 4
 chain 1 this.head/next cycle
+chain 1 0/p.T.left+p.T.right shared
 method 2 Fig14.m1(I)V
 alloc 1 Fig14$A 16 1:1:1:16 2:2:7:22
 vm 1 java.lang.String 24 0:1:1:16 0:2:7:-
@@ -534,7 +538,8 @@ end 0
             chains,
             [
                 ("0/next", ChainLength::Nodes(4)),
-                ("this.head/next", ChainLength::Cycle)
+                ("this.head/next", ChainLength::Cycle),
+                ("0/p.T.left+p.T.right", ChainLength::Shared)
             ]
         );
     }
