@@ -218,8 +218,8 @@ struct Lowerer<'b, 't> {
     fields: &'b FieldPlan,
     /// Field view → the variable holding its current value.
     field_vars: HashMap<ViewKey, VarId>,
-    /// Offset of a store that fixes a view → the formal it stores.
-    fixed_formals: HashMap<u32, VarId>,
+    /// (Offset of the store or call that fixes a view, the view) → the formal it then holds.
+    fixed_formals: HashMap<(u32, ViewKey), VarId>,
     /// Offset of a fixed local's definition → the local and its formal.
     fixed_locals: HashMap<u32, (ir::VarId, VarId)>,
     loops: Loops,
@@ -382,7 +382,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     let local = match fixed_at {
                         Some(pc) => {
                             let formal = self.new_formal(&view.name);
-                            self.fixed_formals.insert(pc, formal);
+                            self.fixed_formals.insert((pc, view.key.clone()), formal);
                             format!("{}_now", view.name)
                         }
                         None => view.name.clone(),
@@ -1287,7 +1287,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 continue;
             };
             let expr = match effect {
-                StoreEffect::Fixed => self.fixed_formals.get(&pc).map(|&f| Expr::var(f)),
+                StoreEffect::Fixed => self
+                    .fixed_formals
+                    .get(&(pc, key.clone()))
+                    .map(|&f| Expr::var(f)),
                 StoreEffect::Assign => self.affine(value),
                 StoreEffect::Havoc => None,
             };
@@ -1492,14 +1495,25 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             after = join;
         }
-        let havocked: Vec<VarId> = effects
-            .iter()
-            .filter(|(_, effect)| *effect == CallEffect::Havoc)
-            .filter_map(|(key, _)| self.field_vars.get(key).copied())
-            .collect();
-        havocked
+        let mut actions = Vec::new();
+        for (key, effect) in effects {
+            let Some(&var) = self.field_vars.get(key) else {
+                continue;
+            };
+            match effect {
+                CallEffect::Havoc => actions.push(Action::Havoc(var)),
+                CallEffect::Fixed => {
+                    if let Some(&formal) = self.fixed_formals.get(&(pc, key.clone())) {
+                        let expr = Expr::var(formal);
+                        actions.push(Action::Assign { var, expr });
+                    }
+                }
+                CallEffect::Returned => {}
+            }
+        }
+        actions
             .into_iter()
-            .fold(after, |node, var| self.step(node, Action::Havoc(var)))
+            .fold(after, |node, action| self.step(node, action))
     }
 
     /// The caller variable receiving each value `target` returns: the caller's own view when

@@ -126,6 +126,10 @@ pub enum CallEffect {
     Returned,
     /// A callee may write the field in a way no summary tells: the view is forgotten.
     Havoc,
+    /// The one call of the method that may write a static field, outside every loop: after it
+    /// returns, the view holds the fresh formal of its `Local { fixed_at }` mode (forgotten on
+    /// the call's exception edges).
+    Fixed,
 }
 
 /// One integer field view of a procedure.
@@ -290,6 +294,8 @@ struct Own {
     stores: Vec<Store>,
     /// Calls on `this` (their offsets), for views of `this.f` a callee needs.
     this_calls: BTreeSet<u32>,
+    /// The offsets of the calls that run at most once per activation (no loop contains them).
+    calls_outside_loops: BTreeSet<u32>,
 }
 
 /// A `putfield` or `putstatic` of an integer field.
@@ -438,6 +444,7 @@ pub fn plan(
     let mut plans = Vec::new();
     for (index, keys) in needed.iter().enumerate() {
         let mut views = Vec::new();
+        let mut fixed_by_calls = Vec::new();
         for key in keys {
             if matches!(key, ViewKey::This(_)) && own[index].this.is_none() {
                 continue;
@@ -452,7 +459,22 @@ pub fn plan(
                 }
                 _ => written_by_calls(index, key) && !threads,
             };
-            if !viewable(index, key, &mut assumes_jdk_natives) || written {
+            if !viewable(index, key, &mut assumes_jdk_natives) {
+                continue;
+            }
+            if written {
+                let fixing = fixing_call(
+                    graph,
+                    call_sites,
+                    &mut writes,
+                    &methods[index],
+                    &own[index],
+                    key,
+                );
+                if let Some(pc) = fixing {
+                    views.push((key.clone(), ViewMode::Local { fixed_at: Some(pc) }));
+                    fixed_by_calls.push((pc, key.clone()));
+                }
                 continue;
             }
             let stores: Vec<&Store> = own[index]
@@ -499,6 +521,12 @@ pub fn plan(
             callees,
             &threaded,
         );
+        for (pc, key) in fixed_by_calls {
+            plan.calls
+                .entry(pc)
+                .or_default()
+                .push((key, CallEffect::Fixed));
+        }
         // JNI writing the walked field is part of the walks' own assumption.
         plan.walks = walks(&bodies[index], &walk_context(index, plan.this));
         plans.push(plan);
@@ -668,20 +696,53 @@ fn calls_may_write(
     skipped: &[u32],
     key: &ViewKey,
 ) -> bool {
-    let Some(node) = graph.node(method) else {
-        return true;
-    };
-    call_sites
+    calls_writing(graph, call_sites, writes, method, key)
+        .is_none_or(|writing| writing.iter().any(|pc| !skipped.contains(pc)))
+}
+
+/// The offsets of the calls of `method` that may write `key`'s field or run code that cannot
+/// be seen; None when the method is not in the call graph.
+fn calls_writing(
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    writes: &mut WriteIndex,
+    method: &MethodRef,
+    key: &ViewKey,
+) -> Option<Vec<u32>> {
+    let node = graph.node(method)?;
+    let writing = call_sites
         .offsets(node)
         .into_iter()
-        .filter(|pc| !skipped.contains(pc))
-        .any(|pc| {
+        .filter(|&pc| {
             call_sites.is_unresolved(node, pc)
                 || call_sites.entered(node, pc).iter().any(|&callee| {
                     let running = writes.running(callee);
                     running.anything || running.may_write(key)
                 })
         })
+        .collect();
+    Some(writing)
+}
+
+/// The call that sets a static field for the rest of the activation: the method's only call
+/// that may write it, run at most once (outside every loop), in a method that does not store
+/// it itself. After it returns the field holds one value until the method ends, a fresh
+/// formal of the method (`parseCmdLine(args); build(size)`: the size the options gave).
+fn fixing_call(
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    writes: &mut WriteIndex,
+    method: &MethodRef,
+    own: &Own,
+    key: &ViewKey,
+) -> Option<u32> {
+    if !key.is_static() || own.stores.iter().any(|s| store_may_write(s, key)) {
+        return None;
+    }
+    match calls_writing(graph, call_sites, writes, method, key)?.as_slice() {
+        [pc] if own.calls_outside_loops.contains(pc) => Some(*pc),
+        _ => None,
+    }
 }
 
 impl Store {
@@ -734,12 +795,16 @@ fn finish_plan(
                     body.var(*holder).name,
                     method.name
                 ),
-                (ViewKey::Static(_), ViewMode::Local { fixed_at: Some(pc) }) => format!(
-                    "static field {}.{}, written at {}@{pc}",
-                    field.class.source(),
-                    field.name,
-                    method.name
-                ),
+                (ViewKey::Static(_), ViewMode::Local { fixed_at: Some(pc) }) => {
+                    let by_call = !own.stores.iter().any(|s| s.pc == *pc);
+                    format!(
+                        "static field {}.{}, written {}at {}@{pc}",
+                        field.class.source(),
+                        field.name,
+                        if by_call { "by the call " } else { "" },
+                        method.name
+                    )
+                }
                 (ViewKey::Static(_), _) => {
                     format!("static field {}.{}", field.class.source(), field.name)
                 }
@@ -866,6 +931,7 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
         holders: fresh_holders(body),
         stores: Vec::new(),
         this_calls: BTreeSet::new(),
+        calls_outside_loops: BTreeSet::new(),
     };
     for (block, stmt) in body.statements() {
         match &stmt.kind {
@@ -908,11 +974,15 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
                     outside_loops: loops.reducible && loops.enclosing[block.0 as usize].is_empty(),
                 });
             }
-            StmtKind::Invoke { call, .. }
+            StmtKind::Invoke { call, .. } => {
+                if loops.reducible && loops.enclosing[block.0 as usize].is_empty() {
+                    own.calls_outside_loops.insert(stmt.pc);
+                }
                 if call.receiver.as_ref().is_some_and(is_this)
-                    && !matches!(call.kind, CallKind::Dynamic(_)) =>
-            {
-                own.this_calls.insert(stmt.pc);
+                    && !matches!(call.kind, CallKind::Dynamic(_))
+                {
+                    own.this_calls.insert(stmt.pc);
+                }
             }
             _ => {}
         }
