@@ -80,6 +80,9 @@ struct WatchedMethod {
     parameter_names: HashMap<i32, String>,
     /// The integer instance fields of `this`, in resolution order (empty for static methods).
     this_fields: Arc<Vec<FieldSlot>>,
+    /// The breakpoints after the instructions the options name (`static=pkg.C.f@pc`): the
+    /// location of the next instruction and the index of `pc` in [`Agent::after`].
+    after: Vec<(i64, usize)>,
 }
 
 /// Everything the handlers share.
@@ -92,8 +95,10 @@ pub struct Agent {
     methods: Mutex<HashMap<usize, Arc<MethodInfo>>>,
     /// The loaded methods matching the watched one (one per overload and class loader).
     targets: RwLock<Vec<WatchedMethod>>,
-    /// The static fields the options name, recorded at each entry.
+    /// The static fields the options name, recorded at each entry or after an instruction.
     statics: Vec<StaticFieldName>,
+    /// The offsets of the instructions after which static fields are recorded, each once.
+    after: Vec<u32>,
     /// The chains the options name, whose lengths are recorded at each entry.
     chains: Vec<ChainName>,
     /// The methods at whose exits the heap is walked (`region=`).
@@ -155,6 +160,7 @@ pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<(), String> {
         log: Mutex::new(Some(log)),
         methods: Mutex::new(HashMap::new()),
         targets: RwLock::new(Vec::new()),
+        after: instructions_after(&options.statics),
         statics: options.statics,
         chains: options.chains,
         regions: options.regions,
@@ -352,6 +358,7 @@ impl Agent {
             self.write(|log| log.problem(&text));
             return;
         }
+        let after = self.watch_after(method, &info);
         let parameter_names = self
             .jvmti
             .parameter_names(method)
@@ -367,8 +374,34 @@ impl Agent {
             } else {
                 Arc::clone(this_fields)
             },
+            after,
         });
         self.write(|log| log.target(info.id));
+    }
+
+    /// Sets a breakpoint after each instruction the options record static fields after: at
+    /// the next instruction, reached once it completed normally.
+    fn watch_after(&self, method: JmethodId, info: &MethodInfo) -> Vec<(i64, usize)> {
+        let mut locations = Vec::new();
+        for (index, &pc) in self.after.iter().enumerate() {
+            let next = bytecode::after_call_or_putstatic(&info.bytecodes, pc as usize);
+            let set = next.and_then(|next| {
+                let location = i64::try_from(next).ok()?;
+                self.jvmti.set_breakpoint(method, location).ok()?;
+                Some(location)
+            });
+            match set {
+                Some(location) => locations.push((location, index)),
+                None => {
+                    let text = format!(
+                        "cannot record static fields after offset {pc} of {}: no call or putstatic there",
+                        info.display()
+                    );
+                    self.write(|log| log.problem(&text));
+                }
+            }
+        }
+        locations
     }
 
     /// Runs `action` on this thread's state, creating it on first use.
@@ -395,7 +428,13 @@ impl Agent {
     /// Breakpoint at bytecode 0 of the watched method: a new activation, unless a loop jumped
     /// back to bytecode 0 of a running one.
     pub fn on_method_start(&self, jni: Option<Jni>, method: JmethodId, location: ffi::Jlocation) {
-        if location != 0 || entry::inside_agent_call() || !self.is_target(method) {
+        if entry::inside_agent_call() || !self.is_target(method) {
+            return;
+        }
+        if location != 0 {
+            if let Some(jni) = jni {
+                self.on_after_instruction(jni, method, location);
+            }
             return;
         }
         let (Ok(count), Ok(info)) = (
@@ -420,6 +459,7 @@ impl Agent {
                 method: method as usize,
                 is_target: true,
                 first_allocation: self.next_allocation_number(),
+                recorded_after: 0,
             };
             // The new frame is the top one: anything tracked at its height or above is stale.
             let gone = thread.stack.pop_from(height);
@@ -432,6 +472,63 @@ impl Agent {
                 self.record_chains(jni, &info, id);
             }
         });
+    }
+
+    /// Breakpoint after an instruction the options name: the static fields named with its
+    /// offset, the first time the activation on top gets there (nothing in the activation
+    /// writes them afterwards where a bound relies on them, so later visits would repeat it).
+    fn on_after_instruction(&self, jni: Jni, method: JmethodId, location: ffi::Jlocation) {
+        let index = self
+            .targets()
+            .iter()
+            .find(|w| w.method == method as usize)
+            .and_then(|w| w.after.iter().find(|(at, _)| *at == location))
+            .map(|&(_, index)| index);
+        let (Some(index), Ok(count)) = (index, self.jvmti.frame_count(std::ptr::null_mut())) else {
+            return;
+        };
+        let first_visit = self.with_thread(|thread| {
+            let activation = thread.stack.find_mut(count - 1, method as usize)?;
+            let bit = 1_u64.checked_shl(index as u32).unwrap_or(0);
+            let recorded = activation.recorded_after & bit != 0;
+            activation.recorded_after |= bit;
+            (!recorded).then_some(activation.id)
+        });
+        let Some(Some(activation)) = first_visit else {
+            return;
+        };
+        let pc = self.after[index];
+        for wanted in self.statics.iter().filter(|s| s.after == Some(pc)) {
+            self.record_static(jni, wanted, |log, slot, ty, value| {
+                log.static_after(activation, pc, &slot.class, &slot.name, ty, value);
+            });
+        }
+    }
+
+    /// Reads the static field `wanted` names and hands its value to `write`, when its class is
+    /// initialized and loaded by one class loader.
+    fn record_static(
+        &self,
+        jni: Jni,
+        wanted: &StaticFieldName,
+        write: impl FnOnce(&mut EventLog, &FieldSlot, &str, i64),
+    ) {
+        let static_fields = lock(&self.static_fields);
+        let class = wanted.class.replace('/', ".");
+        let mut found = static_fields
+            .iter()
+            .filter(|f| f.slot.class == class && f.slot.name == wanted.name);
+        // Loaded by several class loaders, the name does not say which one a bound means.
+        let (Some(field), None) = (found.next(), found.next()) else {
+            return;
+        };
+        match entry::static_field_value(&self.jvmti, jni, field) {
+            Ok(Some(value)) => {
+                self.write(|log| write(log, &field.slot, field.slot.ty.name(), value))
+            }
+            Ok(None) => {}
+            Err(_) => self.count_error(),
+        }
     }
 
     /// Records the parameters of the activation on top (see [`entry::parameter_value`]).
@@ -483,24 +580,10 @@ impl Agent {
             }),
             Err(_) => self.count_error(),
         }
-        let static_fields = lock(&self.static_fields);
-        for wanted in &self.statics {
-            let class = wanted.class.replace('/', ".");
-            let mut found = static_fields
-                .iter()
-                .filter(|f| f.slot.class == class && f.slot.name == wanted.name);
-            // Loaded by several class loaders, the name does not say which one a bound means.
-            let (Some(field), None) = (found.next(), found.next()) else {
-                continue;
-            };
-            match entry::static_field_value(&self.jvmti, jni, field) {
-                Ok(Some(value)) => self.write(|log| {
-                    let (slot, ty) = (&field.slot, field.slot.ty.name());
-                    log.field_value("static", activation, &slot.class, &slot.name, ty, value);
-                }),
-                Ok(None) => {}
-                Err(_) => self.count_error(),
-            }
+        for wanted in self.statics.iter().filter(|s| s.after.is_none()) {
+            self.record_static(jni, wanted, |log, slot, ty, value| {
+                log.field_value("static", activation, &slot.class, &slot.name, ty, value);
+            });
         }
     }
 
@@ -715,6 +798,7 @@ impl Agent {
                 method,
                 is_target: false,
                 first_allocation: self.next_allocation_number(),
+                recorded_after: 0,
             });
             self.record_exits(thread.id, &gone);
             self.write(|log| log.enter(thread.id, id, info.id));
@@ -751,4 +835,15 @@ fn is_program_allocation(chain: &[(FrameInfo, Arc<MethodInfo>)], signature: &str
             let ((caller, caller_info), (_, callee_info)) = (&pair[0], &pair[1]);
             caller_info.is_native || caller_info.calls_at(caller.location, callee_info)
         })
+}
+
+/// The offsets the options record static fields after, each once, in the options' order.
+fn instructions_after(statics: &[StaticFieldName]) -> Vec<u32> {
+    let mut offsets: Vec<u32> = Vec::new();
+    for pc in statics.iter().filter_map(|s| s.after) {
+        if !offsets.contains(&pc) {
+            offsets.push(pc);
+        }
+    }
+    offsets
 }

@@ -186,6 +186,19 @@ pub fn allocates(code: &[u8], offset: usize, pool: &ConstantPool, signature: &st
     }
 }
 
+const PUTSTATIC: u8 = 0xb3;
+
+/// The offset of the instruction after the call or `putstatic` at `offset` (where it has
+/// completed normally); None for other instructions.
+pub fn after_call_or_putstatic(code: &[u8], offset: usize) -> Option<usize> {
+    let length = match *code.get(offset)? {
+        INVOKEVIRTUAL | INVOKESPECIAL | INVOKESTATIC | PUTSTATIC => 3,
+        INVOKEINTERFACE | INVOKEDYNAMIC => 5,
+        _ => return None,
+    };
+    Some(offset + length).filter(|&next| next < code.len())
+}
+
 /// What the call instruction at `offset` calls; None when it is no call instruction.
 pub fn call_at(code: &[u8], offset: usize, pool: &ConstantPool) -> Option<Call> {
     match *code.get(offset)? {
@@ -476,6 +489,17 @@ mod tests {
             "<clinit>",
             "()V"
         ));
+    }
+
+    #[test]
+    fn the_instruction_after_a_call_or_putstatic_follows_its_operands() {
+        // invokestatic #2; invokeinterface #3, 1, 0; putstatic #4; return
+        let code = [0xb8, 0, 2, 0xb9, 0, 3, 1, 0, 0xb3, 0, 4, 0xb1];
+        assert_eq!(after_call_or_putstatic(&code, 0), Some(3));
+        assert_eq!(after_call_or_putstatic(&code, 3), Some(8));
+        assert_eq!(after_call_or_putstatic(&code, 8), Some(11));
+        assert_eq!(after_call_or_putstatic(&code, 11), None);
+        assert_eq!(after_call_or_putstatic(&code, 40), None);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
-//! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class); each `chain=<root>/<field>` a chain whose
+//! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class), or with `@<pc>` (`pkg.C.f@1`) once the
+//! call or `putstatic` at offset `pc` of `M` completed; each `chain=<root>/<field>` a chain whose
 //! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
 //! `this` or of a parameter); each `region=<M>` a method at whose exits the heap is walked to
 //! see which objects allocated during the activation are still reachable (watch mode's region
@@ -51,19 +52,26 @@ impl TargetMethod {
     }
 }
 
-/// A static field whose value is recorded at each entry of the watched method.
+/// A static field whose value is recorded at each entry of the watched method, or, with
+/// `@<pc>`, once the instruction at offset `pc` of the watched method completed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaticFieldName {
     /// Internal name of the declaring class, `pkg/C`.
     pub class: String,
     pub name: String,
+    /// The offset of the instruction (a call or a `putstatic`) after which it is recorded.
+    pub after: Option<u32>,
 }
 
 impl StaticFieldName {
     fn parse(text: &str) -> Result<StaticFieldName, String> {
-        let (class, name) = class_and_member(text)
-            .ok_or_else(|| format!("static field `{text}` is not of the form pkg.Class.field"))?;
-        Ok(StaticFieldName { class, name })
+        let bad = || format!("static field `{text}` is not of the form pkg.Class.field[@offset]");
+        let (field, after) = match text.split_once('@') {
+            Some((field, pc)) => (field, Some(pc.parse().map_err(|_| bad())?)),
+            None => (text, None),
+        };
+        let (class, name) = class_and_member(field).ok_or_else(bad)?;
+        Ok(StaticFieldName { class, name, after })
     }
 }
 
@@ -282,6 +290,18 @@ mod tests {
         assert_eq!(names, [("p/Config", "size"), ("q/R$S", "n")]);
         assert!(AgentOptions::parse("method=A.m,static=size,out=/x").is_err());
         assert!(AgentOptions::parse("method=A.m,limit=3,out=/x").is_err());
+    }
+
+    #[test]
+    fn a_static_field_may_be_recorded_after_an_instruction() {
+        let options =
+            AgentOptions::parse("method=p.Main.main,static=p.Main.size@1,out=/x").expect("valid");
+        assert_eq!(options.statics[0].name, "size");
+        assert_eq!(options.statics[0].after, Some(1));
+        for bad in ["p.Main.size@", "p.Main.size@x", "p.Main.size@-1", "@1"] {
+            let text = format!("method=p.Main.main,static={bad},out=/x");
+            assert!(AgentOptions::parse(&text).is_err(), "{bad}");
+        }
     }
 
     #[test]

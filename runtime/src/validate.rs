@@ -301,6 +301,9 @@ pub fn measure_for(
         .iter()
         .filter_map(|param| match binding(&param.origin) {
             Binding::Recorded(Recorded::Static { class, name }) => Some(format!("{class}.{name}")),
+            Binding::Recorded(Recorded::StaticAfter { class, name, pc }) => {
+                Some(format!("{class}.{name}@{pc}"))
+            }
             _ => None,
         })
         .collect();
@@ -348,8 +351,7 @@ fn region_methods(certificate: &Certificate) -> Vec<String> {
 enum Binding<'a> {
     /// A value the agent records at each entry of the method.
     Recorded(Recorded<'a>),
-    /// A value fixed inside the method (a static field or a local written there): no run
-    /// records it at the entry.
+    /// A value fixed inside the method (a local set from a call's result): no run records it.
     FixedInside,
     /// An origin of no known form: bound by the parameter's name, as the run names values.
     ByName,
@@ -370,6 +372,13 @@ enum Recorded<'a> {
     ThisField(&'a str),
     /// The static integer field `class.name`, `class` the declaring class.
     Static { class: &'a str, name: &'a str },
+    /// The static integer field `class.name` once the instruction at offset `pc` of the
+    /// method (the store or the call that fixes it) completed: the agent records it there.
+    StaticAfter {
+        class: &'a str,
+        name: &'a str,
+        pc: u32,
+    },
     /// The length of a chain, as the agent names it: `0/next`, `this.head/next`, `0.first/next`.
     Chain(String),
 }
@@ -378,7 +387,9 @@ enum Recorded<'a> {
 /// `parameter 0 (int n)`, `length of parameter 1 (a)`, `size of parameter 2 (c)`, `value of
 /// parameter 3 (java.lang.Integer b)`,
 /// `field n of this`, `static field p.C.size`; fixed inside the method are `static field
-/// p.C.size, written at main@12` and `local n set from a call's result at main@3`.
+/// p.C.size, written at main@12` and `static field p.C.size, written by the call at main@1`
+/// (recorded once that instruction completed) and `local n set from a call's result at
+/// main@3` (not recorded).
 fn binding(origin: &str) -> Binding<'_> {
     // `analyze --param NEW=OLD` appends `; named NEW by --param`.
     let origin = origin.split(';').next().unwrap_or(origin);
@@ -396,8 +407,8 @@ fn binding(origin: &str) -> Binding<'_> {
             .filter(|name| !name.contains(' '))
             .map(Recorded::ThisField)
     } else if let Some(rest) = origin.strip_prefix("static field ") {
-        if rest.contains(", written at ") {
-            return Binding::FixedInside;
+        if let Some((field, written)) = rest.split_once(", written ") {
+            return static_after(field, written).map_or(Binding::ByName, Binding::Recorded);
         }
         rest.rsplit_once('.')
             .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !rest.contains(' '))
@@ -410,6 +421,19 @@ fn binding(origin: &str) -> Binding<'_> {
         None
     };
     recorded.map_or(Binding::ByName, Binding::Recorded)
+}
+
+/// The static field `p.C.size` as `written` says it is fixed: `at main@12` (a store) or `by the
+/// call at main@1`, in the method the origin belongs to.
+fn static_after<'a>(field: &'a str, written: &str) -> Option<Recorded<'a>> {
+    let at = written
+        .strip_prefix("at ")
+        .or_else(|| written.strip_prefix("by the call at "))?;
+    let pc = at.rsplit_once('@')?.1.parse().ok()?;
+    let (class, name) = field
+        .rsplit_once('.')
+        .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !field.contains(' '))?;
+    Some(Recorded::StaticAfter { class, name, pc })
 }
 
 /// The agent's name of the chain an origin's `length of the chain from <rest>` describes (the
@@ -474,6 +498,11 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
         Recorded::Boxed(index) => parameter(index, &["boxed"]),
         Recorded::ThisField(name) => field(&values.this_fields, None, name),
         Recorded::Static { class, name } => field(&values.statics, Some(class), name),
+        Recorded::StaticAfter { class, name, pc } => values
+            .statics_after
+            .iter()
+            .find(|(at, f)| *at == pc && f.class == class && f.name == name)
+            .map(|(_, f)| f.value),
         Recorded::Chain(ref chain) => {
             values
                 .chains
@@ -1069,8 +1098,21 @@ mod tests {
             ),
             (
                 "static field p.C.size, written at main@12",
-                Binding::FixedInside,
+                Binding::Recorded(StaticAfter {
+                    class: "p.C",
+                    name: "size",
+                    pc: 12,
+                }),
             ),
+            (
+                "static field p.C.size, written by the call at main@1",
+                Binding::Recorded(StaticAfter {
+                    class: "p.C",
+                    name: "size",
+                    pc: 1,
+                }),
+            ),
+            ("static field p.C.size, written somewhere", Binding::ByName),
             (
                 "local count set from a call's result at main@3",
                 Binding::FixedInside,
@@ -1116,6 +1158,7 @@ mod tests {
                     length: ChainLength::Cycle,
                 },
             ],
+            statics_after: vec![(1, field("p.C", "size", 64))],
         };
         let found = |wanted| recorded_value(&values, &wanted);
         assert_eq!(found(Recorded::Chain("0/next".to_string())), Some(6));
@@ -1138,6 +1181,14 @@ mod tests {
         };
         assert_eq!(found(size("p.C")), Some(7));
         assert_eq!(found(size("q.C")), None);
+        // After the instruction that fixes it, not at the entry.
+        let after = |pc| Recorded::StaticAfter {
+            class: "p.C",
+            name: "size",
+            pc,
+        };
+        assert_eq!(found(after(1)), Some(64));
+        assert_eq!(found(after(4)), None);
     }
 
     #[test]

@@ -98,7 +98,8 @@ pub struct Regions<P> {
 #[derive(Debug, Clone, Default)]
 pub struct EntryRecording {
     /// Static integer fields (`pkg.C.f`, `C` the declaring class), when their class is
-    /// initialized by then.
+    /// initialized by then; `pkg.C.f@pc` once the call or `putstatic` at offset `pc` of the
+    /// watched method completed instead of at the entry.
     pub statics: Vec<String>,
     /// Lengths of chains, `<root>/<field>` with root `0` (a parameter), `this.f` or `0.f`:
     /// the nodes from the root along the field before null, or `cycle`.
@@ -333,9 +334,13 @@ fn check_method_name(method: &str) -> Result<()> {
 }
 
 /// Rejects a static field name the agent would refuse: `Class.field`, optionally
-/// package-qualified.
+/// package-qualified, optionally with the offset it is recorded after (`@12`).
 fn check_static_field(field: &str) -> Result<()> {
-    if is_agent_member(field, field) && !field.contains(' ') {
+    let (name, after) = match field.split_once('@') {
+        Some((name, pc)) => (name, pc.parse::<u32>().is_ok()),
+        None => (field, true),
+    };
+    if after && is_agent_member(name, field) && !field.contains(' ') {
         Ok(())
     } else {
         Err(Error::Input(format!(
@@ -424,6 +429,8 @@ mod tests {
     fn static_fields_need_a_class_and_a_field() {
         assert!(check_static_field("p.Config.size").is_ok());
         assert!(check_static_field("Outer$Inner.n").is_ok());
+        assert!(check_static_field("p.Main.size@1").is_ok());
+        assert!(check_static_field("p.Main.size@x").is_err());
         assert!(check_static_field("size").is_err());
         assert!(check_static_field("C.n,out=/etc/passwd").is_err());
     }
