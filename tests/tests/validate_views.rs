@@ -3,7 +3,8 @@
 //! String parameter's length and a collection parameter's size (tests/fixtures/views). The
 //! field views come from `analyze`; the length and size views are written by hand here, since a
 //! certificate is all validate reads. A parameter bound to the wrong recorded value shows in the
-//! comparison, and a value fixed inside the method leaves the run not checked when the total
+//! comparison. A static fixed inside the method is recorded after the instruction that fixes
+//! it; a local fixed there is not recorded, which leaves the run not checked when the total
 //! needs it, and only the predictions that need it not compared when the total is ∞.
 
 use std::path::{Path, PathBuf};
@@ -163,16 +164,33 @@ fn a_parameter_bound_to_another_recorded_value_shows_in_the_comparison() {
 }
 
 #[test]
-fn a_value_fixed_inside_the_method_is_not_checked() {
+fn a_static_fixed_inside_the_method_is_recorded_after_its_store() {
     let classes = compile_fixture("views");
     let certificate = scratch_dir("validate-views-fixed").join("refill.yaml");
     analyze_into(&classes, "views.Bounded.refill", "count", &certificate);
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    assert!(
+        text.contains("origin: static field views.Bounded.rows, written at refill@"),
+        "{text}"
+    );
+    // The agent records `rows` once the store completed: 9 for three arguments.
+    let comparisons = exact_comparisons(&validate(&certificate, &["--format", "json"]));
+    assert_eq!(total_objects(&comparisons).0, 9);
+    // A value given by hand still takes precedence, and a smaller one shows as broken.
+    let run = validate(&certificate, &["--param", "rows=8"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn a_local_fixed_inside_the_method_is_not_checked() {
+    let classes = compile_fixture("views");
+    let certificate = scratch_dir("validate-views-local").join("count.yaml");
+    analyze_into(&classes, "views.Bounded.count", "count", &certificate);
     let run = validate(&certificate, &[]);
     assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
     assert!(
-        run.stderr.contains(
-            "no value for parameter rows (static field views.Bounded.rows, written at refill@"
-        ),
+        run.stderr
+            .contains("no value for parameter rows (local rows set from a call's result at count@"),
         "{}",
         run.stderr
     );
@@ -193,7 +211,7 @@ fn a_run_without_a_value_compares_what_does_not_need_it() {
     let mut json: Value =
         serde_json::from_str(&std::fs::read_to_string(&analyzed).expect("read")).expect("JSON");
     let method = &mut json["methods"][0];
-    let origin = "static field views.Bounded.rows, written at wander@4";
+    let origin = "local rows set from a call's result at wander@4";
     let params = method["params"].as_array_mut().expect("params");
     params.push(serde_json::json!({"name": "rows", "origin": origin}));
     let sites = method["sites"].as_array_mut().expect("sites");

@@ -1,0 +1,73 @@
+//! A static field that main's option parsing writes (fixture `static_options`, issue 18): the
+//! JOlden programs read their sizes with `Integer.parseInt` in an option loop of a callee and
+//! build with the static afterwards. The value the static holds once that call returned is a
+//! parameter of main's bound, named after the field, and the agent records it there (after
+//! the call), so `validate` compares every prediction. Oracle: real runs with different
+//! options, the default from the class initializer included.
+
+use std::path::PathBuf;
+
+use membound_tests::{
+    analyze_into, certificate_params, compile_fixture, pair, scratch_dir, validate_json,
+};
+use serde_json::Value;
+
+fn certificate() -> PathBuf {
+    let path = scratch_dir("static_options").join("main.json");
+    analyze_into(
+        &compile_fixture("static_options"),
+        "Options.main",
+        "count",
+        &path,
+    );
+    path
+}
+
+#[test]
+fn statics_the_option_parse_writes_are_parameters_of_main() {
+    let certificate = certificate();
+    let params = certificate_params(&certificate, "Options.main");
+    for (name, origin) in [
+        ("rounds", "static field Options.rounds, written by the call at main@1"),
+        ("size", "static field Options.size, written by the call at main@1"),
+    ] {
+        assert!(params.contains(&pair(name, origin)), "{params:?}");
+    }
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    let json: Value = serde_json::from_str(&text).expect("JSON");
+    let main = &json["methods"][0];
+    assert_eq!(main["method"], "Options.main([Ljava/lang/String;)V");
+    let objects = main["mem_alloc"]["objects"].as_str().expect("a bound");
+    assert!(!objects.contains("infty"), "{objects}");
+}
+
+#[test]
+fn validate_binds_the_statics_from_runs_with_different_options() {
+    let certificate = certificate();
+    // (options, size, rounds): the class initializer's defaults, then parsed values.
+    let runs: [(&[&str], i64, i64); 3] = [
+        (&[], 16, 2),
+        (&["-s", "5"], 5, 2),
+        (&["-r", "3", "-s", "40"], 40, 3),
+    ];
+    for (args, size, rounds) in runs {
+        let (code, json) = validate_json(&certificate, "Options", args);
+        assert_eq!(code, 0, "{json:#}");
+        assert_eq!(json["broken"], 0, "{json:#}");
+        assert!(json["missing"].is_null(), "{json:#}");
+        assert_eq!(json["not_compared"], Value::Array(Vec::new()), "{json:#}");
+        let comparisons = json["comparisons"].as_array().expect("comparisons");
+        // Every list node is predicted exactly: `size` before the loop, `rounds * size` in it.
+        let nodes: Vec<(&Value, &Value)> = comparisons
+            .iter()
+            .filter(|c| c["what"].as_str().is_some_and(|w| w.ends_with(" Node")))
+            .map(|c| (&c["observed"], &c["predicted"]))
+            .collect();
+        let expected = [size, rounds * size].map(Value::from);
+        assert_eq!(
+            nodes,
+            [(&expected[0], &expected[0]), (&expected[1], &expected[1])],
+            "{args:?}: {json:#}"
+        );
+    }
+}
