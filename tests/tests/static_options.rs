@@ -28,8 +28,14 @@ fn statics_the_option_parse_writes_are_parameters_of_main() {
     let certificate = certificate();
     let params = certificate_params(&certificate, "Options.main");
     for (name, origin) in [
-        ("rounds", "static field Options.rounds, written by the call at main@1"),
-        ("size", "static field Options.size, written by the call at main@1"),
+        (
+            "rounds",
+            "static field Options.rounds, written by the call at main@1",
+        ),
+        (
+            "size",
+            "static field Options.size, written by the call at main@1",
+        ),
     ] {
         assert!(params.contains(&pair(name, origin)), "{params:?}");
     }

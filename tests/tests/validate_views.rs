@@ -9,7 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use membound_tests::{analyze_into, compile_fixture, membound, scratch_dir, total_objects};
+use membound_tests::{
+    analyze_into, certificate_params, compile_fixture, membound, pair, scratch_dir, total_objects,
+};
 use serde_json::Value;
 
 /// The fixture's program arguments: `rows` = 3 * 3 = 9, `n` = 3 + 2 = 5, three items.
@@ -201,27 +203,64 @@ fn a_local_fixed_inside_the_method_is_not_checked() {
     assert_eq!(total_objects(&comparisons).0, 9);
 }
 
+/// The comparison whose description ends with `end`.
+fn what_ends(comparisons: &[Value], end: &str) -> Value {
+    comparisons
+        .iter()
+        .find(|c| c["what"].as_str().is_some_and(|w| w.ends_with(end)))
+        .cloned()
+        .unwrap_or_else(|| panic!("no comparison of {end}: {comparisons:#?}"))
+}
+
+#[test]
+fn a_loop_over_a_static_stays_bounded_before_an_unbounded_loop() {
+    // `rows = number(args)` leaves the call's result in a stack slot that the 3k + 1 loop
+    // after it reuses for `3 * k`: the store is still of a call's result, a fixed view.
+    let classes = compile_fixture("views");
+    let certificate = scratch_dir("validate-views-wander").join("wander.json");
+    analyze_into(&classes, "views.Bounded.wander", "count", &certificate);
+    let params = certificate_params(&certificate, "views.Bounded.wander");
+    assert!(
+        params.contains(&pair(
+            "rows",
+            "static field views.Bounded.rows, written at wander@7"
+        )),
+        "{params:?}"
+    );
+    let run = validate(&certificate, &["--format", "json"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(report["broken"], 0, "{report:#}");
+    assert_eq!(report["not_compared"], serde_json::json!([]), "{report:#}");
+    let comparisons = report["comparisons"].as_array().expect("comparisons");
+    // rows = 9 objects, exactly; 7 arrays on the way from 3 to 1 of a loop no bound stops.
+    let objects = what_ends(comparisons, "java.lang.Object");
+    assert_eq!(
+        (&objects["observed"], &objects["predicted"]),
+        (&Value::from(9), &Value::from(9))
+    );
+    let arrays = what_ends(comparisons, "java.lang.Object[]");
+    assert_eq!(
+        (&arrays["observed"], &arrays["predicted"]),
+        (&Value::from(7), &Value::from("infty"))
+    );
+}
+
 #[test]
 fn a_run_without_a_value_compares_what_does_not_need_it() {
     let classes = compile_fixture("views");
     let analyzed = scratch_dir("validate-views-partly").join("wander.json");
     analyze_into(&classes, "views.Bounded.wander", "count", &analyzed);
-    // As a certificate would say it with the loop over `rows` bounded by the value `wander`
-    // writes itself (the analysis leaves both loops ∞ here): its total stays ∞.
+    // The loop over `rows` bounded by a value no run records (as a local set from a call
+    // would be): its total stays ∞.
     let mut json: Value =
         serde_json::from_str(&std::fs::read_to_string(&analyzed).expect("read")).expect("JSON");
-    let method = &mut json["methods"][0];
-    let origin = "local rows set from a call's result at wander@4";
-    let params = method["params"].as_array_mut().expect("params");
-    params.push(serde_json::json!({"name": "rows", "origin": origin}));
-    let sites = method["sites"].as_array_mut().expect("sites");
-    let objects = sites
+    let params = json["methods"][0]["params"].as_array_mut().expect("params");
+    let rows = params
         .iter_mut()
-        .find(|site| site["type"] == "java.lang.Object")
-        .expect("the loop over rows");
-    for quantity in ["count", "objects", "bytes"] {
-        objects[quantity] = Value::from("(rows)");
-    }
+        .find(|p| p["name"] == "rows")
+        .expect("the static rows");
+    rows["origin"] = Value::from("local rows set from a call's result at wander@7");
     let certificate = analyzed.with_file_name("wander-rows.json");
     std::fs::write(&certificate, json.to_string()).expect("written");
 
@@ -238,13 +277,6 @@ fn a_run_without_a_value_compares_what_does_not_need_it() {
         total_objects(comparisons),
         (Value::from(16), Value::from("infty"))
     );
-    let what_ends = |comparisons: &[Value], end: &str| -> Value {
-        comparisons
-            .iter()
-            .find(|c| c["what"].as_str().is_some_and(|w| w.ends_with(end)))
-            .cloned()
-            .unwrap_or_else(|| panic!("no comparison of {end}: {comparisons:#?}"))
-    };
     let arrays = what_ends(comparisons, "java.lang.Object[]");
     assert_eq!(
         (&arrays["observed"], &arrays["predicted"]),

@@ -970,7 +970,7 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
                     on_this,
                     object,
                     field: resolver.resolve(field),
-                    opaque: opaque(body, value),
+                    opaque: opaque_at(body, block, stmt, value),
                     outside_loops: loops.reducible && loops.enclosing[block.0 as usize].is_empty(),
                 });
             }
@@ -1048,6 +1048,38 @@ fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
         }
     }
     fixed
+}
+
+/// Whether the value `operand` holds at `stmt` (of `block`) comes from a call's result or a
+/// field read (through copies). The latest definition before `stmt` in its block is the only
+/// one that reaches it: a stack slot the block set from a call may be reused for arithmetic
+/// elsewhere (`$s0 = number(args); rows = $s0` … `$s0 = 3 * k`), which does not make the
+/// stored value expressible. Without one in the block, every definition counts ([`opaque`]).
+fn opaque_at(body: &ir::Body, block: ir::BlockId, stmt: &ir::Stmt, operand: &Operand) -> bool {
+    let Operand::Var(var) = operand else {
+        return false;
+    };
+    let stmts = &body.blocks[block.0 as usize].stmts;
+    let before = stmts
+        .iter()
+        .position(|s| std::ptr::eq(s, stmt))
+        .unwrap_or(0);
+    for (index, earlier) in stmts[..before].iter().enumerate().rev() {
+        match &earlier.kind {
+            StmtKind::Assign { dst, value } if dst == var => {
+                return match value {
+                    ir::Expr::Load(_) => true,
+                    ir::Expr::Use(source @ Operand::Var(_)) => {
+                        opaque_at(body, block, &stmts[index], source)
+                    }
+                    _ => false,
+                };
+            }
+            StmtKind::Invoke { dst, .. } if *dst == Some(*var) => return true,
+            _ => {}
+        }
+    }
+    opaque(body, operand)
 }
 
 /// Whether every value `operand` can hold comes from a call's result or a field read (through
