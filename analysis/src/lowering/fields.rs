@@ -20,6 +20,10 @@
 //!   is unknown; a static field stored once, outside every loop, with a value the lowering cannot
 //!   express (a call's result, a field read) becomes a fresh formal at that store, one unknown
 //!   value per call (callers cannot bind it);
+//! - a **local fixed by a call** for a static field the method does not store and that only
+//!   one of its calls, outside every loop, may write (`parseCmdLine(args)` setting `size`):
+//!   unknown before the call, a fresh formal once it returns ([`CallEffect::Fixed`]), which
+//!   the agent records at that point for `validate`;
 //! - **threaded** for a field of `this` that the code the method calls writes (or that a caller
 //!   threads through it): a formal holding the value at entry, assigned by the method's stores,
 //!   returned at its exit, and passed in and out of each call on `this` whose every writing
@@ -109,8 +113,8 @@ impl ViewKey {
 pub enum ViewMode {
     /// A formal holding the field's value during the whole activation.
     Formal,
-    /// A local written by the method's own stores; with `Some(pc)`, the store at `pc` gives it
-    /// a fresh formal's value.
+    /// A local written by the method's own stores; with `Some(pc)`, the store or the call at
+    /// `pc` gives it a fresh formal's value.
     Local { fixed_at: Option<u32> },
     /// A formal holding the value at entry of a field of `this`, written by stores and calls on
     /// `this`, returned at exit.
