@@ -165,15 +165,29 @@ fn a_parameter_bound_to_another_recorded_value_shows_in_the_comparison() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
 }
 
+/// The certificate of `views.Bounded.<method>` in the `count` model, in a scratch directory
+/// of the test's own (`test`).
+fn analyzed(method: &str, test: &str) -> PathBuf {
+    let certificate = scratch_dir(&format!("validate-views-{test}")).join(format!("{method}.json"));
+    analyze_into(
+        &compile_fixture("views"),
+        &format!("views.Bounded.{method}"),
+        "count",
+        &certificate,
+    );
+    certificate
+}
+
 #[test]
 fn a_static_fixed_inside_the_method_is_recorded_after_its_store() {
-    let classes = compile_fixture("views");
-    let certificate = scratch_dir("validate-views-fixed").join("refill.yaml");
-    analyze_into(&classes, "views.Bounded.refill", "count", &certificate);
-    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    let certificate = analyzed("refill", "fixed");
+    let params = certificate_params(&certificate, "views.Bounded.refill");
     assert!(
-        text.contains("origin: static field views.Bounded.rows, written at refill@"),
-        "{text}"
+        params.contains(&pair(
+            "rows",
+            "static field views.Bounded.rows, written at refill@4"
+        )),
+        "{params:?}"
     );
     // The agent records `rows` once the store completed: 9 for three arguments.
     let comparisons = exact_comparisons(&validate(&certificate, &["--format", "json"]));
@@ -185,9 +199,7 @@ fn a_static_fixed_inside_the_method_is_recorded_after_its_store() {
 
 #[test]
 fn a_local_fixed_inside_the_method_is_not_checked() {
-    let classes = compile_fixture("views");
-    let certificate = scratch_dir("validate-views-local").join("count.yaml");
-    analyze_into(&classes, "views.Bounded.count", "count", &certificate);
+    let certificate = analyzed("count", "local");
     let run = validate(&certificate, &[]);
     assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
     assert!(
@@ -216,9 +228,7 @@ fn what_ends(comparisons: &[Value], end: &str) -> Value {
 fn a_loop_over_a_static_stays_bounded_before_an_unbounded_loop() {
     // `rows = number(args)` leaves the call's result in a stack slot that the 3k + 1 loop
     // after it reuses for `3 * k`: the store is still of a call's result, a fixed view.
-    let classes = compile_fixture("views");
-    let certificate = scratch_dir("validate-views-wander").join("wander.json");
-    analyze_into(&classes, "views.Bounded.wander", "count", &certificate);
+    let certificate = analyzed("wander", "wander");
     let params = certificate_params(&certificate, "views.Bounded.wander");
     assert!(
         params.contains(&pair(
@@ -248,9 +258,7 @@ fn a_loop_over_a_static_stays_bounded_before_an_unbounded_loop() {
 
 #[test]
 fn a_run_without_a_value_compares_what_does_not_need_it() {
-    let classes = compile_fixture("views");
-    let analyzed = scratch_dir("validate-views-partly").join("wander.json");
-    analyze_into(&classes, "views.Bounded.wander", "count", &analyzed);
+    let analyzed = analyzed("wander", "partly");
     // The loop over `rows` bounded by a value no run records (as a local set from a call
     // would be): its total stays ∞.
     let mut json: Value =
