@@ -8,7 +8,9 @@ use crate::entry::{self, FieldSlot, SizeMethods, StaticField};
 use crate::ffi::{self, FrameInfo, Jclass, JmethodId, Jobject, Jthread};
 use crate::jvmti::{Jni, Jvmti, JvmtiFailure};
 use crate::log::{EventLog, FrameToken};
-use crate::options::{AgentOptions, ChainName, ChainStart, StaticFieldName, TargetMethod};
+use crate::options::{
+    AgentOptions, ChainName, ChainStart, LocalName, StaticFieldName, TargetMethod,
+};
 use crate::regions;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -80,9 +82,29 @@ struct WatchedMethod {
     parameter_names: HashMap<i32, String>,
     /// The integer instance fields of `this`, in resolution order (empty for static methods).
     this_fields: Arc<Vec<FieldSlot>>,
-    /// The breakpoints after the instructions the options name (`static=pkg.C.f@pc`): the
-    /// location of the next instruction and the index of `pc` in [`Agent::after`].
-    after: Vec<(i64, usize)>,
+    /// The breakpoints after the instructions the options name (`static=pkg.C.f@pc`,
+    /// `local=n@pc`).
+    after: Vec<AfterPoint>,
+}
+
+/// A breakpoint after an instruction of the watched method, where values fixed by it are
+/// recorded once per activation.
+#[derive(Debug, Clone, Copy)]
+struct AfterPoint {
+    /// The location of the next instruction: reached once the instruction completed normally.
+    location: i64,
+    /// The bit of the activation's `recorded_after` that says it was recorded.
+    bit: u32,
+    record: AfterRecord,
+}
+
+/// What a breakpoint after an instruction records.
+#[derive(Debug, Clone, Copy)]
+enum AfterRecord {
+    /// The static fields the options name with `@pc`.
+    Statics { pc: u32 },
+    /// The local `locals[index]` the options name, in `slot` (a `long` when `long`).
+    Local { index: usize, slot: i32, long: bool },
 }
 
 /// Everything the handlers share.
@@ -99,6 +121,9 @@ pub struct Agent {
     statics: Vec<StaticFieldName>,
     /// The offsets of the instructions after which static fields are recorded, each once.
     after: Vec<u32>,
+    /// The integer locals the options name, recorded once the call or store that sets them
+    /// completed (`local=n@pc`).
+    locals: Vec<LocalName>,
     /// The chains the options name, whose lengths are recorded at each entry.
     chains: Vec<ChainName>,
     /// The methods at whose exits the heap is walked (`region=`).
@@ -162,6 +187,7 @@ pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<(), String> {
         targets: RwLock::new(Vec::new()),
         after: instructions_after(&options.statics),
         statics: options.statics,
+        locals: options.locals,
         chains: options.chains,
         regions: options.regions,
         allocations: AtomicU64::new(0),
@@ -379,29 +405,54 @@ impl Agent {
         self.write(|log| log.target(info.id));
     }
 
-    /// Sets a breakpoint after each instruction the options record static fields after: at
-    /// the next instruction, reached once it completed normally.
-    fn watch_after(&self, method: JmethodId, info: &MethodInfo) -> Vec<(i64, usize)> {
-        let mut locations = Vec::new();
-        for (index, &pc) in self.after.iter().enumerate() {
-            let next = bytecode::after_call_or_putstatic(&info.bytecodes, pc as usize);
-            let set = next.and_then(|next| {
+    /// Sets a breakpoint after each instruction the options record values after: after the
+    /// call or `putstatic` that fixes the static fields named with its offset, after the store
+    /// of the call's result into the local named with it.
+    fn watch_after(&self, method: JmethodId, info: &MethodInfo) -> Vec<AfterPoint> {
+        let code = &info.bytecodes;
+        let statics = self.after.iter().map(|&pc| {
+            let next = bytecode::after_call_or_putstatic(code, pc as usize);
+            let what = format!("static fields after offset {pc}");
+            (next, AfterRecord::Statics { pc }, what)
+        });
+        let locals = self.locals.iter().enumerate().map(|(index, local)| {
+            let stored = bytecode::stored_local(code, local.pc as usize);
+            let record = stored.map(|(_, slot, long)| AfterRecord::Local {
+                index,
+                slot: i32::from(slot),
+                long,
+            });
+            let what = format!("local {} after offset {}", local.name, local.pc);
+            (stored.map(|(next, _, _)| next), record, what)
+        });
+        let wanted: Vec<(Option<usize>, Option<AfterRecord>, String)> = statics
+            .map(|(next, record, what)| (next, Some(record), what))
+            .chain(locals)
+            .collect();
+        let mut points = Vec::new();
+        for (bit, (next, record, what)) in wanted.into_iter().enumerate() {
+            let set = next.zip(record).and_then(|(next, record)| {
                 let location = i64::try_from(next).ok()?;
                 self.jvmti.set_breakpoint(method, location).ok()?;
-                Some(location)
+                let bit = u32::try_from(bit).ok()?;
+                Some(AfterPoint {
+                    location,
+                    bit,
+                    record,
+                })
             });
             match set {
-                Some(location) => locations.push((location, index)),
+                Some(point) => points.push(point),
                 None => {
                     let text = format!(
-                        "cannot record static fields after offset {pc} of {}: no call or putstatic there",
+                        "cannot record {what} of {}: no call, putstatic or store of a call's result there",
                         info.display()
                     );
                     self.write(|log| log.problem(&text));
                 }
             }
         }
-        locations
+        points
     }
 
     /// Runs `action` on this thread's state, creating it on first use.
@@ -474,34 +525,63 @@ impl Agent {
         });
     }
 
-    /// Breakpoint after an instruction the options name: the static fields named with its
-    /// offset, the first time the activation on top gets there (nothing in the activation
-    /// writes them afterwards where a bound relies on them, so later visits would repeat it).
+    /// Breakpoint after an instruction the options name: the values fixed there, the first
+    /// time the activation on top gets there (nothing in the activation changes them
+    /// afterwards where a bound relies on them, so later visits would repeat it).
     fn on_after_instruction(&self, jni: Jni, method: JmethodId, location: ffi::Jlocation) {
-        let index = self
+        let points: Vec<AfterPoint> = self
             .targets()
             .iter()
             .find(|w| w.method == method as usize)
-            .and_then(|w| w.after.iter().find(|(at, _)| *at == location))
-            .map(|&(_, index)| index);
-        let (Some(index), Ok(count)) = (index, self.jvmti.frame_count(std::ptr::null_mut())) else {
+            .map(|w| {
+                w.after
+                    .iter()
+                    .filter(|p| p.location == location)
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Ok(count) = self.jvmti.frame_count(std::ptr::null_mut()) else {
             return;
         };
-        let first_visit = self.with_thread(|thread| {
-            let activation = thread.stack.find_mut(count - 1, method as usize)?;
-            let bit = 1_u64.checked_shl(index as u32).unwrap_or(0);
-            let recorded = activation.recorded_after & bit != 0;
-            activation.recorded_after |= bit;
-            (!recorded).then_some(activation.id)
-        });
-        let Some(Some(activation)) = first_visit else {
-            return;
-        };
-        let pc = self.after[index];
-        for wanted in self.statics.iter().filter(|s| s.after == Some(pc)) {
-            self.record_static(jni, wanted, |log, slot, ty, value| {
-                log.static_after(activation, pc, &slot.class, &slot.name, ty, value);
+        for point in points {
+            let first_visit = self.with_thread(|thread| {
+                let activation = thread.stack.find_mut(count - 1, method as usize)?;
+                let bit = 1_u64.checked_shl(point.bit).unwrap_or(0);
+                let recorded = activation.recorded_after & bit != 0;
+                activation.recorded_after |= bit;
+                (!recorded).then_some(activation.id)
             });
+            if let Some(Some(activation)) = first_visit {
+                self.record_after(jni, point.record, activation);
+            }
+        }
+    }
+
+    /// Records what a breakpoint after an instruction records, for `activation` on top.
+    fn record_after(&self, jni: Jni, record: AfterRecord, activation: u64) {
+        match record {
+            AfterRecord::Statics { pc } => {
+                for wanted in self.statics.iter().filter(|s| s.after == Some(pc)) {
+                    self.record_static(jni, wanted, |log, slot, ty, value| {
+                        log.static_after(activation, pc, &slot.class, &slot.name, ty, value);
+                    });
+                }
+            }
+            AfterRecord::Local { index, slot, long } => {
+                let value = if long {
+                    self.jvmti.local_long(0, slot)
+                } else {
+                    self.jvmti.local_int(0, slot).map(i64::from)
+                };
+                let local = &self.locals[index];
+                match value {
+                    Ok(value) => {
+                        self.write(|log| log.local_after(activation, local.pc, &local.name, value))
+                    }
+                    Err(_) => self.count_error(),
+                }
+            }
         }
     }
 

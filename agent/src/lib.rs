@@ -7,7 +7,9 @@
 //!
 //! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`; each
 //! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry
-//! (with `@<pc>`, once the call or `putstatic` at offset `pc` of the method completed), each `chain=<root>/<field>` a linked structure whose length to record there, each
+//! (with `@<pc>`, once the call or `putstatic` at offset `pc` of the method completed), each
+//! `local=<name>@<pc>` an integer local recorded once the call at `pc` stored its result in it,
+//! each `chain=<root>/<field>` a linked structure whose length to record there, each
 //! `region=pkg/C.f(desc)` a method at whose exits the heap is walked (`regions.rs`): the
 //! program's allocations are then tagged with their number in the stream, and a `reached` line
 //! lists those made since the activation began that the heap still reaches from any root but
@@ -88,6 +90,9 @@
 //!                                        instruction after the call or `putstatic` at <pc>
 //!                                        (a breakpoint there: the instruction completed),
 //!                                        when its class is initialized
+//! local <act> <pc> <name> <v>            an integer local named by a `local=<name>@<pc>`
+//!                                        option, the first time an activation gets past the
+//!                                        store of the call's result at <pc> into it
 //! chain <act> <root>/<field> <length>    a chain named by a `chain=` option at a watched
 //!                                        activation, when the method has its root (`0`, a
 //!                                        parameter; `this.f` or `0.f`, a reference field):
@@ -116,7 +121,7 @@
 //! recorded (a per-thread flag, `entry::inside_agent_call`), and an exception it throws is
 //! cleared and leaves the value unrecorded. Version 2 of the stream added the `field` and
 //! `static` lines and the `string`, `collection` and `map` parameter kinds; version 3 the
-//! `reached` lines; version 4 the `after` lines.
+//! `reached` lines; version 4 the `after` and `local` lines.
 //!
 //! Activations are tracked with a breakpoint at bytecode 0 of the watched method and
 //! `NotifyFramePop` for every frame on a recorded chain, instead of MethodEntry/MethodExit events

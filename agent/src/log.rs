@@ -148,6 +148,11 @@ impl EventLog {
         ));
     }
 
+    /// An integer local once the call or store at `pc` of a watched activation set it.
+    pub fn local_after(&mut self, activation: u64, pc: u32, name: &str, value: i64) {
+        self.line(format_args!("local {activation} {pc} {name} {value}"));
+    }
+
     /// An allocation; `program` says whether it was made by an allocating instruction reached
     /// through calls (`alloc`) or by the VM (`vm`).
     pub fn allocation(

@@ -5,7 +5,8 @@
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
 //! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class), or with `@<pc>` (`pkg.C.f@1`) once the
-//! call or `putstatic` at offset `pc` of `M` completed; each `chain=<root>/<field>` a chain whose
+//! call or `putstatic` at offset `pc` of `M` completed; each `local=<name>@<pc>` an integer
+//! local recorded once the call at `pc` stored its result into it (or the store at `pc`); each `chain=<root>/<field>` a chain whose
 //! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
 //! `this` or of a parameter); each `region=<M>` a method at whose exits the heap is walked to
 //! see which objects allocated during the activation are still reachable (watch mode's region
@@ -72,6 +73,29 @@ impl StaticFieldName {
         };
         let (class, name) = class_and_member(field).ok_or_else(bad)?;
         Ok(StaticFieldName { class, name, after })
+    }
+}
+
+/// An integer local recorded once the call at `pc` (or the store at `pc`) of the watched method
+/// stored its result into it, written `<name>@<pc>`: a value the method fixes itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalName {
+    /// Its source name (it names the value in the stream).
+    pub name: String,
+    pub pc: u32,
+}
+
+impl LocalName {
+    fn parse(text: &str) -> Result<LocalName, String> {
+        let bad = || format!("local `{text}` is not of the form name@offset");
+        let (name, pc) = text.split_once('@').ok_or_else(bad)?;
+        if name.is_empty() || name.contains(' ') {
+            return Err(bad());
+        }
+        Ok(LocalName {
+            name: name.to_owned(),
+            pc: pc.parse().map_err(|_| bad())?,
+        })
     }
 }
 
@@ -145,6 +169,7 @@ fn class_and_member(qualified: &str) -> Option<(String, String)> {
 pub struct AgentOptions {
     pub target: TargetMethod,
     pub statics: Vec<StaticFieldName>,
+    pub locals: Vec<LocalName>,
     pub chains: Vec<ChainName>,
     /// Methods at whose exits the heap is walked for what the activation left reachable.
     pub regions: Vec<TargetMethod>,
@@ -162,11 +187,14 @@ impl AgentOptions {
             .and_then(|item| item.strip_prefix("method="))
             .ok_or("missing `method=<M>` before `out=` in the agent's options")?;
         let mut statics = Vec::new();
+        let mut locals = Vec::new();
         let mut chains = Vec::new();
         let mut regions = Vec::new();
         for item in items {
             if let Some(field) = item.strip_prefix("static=") {
                 statics.push(StaticFieldName::parse(field)?);
+            } else if let Some(local) = item.strip_prefix("local=") {
+                locals.push(LocalName::parse(local)?);
             } else if let Some(chain) = item.strip_prefix("chain=") {
                 chains.push(ChainName::parse(chain)?);
             } else if let Some(method) = item.strip_prefix("region=") {
@@ -181,6 +209,7 @@ impl AgentOptions {
         Ok(AgentOptions {
             target: TargetMethod::parse(method)?,
             statics,
+            locals,
             chains,
             regions,
             output: PathBuf::from(output),
@@ -300,6 +329,21 @@ mod tests {
         assert_eq!(options.statics[0].after, Some(1));
         for bad in ["p.Main.size@", "p.Main.size@x", "p.Main.size@-1", "@1"] {
             let text = format!("method=p.Main.main,static={bad},out=/x");
+            assert!(AgentOptions::parse(&text).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_local_is_named_with_the_offset_that_sets_it() {
+        let options =
+            AgentOptions::parse("method=p.Main.main,local=count@1,out=/x").expect("valid");
+        let expected = LocalName {
+            name: "count".to_owned(),
+            pc: 1,
+        };
+        assert_eq!(options.locals, [expected]);
+        for bad in ["count", "count@", "@1", "count@x"] {
+            let text = format!("method=p.Main.main,local={bad},out=/x");
             assert!(AgentOptions::parse(&text).is_err(), "{bad}");
         }
     }

@@ -2,9 +2,10 @@
 //! ([`crate::measure`]); the certificate is evaluated at the parameter values the agent recorded
 //! at each entry of the watched method (or at values the user gives), summed over the entries;
 //! each parameter is bound by its origin (a declared parameter, an array's or string's length, a
-//! collection's size, a field of `this`, a static field: [`Binding`]); a parameter whose value
-//! is fixed inside the method (unless the user gives it) leaves the predictions that mention it
-//! not compared, and the run not checked when the method's total is one of them;
+//! collection's size, a field of `this`, a static field, a static or a local the method fixes
+//! itself, recorded after the instruction that fixes it: [`Binding`]); a parameter the run has
+//! no value for (unless the user gives it) leaves the predictions that mention it not
+//! compared, and the run not checked when the method's total is one of them;
 //! and every prediction — per creation site, and the method's total — must be at least what the
 //! run allocated. Objects are always compared; bytes only when the certificate's object model
 //! is a HotSpot one (the `count` model's units are not bytes).
@@ -58,8 +59,9 @@ pub struct Validation {
     /// Why some parameter has no value, when one has none (its total still compared).
     pub missing: Option<String>,
     pub warnings: Vec<String>,
-    /// Why nothing could be compared: a parameter whose value the run does not record (a field
-    /// view, a value fixed inside the method) and that was not given, or a broken assumption.
+    /// Why nothing could be compared: a parameter whose value the run does not record (an
+    /// origin of no known form, a fixed value whose instruction the run never got past) and
+    /// that was not given, or a broken assumption.
     /// There are then no comparisons.
     pub unchecked: Option<String>,
     /// Assumptions of the certificate the run breaks (a chain it takes to be acyclic found
@@ -296,14 +298,19 @@ pub fn measure_for(
     options: &MeasureOptions,
     check_regions: bool,
 ) -> Result<Measurement> {
-    let statics: Vec<String> = entry
-        .params
-        .iter()
-        .filter_map(|param| match binding(&param.origin) {
+    let recorded = || entry.params.iter().map(|param| binding(&param.origin));
+    let statics: Vec<String> = recorded()
+        .filter_map(|binding| match binding {
             Binding::Recorded(Recorded::Static { class, name }) => Some(format!("{class}.{name}")),
             Binding::Recorded(Recorded::StaticAfter { class, name, pc }) => {
                 Some(format!("{class}.{name}@{pc}"))
             }
+            _ => None,
+        })
+        .collect();
+    let locals: Vec<String> = recorded()
+        .filter_map(|binding| match binding {
+            Binding::Recorded(Recorded::LocalAfter { name, pc }) => Some(format!("{name}@{pc}")),
             _ => None,
         })
         .collect();
@@ -315,6 +322,7 @@ pub fn measure_for(
     }
     let recording = EntryRecording {
         statics,
+        locals,
         chains: recorded_chains(entry),
         regions: if check_regions {
             region_methods(certificate)
@@ -351,8 +359,6 @@ fn region_methods(certificate: &Certificate) -> Vec<String> {
 enum Binding<'a> {
     /// A value the agent records at each entry of the method.
     Recorded(Recorded<'a>),
-    /// A value fixed inside the method (a local set from a call's result): no run records it.
-    FixedInside,
     /// An origin of no known form: bound by the parameter's name, as the run names values.
     ByName,
 }
@@ -379,6 +385,8 @@ enum Recorded<'a> {
         name: &'a str,
         pc: u32,
     },
+    /// The integer local `name` once the call (or store) at offset `pc` of the method set it.
+    LocalAfter { name: &'a str, pc: u32 },
     /// The length of a chain, as the agent names it: `0/next`, `this.head/next`, `0.first/next`.
     Chain(String),
 }
@@ -386,10 +394,10 @@ enum Recorded<'a> {
 /// The binding an origin says, as `memalloc` and `lowering::fields` write origins:
 /// `parameter 0 (int n)`, `length of parameter 1 (a)`, `size of parameter 2 (c)`, `value of
 /// parameter 3 (java.lang.Integer b)`,
-/// `field n of this`, `static field p.C.size`; fixed inside the method are `static field
-/// p.C.size, written at main@12` and `static field p.C.size, written by the call at main@1`
-/// (recorded once that instruction completed) and `local n set from a call's result at
-/// main@3` (not recorded).
+/// `field n of this`, `static field p.C.size`; fixed inside the method, and recorded once the
+/// instruction that fixes them completed, are `static field p.C.size, written at main@12`,
+/// `static field p.C.size, written by the call at main@1` and `local n set from a call's
+/// result at main@3`.
 fn binding(origin: &str) -> Binding<'_> {
     // `analyze --param NEW=OLD` appends `; named NEW by --param`.
     let origin = origin.split(';').next().unwrap_or(origin);
@@ -415,8 +423,13 @@ fn binding(origin: &str) -> Binding<'_> {
             .map(|(class, name)| Recorded::Static { class, name })
     } else if let Some(rest) = origin.strip_prefix("length of the chain from ") {
         chain_name(rest).map(Recorded::Chain)
-    } else if origin.starts_with("local ") && origin.contains(" set from a call's result at ") {
-        return Binding::FixedInside;
+    } else if let Some(rest) = origin.strip_prefix("local ") {
+        let (name, at) = rest
+            .split_once(" set from a call's result at ")
+            .unwrap_or_default();
+        let pc = at.rsplit_once('@').and_then(|(_, pc)| pc.parse().ok());
+        pc.filter(|_| !name.is_empty() && !name.contains(' '))
+            .map(|pc| Recorded::LocalAfter { name, pc })
     } else {
         None
     };
@@ -503,6 +516,11 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
             .iter()
             .find(|(at, f)| *at == pc && f.class == class && f.name == name)
             .map(|(_, f)| f.value),
+        Recorded::LocalAfter { name, pc } => values
+            .locals_after
+            .iter()
+            .find(|local| local.pc == pc && local.name == name)
+            .map(|local| local.value),
         Recorded::Chain(ref chain) => {
             values
                 .chains
@@ -520,8 +538,7 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
 struct Points {
     /// Per entry, the values of the parameters it has one for.
     values: Vec<BTreeMap<String, Rat>>,
-    /// The parameters some entry has no value for: a field view, a value fixed inside the
-    /// method, not given with `--param`.
+    /// The parameters some entry has no value for, not given with `--param`.
     missing: std::collections::BTreeSet<String>,
     /// Why, for the first of them.
     why: Option<String>,
@@ -557,7 +574,6 @@ fn entry_points(
         for param in &entry.params {
             let recorded = match binding(&param.origin) {
                 Binding::Recorded(wanted) => recorded_value(values, &wanted),
-                Binding::FixedInside => None,
                 // `a.length` is named `a_length` in a certificate.
                 Binding::ByName => named
                     .iter()
@@ -1115,8 +1131,12 @@ mod tests {
             ("static field p.C.size, written somewhere", Binding::ByName),
             (
                 "local count set from a call's result at main@3",
-                Binding::FixedInside,
+                Binding::Recorded(LocalAfter {
+                    name: "count",
+                    pc: 3,
+                }),
             ),
+            ("local count set somewhere", Binding::ByName),
             ("parameter x (int n)", Binding::ByName),
             ("something else", Binding::ByName),
         ];
@@ -1159,6 +1179,11 @@ mod tests {
                 },
             ],
             statics_after: vec![(1, field("p.C", "size", 64))],
+            locals_after: vec![measure::LocalValue {
+                pc: 3,
+                name: "count".to_string(),
+                value: 12,
+            }],
         };
         let found = |wanted| recorded_value(&values, &wanted);
         assert_eq!(found(Recorded::Chain("0/next".to_string())), Some(6));
@@ -1189,6 +1214,10 @@ mod tests {
         };
         assert_eq!(found(after(1)), Some(64));
         assert_eq!(found(after(4)), None);
+        let local = |name, pc| Recorded::LocalAfter { name, pc };
+        assert_eq!(found(local("count", 3)), Some(12));
+        assert_eq!(found(local("count", 4)), None);
+        assert_eq!(found(local("n", 3)), None);
     }
 
     #[test]

@@ -75,6 +75,17 @@ pub struct EntryValues {
     /// The static fields the run was asked to record after an instruction of the activation
     /// (`pkg.C.f@pc`), with that instruction's offset, when the activation got past it.
     pub statics_after: Vec<(u32, FieldValue)>,
+    /// The integer locals the run was asked to record once the call or store at an offset
+    /// set them, when the activation got past it.
+    pub locals_after: Vec<LocalValue>,
+}
+
+/// An integer local's value once the call or store at `pc` set it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalValue {
+    pub pc: u32,
+    pub name: String,
+    pub value: i64,
 }
 
 /// A chain's length recorded at an entry of the watched method.
@@ -332,6 +343,22 @@ impl LineReader {
                     .push((pc, field));
                 None
             }
+            "local" => {
+                let [_, activation, pc, name, value] = fields.as_slice() else {
+                    return Err(bad(number, "a local line has five fields"));
+                };
+                let local = LocalValue {
+                    pc: pc
+                        .parse()
+                        .map_err(|_| bad(number, "bad instruction offset"))?,
+                    name: (*name).to_owned(),
+                    value: value.parse().map_err(|_| bad(number, "bad local value"))?,
+                };
+                entry_of(&mut self.info, activation_at(activation, number)?, number)?
+                    .locals_after
+                    .push(local);
+                None
+            }
             "chain" => {
                 let [_, activation, chain, length] = fields.as_slice() else {
                     return Err(bad(number, "a chain line has four fields"));
@@ -496,6 +523,7 @@ field 1 Fig14 n int 5
 field 1 Base n long -2
 static 1 p.Config size short 9
 after 1 12 p.Config size short 40
+local 1 3 count 17
 chain 1 0/next 4
 chain 1 this.head/next cycle
 method 2 Fig14.m1(I)V
@@ -546,6 +574,11 @@ end 0
         assert_eq!(entry.statics[0].value, 9);
         assert_eq!(entry.statics_after[0].0, 12);
         assert_eq!(entry.statics_after[0].1.value, 40);
+        let local = &entry.locals_after[0];
+        assert_eq!(
+            (local.pc, local.name.as_str(), local.value),
+            (3, "count", 17)
+        );
         let chains: Vec<(&str, ChainLength)> = entry
             .chains
             .iter()
@@ -624,6 +657,10 @@ end 0
         ] {
             let bad_after = SAMPLE.replace("after 1 12 p.Config size short 40", bad);
             assert!(parse_events(bad_after.as_bytes()).is_err(), "{bad}");
+        }
+        for bad in ["local 1 3 count", "local 1 3 count x", "local 9 3 count 17"] {
+            let bad_local = SAMPLE.replace("local 1 3 count 17", bad);
+            assert!(parse_events(bad_local.as_bytes()).is_err(), "{bad}");
         }
         for bad in [
             "reached 1 1 x:static",

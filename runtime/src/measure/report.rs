@@ -169,7 +169,8 @@ impl SiteCounter {
 /// The values recorded at an entry by name: `n` for an integer parameter, `a.length` for an
 /// array's or a string's length (null for null), `c.size` for a collection's or map's size,
 /// `this.f` for a field of `this` (the one `this.f` resolves to), `pkg.C.f` for a static
-/// field and `pkg.C.f@pc` for one recorded after the instruction at `pc`.
+/// field, `pkg.C.f@pc` for one recorded after the instruction at `pc` and `n@pc` for a local
+/// recorded once the call at `pc` set it.
 pub fn named_values(entry: &EntryValues) -> BTreeMap<String, Option<i64>> {
     let mut named = BTreeMap::new();
     for p in &entry.parameters {
@@ -192,6 +193,9 @@ pub fn named_values(entry: &EntryValues) -> BTreeMap<String, Option<i64>> {
     for (pc, field) in &entry.statics_after {
         let key = format!("{}.{}@{pc}", field.class, field.name);
         named.insert(key, Some(field.value));
+    }
+    for local in &entry.locals_after {
+        named.insert(format!("{}@{}", local.name, local.pc), Some(local.value));
     }
     named
 }
