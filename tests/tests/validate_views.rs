@@ -179,38 +179,26 @@ fn analyzed(method: &str, test: &str) -> PathBuf {
 }
 
 #[test]
-fn a_static_fixed_inside_the_method_is_recorded_after_its_store() {
-    let certificate = analyzed("refill", "fixed");
-    let params = certificate_params(&certificate, "views.Bounded.refill");
-    assert!(
-        params.contains(&pair(
-            "rows",
-            "static field views.Bounded.rows, written at refill@4"
-        )),
-        "{params:?}"
-    );
-    // The agent records `rows` once the store completed: 9 for three arguments.
-    let comparisons = exact_comparisons(&validate(&certificate, &["--format", "json"]));
-    assert_eq!(total_objects(&comparisons).0, 9);
-    // A value given by hand still takes precedence, and a smaller one shows as broken.
-    let run = validate(&certificate, &["--param", "rows=8"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-}
-
-#[test]
-fn a_local_fixed_inside_the_method_is_recorded_after_its_store() {
-    let certificate = analyzed("count", "local");
-    let params = certificate_params(&certificate, "views.Bounded.count");
-    assert!(
-        params.contains(&pair(
-            "rows",
-            "local rows set from a call's result at count@1"
-        )),
-        "{params:?}"
-    );
-    // The agent records `rows` once the call's result is stored into it: 9 for three arguments.
-    let comparisons = exact_comparisons(&validate(&certificate, &["--format", "json"]));
-    assert_eq!(total_objects(&comparisons).0, 9);
+fn values_fixed_inside_the_method_are_recorded_after_the_instruction_that_fixes_them() {
+    // A static stored once from a call's result, and a local set once from one.
+    let cases = [
+        (
+            "refill",
+            "static field views.Bounded.rows, written at refill@4",
+        ),
+        ("count", "local rows set from a call's result at count@1"),
+    ];
+    for (method, origin) in cases {
+        let certificate = analyzed(method, method);
+        let params = certificate_params(&certificate, &format!("views.Bounded.{method}"));
+        assert!(params.contains(&pair("rows", origin)), "{params:?}");
+        // The agent records `rows` there: 9 for three arguments.
+        let comparisons = exact_comparisons(&validate(&certificate, &["--format", "json"]));
+        assert_eq!(total_objects(&comparisons).0, 9, "{method}");
+        // A value given by hand still takes precedence, and a smaller one shows as broken.
+        let run = validate(&certificate, &["--param", "rows=8"]);
+        assert_eq!(run.code, 1, "{method}: {}\n{}", run.stdout, run.stderr);
+    }
 }
 
 /// The comparison whose description ends with `end`.
