@@ -13,10 +13,14 @@ use membound_tests::{
 use serde_json::Value;
 
 fn certificate() -> PathBuf {
-    let path = scratch_dir("static_options").join("main.json");
+    certificate_of("main")
+}
+
+fn certificate_of(method: &str) -> PathBuf {
+    let path = scratch_dir("static_options").join(format!("{method}.json"));
     analyze_into(
         &compile_fixture("static_options"),
-        "Options.main",
+        &format!("Options.{method}"),
         "count",
         &path,
     );
@@ -74,6 +78,23 @@ fn validate_binds_the_statics_from_runs_with_different_options() {
             nodes,
             [(&expected[0], &expected[0]), (&expected[1], &expected[1])],
             "{args:?}: {json:#}"
+        );
+    }
+}
+
+#[test]
+fn a_static_two_calls_or_a_loop_may_rewrite_is_no_parameter() {
+    // `size` may differ between its reads: no one value of it bounds the builds.
+    for method in ["parsedTwice", "parsedInRounds"] {
+        let certificate = certificate_of(method);
+        let params = certificate_params(&certificate, &format!("Options.{method}"));
+        assert!(params.iter().all(|(name, _)| name != "size"), "{params:?}");
+        let json: Value =
+            serde_json::from_str(&std::fs::read_to_string(&certificate).expect("read"))
+                .expect("JSON");
+        assert_eq!(
+            json["methods"][0]["mem_alloc"]["objects"], "infty",
+            "{method}"
         );
     }
 }
