@@ -98,3 +98,30 @@ fn a_static_two_calls_or_a_loop_may_rewrite_is_no_parameter() {
         );
     }
 }
+
+#[test]
+fn a_fixing_offset_with_no_call_there_leaves_the_run_unchecked_and_says_why() {
+    // An edited certificate: nothing at main@2 writes a static, the agent says so.
+    let analyzed = certificate_of("main");
+    let text = std::fs::read_to_string(&analyzed).expect("read");
+    let edited = analyzed.with_file_name("main-edited.json");
+    std::fs::write(&edited, text.replace("call at main@1", "call at main@2")).expect("written");
+    let run = membound_tests::membound([
+        "validate",
+        edited.to_str().expect("a UTF-8 path"),
+        "--main",
+        "Options",
+        "--",
+        "-s",
+        "5",
+    ]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("no value for parameter")
+            && run
+                .stderr
+                .contains("cannot record static fields after offset 2"),
+        "{}",
+        run.stderr
+    );
+}
