@@ -9,7 +9,7 @@ use crate::ffi::{self, FrameInfo, Jclass, JmethodId, Jobject, Jthread};
 use crate::jvmti::{Jni, Jvmti, JvmtiFailure};
 use crate::log::{EventLog, FrameToken};
 use crate::options::{
-    AgentOptions, ChainName, ChainStart, LocalName, StaticFieldName, TargetMethod,
+    AgentOptions, ChainName, ChainStart, LocalName, RecordPoint, StaticFieldName, TargetMethod,
 };
 use crate::regions;
 use std::cell::RefCell;
@@ -101,8 +101,8 @@ struct AfterPoint {
 /// What a breakpoint after an instruction records.
 #[derive(Debug, Clone, Copy)]
 enum AfterRecord {
-    /// The static fields the options name with `@pc`.
-    Statics { pc: u32 },
+    /// The static fields the options name with this point.
+    Statics { point: RecordPoint },
     /// The local `locals[index]` the options name, in `slot` (a `long` when `long`).
     Local { index: usize, slot: i32, long: bool },
 }
@@ -119,8 +119,8 @@ pub struct Agent {
     targets: RwLock<Vec<WatchedMethod>>,
     /// The static fields the options name, recorded at each entry or after an instruction.
     statics: Vec<StaticFieldName>,
-    /// The offsets of the instructions after which static fields are recorded, each once.
-    after: Vec<u32>,
+    /// The points of the watched method where static fields are recorded, each once.
+    after: Vec<RecordPoint>,
     /// The integer locals the options name, recorded once the call or store that sets them
     /// completed (`local=n@pc`).
     locals: Vec<LocalName>,
@@ -410,10 +410,19 @@ impl Agent {
     /// of the call's result into the local named with it.
     fn watch_after(&self, method: JmethodId, info: &MethodInfo) -> Vec<AfterPoint> {
         let code = &info.bytecodes;
-        let statics = self.after.iter().map(|&pc| {
-            let next = bytecode::after_call_or_putstatic(code, pc as usize);
-            let what = format!("static fields after offset {pc}");
-            (next, AfterRecord::Statics { pc }, what)
+        let statics = self.after.iter().map(|&point| {
+            let (next, what) = match point {
+                RecordPoint::After(pc) => (
+                    bytecode::after_call_or_putstatic(code, pc as usize),
+                    format!("static fields after offset {pc}"),
+                ),
+                // Offset 0 is the entry's breakpoint.
+                RecordPoint::At(pc) => (
+                    Some(pc as usize).filter(|&pc| pc > 0 && pc < code.len()),
+                    format!("static fields at offset {pc}"),
+                ),
+            };
+            (next, AfterRecord::Statics { point }, what)
         });
         let locals = self.locals.iter().enumerate().map(|(index, local)| {
             let stored = bytecode::stored_local(code, local.pc as usize);
@@ -561,8 +570,9 @@ impl Agent {
     /// Records what a breakpoint after an instruction records, for `activation` on top.
     fn record_after(&self, jni: Jni, record: AfterRecord, activation: u64) {
         match record {
-            AfterRecord::Statics { pc } => {
-                for wanted in self.statics.iter().filter(|s| s.after == Some(pc)) {
+            AfterRecord::Statics { point } => {
+                let pc = point.pc();
+                for wanted in self.statics.iter().filter(|s| s.point == Some(point)) {
                     self.record_static(jni, wanted, |log, slot, ty, value| {
                         log.static_after(activation, pc, &slot.class, &slot.name, ty, value);
                     });
@@ -660,7 +670,7 @@ impl Agent {
             }),
             Err(_) => self.count_error(),
         }
-        for wanted in self.statics.iter().filter(|s| s.after.is_none()) {
+        for wanted in self.statics.iter().filter(|s| s.point.is_none()) {
             self.record_static(jni, wanted, |log, slot, ty, value| {
                 log.field_value("static", activation, &slot.class, &slot.name, ty, value);
             });
@@ -917,13 +927,13 @@ fn is_program_allocation(chain: &[(FrameInfo, Arc<MethodInfo>)], signature: &str
         })
 }
 
-/// The offsets the options record static fields after, each once, in the options' order.
-fn instructions_after(statics: &[StaticFieldName]) -> Vec<u32> {
-    let mut offsets: Vec<u32> = Vec::new();
-    for pc in statics.iter().filter_map(|s| s.after) {
-        if !offsets.contains(&pc) {
-            offsets.push(pc);
+/// The points the options record static fields at, each once, in the options' order.
+fn instructions_after(statics: &[StaticFieldName]) -> Vec<RecordPoint> {
+    let mut points: Vec<RecordPoint> = Vec::new();
+    for point in statics.iter().filter_map(|s| s.point) {
+        if !points.contains(&point) {
+            points.push(point);
         }
     }
-    offsets
+    points
 }

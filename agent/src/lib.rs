@@ -7,7 +7,8 @@
 //!
 //! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`; each
 //! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry
-//! (with `@<pc>`, once the call or `putstatic` at offset `pc` of the method completed), each
+//! (with `@<pc>`, once the call or `putstatic` at offset `pc` of the method completed; with
+//! `@at:<pc>`, when the method reaches offset `pc`), each
 //! `local=<name>@<pc>` an integer local recorded once the call at `pc` stored its result in it,
 //! each `chain=<root>/<field>` a linked structure whose length to record there, each
 //! `region=pkg/C.f(desc)` a method at whose exits the heap is walked (`regions.rs`): the
@@ -88,8 +89,9 @@
 //!                                        a static integer field named by a `static=…@<pc>`
 //!                                        option, the first time an activation reaches the
 //!                                        instruction after the call or `putstatic` at <pc>
-//!                                        (a breakpoint there: the instruction completed),
-//!                                        when its class is initialized
+//!                                        (a breakpoint there: the instruction completed), or
+//!                                        by a `static=…@at:<pc>` option, the instruction at
+//!                                        <pc>, when its class is initialized
 //! local <act> <pc> <name> <v>            an integer local named by a `local=<name>@<pc>`
 //!                                        option, the first time an activation gets past the
 //!                                        store of the call's result at <pc> into it

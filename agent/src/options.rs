@@ -5,7 +5,8 @@
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
 //! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class), or with `@<pc>` (`pkg.C.f@1`) once the
-//! call or `putstatic` at offset `pc` of `M` completed; each `local=<name>@<pc>` an integer
+//! call or `putstatic` at offset `pc` of `M` completed, with `@at:<pc>` when `M` reaches the
+//! instruction at `pc`; each `local=<name>@<pc>` an integer
 //! local recorded once the call at `pc` stored its result into it (or the store at `pc`); each `chain=<root>/<field>` a chain whose
 //! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
 //! `this` or of a parameter); each `region=<M>` a method at whose exits the heap is walked to
@@ -53,26 +54,57 @@ impl TargetMethod {
     }
 }
 
-/// A static field whose value is recorded at each entry of the watched method, or, with
-/// `@<pc>`, once the instruction at offset `pc` of the watched method completed.
+/// A static field whose value is recorded at each entry of the watched method, or at a point of
+/// it: `@<pc>` once the instruction at offset `pc` completed, `@at:<pc>` when the instruction
+/// at `pc` is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaticFieldName {
     /// Internal name of the declaring class, `pkg/C`.
     pub class: String,
     pub name: String,
-    /// The offset of the instruction (a call or a `putstatic`) after which it is recorded.
-    pub after: Option<u32>,
+    pub point: Option<RecordPoint>,
+}
+
+/// Where in the watched method a value is recorded, once per activation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordPoint {
+    /// Once the call or `putstatic` at this offset completed (at the next instruction).
+    After(u32),
+    /// When the instruction at this offset is reached (a loop's exit).
+    At(u32),
+}
+
+impl RecordPoint {
+    /// The offset the option names, which names the value in the stream.
+    pub fn pc(self) -> u32 {
+        match self {
+            RecordPoint::After(pc) | RecordPoint::At(pc) => pc,
+        }
+    }
 }
 
 impl StaticFieldName {
     fn parse(text: &str) -> Result<StaticFieldName, String> {
-        let bad = || format!("static field `{text}` is not of the form pkg.Class.field[@offset]");
-        let (field, after) = match text.split_once('@') {
-            Some((field, pc)) => (field, Some(pc.parse().map_err(|_| bad())?)),
+        let bad =
+            || format!("static field `{text}` is not of the form pkg.Class.field[@[at:]offset]");
+        let (field, point) = match text.split_once('@') {
+            Some((field, point)) => {
+                let (at, pc) = match point.strip_prefix("at:") {
+                    Some(pc) => (true, pc),
+                    None => (false, point),
+                };
+                let pc = pc.parse().map_err(|_| bad())?;
+                let point = if at {
+                    RecordPoint::At(pc)
+                } else {
+                    RecordPoint::After(pc)
+                };
+                (field, Some(point))
+            }
             None => (text, None),
         };
         let (class, name) = class_and_member(field).ok_or_else(bad)?;
-        Ok(StaticFieldName { class, name, after })
+        Ok(StaticFieldName { class, name, point })
     }
 }
 
@@ -326,8 +358,17 @@ mod tests {
         let options =
             AgentOptions::parse("method=p.Main.main,static=p.Main.size@1,out=/x").expect("valid");
         assert_eq!(options.statics[0].name, "size");
-        assert_eq!(options.statics[0].after, Some(1));
-        for bad in ["p.Main.size@", "p.Main.size@x", "p.Main.size@-1", "@1"] {
+        assert_eq!(options.statics[0].point, Some(RecordPoint::After(1)));
+        let at = AgentOptions::parse("method=p.Main.main,static=p.Main.size@at:37,out=/x")
+            .expect("valid");
+        assert_eq!(at.statics[0].point, Some(RecordPoint::At(37)));
+        for bad in [
+            "p.Main.size@",
+            "p.Main.size@x",
+            "p.Main.size@-1",
+            "@1",
+            "p.M.n@at:",
+        ] {
             let text = format!("method=p.Main.main,static={bad},out=/x");
             assert!(AgentOptions::parse(&text).is_err(), "{bad}");
         }

@@ -305,6 +305,9 @@ pub fn measure_for(
             Binding::Recorded(Recorded::StaticAfter { class, name, pc }) => {
                 Some(format!("{class}.{name}@{pc}"))
             }
+            Binding::Recorded(Recorded::StaticAt { class, name, pc }) => {
+                Some(format!("{class}.{name}@at:{pc}"))
+            }
             _ => None,
         })
         .collect();
@@ -385,6 +388,13 @@ enum Recorded<'a> {
         name: &'a str,
         pc: u32,
     },
+    /// The static integer field `class.name` when the method reaches offset `pc` (the exit of
+    /// the loop that fixes it): the agent records it there.
+    StaticAt {
+        class: &'a str,
+        name: &'a str,
+        pc: u32,
+    },
     /// The integer local `name` once the call (or store) at offset `pc` of the method set it.
     LocalAfter { name: &'a str, pc: u32 },
     /// The length of a chain, as the agent names it: `0/next`, `this.head/next`, `0.first/next`.
@@ -396,7 +406,8 @@ enum Recorded<'a> {
 /// parameter 3 (java.lang.Integer b)`,
 /// `field n of this`, `static field p.C.size`; fixed inside the method, and recorded once the
 /// instruction that fixes them completed, are `static field p.C.size, written at main@12`,
-/// `static field p.C.size, written by the call at main@1` and `local n set from a call's
+/// `static field p.C.size, written by the call at main@1`, `static field p.C.size, once the
+/// loop at main@2 exits to main@37` (recorded at the exit) and `local n set from a call's
 /// result at main@3`.
 fn binding(origin: &str) -> Binding<'_> {
     // `analyze --param NEW=OLD` appends `; named NEW by --param`.
@@ -417,6 +428,9 @@ fn binding(origin: &str) -> Binding<'_> {
     } else if let Some(rest) = origin.strip_prefix("static field ") {
         if let Some((field, written)) = rest.split_once(", written ") {
             return static_after(field, written).map_or(Binding::ByName, Binding::Recorded);
+        }
+        if let Some((field, left)) = rest.split_once(", once the loop at ") {
+            return static_at_exit(field, left).map_or(Binding::ByName, Binding::Recorded);
         }
         rest.rsplit_once('.')
             .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !rest.contains(' '))
@@ -443,10 +457,24 @@ fn static_after<'a>(field: &'a str, written: &str) -> Option<Recorded<'a>> {
         .strip_prefix("at ")
         .or_else(|| written.strip_prefix("by the call at "))?;
     let pc = at.rsplit_once('@')?.1.parse().ok()?;
-    let (class, name) = field
-        .rsplit_once('.')
-        .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !field.contains(' '))?;
+    let (class, name) = class_and_field(field)?;
     Some(Recorded::StaticAfter { class, name, pc })
+}
+
+/// The static field `p.C.size` as the loop that fixes it leaves it: `main@4 exits to main@37`,
+/// recorded when the method reaches the exit.
+fn static_at_exit<'a>(field: &'a str, left: &str) -> Option<Recorded<'a>> {
+    let (_, exit) = left.split_once(" exits to ")?;
+    let pc = exit.rsplit_once('@')?.1.parse().ok()?;
+    let (class, name) = class_and_field(field)?;
+    Some(Recorded::StaticAt { class, name, pc })
+}
+
+/// `p.C.size` as its class and its name.
+fn class_and_field(field: &str) -> Option<(&str, &str)> {
+    field
+        .rsplit_once('.')
+        .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !field.contains(' '))
 }
 
 /// The agent's name of the chain an origin's `length of the chain from <rest>` describes (the
@@ -511,11 +539,14 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
         Recorded::Boxed(index) => parameter(index, &["boxed"]),
         Recorded::ThisField(name) => field(&values.this_fields, None, name),
         Recorded::Static { class, name } => field(&values.statics, Some(class), name),
-        Recorded::StaticAfter { class, name, pc } => values
-            .statics_after
-            .iter()
-            .find(|(at, f)| *at == pc && f.class == class && f.name == name)
-            .map(|(_, f)| f.value),
+        // The stream names both by the offset the option gave.
+        Recorded::StaticAfter { class, name, pc } | Recorded::StaticAt { class, name, pc } => {
+            values
+                .statics_after
+                .iter()
+                .find(|(at, f)| *at == pc && f.class == class && f.name == name)
+                .map(|(_, f)| f.value)
+        }
         Recorded::LocalAfter { name, pc } => values
             .locals_after
             .iter()
@@ -1129,6 +1160,14 @@ mod tests {
                 }),
             ),
             ("static field p.C.size, written somewhere", Binding::ByName),
+            (
+                "static field p.C.size, once the loop at main@2 exits to main@37",
+                Binding::Recorded(StaticAt {
+                    class: "p.C",
+                    name: "size",
+                    pc: 37,
+                }),
+            ),
             (
                 "local count set from a call's result at main@3",
                 Binding::Recorded(LocalAfter {

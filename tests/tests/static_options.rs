@@ -17,10 +17,14 @@ fn certificate() -> PathBuf {
 }
 
 fn certificate_of(method: &str) -> PathBuf {
-    let path = scratch_dir("static_options").join(format!("{method}.json"));
+    certificate_in("Options", method)
+}
+
+fn certificate_in(class: &str, method: &str) -> PathBuf {
+    let path = scratch_dir("static_options").join(format!("{class}.{method}.json"));
     analyze_into(
         &compile_fixture("static_options"),
-        &format!("Options.{method}"),
+        &format!("{class}.{method}"),
         "count",
         &path,
     );
@@ -79,6 +83,36 @@ fn validate_binds_the_statics_from_runs_with_different_options() {
             [(&expected[0], &expected[0]), (&expected[1], &expected[1])],
             "{args:?}: {json:#}"
         );
+    }
+}
+
+#[test]
+fn a_static_main_s_own_option_loop_writes_is_a_parameter_from_the_loop_s_exit() {
+    let certificate = certificate_in("Inline", "main");
+    let params = certificate_params(&certificate, "Inline.main");
+    let (_, origin) = params
+        .iter()
+        .find(|(name, _)| name == "size")
+        .unwrap_or_else(|| panic!("no size in {params:?}"));
+    assert!(
+        origin.starts_with("static field Inline.size, once the loop at main@")
+            && origin.contains(" exits to main@"),
+        "{origin}"
+    );
+    for (args, size) in [(&[][..], 4), (&["-s", "7"][..], 7), (&["-s", "30"][..], 30)] {
+        let (code, json) = validate_json(&certificate, "Inline", args);
+        assert_eq!(code, 0, "{json:#}");
+        assert_eq!(json["broken"], 0, "{json:#}");
+        assert_eq!(json["not_compared"], Value::Array(Vec::new()), "{json:#}");
+        let nodes = json["comparisons"]
+            .as_array()
+            .expect("comparisons")
+            .iter()
+            .find(|c| c["what"].as_str().is_some_and(|w| w.ends_with(" Node")))
+            .cloned()
+            .unwrap_or_else(|| panic!("no Node comparison: {json:#}"));
+        assert_eq!(nodes["observed"], size, "{json:#}");
+        assert_eq!(nodes["predicted"], size, "{json:#}");
     }
 }
 

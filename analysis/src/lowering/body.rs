@@ -39,7 +39,7 @@ use super::accumulators::accumulators;
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
-use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
+use super::fields::{CallEffect, FieldPlan, LoopExit, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use super::views::{self, ViewCall, ViewType, view_type};
@@ -877,7 +877,30 @@ impl<'b, 't> Lowerer<'b, 't> {
         };
         let mut actions: Vec<Action> = guard.into_iter().map(Action::Assume).collect();
         actions.extend(self.edge_actions(Some(from_block), target));
+        actions.extend(self.loop_exit_actions(from_block, target));
         self.connect(node, entry, actions);
+    }
+
+    /// On an edge leaving a loop for the exit that fixes a static view
+    /// ([`LoopExit`]): the view equals its formal from there on. An assumption
+    /// rather than an assignment, so whatever the loop let the view follow stays known.
+    fn loop_exit_actions(&self, from: usize, to: usize) -> Vec<Action> {
+        let leaving = |exit: &&LoopExit| {
+            exit.exit == to
+                && self.loops.enclosing[from].contains(&exit.head)
+                && !self.loops.enclosing[to].contains(&exit.head)
+        };
+        let pc = self.body.blocks[to].pc;
+        self.fields
+            .loop_exits
+            .iter()
+            .filter(leaving)
+            .filter_map(|exit| {
+                let var = *self.field_vars.get(&exit.key)?;
+                let formal = *self.fixed_formals.get(&(pc, exit.key.clone()))?;
+                Some(Action::Assume(eq(var, formal)))
+            })
+            .collect()
     }
 
     fn lower_terminator(&mut self, block: usize, node: NodeId, facts: &HashMap<ir::VarId, Fact>) {

@@ -99,7 +99,8 @@ pub struct Regions<P> {
 pub struct EntryRecording {
     /// Static integer fields (`pkg.C.f`, `C` the declaring class), when their class is
     /// initialized by then; `pkg.C.f@pc` once the call or `putstatic` at offset `pc` of the
-    /// watched method completed instead of at the entry.
+    /// watched method completed, `pkg.C.f@at:pc` when it reaches offset `pc`, instead of at
+    /// the entry.
     pub statics: Vec<String>,
     /// Integer locals, `name@pc`, once the call (or store) at offset `pc` of the watched
     /// method stored its result into them.
@@ -344,7 +345,10 @@ fn check_method_name(method: &str) -> Result<()> {
 /// package-qualified, optionally with the offset it is recorded after (`@12`).
 fn check_static_field(field: &str) -> Result<()> {
     let (name, after) = match field.split_once('@') {
-        Some((name, pc)) => (name, pc.parse::<u32>().is_ok()),
+        Some((name, point)) => {
+            let pc = point.strip_prefix("at:").unwrap_or(point);
+            (name, pc.parse::<u32>().is_ok())
+        }
         None => (field, true),
     };
     if after && is_agent_member(name, field) && !field.contains(' ') {
@@ -456,6 +460,8 @@ mod tests {
             assert!(check_local(bad).is_err(), "{bad}");
         }
         assert!(check_static_field("p.Main.size@x").is_err());
+        assert!(check_static_field("p.Main.size@at:37").is_ok());
+        assert!(check_static_field("p.Main.size@at:").is_err());
         assert!(check_static_field("size").is_err());
         assert!(check_static_field("C.n,out=/etc/passwd").is_err());
     }
