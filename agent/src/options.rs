@@ -362,15 +362,20 @@ mod tests {
         let at = AgentOptions::parse("method=p.Main.main,static=p.Main.size@at:37,out=/x")
             .expect("valid");
         assert_eq!(at.statics[0].point, Some(RecordPoint::At(37)));
-        for bad in [
-            "p.Main.size@",
-            "p.Main.size@x",
-            "p.Main.size@-1",
-            "@1",
-            "p.M.n@at:",
-        ] {
-            let text = format!("method=p.Main.main,static={bad},out=/x");
-            assert!(AgentOptions::parse(&text).is_err(), "{bad}");
+        assert_rejected(&[
+            "static=p.Main.size@",
+            "static=p.Main.size@x",
+            "static=p.Main.size@-1",
+            "static=@1",
+            "static=p.M.n@at:",
+        ]);
+    }
+
+    /// Each option item, between a method and an output, is an error.
+    fn assert_rejected(items: &[&str]) {
+        for item in items {
+            let text = format!("method=p.Main.main,{item},out=/x");
+            assert!(AgentOptions::parse(&text).is_err(), "{item}");
         }
     }
 
@@ -383,10 +388,7 @@ mod tests {
             pc: 1,
         };
         assert_eq!(options.locals, [expected]);
-        for bad in ["count", "count@", "@1", "count@x"] {
-            let text = format!("method=p.Main.main,local={bad},out=/x");
-            assert!(AgentOptions::parse(&text).is_err(), "{bad}");
-        }
+        assert_rejected(&["local=count", "local=count@", "local=@1", "local=count@x"]);
     }
 
     #[test]
@@ -409,16 +411,13 @@ mod tests {
             ]
         );
         assert_eq!(options.chains[1].text, "this.head/p.Node.next");
-        for bad in [
+        assert_rejected(&[
             "chain=next",
             "chain=x/next",
             "chain=this./next",
             "chain=0/",
             "chain=0/.f",
-        ] {
-            let text = format!("method=A.m,{bad},out=/x");
-            assert!(AgentOptions::parse(&text).is_err(), "{bad}");
-        }
+        ]);
     }
 
     #[test]
