@@ -18,6 +18,9 @@ pub struct Activation {
     pub is_target: bool,
     /// The number in the stream of the first program allocation that can be its own.
     pub first_allocation: u64,
+    /// Bit `i`: the static fields recorded after the `i`-th instruction the options name
+    /// (`static=pkg.C.f@pc`) were written for this activation.
+    pub recorded_after: u64,
 }
 
 /// The tracked frames of one thread, outermost first (increasing height).
@@ -36,6 +39,13 @@ impl ShadowStack {
     pub fn find(&self, height: i32, method: usize) -> Option<&Activation> {
         self.frames
             .iter()
+            .find(|a| a.height == height && a.method == method)
+    }
+
+    /// The tracked activation of `method` at `height`, to update.
+    pub fn find_mut(&mut self, height: i32, method: usize) -> Option<&mut Activation> {
+        self.frames
+            .iter_mut()
             .find(|a| a.height == height && a.method == method)
     }
 
@@ -77,6 +87,7 @@ mod tests {
             method,
             is_target: method == 1,
             first_allocation: 1,
+            recorded_after: 0,
         }
     }
 

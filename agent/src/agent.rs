@@ -8,7 +8,9 @@ use crate::entry::{self, FieldSlot, SizeMethods, StaticField};
 use crate::ffi::{self, FrameInfo, Jclass, JmethodId, Jobject, Jthread};
 use crate::jvmti::{Jni, Jvmti, JvmtiFailure};
 use crate::log::{EventLog, FrameToken};
-use crate::options::{AgentOptions, ChainName, ChainStart, StaticFieldName, TargetMethod};
+use crate::options::{
+    AgentOptions, ChainName, ChainStart, LocalName, RecordPoint, StaticFieldName, TargetMethod,
+};
 use crate::regions;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -80,6 +82,29 @@ struct WatchedMethod {
     parameter_names: HashMap<i32, String>,
     /// The integer instance fields of `this`, in resolution order (empty for static methods).
     this_fields: Arc<Vec<FieldSlot>>,
+    /// The breakpoints after the instructions the options name (`static=pkg.C.f@pc`,
+    /// `local=n@pc`).
+    after: Vec<AfterPoint>,
+}
+
+/// A breakpoint after an instruction of the watched method, where values fixed by it are
+/// recorded once per activation.
+#[derive(Debug, Clone, Copy)]
+struct AfterPoint {
+    /// The location of the next instruction: reached once the instruction completed normally.
+    location: i64,
+    /// The bit of the activation's `recorded_after` that says it was recorded.
+    bit: u32,
+    record: AfterRecord,
+}
+
+/// What a breakpoint after an instruction records.
+#[derive(Debug, Clone, Copy)]
+enum AfterRecord {
+    /// The static fields the options name with this point.
+    Statics { point: RecordPoint },
+    /// The local `locals[index]` the options name, in `slot` (a `long` when `long`).
+    Local { index: usize, slot: i32, long: bool },
 }
 
 /// Everything the handlers share.
@@ -92,8 +117,13 @@ pub struct Agent {
     methods: Mutex<HashMap<usize, Arc<MethodInfo>>>,
     /// The loaded methods matching the watched one (one per overload and class loader).
     targets: RwLock<Vec<WatchedMethod>>,
-    /// The static fields the options name, recorded at each entry.
+    /// The static fields the options name, recorded at each entry or after an instruction.
     statics: Vec<StaticFieldName>,
+    /// The points of the watched method where static fields are recorded, each once.
+    after: Vec<RecordPoint>,
+    /// The integer locals the options name, recorded once the call or store that sets them
+    /// completed (`local=n@pc`).
+    locals: Vec<LocalName>,
     /// The chains the options name, whose lengths are recorded at each entry.
     chains: Vec<ChainName>,
     /// The methods at whose exits the heap is walked (`region=`).
@@ -155,7 +185,9 @@ pub fn install(jvmti: Jvmti, options: AgentOptions) -> Result<(), String> {
         log: Mutex::new(Some(log)),
         methods: Mutex::new(HashMap::new()),
         targets: RwLock::new(Vec::new()),
+        after: instructions_after(&options.statics),
         statics: options.statics,
+        locals: options.locals,
         chains: options.chains,
         regions: options.regions,
         allocations: AtomicU64::new(0),
@@ -352,6 +384,7 @@ impl Agent {
             self.write(|log| log.problem(&text));
             return;
         }
+        let after = self.watch_after(method, &info);
         let parameter_names = self
             .jvmti
             .parameter_names(method)
@@ -367,8 +400,68 @@ impl Agent {
             } else {
                 Arc::clone(this_fields)
             },
+            after,
         });
         self.write(|log| log.target(info.id));
+    }
+
+    /// Sets a breakpoint after each instruction the options record values after: after the
+    /// call or `putstatic` that fixes the static fields named with its offset, after the store
+    /// of the call's result into the local named with it.
+    fn watch_after(&self, method: JmethodId, info: &MethodInfo) -> Vec<AfterPoint> {
+        let code = &info.bytecodes;
+        let statics = self.after.iter().map(|&point| {
+            let (next, what) = match point {
+                RecordPoint::After(pc) => (
+                    bytecode::after_call_or_putstatic(code, pc as usize),
+                    format!("static fields after offset {pc}"),
+                ),
+                // Offset 0 is the entry's breakpoint.
+                RecordPoint::At(pc) => (
+                    Some(pc as usize).filter(|&pc| pc > 0 && pc < code.len()),
+                    format!("static fields at offset {pc}"),
+                ),
+            };
+            (next, AfterRecord::Statics { point }, what)
+        });
+        let locals = self.locals.iter().enumerate().map(|(index, local)| {
+            let stored = bytecode::stored_local(code, local.pc as usize);
+            let record = stored.map(|(_, slot, long)| AfterRecord::Local {
+                index,
+                slot: i32::from(slot),
+                long,
+            });
+            let what = format!("local {} after offset {}", local.name, local.pc);
+            (stored.map(|(next, _, _)| next), record, what)
+        });
+        let wanted: Vec<(Option<usize>, Option<AfterRecord>, String)> = statics
+            .map(|(next, record, what)| (next, Some(record), what))
+            .chain(locals)
+            .collect();
+        let mut points = Vec::new();
+        for (bit, (next, record, what)) in wanted.into_iter().enumerate() {
+            let set = next.zip(record).and_then(|(next, record)| {
+                let location = i64::try_from(next).ok()?;
+                self.jvmti.set_breakpoint(method, location).ok()?;
+                let bit = u32::try_from(bit).ok()?;
+                Some(AfterPoint {
+                    location,
+                    bit,
+                    record,
+                })
+            });
+            match set {
+                Some(point) => points.push(point),
+                None => {
+                    let text = format!(
+                        "cannot record {what} of {}: no call, putstatic or store of a call's result there",
+                        info.display()
+                    );
+                    self.write(|log| log.problem(&text));
+                }
+            }
+        }
+        points
     }
 
     /// Runs `action` on this thread's state, creating it on first use.
@@ -395,7 +488,13 @@ impl Agent {
     /// Breakpoint at bytecode 0 of the watched method: a new activation, unless a loop jumped
     /// back to bytecode 0 of a running one.
     pub fn on_method_start(&self, jni: Option<Jni>, method: JmethodId, location: ffi::Jlocation) {
-        if location != 0 || entry::inside_agent_call() || !self.is_target(method) {
+        if entry::inside_agent_call() || !self.is_target(method) {
+            return;
+        }
+        if location != 0 {
+            if let Some(jni) = jni {
+                self.on_after_instruction(jni, method, location);
+            }
             return;
         }
         let (Ok(count), Ok(info)) = (
@@ -420,6 +519,7 @@ impl Agent {
                 method: method as usize,
                 is_target: true,
                 first_allocation: self.next_allocation_number(),
+                recorded_after: 0,
             };
             // The new frame is the top one: anything tracked at its height or above is stale.
             let gone = thread.stack.pop_from(height);
@@ -432,6 +532,93 @@ impl Agent {
                 self.record_chains(jni, &info, id);
             }
         });
+    }
+
+    /// Breakpoint after an instruction the options name: the values fixed there, the first
+    /// time the activation on top gets there (nothing in the activation changes them
+    /// afterwards where a bound relies on them, so later visits would repeat it).
+    fn on_after_instruction(&self, jni: Jni, method: JmethodId, location: ffi::Jlocation) {
+        let points: Vec<AfterPoint> = self
+            .targets()
+            .iter()
+            .find(|w| w.method == method as usize)
+            .map(|w| {
+                w.after
+                    .iter()
+                    .filter(|p| p.location == location)
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Ok(count) = self.jvmti.frame_count(std::ptr::null_mut()) else {
+            return;
+        };
+        for point in points {
+            let first_visit = self.with_thread(|thread| {
+                let activation = thread.stack.find_mut(count - 1, method as usize)?;
+                let bit = 1_u64.checked_shl(point.bit).unwrap_or(0);
+                let recorded = activation.recorded_after & bit != 0;
+                activation.recorded_after |= bit;
+                (!recorded).then_some(activation.id)
+            });
+            if let Some(Some(activation)) = first_visit {
+                self.record_after(jni, point.record, activation);
+            }
+        }
+    }
+
+    /// Records what a breakpoint after an instruction records, for `activation` on top.
+    fn record_after(&self, jni: Jni, record: AfterRecord, activation: u64) {
+        match record {
+            AfterRecord::Statics { point } => {
+                let pc = point.pc();
+                for wanted in self.statics.iter().filter(|s| s.point == Some(point)) {
+                    self.record_static(jni, wanted, |log, slot, ty, value| {
+                        log.static_after(activation, pc, &slot.class, &slot.name, ty, value);
+                    });
+                }
+            }
+            AfterRecord::Local { index, slot, long } => {
+                let value = if long {
+                    self.jvmti.local_long(0, slot)
+                } else {
+                    self.jvmti.local_int(0, slot).map(i64::from)
+                };
+                let local = &self.locals[index];
+                match value {
+                    Ok(value) => {
+                        self.write(|log| log.local_after(activation, local.pc, &local.name, value))
+                    }
+                    Err(_) => self.count_error(),
+                }
+            }
+        }
+    }
+
+    /// Reads the static field `wanted` names and hands its value to `write`, when its class is
+    /// initialized and loaded by one class loader.
+    fn record_static(
+        &self,
+        jni: Jni,
+        wanted: &StaticFieldName,
+        write: impl FnOnce(&mut EventLog, &FieldSlot, &str, i64),
+    ) {
+        let static_fields = lock(&self.static_fields);
+        let class = wanted.class.replace('/', ".");
+        let mut found = static_fields
+            .iter()
+            .filter(|f| f.slot.class == class && f.slot.name == wanted.name);
+        // Loaded by several class loaders, the name does not say which one a bound means.
+        let (Some(field), None) = (found.next(), found.next()) else {
+            return;
+        };
+        match entry::static_field_value(&self.jvmti, jni, field) {
+            Ok(Some(value)) => {
+                self.write(|log| write(log, &field.slot, field.slot.ty.name(), value))
+            }
+            Ok(None) => {}
+            Err(_) => self.count_error(),
+        }
     }
 
     /// Records the parameters of the activation on top (see [`entry::parameter_value`]).
@@ -483,24 +670,10 @@ impl Agent {
             }),
             Err(_) => self.count_error(),
         }
-        let static_fields = lock(&self.static_fields);
-        for wanted in &self.statics {
-            let class = wanted.class.replace('/', ".");
-            let mut found = static_fields
-                .iter()
-                .filter(|f| f.slot.class == class && f.slot.name == wanted.name);
-            // Loaded by several class loaders, the name does not say which one a bound means.
-            let (Some(field), None) = (found.next(), found.next()) else {
-                continue;
-            };
-            match entry::static_field_value(&self.jvmti, jni, field) {
-                Ok(Some(value)) => self.write(|log| {
-                    let (slot, ty) = (&field.slot, field.slot.ty.name());
-                    log.field_value("static", activation, &slot.class, &slot.name, ty, value);
-                }),
-                Ok(None) => {}
-                Err(_) => self.count_error(),
-            }
+        for wanted in self.statics.iter().filter(|s| s.point.is_none()) {
+            self.record_static(jni, wanted, |log, slot, ty, value| {
+                log.field_value("static", activation, &slot.class, &slot.name, ty, value);
+            });
         }
     }
 
@@ -723,6 +896,7 @@ impl Agent {
                 method,
                 is_target: false,
                 first_allocation: self.next_allocation_number(),
+                recorded_after: 0,
             });
             self.record_exits(thread.id, &gone);
             self.write(|log| log.enter(thread.id, id, info.id));
@@ -759,4 +933,15 @@ fn is_program_allocation(chain: &[(FrameInfo, Arc<MethodInfo>)], signature: &str
             let ((caller, caller_info), (_, callee_info)) = (&pair[0], &pair[1]);
             caller_info.is_native || caller_info.calls_at(caller.location, callee_info)
         })
+}
+
+/// The points the options record static fields at, each once, in the options' order.
+fn instructions_after(statics: &[StaticFieldName]) -> Vec<RecordPoint> {
+    let mut points: Vec<RecordPoint> = Vec::new();
+    for point in statics.iter().filter_map(|s| s.point) {
+        if !points.contains(&point) {
+            points.push(point);
+        }
+    }
+    points
 }

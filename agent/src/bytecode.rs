@@ -186,6 +186,45 @@ pub fn allocates(code: &[u8], offset: usize, pool: &ConstantPool, signature: &st
     }
 }
 
+const PUTSTATIC: u8 = 0xb3;
+
+/// The offset of the instruction after the call or `putstatic` at `offset` (where it has
+/// completed normally); None for other instructions.
+pub fn after_call_or_putstatic(code: &[u8], offset: usize) -> Option<usize> {
+    let length = match *code.get(offset)? {
+        INVOKEVIRTUAL | INVOKESPECIAL | INVOKESTATIC | PUTSTATIC => 3,
+        INVOKEINTERFACE | INVOKEDYNAMIC => 5,
+        _ => return None,
+    };
+    Some(offset + length).filter(|&next| next < code.len())
+}
+
+const ISTORE: u8 = 0x36;
+const LSTORE: u8 = 0x37;
+const ISTORE_0: u8 = 0x3b;
+const LSTORE_0: u8 = 0x3f;
+const WIDE: u8 = 0xc4;
+
+/// The integer local a call's result is stored into: the store at `offset`, or the one right
+/// after the call at `offset`. The offset after the store, the local's slot and whether it is a
+/// `long`; None when no such store is there.
+pub fn stored_local(code: &[u8], offset: usize) -> Option<(usize, u16, bool)> {
+    let store = after_call_or_putstatic(code, offset)
+        .filter(|_| code.get(offset) != Some(&PUTSTATIC))
+        .unwrap_or(offset);
+    let opcode = *code.get(store)?;
+    let (length, slot, long) = match opcode {
+        ISTORE | LSTORE => (2, u16::from(*code.get(store + 1)?), opcode == LSTORE),
+        ISTORE_0..=0x3e => (1, u16::from(opcode - ISTORE_0), false),
+        LSTORE_0..=0x42 => (1, u16::from(opcode - LSTORE_0), true),
+        WIDE if matches!(code.get(store + 1), Some(&ISTORE | &LSTORE)) => {
+            (4, u16_at(code, store + 2)?, code[store + 1] == LSTORE)
+        }
+        _ => return None,
+    };
+    Some((store + length, slot, long)).filter(|&(next, _, _)| next < code.len())
+}
+
 /// What the call instruction at `offset` calls; None when it is no call instruction.
 pub fn call_at(code: &[u8], offset: usize, pool: &ConstantPool) -> Option<Call> {
     match *code.get(offset)? {
@@ -476,6 +515,32 @@ mod tests {
             "<clinit>",
             "()V"
         ));
+    }
+
+    #[test]
+    fn the_instruction_after_a_call_or_putstatic_follows_its_operands() {
+        // invokestatic #2; invokeinterface #3, 1, 0; putstatic #4; return
+        let code = [0xb8, 0, 2, 0xb9, 0, 3, 1, 0, 0xb3, 0, 4, 0xb1];
+        assert_eq!(after_call_or_putstatic(&code, 0), Some(3));
+        assert_eq!(after_call_or_putstatic(&code, 3), Some(8));
+        assert_eq!(after_call_or_putstatic(&code, 8), Some(11));
+        assert_eq!(after_call_or_putstatic(&code, 11), None);
+        assert_eq!(after_call_or_putstatic(&code, 40), None);
+    }
+
+    #[test]
+    fn the_local_a_call_result_is_stored_into_is_found_after_the_call_or_at_the_store() {
+        // invokestatic #2; istore_1; invokestatic #2; lstore 5; wide istore 300; iload_1; return
+        let code = [
+            0xb8, 0, 2, 0x3c, 0xb8, 0, 2, 0x37, 5, 0xc4, 0x36, 1, 44, 0x1b, 0xb1,
+        ];
+        assert_eq!(stored_local(&code, 0), Some((4, 1, false)));
+        assert_eq!(stored_local(&code, 3), Some((4, 1, false)));
+        assert_eq!(stored_local(&code, 4), Some((9, 5, true)));
+        assert_eq!(stored_local(&code, 9), Some((13, 300, false)));
+        // No store after it: an iload, a return.
+        assert_eq!(stored_local(&code, 13), None);
+        assert_eq!(stored_local(&code, 14), None);
     }
 
     #[test]

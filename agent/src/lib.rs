@@ -6,7 +6,10 @@
 //! It is not a profiler either: it is made to be exact, not fast, and runs the JVM interpreted.
 //!
 //! Load it with `java -agentpath:libmembound_agent.so=method=pkg/C.m(I)V,out=events.txt`; each
-//! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry,
+//! `static=pkg.C.f` option before `out=` names a static integer field to record at every entry
+//! (with `@<pc>`, once the call or `putstatic` at offset `pc` of the method completed; with
+//! `@at:<pc>`, when the method reaches offset `pc`), each
+//! `local=<name>@<pc>` an integer local recorded once the call at `pc` stored its result in it,
 //! each `chain=<root>/<field>` a linked structure whose length to record there, each
 //! `region=pkg/C.f(desc)` a method at whose exits the heap is walked (`regions.rs`): the
 //! program's allocations are then tagged with their number in the stream, and a `reached` line
@@ -58,7 +61,7 @@
 //! events happened; a `method` line always comes before the first line using its number:
 //!
 //! ```text
-//! membound-agent 3                       header (format version)
+//! membound-agent 4                       header (format version)
 //! watch <M>                              the method named in the options
 //! method <id> <pkg.C.name(desc)>         a method number used by later lines
 //! target <id>                            this method is (an overload of) the watched method
@@ -82,6 +85,16 @@
 //!                                        at a watched activation, when its class is
 //!                                        initialized (before, it holds no value the program
 //!                                        reads) and loaded once (by one class loader)
+//! after <act> <pc> <class> <name> <type> <v>
+//!                                        a static integer field named by a `static=…@<pc>`
+//!                                        option, the first time an activation reaches the
+//!                                        instruction after the call or `putstatic` at <pc>
+//!                                        (a breakpoint there: the instruction completed), or
+//!                                        by a `static=…@at:<pc>` option, the instruction at
+//!                                        <pc>, when its class is initialized
+//! local <act> <pc> <name> <v>            an integer local named by a `local=<name>@<pc>`
+//!                                        option, the first time an activation gets past the
+//!                                        store of the call's result at <pc> into it
 //! chain <act> <root>/<field> <length>    a chain named by a `chain=` option at a watched
 //!                                        activation, when the method has its root (`0`, a
 //!                                        parameter; `this.f` or `0.f`, a reference field):
@@ -113,7 +126,7 @@
 //! recorded (a per-thread flag, `entry::inside_agent_call`), and an exception it throws is
 //! cleared and leaves the value unrecorded. Version 2 of the stream added the `field` and
 //! `static` lines and the `string`, `collection` and `map` parameter kinds; version 3 the
-//! `reached` lines.
+//! `reached` lines; version 4 the `after` and `local` lines.
 //!
 //! Activations are tracked with a breakpoint at bytecode 0 of the watched method and
 //! `NotifyFramePop` for every frame on a recorded chain, instead of MethodEntry/MethodExit events

@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 /// First line of every stream; bumped when a line's meaning changes.
-pub const HEADER: &str = "membound-agent 3";
+pub const HEADER: &str = "membound-agent 4";
 
 /// One frame of a recorded chain.
 pub struct FrameToken {
@@ -131,6 +131,26 @@ impl EventLog {
         self.line(format_args!(
             "{tag} {activation} {class} {name} {ty} {value}"
         ));
+    }
+
+    /// A static integer field once the instruction at `pc` of a watched activation completed.
+    pub fn static_after(
+        &mut self,
+        activation: u64,
+        pc: u32,
+        class: &str,
+        name: &str,
+        ty: &str,
+        value: i64,
+    ) {
+        self.line(format_args!(
+            "after {activation} {pc} {class} {name} {ty} {value}"
+        ));
+    }
+
+    /// An integer local once the call or store at `pc` of a watched activation set it.
+    pub fn local_after(&mut self, activation: u64, pc: u32, name: &str, value: i64) {
+        self.line(format_args!("local {activation} {pc} {name} {value}"));
     }
 
     /// An allocation; `program` says whether it was made by an allocating instruction reached

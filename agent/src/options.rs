@@ -4,7 +4,10 @@
 //!
 //! `M` is `pkg/C.m(I)V` or `pkg.C.m(I)V`; without a descriptor every overload of `m` is watched.
 //! Each `static=` names a static integer field whose value is recorded at every entry of `M`
-//! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class); each `chain=<root>/<field>` a chain whose
+//! (`pkg.C.f` or `pkg/C.f`, `C` the declaring class), or with `@<pc>` (`pkg.C.f@1`) once the
+//! call or `putstatic` at offset `pc` of `M` completed, with `@at:<pc>` when `M` reaches the
+//! instruction at `pc`; each `local=<name>@<pc>` an integer
+//! local recorded once the call at `pc` stored its result into it (or the store at `pc`); each `chain=<root>/<field>` a chain whose
 //! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
 //! `this` or of a parameter), or with several fields `<root>/<f>+<g>` a tree whose size is (root
 //! `this` too: the receiver itself); each `region=<M>` a method at whose exits the heap is walked to
@@ -52,19 +55,80 @@ impl TargetMethod {
     }
 }
 
-/// A static field whose value is recorded at each entry of the watched method.
+/// A static field whose value is recorded at each entry of the watched method, or at a point of
+/// it: `@<pc>` once the instruction at offset `pc` completed, `@at:<pc>` when the instruction
+/// at `pc` is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaticFieldName {
     /// Internal name of the declaring class, `pkg/C`.
     pub class: String,
     pub name: String,
+    pub point: Option<RecordPoint>,
+}
+
+/// Where in the watched method a value is recorded, once per activation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordPoint {
+    /// Once the call or `putstatic` at this offset completed (at the next instruction).
+    After(u32),
+    /// When the instruction at this offset is reached (a loop's exit).
+    At(u32),
+}
+
+impl RecordPoint {
+    /// The offset the option names, which names the value in the stream.
+    pub fn pc(self) -> u32 {
+        match self {
+            RecordPoint::After(pc) | RecordPoint::At(pc) => pc,
+        }
+    }
 }
 
 impl StaticFieldName {
     fn parse(text: &str) -> Result<StaticFieldName, String> {
-        let (class, name) = class_and_member(text)
-            .ok_or_else(|| format!("static field `{text}` is not of the form pkg.Class.field"))?;
-        Ok(StaticFieldName { class, name })
+        let bad =
+            || format!("static field `{text}` is not of the form pkg.Class.field[@[at:]offset]");
+        let (field, point) = match text.split_once('@') {
+            Some((field, point)) => {
+                let (at, pc) = match point.strip_prefix("at:") {
+                    Some(pc) => (true, pc),
+                    None => (false, point),
+                };
+                let pc = pc.parse().map_err(|_| bad())?;
+                let point = if at {
+                    RecordPoint::At(pc)
+                } else {
+                    RecordPoint::After(pc)
+                };
+                (field, Some(point))
+            }
+            None => (text, None),
+        };
+        let (class, name) = class_and_member(field).ok_or_else(bad)?;
+        Ok(StaticFieldName { class, name, point })
+    }
+}
+
+/// An integer local recorded once the call at `pc` (or the store at `pc`) of the watched method
+/// stored its result into it, written `<name>@<pc>`: a value the method fixes itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalName {
+    /// Its source name (it names the value in the stream).
+    pub name: String,
+    pub pc: u32,
+}
+
+impl LocalName {
+    fn parse(text: &str) -> Result<LocalName, String> {
+        let bad = || format!("local `{text}` is not of the form name@offset");
+        let (name, pc) = text.split_once('@').ok_or_else(bad)?;
+        if name.is_empty() || name.contains(' ') {
+            return Err(bad());
+        }
+        Ok(LocalName {
+            name: name.to_owned(),
+            pc: pc.parse().map_err(|_| bad())?,
+        })
     }
 }
 
@@ -156,6 +220,7 @@ fn class_and_member(qualified: &str) -> Option<(String, String)> {
 pub struct AgentOptions {
     pub target: TargetMethod,
     pub statics: Vec<StaticFieldName>,
+    pub locals: Vec<LocalName>,
     pub chains: Vec<ChainName>,
     /// Methods at whose exits the heap is walked for what the activation left reachable.
     pub regions: Vec<TargetMethod>,
@@ -173,11 +238,14 @@ impl AgentOptions {
             .and_then(|item| item.strip_prefix("method="))
             .ok_or("missing `method=<M>` before `out=` in the agent's options")?;
         let mut statics = Vec::new();
+        let mut locals = Vec::new();
         let mut chains = Vec::new();
         let mut regions = Vec::new();
         for item in items {
             if let Some(field) = item.strip_prefix("static=") {
                 statics.push(StaticFieldName::parse(field)?);
+            } else if let Some(local) = item.strip_prefix("local=") {
+                locals.push(LocalName::parse(local)?);
             } else if let Some(chain) = item.strip_prefix("chain=") {
                 chains.push(ChainName::parse(chain)?);
             } else if let Some(method) = item.strip_prefix("region=") {
@@ -192,6 +260,7 @@ impl AgentOptions {
         Ok(AgentOptions {
             target: TargetMethod::parse(method)?,
             statics,
+            locals,
             chains,
             regions,
             output: PathBuf::from(output),
@@ -304,6 +373,44 @@ mod tests {
     }
 
     #[test]
+    fn a_static_field_may_be_recorded_after_an_instruction() {
+        let options =
+            AgentOptions::parse("method=p.Main.main,static=p.Main.size@1,out=/x").expect("valid");
+        assert_eq!(options.statics[0].name, "size");
+        assert_eq!(options.statics[0].point, Some(RecordPoint::After(1)));
+        let at = AgentOptions::parse("method=p.Main.main,static=p.Main.size@at:37,out=/x")
+            .expect("valid");
+        assert_eq!(at.statics[0].point, Some(RecordPoint::At(37)));
+        assert_rejected(&[
+            "static=p.Main.size@",
+            "static=p.Main.size@x",
+            "static=p.Main.size@-1",
+            "static=@1",
+            "static=p.M.n@at:",
+        ]);
+    }
+
+    /// Each option item, between a method and an output, is an error.
+    fn assert_rejected(items: &[&str]) {
+        for item in items {
+            let text = format!("method=p.Main.main,{item},out=/x");
+            assert!(AgentOptions::parse(&text).is_err(), "{item}");
+        }
+    }
+
+    #[test]
+    fn a_local_is_named_with_the_offset_that_sets_it() {
+        let options =
+            AgentOptions::parse("method=p.Main.main,local=count@1,out=/x").expect("valid");
+        let expected = LocalName {
+            name: "count".to_owned(),
+            pc: 1,
+        };
+        assert_eq!(options.locals, [expected]);
+        assert_rejected(&["local=count", "local=count@", "local=@1", "local=count@x"]);
+    }
+
+    #[test]
     fn chains_name_a_root_and_a_field() {
         let options = AgentOptions::parse(
             "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,chain=0.left/p.T.left+right,chain=this/left+right,out=/x",
@@ -346,17 +453,14 @@ mod tests {
             ]
         );
         assert_eq!(options.chains[1].text, "this.head/p.Node.next");
-        for bad in [
+        assert_rejected(&[
             "chain=next",
             "chain=x/next",
             "chain=this./next",
             "chain=0/",
             "chain=0/.f",
             "chain=0/left+",
-        ] {
-            let text = format!("method=A.m,{bad},out=/x");
-            assert!(AgentOptions::parse(&text).is_err(), "{bad}");
-        }
+        ]);
     }
 
     #[test]

@@ -62,7 +62,12 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<(String, bool)> {
     if let Some(reason) = &validation.unchecked
         && validation.broken_assumptions.is_empty()
     {
-        return Err(Error::Input(reason.clone()));
+        // What the agent could not record may be why a value is missing.
+        let warnings = validation.warnings.iter().map(|w| format!("; {w}"));
+        return Err(Error::Input(format!(
+            "{reason}{}",
+            warnings.collect::<String>()
+        )));
     }
     let failed = validation.failed();
     let output = match args.format {

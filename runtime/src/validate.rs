@@ -2,9 +2,10 @@
 //! ([`crate::measure`]); the certificate is evaluated at the parameter values the agent recorded
 //! at each entry of the watched method (or at values the user gives), summed over the entries;
 //! each parameter is bound by its origin (a declared parameter, an array's or string's length, a
-//! collection's size, a field of `this`, a static field: [`Binding`]); a parameter whose value
-//! is fixed inside the method (unless the user gives it) leaves the predictions that mention it
-//! not compared, and the run not checked when the method's total is one of them;
+//! collection's size, a field of `this`, a static field, a static or a local the method fixes
+//! itself, recorded after the instruction that fixes it: [`Binding`]); a parameter the run has
+//! no value for (unless the user gives it) leaves the predictions that mention it not
+//! compared, and the run not checked when the method's total is one of them;
 //! and every prediction — per creation site, and the method's total — must be at least what the
 //! run allocated. Objects are always compared; bytes only when the certificate's object model
 //! is a HotSpot one (the `count` model's units are not bytes).
@@ -58,8 +59,9 @@ pub struct Validation {
     /// Why some parameter has no value, when one has none (its total still compared).
     pub missing: Option<String>,
     pub warnings: Vec<String>,
-    /// Why nothing could be compared: a parameter whose value the run does not record (a field
-    /// view, a value fixed inside the method) and that was not given, or a broken assumption.
+    /// Why nothing could be compared: a parameter whose value the run does not record (an
+    /// origin of no known form, a fixed value whose instruction the run never got past) and
+    /// that was not given, or a broken assumption.
     /// There are then no comparisons.
     pub unchecked: Option<String>,
     /// Assumptions of the certificate the run breaks (a chain it takes to be acyclic found
@@ -296,11 +298,22 @@ pub fn measure_for(
     options: &MeasureOptions,
     check_regions: bool,
 ) -> Result<Measurement> {
-    let statics: Vec<String> = entry
-        .params
-        .iter()
-        .filter_map(|param| match binding(&param.origin) {
+    let recorded = || entry.params.iter().map(|param| binding(&param.origin));
+    let statics: Vec<String> = recorded()
+        .filter_map(|binding| match binding {
             Binding::Recorded(Recorded::Static { class, name }) => Some(format!("{class}.{name}")),
+            Binding::Recorded(Recorded::StaticAfter { class, name, pc }) => {
+                Some(format!("{class}.{name}@{pc}"))
+            }
+            Binding::Recorded(Recorded::StaticAt { class, name, pc }) => {
+                Some(format!("{class}.{name}@at:{pc}"))
+            }
+            _ => None,
+        })
+        .collect();
+    let locals: Vec<String> = recorded()
+        .filter_map(|binding| match binding {
+            Binding::Recorded(Recorded::LocalAfter { name, pc }) => Some(format!("{name}@{pc}")),
             _ => None,
         })
         .collect();
@@ -312,6 +325,7 @@ pub fn measure_for(
     }
     let recording = EntryRecording {
         statics,
+        locals,
         chains: recorded_chains(entry),
         regions: if check_regions {
             region_methods(certificate)
@@ -348,9 +362,6 @@ fn region_methods(certificate: &Certificate) -> Vec<String> {
 enum Binding<'a> {
     /// A value the agent records at each entry of the method.
     Recorded(Recorded<'a>),
-    /// A value fixed inside the method (a static field or a local written there): no run
-    /// records it at the entry.
-    FixedInside,
     /// An origin of no known form: bound by the parameter's name, as the run names values.
     ByName,
 }
@@ -370,6 +381,22 @@ enum Recorded<'a> {
     ThisField(&'a str),
     /// The static integer field `class.name`, `class` the declaring class.
     Static { class: &'a str, name: &'a str },
+    /// The static integer field `class.name` once the instruction at offset `pc` of the
+    /// method (the store or the call that fixes it) completed: the agent records it there.
+    StaticAfter {
+        class: &'a str,
+        name: &'a str,
+        pc: u32,
+    },
+    /// The static integer field `class.name` when the method reaches offset `pc` (the exit of
+    /// the loop that fixes it): the agent records it there.
+    StaticAt {
+        class: &'a str,
+        name: &'a str,
+        pc: u32,
+    },
+    /// The integer local `name` once the call (or store) at offset `pc` of the method set it.
+    LocalAfter { name: &'a str, pc: u32 },
     /// The length of a chain, as the agent names it: `0/next`, `this.head/next`, `0.first/next`;
     /// or the size of a tree, its fields joined by `+`: `0/p.T.left+p.T.right`.
     Chain(String),
@@ -378,8 +405,11 @@ enum Recorded<'a> {
 /// The binding an origin says, as `memalloc` and `lowering::fields` write origins:
 /// `parameter 0 (int n)`, `length of parameter 1 (a)`, `size of parameter 2 (c)`, `value of
 /// parameter 3 (java.lang.Integer b)`,
-/// `field n of this`, `static field p.C.size`; fixed inside the method are `static field
-/// p.C.size, written at main@12` and `local n set from a call's result at main@3`.
+/// `field n of this`, `static field p.C.size`; fixed inside the method, and recorded once the
+/// instruction that fixes them completed, are `static field p.C.size, written at main@12`,
+/// `static field p.C.size, written by the call at main@1`, `static field p.C.size, once the
+/// loop at main@2 exits to main@37` (recorded at the exit) and `local n set from a call's
+/// result at main@3`.
 fn binding(origin: &str) -> Binding<'_> {
     // `analyze --param NEW=OLD` appends `; named NEW by --param`.
     let origin = origin.split(';').next().unwrap_or(origin);
@@ -397,8 +427,11 @@ fn binding(origin: &str) -> Binding<'_> {
             .filter(|name| !name.contains(' '))
             .map(Recorded::ThisField)
     } else if let Some(rest) = origin.strip_prefix("static field ") {
-        if rest.contains(", written at ") {
-            return Binding::FixedInside;
+        if let Some((field, written)) = rest.split_once(", written ") {
+            return static_after(field, written).map_or(Binding::ByName, Binding::Recorded);
+        }
+        if let Some((field, left)) = rest.split_once(", once the loop at ") {
+            return static_at_exit(field, left).map_or(Binding::ByName, Binding::Recorded);
         }
         rest.rsplit_once('.')
             .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !rest.contains(' '))
@@ -407,12 +440,44 @@ fn binding(origin: &str) -> Binding<'_> {
         chain_name(rest).map(Recorded::Chain)
     } else if let Some(rest) = origin.strip_prefix("size of the tree from ") {
         chain_name(rest).map(Recorded::Chain)
-    } else if origin.starts_with("local ") && origin.contains(" set from a call's result at ") {
-        return Binding::FixedInside;
+    } else if let Some(rest) = origin.strip_prefix("local ") {
+        let (name, at) = rest
+            .split_once(" set from a call's result at ")
+            .unwrap_or_default();
+        let pc = at.rsplit_once('@').and_then(|(_, pc)| pc.parse().ok());
+        pc.filter(|_| !name.is_empty() && !name.contains(' '))
+            .map(|pc| Recorded::LocalAfter { name, pc })
     } else {
         None
     };
     recorded.map_or(Binding::ByName, Binding::Recorded)
+}
+
+/// The static field `p.C.size` as `written` says it is fixed: `at main@12` (a store) or `by the
+/// call at main@1`, in the method the origin belongs to.
+fn static_after<'a>(field: &'a str, written: &str) -> Option<Recorded<'a>> {
+    let at = written
+        .strip_prefix("at ")
+        .or_else(|| written.strip_prefix("by the call at "))?;
+    let pc = at.rsplit_once('@')?.1.parse().ok()?;
+    let (class, name) = class_and_field(field)?;
+    Some(Recorded::StaticAfter { class, name, pc })
+}
+
+/// The static field `p.C.size` as the loop that fixes it leaves it: `main@4 exits to main@37`,
+/// recorded when the method reaches the exit.
+fn static_at_exit<'a>(field: &'a str, left: &str) -> Option<Recorded<'a>> {
+    let (_, exit) = left.split_once(" exits to ")?;
+    let pc = exit.rsplit_once('@')?.1.parse().ok()?;
+    let (class, name) = class_and_field(field)?;
+    Some(Recorded::StaticAt { class, name, pc })
+}
+
+/// `p.C.size` as its class and its name.
+fn class_and_field(field: &str) -> Option<(&str, &str)> {
+    field
+        .rsplit_once('.')
+        .filter(|(class, name)| !class.is_empty() && !name.is_empty() && !field.contains(' '))
 }
 
 /// The agent's name of the chain an origin's `length of the chain from <rest>` describes (the
@@ -479,6 +544,19 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
         Recorded::Boxed(index) => parameter(index, &["boxed"]),
         Recorded::ThisField(name) => field(&values.this_fields, None, name),
         Recorded::Static { class, name } => field(&values.statics, Some(class), name),
+        // The stream names both by the offset the option gave.
+        Recorded::StaticAfter { class, name, pc } | Recorded::StaticAt { class, name, pc } => {
+            values
+                .statics_after
+                .iter()
+                .find(|(at, f)| *at == pc && f.class == class && f.name == name)
+                .map(|(_, f)| f.value)
+        }
+        Recorded::LocalAfter { name, pc } => values
+            .locals_after
+            .iter()
+            .find(|local| local.pc == pc && local.name == name)
+            .map(|local| local.value),
         Recorded::Chain(ref chain) => {
             values
                 .chains
@@ -496,8 +574,7 @@ fn recorded_value(values: &EntryValues, wanted: &Recorded<'_>) -> Option<i64> {
 struct Points {
     /// Per entry, the values of the parameters it has one for.
     values: Vec<BTreeMap<String, Rat>>,
-    /// The parameters some entry has no value for: a field view, a value fixed inside the
-    /// method, not given with `--param`.
+    /// The parameters some entry has no value for, not given with `--param`.
     missing: std::collections::BTreeSet<String>,
     /// Why, for the first of them.
     why: Option<String>,
@@ -533,7 +610,6 @@ fn entry_points(
         for param in &entry.params {
             let recorded = match binding(&param.origin) {
                 Binding::Recorded(wanted) => recorded_value(values, &wanted),
-                Binding::FixedInside => None,
                 // `a.length` is named `a_length` in a certificate.
                 Binding::ByName => named
                     .iter()
@@ -1099,12 +1175,37 @@ mod tests {
             ),
             (
                 "static field p.C.size, written at main@12",
-                Binding::FixedInside,
+                Binding::Recorded(StaticAfter {
+                    class: "p.C",
+                    name: "size",
+                    pc: 12,
+                }),
+            ),
+            (
+                "static field p.C.size, written by the call at main@1",
+                Binding::Recorded(StaticAfter {
+                    class: "p.C",
+                    name: "size",
+                    pc: 1,
+                }),
+            ),
+            ("static field p.C.size, written somewhere", Binding::ByName),
+            (
+                "static field p.C.size, once the loop at main@2 exits to main@37",
+                Binding::Recorded(StaticAt {
+                    class: "p.C",
+                    name: "size",
+                    pc: 37,
+                }),
             ),
             (
                 "local count set from a call's result at main@3",
-                Binding::FixedInside,
+                Binding::Recorded(LocalAfter {
+                    name: "count",
+                    pc: 3,
+                }),
             ),
+            ("local count set somewhere", Binding::ByName),
             ("parameter x (int n)", Binding::ByName),
             ("something else", Binding::ByName),
         ];
@@ -1146,6 +1247,12 @@ mod tests {
                     length: ChainLength::Cycle,
                 },
             ],
+            statics_after: vec![(1, field("p.C", "size", 64))],
+            locals_after: vec![measure::LocalValue {
+                pc: 3,
+                name: "count".to_string(),
+                value: 12,
+            }],
         };
         let found = |wanted| recorded_value(&values, &wanted);
         assert_eq!(found(Recorded::Chain("0/next".to_string())), Some(6));
@@ -1168,6 +1275,18 @@ mod tests {
         };
         assert_eq!(found(size("p.C")), Some(7));
         assert_eq!(found(size("q.C")), None);
+        // After the instruction that fixes it, not at the entry.
+        let after = |pc| Recorded::StaticAfter {
+            class: "p.C",
+            name: "size",
+            pc,
+        };
+        assert_eq!(found(after(1)), Some(64));
+        assert_eq!(found(after(4)), None);
+        let local = |name, pc| Recorded::LocalAfter { name, pc };
+        assert_eq!(found(local("count", 3)), Some(12));
+        assert_eq!(found(local("count", 4)), None);
+        assert_eq!(found(local("n", 3)), None);
     }
 
     #[test]

@@ -92,8 +92,9 @@ fn nothing_after_a_call_that_never_returns_is_counted() {
 fn a_throw_counts_its_exception_and_its_stack_trace() {
     let cert = certificate("parse");
     // The exception, its message-less stack trace (at most 32 chunks of 5 arrays) and the
-    // usage's buffer: finite whatever the message's length.
-    let objects = objects_at(&cert, "parse", "args_length=2");
+    // usage's buffer: finite whatever the message's length. The option loop leaves `trees`
+    // and `depth` with one value each, parameters of the bound.
+    let objects = objects_at(&cert, "parse", "args_length=2,trees=-1,depth=3");
     assert_eq!(objects, 162, "{objects}");
     // A run that throws: the exception is the predicted one, its trace within the spec.
     let (code, json) = validate_json(&cert, "Forest", &["-t", "-1"]);

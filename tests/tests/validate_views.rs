@@ -3,12 +3,15 @@
 //! String parameter's length and a collection parameter's size (tests/fixtures/views). The
 //! field views come from `analyze`; the length and size views are written by hand here, since a
 //! certificate is all validate reads. A parameter bound to the wrong recorded value shows in the
-//! comparison, and a value fixed inside the method leaves the run not checked when the total
-//! needs it, and only the predictions that need it not compared when the total is ∞.
+//! comparison. A static or a local fixed inside the method is recorded after the instruction
+//! that fixes it; a value no run records leaves the run not checked when the total needs it,
+//! and only the predictions that need it not compared when the total is ∞.
 
 use std::path::{Path, PathBuf};
 
-use membound_tests::{analyze_into, compile_fixture, membound, scratch_dir, total_objects};
+use membound_tests::{
+    analyze_into, certificate_params, compile_fixture, membound, pair, scratch_dir, total_objects,
+};
 use serde_json::Value;
 
 /// The fixture's program arguments: `rows` = 3 * 3 = 9, `n` = 3 + 2 = 5, three items.
@@ -162,48 +165,96 @@ fn a_parameter_bound_to_another_recorded_value_shows_in_the_comparison() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
 }
 
-#[test]
-fn a_value_fixed_inside_the_method_is_not_checked() {
-    let classes = compile_fixture("views");
-    let certificate = scratch_dir("validate-views-fixed").join("refill.yaml");
-    analyze_into(&classes, "views.Bounded.refill", "count", &certificate);
-    let run = validate(&certificate, &[]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains(
-            "no value for parameter rows (static field views.Bounded.rows, written at refill@"
-        ),
-        "{}",
-        run.stderr
-    );
-    let comparisons = exact_comparisons(&validate(
+/// The certificate of `views.Bounded.<method>` in the `count` model, in a scratch directory
+/// of the test's own (`test`).
+fn analyzed(method: &str, test: &str) -> PathBuf {
+    let certificate = scratch_dir(&format!("validate-views-{test}")).join(format!("{method}.json"));
+    analyze_into(
+        &compile_fixture("views"),
+        &format!("views.Bounded.{method}"),
+        "count",
         &certificate,
-        &["--param", "rows=9", "--format", "json"],
-    ));
-    assert_eq!(total_objects(&comparisons).0, 9);
+    );
+    certificate
+}
+
+#[test]
+fn values_fixed_inside_the_method_are_recorded_after_the_instruction_that_fixes_them() {
+    // A static stored once from a call's result, and a local set once from one.
+    let cases = [
+        (
+            "refill",
+            "static field views.Bounded.rows, written at refill@4",
+        ),
+        ("count", "local rows set from a call's result at count@1"),
+    ];
+    for (method, origin) in cases {
+        let certificate = analyzed(method, method);
+        let params = certificate_params(&certificate, &format!("views.Bounded.{method}"));
+        assert!(params.contains(&pair("rows", origin)), "{params:?}");
+        // The agent records `rows` there: 9 for three arguments.
+        let comparisons = exact_comparisons(&validate(&certificate, &["--format", "json"]));
+        assert_eq!(total_objects(&comparisons).0, 9, "{method}");
+        // A value given by hand still takes precedence, and a smaller one shows as broken.
+        let run = validate(&certificate, &["--param", "rows=8"]);
+        assert_eq!(run.code, 1, "{method}: {}\n{}", run.stdout, run.stderr);
+    }
+}
+
+/// The comparison whose description ends with `end`.
+fn what_ends(comparisons: &[Value], end: &str) -> Value {
+    comparisons
+        .iter()
+        .find(|c| c["what"].as_str().is_some_and(|w| w.ends_with(end)))
+        .cloned()
+        .unwrap_or_else(|| panic!("no comparison of {end}: {comparisons:#?}"))
+}
+
+#[test]
+fn a_loop_over_a_static_stays_bounded_before_an_unbounded_loop() {
+    // `rows = number(args)` leaves the call's result in a stack slot that the 3k + 1 loop
+    // after it reuses for `3 * k`: the store is still of a call's result, a fixed view.
+    let certificate = analyzed("wander", "wander");
+    let params = certificate_params(&certificate, "views.Bounded.wander");
+    assert!(
+        params.contains(&pair(
+            "rows",
+            "static field views.Bounded.rows, written at wander@7"
+        )),
+        "{params:?}"
+    );
+    let run = validate(&certificate, &["--format", "json"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(report["broken"], 0, "{report:#}");
+    assert_eq!(report["not_compared"], serde_json::json!([]), "{report:#}");
+    let comparisons = report["comparisons"].as_array().expect("comparisons");
+    // rows = 9 objects, exactly; 7 arrays on the way from 3 to 1 of a loop no bound stops.
+    let objects = what_ends(comparisons, "java.lang.Object");
+    assert_eq!(
+        (&objects["observed"], &objects["predicted"]),
+        (&Value::from(9), &Value::from(9))
+    );
+    let arrays = what_ends(comparisons, "java.lang.Object[]");
+    assert_eq!(
+        (&arrays["observed"], &arrays["predicted"]),
+        (&Value::from(7), &Value::from("infty"))
+    );
 }
 
 #[test]
 fn a_run_without_a_value_compares_what_does_not_need_it() {
-    let classes = compile_fixture("views");
-    let analyzed = scratch_dir("validate-views-partly").join("wander.json");
-    analyze_into(&classes, "views.Bounded.wander", "count", &analyzed);
-    // As a certificate would say it with the loop over `rows` bounded by the value `wander`
-    // writes itself (the analysis leaves both loops ∞ here): its total stays ∞.
+    let analyzed = analyzed("wander", "partly");
+    // The loop over `rows` bounded by a value no run records (an origin of no form the agent
+    // knows, which the run does not name either): its total stays ∞.
     let mut json: Value =
         serde_json::from_str(&std::fs::read_to_string(&analyzed).expect("read")).expect("JSON");
-    let method = &mut json["methods"][0];
-    let origin = "static field views.Bounded.rows, written at wander@4";
-    let params = method["params"].as_array_mut().expect("params");
-    params.push(serde_json::json!({"name": "rows", "origin": origin}));
-    let sites = method["sites"].as_array_mut().expect("sites");
-    let objects = sites
+    let params = json["methods"][0]["params"].as_array_mut().expect("params");
+    let rows = params
         .iter_mut()
-        .find(|site| site["type"] == "java.lang.Object")
-        .expect("the loop over rows");
-    for quantity in ["count", "objects", "bytes"] {
-        objects[quantity] = Value::from("(rows)");
-    }
+        .find(|p| p["name"] == "rows")
+        .expect("the static rows");
+    rows["origin"] = Value::from("a value no run records");
     let certificate = analyzed.with_file_name("wander-rows.json");
     std::fs::write(&certificate, json.to_string()).expect("written");
 
@@ -220,13 +271,6 @@ fn a_run_without_a_value_compares_what_does_not_need_it() {
         total_objects(comparisons),
         (Value::from(16), Value::from("infty"))
     );
-    let what_ends = |comparisons: &[Value], end: &str| -> Value {
-        comparisons
-            .iter()
-            .find(|c| c["what"].as_str().is_some_and(|w| w.ends_with(end)))
-            .cloned()
-            .unwrap_or_else(|| panic!("no comparison of {end}: {comparisons:#?}"))
-    };
     let arrays = what_ends(comparisons, "java.lang.Object[]");
     assert_eq!(
         (&arrays["observed"], &arrays["predicted"]),

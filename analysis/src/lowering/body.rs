@@ -39,7 +39,7 @@ use super::accumulators::accumulators;
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
-use super::fields::{CallEffect, FieldPlan, StoreEffect, ViewKey, ViewMode};
+use super::fields::{CallEffect, FieldPlan, LoopExit, StoreEffect, ViewKey, ViewMode};
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use super::views::{self, ViewCall, ViewType, view_type};
@@ -218,8 +218,8 @@ struct Lowerer<'b, 't> {
     fields: &'b FieldPlan,
     /// Field view → the variable holding its current value.
     field_vars: HashMap<ViewKey, VarId>,
-    /// Offset of a store that fixes a view → the formal it stores.
-    fixed_formals: HashMap<u32, VarId>,
+    /// (Offset of the store or call that fixes a view, the view) → the formal it then holds.
+    fixed_formals: HashMap<(u32, ViewKey), VarId>,
     /// Offset of a fixed local's definition → the local and its formal.
     fixed_locals: HashMap<u32, (ir::VarId, VarId)>,
     loops: Loops,
@@ -382,7 +382,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     let local = match fixed_at {
                         Some(pc) => {
                             let formal = self.new_formal(&view.name);
-                            self.fixed_formals.insert(pc, formal);
+                            self.fixed_formals.insert((pc, view.key.clone()), formal);
                             format!("{}_now", view.name)
                         }
                         None => view.name.clone(),
@@ -920,7 +920,30 @@ impl<'b, 't> Lowerer<'b, 't> {
         };
         let mut actions: Vec<Action> = guard.into_iter().map(Action::Assume).collect();
         actions.extend(self.edge_actions(Some(from_block), target));
+        actions.extend(self.loop_exit_actions(from_block, target));
         self.connect(node, entry, actions);
+    }
+
+    /// On an edge leaving a loop for the exit that fixes a static view
+    /// ([`LoopExit`]): the view equals its formal from there on. An assumption
+    /// rather than an assignment, so whatever the loop let the view follow stays known.
+    fn loop_exit_actions(&self, from: usize, to: usize) -> Vec<Action> {
+        let leaving = |exit: &&LoopExit| {
+            exit.exit == to
+                && self.loops.enclosing[from].contains(&exit.head)
+                && !self.loops.enclosing[to].contains(&exit.head)
+        };
+        let pc = self.body.blocks[to].pc;
+        self.fields
+            .loop_exits
+            .iter()
+            .filter(leaving)
+            .filter_map(|exit| {
+                let var = *self.field_vars.get(&exit.key)?;
+                let formal = *self.fixed_formals.get(&(pc, exit.key.clone()))?;
+                Some(Action::Assume(eq(var, formal)))
+            })
+            .collect()
     }
 
     fn lower_terminator(&mut self, block: usize, node: NodeId, facts: &HashMap<ir::VarId, Fact>) {
@@ -1335,7 +1358,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 continue;
             };
             let expr = match effect {
-                StoreEffect::Fixed => self.fixed_formals.get(&pc).map(|&f| Expr::var(f)),
+                StoreEffect::Fixed => self
+                    .fixed_formals
+                    .get(&(pc, key.clone()))
+                    .map(|&f| Expr::var(f)),
                 StoreEffect::Assign => self.affine(value),
                 StoreEffect::Havoc => None,
             };
@@ -1540,14 +1566,25 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             after = join;
         }
-        let havocked: Vec<VarId> = effects
-            .iter()
-            .filter(|(_, effect)| *effect == CallEffect::Havoc)
-            .filter_map(|(key, _)| self.field_vars.get(key).copied())
-            .collect();
-        havocked
+        let mut actions = Vec::new();
+        for (key, effect) in effects {
+            let Some(&var) = self.field_vars.get(key) else {
+                continue;
+            };
+            match effect {
+                CallEffect::Havoc => actions.push(Action::Havoc(var)),
+                CallEffect::Fixed => {
+                    if let Some(&formal) = self.fixed_formals.get(&(pc, key.clone())) {
+                        let expr = Expr::var(formal);
+                        actions.push(Action::Assign { var, expr });
+                    }
+                }
+                CallEffect::Returned => {}
+            }
+        }
+        actions
             .into_iter()
-            .fold(after, |node, var| self.step(node, Action::Havoc(var)))
+            .fold(after, |node, action| self.step(node, action))
     }
 
     /// The caller variable receiving each value `target` returns: the caller's own view when

@@ -20,6 +20,15 @@
 //!   is unknown; a static field stored once, outside every loop, with a value the lowering cannot
 //!   express (a call's result, a field read) becomes a fresh formal at that store, one unknown
 //!   value per call (callers cannot bind it);
+//! - a **local fixed by a call** for a static field the method does not store and that only
+//!   one of its calls, outside every loop, may write (`parseCmdLine(args)` setting `size`):
+//!   unknown before the call, a fresh formal once it returns ([`CallEffect::Fixed`]), which
+//!   the agent records at that point for `validate`;
+//! - a **local fixed by a loop** for a static field whose every write (stores, and calls that
+//!   may write it, which forget it) lies in one outermost loop with one exit, one of them of a
+//!   value the lowering cannot follow, and that something after the loop may read (main's own
+//!   option loop): equal to a fresh formal on the edges to that exit ([`LoopExit`]), which the
+//!   agent records when the method reaches it;
 //! - **threaded** for a field of `this` that the code the method calls writes (or that a caller
 //!   threads through it): a formal holding the value at entry, assigned by the method's stores,
 //!   returned at its exit, and passed in and out of each call on `this` whose every writing
@@ -47,7 +56,7 @@ use super::cursors::{
     Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start, own_cursor_field,
 };
 use super::fresh::fresh_holders;
-use super::loops::{block_successors, find_loops};
+use super::loops::{Loops, block_successors, find_loops};
 use super::views;
 
 /// The assumption views of application fields rely on when a JDK native method is reachable.
@@ -109,8 +118,8 @@ impl ViewKey {
 pub enum ViewMode {
     /// A formal holding the field's value during the whole activation.
     Formal,
-    /// A local written by the method's own stores; with `Some(pc)`, the store at `pc` gives it
-    /// a fresh formal's value.
+    /// A local written by the method's own stores; with `Some(pc)`, the store or the call at
+    /// `pc` gives it a fresh formal's value.
     Local { fixed_at: Option<u32> },
     /// A formal holding the value at entry of a field of `this`, written by stores and calls on
     /// `this`, returned at exit.
@@ -126,6 +135,10 @@ pub enum CallEffect {
     Returned,
     /// A callee may write the field in a way no summary tells: the view is forgotten.
     Havoc,
+    /// The one call of the method that may write a static field, outside every loop: after it
+    /// returns, the view holds the fresh formal of its `Local { fixed_at }` mode (forgotten on
+    /// the call's exception edges).
+    Fixed,
 }
 
 /// One integer field view of a procedure.
@@ -202,6 +215,22 @@ pub struct FieldPlan {
     pub calls: HashMap<u32, Vec<(ViewKey, CallEffect)>>,
     /// The walks along linked structures; their roots' formals follow the fixed locals'.
     pub walks: Walks,
+    /// The static views that a loop's writes leave with one value: a fresh formal where the
+    /// loop exits.
+    pub loop_exits: Vec<LoopExit>,
+}
+
+/// A static field that the method writes only inside one outermost loop, which has one exit:
+/// its view equals a fresh formal (`Local { fixed_at }` at the exit block's offset) on the
+/// edges leaving the loop for that exit, and nothing changes it afterwards. An option loop in
+/// `main` (`size = Integer.parseInt(args[++i])`) leaves `size` there.
+#[derive(Clone, Debug)]
+pub struct LoopExit {
+    pub key: ViewKey,
+    /// The loop's head block.
+    pub head: usize,
+    /// The block its exits go to.
+    pub exit: usize,
 }
 
 /// Whether anything a method runs (its body included, except its stores at the given offsets)
@@ -290,6 +319,12 @@ struct Own {
     stores: Vec<Store>,
     /// Calls on `this` (their offsets), for views of `this.f` a callee needs.
     this_calls: BTreeSet<u32>,
+    /// The offsets of the calls that run at most once per activation (no loop contains them).
+    calls_outside_loops: BTreeSet<u32>,
+    /// The block of each call, by its offset.
+    call_blocks: HashMap<u32, usize>,
+    /// The body's loops.
+    loops: Loops,
 }
 
 /// A `putfield` or `putstatic` of an integer field.
@@ -305,6 +340,8 @@ struct Store {
     opaque: bool,
     /// It runs at most once per call: no loop (natural or not) contains it.
     outside_loops: bool,
+    /// The block it is in.
+    block: usize,
 }
 
 /// Decides every chain method's views. `methods[i]` has `bodies[i]`; `callees` maps (method
@@ -438,6 +475,8 @@ pub fn plan(
     let mut plans = Vec::new();
     for (index, keys) in needed.iter().enumerate() {
         let mut views = Vec::new();
+        let mut fixed_by_calls = Vec::new();
+        let mut loop_exits = Vec::new();
         for key in keys {
             if matches!(key, ViewKey::This(_)) && own[index].this.is_none() {
                 continue;
@@ -452,7 +491,24 @@ pub fn plan(
                 }
                 _ => written_by_calls(index, key) && !threads,
             };
-            if !viewable(index, key, &mut assumes_jdk_natives) || written {
+            if !viewable(index, key, &mut assumes_jdk_natives) {
+                continue;
+            }
+            if written {
+                let method = &methods[index];
+                let writing = calls_writing(graph, call_sites, &mut writes, method, key);
+                let writing = writing.unwrap_or_default();
+                if let Some(pc) = fixing_call(&own[index], key, &writing) {
+                    views.push((key.clone(), ViewMode::Local { fixed_at: Some(pc) }));
+                    fixed_by_calls.push((pc, CallEffect::Fixed, key.clone()));
+                } else if let Some(exit) = fixing_loop(&bodies[index], &own[index], key, &writing) {
+                    views.push((key.clone(), exit_mode(&bodies[index], &exit)));
+                    let havoc = writing
+                        .iter()
+                        .map(|&pc| (pc, CallEffect::Havoc, key.clone()));
+                    fixed_by_calls.extend(havoc);
+                    loop_exits.push(exit);
+                }
                 continue;
             }
             let stores: Vec<&Store> = own[index]
@@ -483,11 +539,24 @@ pub fn plan(
                     }
                     _ => None,
                 };
-                ViewMode::Local { fixed_at: fixed }
+                match (fixed, fixing_loop(&bodies[index], &own[index], key, &[])) {
+                    (None, Some(exit)) => {
+                        let mode = exit_mode(&bodies[index], &exit);
+                        loop_exits.push(exit);
+                        mode
+                    }
+                    _ => ViewMode::Local { fixed_at: fixed },
+                }
             };
             views.push((key.clone(), mode));
         }
-        let mut plan = finish_plan(&methods[index], &bodies[index], &own[index], views);
+        let mut plan = finish_plan(
+            &methods[index],
+            &bodies[index],
+            &own[index],
+            views,
+            loop_exits,
+        );
         plan.calls = call_effects(
             graph,
             call_sites,
@@ -499,6 +568,9 @@ pub fn plan(
             callees,
             &threaded,
         );
+        for (pc, effect, key) in fixed_by_calls {
+            plan.calls.entry(pc).or_default().push((key, effect));
+        }
         // JNI writing the walked field is part of the walks' own assumption.
         plan.walks = walks(&bodies[index], &walk_context(index, plan.this));
         plans.push(plan);
@@ -668,20 +740,124 @@ fn calls_may_write(
     skipped: &[u32],
     key: &ViewKey,
 ) -> bool {
-    let Some(node) = graph.node(method) else {
-        return true;
-    };
-    call_sites
+    calls_writing(graph, call_sites, writes, method, key)
+        .is_none_or(|writing| writing.iter().any(|pc| !skipped.contains(pc)))
+}
+
+/// The offsets of the calls of `method` that may write `key`'s field or run code that cannot
+/// be seen; None when the method is not in the call graph.
+fn calls_writing(
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    writes: &mut WriteIndex,
+    method: &MethodRef,
+    key: &ViewKey,
+) -> Option<Vec<u32>> {
+    let node = graph.node(method)?;
+    let writing = call_sites
         .offsets(node)
         .into_iter()
-        .filter(|pc| !skipped.contains(pc))
-        .any(|pc| {
+        .filter(|&pc| {
             call_sites.is_unresolved(node, pc)
                 || call_sites.entered(node, pc).iter().any(|&callee| {
                     let running = writes.running(callee);
                     running.anything || running.may_write(key)
                 })
         })
+        .collect();
+    Some(writing)
+}
+
+/// The call that sets a static field for the rest of the activation: the method's only call
+/// that may write it, run at most once (outside every loop), in a method that does not store
+/// it itself. After it returns the field holds one value until the method ends, a fresh
+/// formal of the method (`parseCmdLine(args); build(size)`: the size the options gave).
+fn fixing_call(own: &Own, key: &ViewKey, writing_calls: &[u32]) -> Option<u32> {
+    if !key.is_static() || own.stores.iter().any(|s| store_may_write(s, key)) {
+        return None;
+    }
+    match writing_calls {
+        [pc] if own.calls_outside_loops.contains(pc) => Some(*pc),
+        _ => None,
+    }
+}
+
+/// The loop whose exit leaves a static field with one value: every store of the method that
+/// may write it and every call that may (`writing_calls`) lie in one outermost loop with one
+/// exit block, and one of them gives it a value the lowering cannot follow (a call's result, a
+/// field read, or a call): otherwise the view follows it already.
+fn fixing_loop(
+    body: &ir::Body,
+    own: &Own,
+    key: &ViewKey,
+    writing_calls: &[u32],
+) -> Option<LoopExit> {
+    let loops = &own.loops;
+    if !key.is_static() || !loops.reducible {
+        return None;
+    }
+    let stores: Vec<&Store> = own
+        .stores
+        .iter()
+        .filter(|s| store_may_write(s, key))
+        .collect();
+    let call_blocks: Option<Vec<usize>> = writing_calls
+        .iter()
+        .map(|pc| own.call_blocks.get(pc).copied())
+        .collect();
+    let writers: Vec<usize> = stores.iter().map(|s| s.block).chain(call_blocks?).collect();
+    let opaque = !writing_calls.is_empty() || stores.iter().any(|s| s.opaque);
+    // The outermost loop containing a block: the one no other loop around the block contains.
+    let outermost = |block: usize| {
+        loops.enclosing[block]
+            .iter()
+            .copied()
+            .find(|&head| loops.enclosing[head] == [head])
+    };
+    let head = outermost(*writers.first()?)?;
+    if !opaque || writers.iter().any(|&block| outermost(block) != Some(head)) {
+        return None;
+    }
+    let inside = |block: usize| loops.enclosing[block].contains(&head);
+    if !read_outside(body, &inside, key.field()) {
+        return None;
+    }
+    let exits: BTreeSet<usize> = (0..body.blocks.len())
+        .filter(|&block| inside(block))
+        .flat_map(|block| body.blocks[block].terminator.successors())
+        .map(|target| target.0 as usize)
+        .filter(|&target| target < body.blocks.len() && !inside(target))
+        .collect();
+    let [exit] = exits.into_iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    Some(LoopExit {
+        key: key.clone(),
+        head,
+        exit,
+    })
+}
+
+/// Whether a block `inside` does not hold may read the static `field` (by name and type), or
+/// call a method that may: only then does a formal at the loop's exit say anything.
+fn read_outside(body: &ir::Body, inside: &dyn Fn(usize) -> bool, field: &FieldRef) -> bool {
+    body.statements()
+        .filter(|(block, _)| !inside(block.0 as usize))
+        .any(|(_, stmt)| match &stmt.kind {
+            StmtKind::Assign {
+                value: ir::Expr::Load(Place::Static(read)),
+                ..
+            } => read.name == field.name && read.ty == field.ty,
+            StmtKind::Invoke { .. } => true,
+            _ => false,
+        })
+}
+
+/// The mode of a view a loop's exit fixes: its formal named by the exit block's offset.
+fn exit_mode(body: &ir::Body, exit: &LoopExit) -> ViewMode {
+    ViewMode::Local {
+        fixed_at: Some(body.blocks[exit.exit].pc),
+    }
 }
 
 impl Store {
@@ -705,6 +881,7 @@ fn finish_plan(
     body: &ir::Body,
     own: &Own,
     views: Vec<(ViewKey, ViewMode)>,
+    loop_exits: Vec<LoopExit>,
 ) -> FieldPlan {
     let ambiguous: Vec<bool> = views
         .iter()
@@ -734,12 +911,24 @@ fn finish_plan(
                     body.var(*holder).name,
                     method.name
                 ),
-                (ViewKey::Static(_), ViewMode::Local { fixed_at: Some(pc) }) => format!(
-                    "static field {}.{}, written at {}@{pc}",
-                    field.class.source(),
-                    field.name,
-                    method.name
-                ),
+                (ViewKey::Static(_), ViewMode::Local { fixed_at: Some(pc) }) => {
+                    let static_field =
+                        format!("static field {}.{}", field.class.source(), field.name);
+                    let name = &method.name;
+                    let loop_head = loop_exits
+                        .iter()
+                        .find(|exit| exit.key == key)
+                        .map(|exit| body.blocks[exit.head].pc);
+                    match loop_head {
+                        Some(head) => format!(
+                            "{static_field}, once the loop at {name}@{head} exits to {name}@{pc}"
+                        ),
+                        None if own.stores.iter().any(|s| s.pc == *pc) => {
+                            format!("{static_field}, written at {name}@{pc}")
+                        }
+                        None => format!("{static_field}, written by the call at {name}@{pc}"),
+                    }
+                }
                 (ViewKey::Static(_), _) => {
                     format!("static field {}.{}", field.class.source(), field.name)
                 }
@@ -794,6 +983,7 @@ fn finish_plan(
         stores,
         calls: HashMap::new(),
         walks: Walks::default(),
+        loop_exits,
     }
 }
 
@@ -866,6 +1056,9 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
         holders: fresh_holders(body),
         stores: Vec::new(),
         this_calls: BTreeSet::new(),
+        calls_outside_loops: BTreeSet::new(),
+        call_blocks: HashMap::new(),
+        loops: loops.clone(),
     };
     for (block, stmt) in body.statements() {
         match &stmt.kind {
@@ -904,15 +1097,21 @@ fn own_fields(body: &ir::Body, resolver: &mut Resolver<'_>) -> Own {
                     on_this,
                     object,
                     field: resolver.resolve(field),
-                    opaque: opaque(body, value),
+                    opaque: opaque_at(body, block, stmt, value),
                     outside_loops: loops.reducible && loops.enclosing[block.0 as usize].is_empty(),
+                    block: block.0 as usize,
                 });
             }
-            StmtKind::Invoke { call, .. }
+            StmtKind::Invoke { call, .. } => {
+                own.call_blocks.insert(stmt.pc, block.0 as usize);
+                if loops.reducible && loops.enclosing[block.0 as usize].is_empty() {
+                    own.calls_outside_loops.insert(stmt.pc);
+                }
                 if call.receiver.as_ref().is_some_and(is_this)
-                    && !matches!(call.kind, CallKind::Dynamic(_)) =>
-            {
-                own.this_calls.insert(stmt.pc);
+                    && !matches!(call.kind, CallKind::Dynamic(_))
+                {
+                    own.this_calls.insert(stmt.pc);
+                }
             }
             _ => {}
         }
@@ -978,6 +1177,38 @@ fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
         }
     }
     fixed
+}
+
+/// Whether the value `operand` holds at `stmt` (of `block`) comes from a call's result or a
+/// field read (through copies). The latest definition before `stmt` in its block is the only
+/// one that reaches it: a stack slot the block set from a call may be reused for arithmetic
+/// elsewhere (`$s0 = number(args); rows = $s0` … `$s0 = 3 * k`), which does not make the
+/// stored value expressible. Without one in the block, every definition counts ([`opaque`]).
+fn opaque_at(body: &ir::Body, block: ir::BlockId, stmt: &ir::Stmt, operand: &Operand) -> bool {
+    let Operand::Var(var) = operand else {
+        return false;
+    };
+    let stmts = &body.blocks[block.0 as usize].stmts;
+    let before = stmts
+        .iter()
+        .position(|s| std::ptr::eq(s, stmt))
+        .unwrap_or(0);
+    for (index, earlier) in stmts[..before].iter().enumerate().rev() {
+        match &earlier.kind {
+            StmtKind::Assign { dst, value } if dst == var => {
+                return match value {
+                    ir::Expr::Load(_) => true,
+                    ir::Expr::Use(source @ Operand::Var(_)) => {
+                        opaque_at(body, block, &stmts[index], source)
+                    }
+                    _ => false,
+                };
+            }
+            StmtKind::Invoke { dst, .. } if *dst == Some(*var) => return true,
+            _ => {}
+        }
+    }
+    opaque(body, operand)
 }
 
 /// Whether every value `operand` can hold comes from a call's result or a field read (through

@@ -7,7 +7,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 /// The stream version this reader understands.
-const HEADER: &str = "membound-agent 3";
+const HEADER: &str = "membound-agent 4";
 
 /// One frame of an allocation's chain: a call site, or (last) the allocating instruction.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -72,6 +72,20 @@ pub struct EntryValues {
     pub statics: Vec<FieldValue>,
     /// The chains the run was asked to record, when the method has their root.
     pub chains: Vec<ChainValue>,
+    /// The static fields the run was asked to record after an instruction of the activation
+    /// (`pkg.C.f@pc`), with that instruction's offset, when the activation got past it.
+    pub statics_after: Vec<(u32, FieldValue)>,
+    /// The integer locals the run was asked to record once the call or store at an offset
+    /// set them, when the activation got past it.
+    pub locals_after: Vec<LocalValue>,
+}
+
+/// An integer local's value once the call or store at `pc` set it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalValue {
+    pub pc: u32,
+    pub name: String,
+    pub value: i64,
 }
 
 /// A chain's length recorded at an entry of the watched method.
@@ -316,6 +330,37 @@ impl LineReader {
                 }
                 None
             }
+            "after" => {
+                let [_, activation, pc, rest @ ..] = fields.as_slice() else {
+                    return Err(bad(number, "an after line has seven fields"));
+                };
+                let pc = pc
+                    .parse()
+                    .map_err(|_| bad(number, "bad instruction offset"))?;
+                let mut as_field = vec!["after", *activation];
+                as_field.extend_from_slice(rest);
+                let (activation, field) = read_field(&as_field, number)?;
+                entry_of(&mut self.info, activation, number)?
+                    .statics_after
+                    .push((pc, field));
+                None
+            }
+            "local" => {
+                let [_, activation, pc, name, value] = fields.as_slice() else {
+                    return Err(bad(number, "a local line has five fields"));
+                };
+                let local = LocalValue {
+                    pc: pc
+                        .parse()
+                        .map_err(|_| bad(number, "bad instruction offset"))?,
+                    name: (*name).to_owned(),
+                    value: value.parse().map_err(|_| bad(number, "bad local value"))?,
+                };
+                entry_of(&mut self.info, activation_at(activation, number)?, number)?
+                    .locals_after
+                    .push(local);
+                None
+            }
             "chain" => {
                 let [_, activation, chain, length] = fields.as_slice() else {
                     return Err(bad(number, "a chain line has four fields"));
@@ -471,7 +516,7 @@ fn entry_of(info: &mut StreamInfo, activation: u64, number: usize) -> Result<&mu
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "membound-agent 3
+    const SAMPLE: &str = "membound-agent 4
 watch Fig14.m0(I)V
 method 1 Fig14.m0(I)V
 target 1
@@ -480,6 +525,8 @@ param 1 0 mc int 3
 field 1 Fig14 n int 5
 field 1 Base n long -2
 static 1 p.Config size short 9
+after 1 12 p.Config size short 40
+local 1 3 count 17
 chain 1 0/next 4
 chain 1 this.head/next cycle
 chain 1 0/p.T.left+p.T.right shared
@@ -529,6 +576,13 @@ end 0
         assert_eq!(fields, [("Fig14", "n", 5), ("Base", "n", -2)]);
         assert_eq!(entry.statics[0].class, "p.Config");
         assert_eq!(entry.statics[0].value, 9);
+        assert_eq!(entry.statics_after[0].0, 12);
+        assert_eq!(entry.statics_after[0].1.value, 40);
+        let local = &entry.locals_after[0];
+        assert_eq!(
+            (local.pc, local.name.as_str(), local.value),
+            (3, "count", 17)
+        );
         let chains: Vec<(&str, ChainLength)> = entry
             .chains
             .iter()
@@ -558,7 +612,7 @@ end 0
     #[test]
     fn recursive_calls_of_the_watched_method_are_part_of_their_outermost_activation() {
         let stream = "\
-membound-agent 3
+membound-agent 4
 watch R.list(I)V
 method 1 R.list(I)V
 target 1
@@ -603,6 +657,17 @@ end 0
         let short_field = SAMPLE.replace("static 1 p.Config size short 9", "static 1 size 9");
         assert!(parse_events(short_field.as_bytes()).is_err());
         for bad in [
+            "after 1 x p.Config size short 40",
+            "after 1 12 p.Config size 40",
+        ] {
+            let bad_after = SAMPLE.replace("after 1 12 p.Config size short 40", bad);
+            assert!(parse_events(bad_after.as_bytes()).is_err(), "{bad}");
+        }
+        for bad in ["local 1 3 count", "local 1 3 count x", "local 9 3 count 17"] {
+            let bad_local = SAMPLE.replace("local 1 3 count 17", bad);
+            assert!(parse_events(bad_local.as_bytes()).is_err(), "{bad}");
+        }
+        for bad in [
             "reached 1 1 x:static",
             "reached 1 1 1",
             "reached 1 1 1:nowhere",
@@ -610,7 +675,7 @@ end 0
             let bad_reached = SAMPLE.replace("reached 1 1 1:static", bad);
             assert!(parse_events(bad_reached.as_bytes()).is_err(), "{bad}");
         }
-        let old_version = SAMPLE.replace("membound-agent 3", "membound-agent 1");
+        let old_version = SAMPLE.replace("membound-agent 4", "membound-agent 1");
         assert!(parse_events(old_version.as_bytes()).is_err());
     }
 }

@@ -217,6 +217,9 @@ pub fn watch_options(method: &str, recording: &super::EntryRecording) -> String 
     for field in &recording.statics {
         options.push_str(&format!(",static={field}"));
     }
+    for local in &recording.locals {
+        options.push_str(&format!(",local={local}"));
+    }
     for chain in &recording.chains {
         options.push_str(&format!(",chain={chain}"));
     }
@@ -306,6 +309,7 @@ mod tests {
         };
         let recording = super::super::EntryRecording {
             statics: vec!["p.Config.size".to_owned()],
+            locals: vec!["count@3".to_owned()],
             chains: vec!["this.head/next".to_owned()],
             regions: vec!["Main.m(I)V".to_owned()],
         };
@@ -316,7 +320,7 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let expected = [
-            "-agentpath:/lib/agent.so=method=Main.m(I)V,static=p.Config.size,chain=this.head/next,region=Main.m(I)V,out=/tmp/e",
+            "-agentpath:/lib/agent.so=method=Main.m(I)V,static=p.Config.size,local=count@3,chain=this.head/next,region=Main.m(I)V,out=/tmp/e",
             "-Xmx1g",
             "-XX:+UseTLAB",
             "-XX:+UseG1GC",

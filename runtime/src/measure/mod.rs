@@ -17,7 +17,7 @@ mod report;
 
 pub use events::{
     Allocation, ChainLength, ChainValue, EntryValues, Event, EventStream, FieldValue, Frame,
-    HeldBy, Parameter, StreamInfo, parse_events, read_events,
+    HeldBy, LocalValue, Parameter, StreamInfo, parse_events, read_events,
 };
 pub use launch::{
     AGENT_ENV, EXACT_ALLOCATION_FLAGS, agent_file_name, build_agent_command, find_agent, find_java,
@@ -98,8 +98,13 @@ pub struct Regions<P> {
 #[derive(Debug, Clone, Default)]
 pub struct EntryRecording {
     /// Static integer fields (`pkg.C.f`, `C` the declaring class), when their class is
-    /// initialized by then.
+    /// initialized by then; `pkg.C.f@pc` once the call or `putstatic` at offset `pc` of the
+    /// watched method completed, `pkg.C.f@at:pc` when it reaches offset `pc`, instead of at
+    /// the entry.
     pub statics: Vec<String>,
+    /// Integer locals, `name@pc`, once the call (or store) at offset `pc` of the watched
+    /// method stored its result into them.
+    pub locals: Vec<String>,
     /// Lengths of chains, `<root>/<field>` with root `0` (a parameter), `this.f` or `0.f`:
     /// the nodes from the root along the field before null, or `cycle`.
     pub chains: Vec<String>,
@@ -277,6 +282,10 @@ fn run_java<T>(
         .statics
         .iter()
         .try_for_each(|field| check_static_field(field))?;
+    recording
+        .locals
+        .iter()
+        .try_for_each(|local| check_local(local))?;
     let agent_options = launch::watch_options(&options.method, recording);
     let (events, output) = run_agent(options, |_| Ok(agent_options))?;
     let read = events.open().and_then(read).map_err(|e| match output.status.code() {
@@ -333,13 +342,34 @@ fn check_method_name(method: &str) -> Result<()> {
 }
 
 /// Rejects a static field name the agent would refuse: `Class.field`, optionally
-/// package-qualified.
+/// package-qualified, optionally with the offset it is recorded after (`@12`).
 fn check_static_field(field: &str) -> Result<()> {
-    if is_agent_member(field, field) && !field.contains(' ') {
+    let (name, after) = match field.split_once('@') {
+        Some((name, point)) => {
+            let pc = point.strip_prefix("at:").unwrap_or(point);
+            (name, pc.parse::<u32>().is_ok())
+        }
+        None => (field, true),
+    };
+    if after && is_agent_member(name, field) && !field.contains(' ') {
         Ok(())
     } else {
         Err(Error::Input(format!(
             "static field `{field}` is not of the form pkg.Class.field"
+        )))
+    }
+}
+
+/// Rejects a local the agent would refuse: `name@offset`.
+fn check_local(local: &str) -> Result<()> {
+    let well_formed = local.split_once('@').is_some_and(|(name, pc)| {
+        !name.is_empty() && !name.contains([' ', ',']) && pc.parse::<u32>().is_ok()
+    });
+    if well_formed {
+        Ok(())
+    } else {
+        Err(Error::Input(format!(
+            "local `{local}` is not of the form name@offset"
         )))
     }
 }
@@ -424,6 +454,14 @@ mod tests {
     fn static_fields_need_a_class_and_a_field() {
         assert!(check_static_field("p.Config.size").is_ok());
         assert!(check_static_field("Outer$Inner.n").is_ok());
+        assert!(check_static_field("p.Main.size@1").is_ok());
+        assert!(check_local("count@3").is_ok());
+        for bad in ["count", "@3", "count@x", "a,out=/etc/passwd@3"] {
+            assert!(check_local(bad).is_err(), "{bad}");
+        }
+        assert!(check_static_field("p.Main.size@x").is_err());
+        assert!(check_static_field("p.Main.size@at:37").is_ok());
+        assert!(check_static_field("p.Main.size@at:").is_err());
         assert!(check_static_field("size").is_err());
         assert!(check_static_field("C.n,out=/etc/passwd").is_err());
     }

@@ -191,7 +191,7 @@ mod tests {
     /// m (activation 1) calls f (activation 2), which allocates objects 1 and 2; m allocates 3.
     /// The walk at f's exit reaches 1 (returned); the walk at m's exit reaches 2 (in a static
     /// field) and 3 (in a local of m's caller).
-    const RUN: &str = "membound-agent 3
+    const RUN: &str = "membound-agent 4
 watch T.m()V
 method 1 T.m()V
 method 2 T.f()V

@@ -134,7 +134,7 @@ mod tests {
 
     /// m (activation 1) calls f twice (activations 2 and 3); each f allocates two objects,
     /// m allocates one after the calls.
-    const CALLS: &str = "membound-agent 3
+    const CALLS: &str = "membound-agent 4
 watch T.m()V
 method 1 T.m()V
 method 2 T.f()V

@@ -168,8 +168,9 @@ impl SiteCounter {
 
 /// The values recorded at an entry by name: `n` for an integer parameter, `a.length` for an
 /// array's or a string's length (null for null), `c.size` for a collection's or map's size,
-/// `this.f` for a field of `this` (the one `this.f` resolves to) and `pkg.C.f` for a static
-/// field.
+/// `this.f` for a field of `this` (the one `this.f` resolves to), `pkg.C.f` for a static
+/// field, `pkg.C.f@pc` for one recorded after the instruction at `pc` and `n@pc` for a local
+/// recorded once the call at `pc` set it.
 pub fn named_values(entry: &EntryValues) -> BTreeMap<String, Option<i64>> {
     let mut named = BTreeMap::new();
     for p in &entry.parameters {
@@ -188,6 +189,13 @@ pub fn named_values(entry: &EntryValues) -> BTreeMap<String, Option<i64>> {
     }
     for field in &entry.statics {
         named.insert(format!("{}.{}", field.class, field.name), Some(field.value));
+    }
+    for (pc, field) in &entry.statics_after {
+        let key = format!("{}.{}@{pc}", field.class, field.name);
+        named.insert(key, Some(field.value));
+    }
+    for local in &entry.locals_after {
+        named.insert(format!("{}@{}", local.name, local.pc), Some(local.value));
     }
     named
 }
@@ -293,7 +301,7 @@ mod tests {
         parse_events(text.as_bytes()).expect("valid stream")
     }
 
-    const TWO_SITES: &str = "membound-agent 3
+    const TWO_SITES: &str = "membound-agent 4
 watch T.m([II)V
 method 1 T.m([II)V
 method 2 T.f()V
@@ -370,9 +378,9 @@ end 0
 
     #[test]
     fn a_method_never_loaded_or_never_called_is_an_error() {
-        let never_loaded = "membound-agent 3\nwatch T.x()V\nend 0\n";
+        let never_loaded = "membound-agent 4\nwatch T.x()V\nend 0\n";
         assert!(aggregate(&stream(never_loaded)).is_err());
-        let never_called = "membound-agent 3\nwatch T.x()V\nmethod 1 T.x()V\ntarget 1\nend 0\n";
+        let never_called = "membound-agent 4\nwatch T.x()V\nmethod 1 T.x()V\ntarget 1\nend 0\n";
         let error = aggregate(&stream(never_called)).expect_err("never called");
         assert!(error.to_string().contains("never called"), "{error}");
     }
