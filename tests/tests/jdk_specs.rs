@@ -277,3 +277,35 @@ fn growths(capacity: u64, first: u64, each: u64, rounds: u64) -> u64 {
     }
     grown
 }
+
+#[test]
+fn float_texts_are_bounded_by_what_floating_decimal_can_make() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-float-texts");
+    let (certificate, summary) = analyze(&classes, &dir, "floatTexts");
+    // Each way to make a double's or a float's text charges the String and its byte[26], the
+    // thread's buffer (made once, charged every time) and dtoa's big integers.
+    assert!(
+        summary.contains("java.lang.Double.toString(D)Ljava/lang/String;: 82 objects, 8504 bytes"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("java.lang.StringBuilder.append(D)Ljava/lang/StringBuilder;: 106 objects, 9056 bytes"),
+        "{summary}"
+    );
+    // Per round: four texts, two appends and the concatenation of a double and a float (its
+    // String and byte[], and two texts); the array of extremes and the builder with its array.
+    let objects = |n: u64| 3 + n * (4 * 82 + 2 * 106 + (2 + 2 * 82));
+    // The runs cycle through NaN, -0.0, Double.MIN_VALUE, 1e-300, 1.2345678901234567E300,
+    // Double.MAX_VALUE and values whose digits take the big-integer path: never above.
+    for n in SIZES {
+        let report = validated(&certificate, "floatTexts", n);
+        let n: u64 = n.parse().expect("a size");
+        let (_, predicted) = comparison(&report, "total", "objects");
+        assert_eq!(predicted, objects(n), "n = {n}: {report:#}");
+        // (NaN's and the infinities' texts are constants: those rounds make less.)
+        for under_specs in spec_comparisons(&report) {
+            assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
+        }
+    }
+}

@@ -253,6 +253,7 @@ pub fn bounds(
         assumptions: assumptions(model)
             .into_iter()
             .chain(compact_strings(local))
+            .chain(float_texts(local))
             .chain(lowered.assumptions.iter().cloned())
             .chain(spec_assumptions(graph))
             .chain(external_objects(graph))
@@ -343,13 +344,35 @@ fn compact_strings(local: &LocalSites) -> Option<String> {
             matches!(
                 site.allocation.kind,
                 AllocationKind::StringConcat(ConcatShape {
-                    two_objects: true,
+                    texts_known: true,
                     max_bytes: Some(_),
+                    ..
                 })
             )
         })
         .then(|| COMPACT_STRINGS.to_string())
 }
+
+/// The assumption behind concatenations of a `float` or a `double`, when there is one.
+fn float_texts(local: &LocalSites) -> Option<String> {
+    local
+        .sites
+        .iter()
+        .any(|site| {
+            matches!(
+                site.allocation.kind,
+                AllocationKind::StringConcat(ConcatShape {
+                    float_texts: 1..,
+                    ..
+                })
+            )
+        })
+        .then(|| FLOAT_TEXT_ASSUMPTION.to_string())
+}
+
+/// What the bound of a `float`'s or a `double`'s text (`sites::float_text`, and the bundled
+/// specs of `Double.toString` and its kin) takes for granted.
+pub const FLOAT_TEXT_ASSUMPTION: &str = "a float's or a double's text is made as JDK 17's FloatingDecimal makes it, into its thread's buffer, whose ThreadLocalMap entry, if the map exists, does not grow it";
 
 /// What the byte bounds of concatenations take for granted.
 pub const COMPACT_STRINGS: &str =
