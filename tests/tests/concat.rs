@@ -74,5 +74,8 @@ fn an_object_leaves_the_concatenation_unbounded_with_its_reason() {
     let bound = eval_method(&objects, "Concat.objects", "n=5");
     assert_eq!(bound["mem_alloc"]["objects"], "infty", "{bound:#}");
     let text = std::fs::read_to_string(&objects).expect("certificate");
-    assert!(text.contains("the text its toString makes is not analyzed"), "{text}");
+    assert!(
+        text.contains("the text its toString makes is not analyzed"),
+        "{text}"
+    );
 }

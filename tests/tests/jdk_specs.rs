@@ -263,6 +263,33 @@ fn a_builder_charges_each_appended_strings_chars() {
     }
 }
 
+#[test]
+fn string_buffers_and_builders_made_from_strings_are_bounded() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-buffers");
+    let (certificate, summary) = analyze(&classes, &dir, "buffers");
+    // A builder made from a string: one array of its length plus 16, the length bound at the
+    // call; contains on a buffer or a builder (both made here): what either toString makes.
+    for expected in [
+        "java.lang.StringBuilder.<init>(Ljava/lang/String;)V: cases(str_length >= 0 -> 1; otherwise -> 0) objects, cases(str_length >= 0 -> str_length + [32, 39, 38, 37, 36, 35, 34, 33]_str_length",
+        "java.lang.StringBuffer.toString()Ljava/lang/String;: 3 objects, ∞ bytes",
+        "java.lang.String.contains(Ljava/lang/CharSequence;)Z: 5 objects, ∞ bytes",
+    ] {
+        assert!(summary.contains(expected), "no `{expected}` in {summary}");
+    }
+    for n in SIZES {
+        let report = validated(&certificate, "buffers", n);
+        let n: u64 = n.parse().expect("a size");
+        // The buffer and its byte[18]; per round a byte[4] for the appended char, a builder
+        // and its byte[19], and what contains may make through either class's toString.
+        let (_, predicted) = comparison(&report, "total", "objects");
+        assert_eq!(predicted, 2 + 8 * n, "n = {n}: {report:#}");
+        for under_specs in spec_comparisons(&report) {
+            assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
+        }
+    }
+}
+
 /// How many arrays a builder of capacity `capacity` grows to (JDK 17: to the larger of twice
 /// its capacity plus two and what it needs) when `first` chars and then `rounds` times `each`
 /// are appended.
@@ -290,7 +317,9 @@ fn float_texts_are_bounded_by_what_floating_decimal_can_make() {
         "{summary}"
     );
     assert!(
-        summary.contains("java.lang.StringBuilder.append(D)Ljava/lang/StringBuilder;: 106 objects, 9056 bytes"),
+        summary.contains(
+            "java.lang.StringBuilder.append(D)Ljava/lang/StringBuilder;: 106 objects, 9056 bytes"
+        ),
         "{summary}"
     );
     // Per round: four texts, two appends and the concatenation of a double and a float (its

@@ -126,8 +126,11 @@ pub fn lower_spec(
     }
     for (index, call) in spec.calls.iter().enumerate() {
         let pc = spec.call_pc(index);
-        for callee in callees.iter().filter(|c| c.pc == pc) {
-            let counter = builder.local(&format!("call{index}"));
+        // Each callee's counter and arguments have names of their own: a call dispatched to
+        // several classes (an interface spec's) is one point per callee.
+        for (target, callee) in callees.iter().filter(|c| c.pc == pc).enumerate() {
+            let name = format!("call{index}_{target}");
+            let counter = builder.local(&name);
             let guards = counted(counter, call.times.as_ref(), &by_param);
             let at = builder.reach(vec![Action::Havoc(counter)], guards);
             builder.points.push(LocalPoint {
@@ -137,7 +140,7 @@ pub fn lower_spec(
                 lengths: Vec::new(),
             });
             let args: Vec<Expr> = (0..callee.formals)
-                .map(|k| Expr::var(builder.local(&format!("call{index}_arg{k}"))))
+                .map(|k| Expr::var(builder.local(&format!("{name}_arg{k}"))))
                 .collect();
             let mut node = at;
             for arg in &args {
