@@ -147,25 +147,102 @@ fn a_random_generator_counts_one_seed_not_one_per_branch() {
 }
 
 #[test]
-fn repeat_counts_its_string_and_leaves_the_bytes_unbounded() {
+fn repeat_charges_its_string_and_bytes_in_the_receivers_length() {
     let classes = compile_fixture("jdk_specs");
     let dir = scratch_dir("jdk-specs-repeat");
     let (certificate, summary) = analyze(&classes, &dir, "repeat");
+    // The receiver's length (`this`) is bound at each call: a literal's here.
     assert!(
-        summary.contains("java.lang.String.repeat(I)Ljava/lang/String;: allocates at most 1 × java.lang.String, 1 × byte[] of unbounded length"),
+        summary.contains("java.lang.String.repeat(I)Ljava/lang/String;: cases(count >= 2 and this_length = 1 -> 2; this_length >= 2 and count >= 2 -> count + 1; otherwise -> 0) objects"),
         "{summary}"
     );
     for n in SIZES {
         let report = validated(&certificate, "repeat", n);
-        // Three calls, each at most a string and its bytes: "" and the string itself are none.
+        let n: u64 = n.parse().expect("a size");
+        // Two new strings and their bytes from n >= 2 ("ab" once is itself); predicted: "x"
+        // n times exactly, "ab" n times as n arrays of its two chars.
         let (observed, predicted) = comparison(&report, "total", "objects");
-        assert_eq!(predicted, 6, "{report:#}");
-        let made = if n.parse::<u64>().expect("a size") >= 2 {
-            4
-        } else {
-            0
-        };
+        let made = if n >= 2 { 4 } else { 0 };
         assert_eq!(observed, made, "n = {n}: {report:#}");
+        assert_eq!(
+            predicted,
+            if n >= 2 { n + 3 } else { 0 },
+            "n = {n}: {report:#}"
+        );
+        let (observed, predicted) = comparison(&report, "total", "bytes");
+        assert!(
+            observed.as_u64() <= predicted.as_u64(),
+            "n = {n}: {report:#}"
+        );
+    }
+}
+
+#[test]
+fn split_at_one_char_is_bounded_by_the_strings_length_under_its_spec() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-split");
+    let certificate = dir.join("pieces.json");
+    let spec = membound_tests::workspace_root().join("front/specs/split-one-char.yaml");
+    let run = membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "Calls.pieces".as_ref(),
+        "--spec".as_ref(),
+        spec.as_os_str(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        certificate.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("every separator is one char that is not a regex metacharacter"),
+        "{}",
+        run.stdout
+    );
+    // The line is ",ab,,c" n times (6n chars, 4n + 1 pieces, 2n of them non-empty).
+    for n in SIZES {
+        let report = validated(&certificate, "pieces", n);
+        let n: u64 = n.parse().expect("a size");
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        let (observed, predicted) = (observed.as_u64(), predicted.as_u64());
+        assert!(observed <= predicted, "n = {n}: {report:#}");
+        // The pieces alone: 2n strings and their bytes, at most half the line's length plus one.
+        assert!(observed.expect("a count") >= 4 * n, "n = {n}: {report:#}");
+        let (observed, predicted) = comparison(&report, "total", "bytes");
+        assert!(
+            observed.as_u64() <= predicted.as_u64(),
+            "n = {n}: {report:#}"
+        );
+    }
+    // Without that spec a split is ∞ at once: the bundled one cannot tell a one-char literal
+    // from a regex.
+    let (_, summary) = analyze(&classes, &dir, "pieces");
+    assert!(
+        summary.contains("how many strings it makes depends on the strings' lengths"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn join_of_an_array_counts_its_objects_and_leaves_the_text_unbounded() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-join");
+    let (certificate, summary) = analyze(&classes, &dir, "joined");
+    assert!(
+        summary.contains("java.lang.String.join(Ljava/lang/CharSequence;[Ljava/lang/CharSequence;)Ljava/lang/String;: cases(elements_length >= 0 -> 3; otherwise -> 0) objects, ∞ bytes"),
+        "{summary}"
+    );
+    for n in SIZES {
+        let report = validated(&certificate, "joined", n);
+        // The words, the texts' array, the joined string and its bytes: exact.
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        assert_eq!(
+            (observed, predicted),
+            (4.into(), 4.into()),
+            "n = {n}: {report:#}"
+        );
         assert_eq!(
             comparison(&report, "total", "bytes").1,
             "infty",

@@ -516,7 +516,7 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
         let var = body.var(*var);
         let origin = match kind {
             FormalKind::Value => format!("parameter {index} ({} {})", var.ty, var.name),
-            FormalKind::ArrayLength | FormalKind::StringLength => {
+            FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength => {
                 format!("length of parameter {index} ({})", var.name)
             }
             FormalKind::CollectionSize => format!("size of parameter {index} ({})", var.name),
@@ -540,7 +540,7 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
 
 /// The parameters of a method a spec stands for, named as its spec names them.
 fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
-    let kinds = spec_formal_kinds(method);
+    let kinds = spec_formal_kinds(method, spec);
     spec_formal_names(method, spec)
         .into_iter()
         .map(|(index, name)| {
@@ -548,6 +548,7 @@ fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
                 Some(FormalKind::ArrayLength | FormalKind::StringLength) => {
                     format!("length of parameter {index}")
                 }
+                Some(FormalKind::ReceiverLength) => "length of this".to_string(),
                 _ => format!("parameter {index}"),
             };
             Param { name, origin }
