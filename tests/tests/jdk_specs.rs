@@ -415,3 +415,54 @@ fn float_texts_are_bounded_by_what_floating_decimal_can_make() {
         }
     }
 }
+
+#[test]
+fn sorting_primitive_arrays_is_bounded_by_dual_pivot_quicksorts_buffers() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-sorts");
+    let (certificate, summary) = analyze(&classes, &dir, "sorts");
+    // Nothing below 44 elements (an insertion sort); from 44 on, the run arrays of at most
+    // 1 + a/64 tries and the merge buffers.
+    assert!(
+        summary.contains("java.util.Arrays.sort([I)V: cases(a_length >= 44 ->"),
+        "{summary}"
+    );
+    for n in ["0", "43", "44", "200", "20000"] {
+        let report = validated(&certificate, "sorts", n);
+        let size: u64 = n.parse().expect("a size");
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        if size < 44 {
+            // The three arrays, exactly.
+            assert_eq!(
+                (observed, predicted),
+                (3.into(), 3.into()),
+                "n = {n}: {report:#}"
+            );
+        }
+        for under_specs in spec_comparisons(&report) {
+            assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
+        }
+        if size > 4096 {
+            // Two ascending halves are merged into a buffer of the array's length.
+            let (observed, _) = comparison(&report, "under library specs", "bytes");
+            assert!(observed.as_u64().expect("bytes") >= 4 * size, "{report:#}");
+        }
+    }
+}
+
+#[test]
+fn format_is_unbounded_at_once_with_its_reason() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-format");
+    let (certificate, summary) = analyze(&classes, &dir, "formatted");
+    assert!(
+        summary.contains("its spec states no bound on how many it makes per call: what String.format makes depends on the format string's text"),
+        "{summary}"
+    );
+    let report = validated(&certificate, "formatted", "7");
+    assert_eq!(
+        comparison(&report, "total", "objects").1,
+        "infty",
+        "{report:#}"
+    );
+}
