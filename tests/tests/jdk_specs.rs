@@ -63,6 +63,13 @@ fn spec_comparisons(report: &Value) -> Vec<&Value> {
         .collect()
 }
 
+/// What the run allocated under spec'd methods stays within their specs' predictions.
+fn specs_hold(report: &Value, n: impl std::fmt::Display) {
+    for under_specs in spec_comparisons(report) {
+        assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
+    }
+}
+
 /// Validates `method`'s certificate on a run of `Calls <method> <n>`: never below. (The JDK's
 /// class initializers a method runs first, such as Math.random's generator, are the VM's
 /// allocations for the agent, as certificates assume.)
@@ -361,9 +368,7 @@ fn string_buffers_and_builders_made_from_strings_are_bounded() {
         // and its byte[19], and what contains may make through either class's toString.
         let (_, predicted) = comparison(&report, "total", "objects");
         assert_eq!(predicted, 2 + 8 * n, "n = {n}: {report:#}");
-        for under_specs in spec_comparisons(&report) {
-            assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
-        }
+        specs_hold(&report, n);
     }
 }
 
@@ -410,9 +415,7 @@ fn float_texts_are_bounded_by_what_floating_decimal_can_make() {
         let (_, predicted) = comparison(&report, "total", "objects");
         assert_eq!(predicted, objects(n), "n = {n}: {report:#}");
         // (NaN's and the infinities' texts are constants: those rounds make less.)
-        for under_specs in spec_comparisons(&report) {
-            assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
-        }
+        specs_hold(&report, n);
     }
 }
 
@@ -439,9 +442,7 @@ fn sorting_primitive_arrays_is_bounded_by_dual_pivot_quicksorts_buffers() {
                 "n = {n}: {report:#}"
             );
         }
-        for under_specs in spec_comparisons(&report) {
-            assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
-        }
+        specs_hold(&report, n);
         if size > 4096 {
             // Two ascending halves are merged into a buffer of the array's length.
             let (observed, _) = comparison(&report, "under library specs", "bytes");
@@ -492,8 +493,6 @@ fn sorting_objects_is_bounded_by_tim_sorts_buffers() {
                 "n = {n}: {report:#}"
             );
         }
-        for under_specs in spec_comparisons(&report) {
-            assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
-        }
+        specs_hold(&report, n);
     }
 }
