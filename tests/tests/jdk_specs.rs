@@ -63,6 +63,13 @@ fn spec_comparisons(report: &Value) -> Vec<&Value> {
         .collect()
 }
 
+/// What the run allocated under spec'd methods stays within their specs' predictions.
+fn specs_hold(report: &Value, n: impl std::fmt::Display) {
+    for under_specs in spec_comparisons(report) {
+        assert_eq!(under_specs["broken"], false, "n = {n}: {under_specs}");
+    }
+}
+
 /// Validates `method`'s certificate on a run of `Calls <method> <n>`: never below. (The JDK's
 /// class initializers a method runs first, such as Math.random's generator, are the VM's
 /// allocations for the agent, as certificates assume.)
@@ -147,25 +154,102 @@ fn a_random_generator_counts_one_seed_not_one_per_branch() {
 }
 
 #[test]
-fn repeat_counts_its_string_and_leaves_the_bytes_unbounded() {
+fn repeat_charges_its_string_and_bytes_in_the_receivers_length() {
     let classes = compile_fixture("jdk_specs");
     let dir = scratch_dir("jdk-specs-repeat");
     let (certificate, summary) = analyze(&classes, &dir, "repeat");
+    // The receiver's length (`this`) is bound at each call: a literal's here.
     assert!(
-        summary.contains("java.lang.String.repeat(I)Ljava/lang/String;: allocates at most 1 × java.lang.String, 1 × byte[] of unbounded length"),
+        summary.contains("java.lang.String.repeat(I)Ljava/lang/String;: cases(count >= 2 and this_length = 1 -> 2; this_length >= 2 and count >= 2 -> count + 1; otherwise -> 0) objects"),
         "{summary}"
     );
     for n in SIZES {
         let report = validated(&certificate, "repeat", n);
-        // Three calls, each at most a string and its bytes: "" and the string itself are none.
+        let n: u64 = n.parse().expect("a size");
+        // Two new strings and their bytes from n >= 2 ("ab" once is itself); predicted: "x"
+        // n times exactly, "ab" n times as n arrays of its two chars.
         let (observed, predicted) = comparison(&report, "total", "objects");
-        assert_eq!(predicted, 6, "{report:#}");
-        let made = if n.parse::<u64>().expect("a size") >= 2 {
-            4
-        } else {
-            0
-        };
+        let made = if n >= 2 { 4 } else { 0 };
         assert_eq!(observed, made, "n = {n}: {report:#}");
+        assert_eq!(
+            predicted,
+            if n >= 2 { n + 3 } else { 0 },
+            "n = {n}: {report:#}"
+        );
+        let (observed, predicted) = comparison(&report, "total", "bytes");
+        assert!(
+            observed.as_u64() <= predicted.as_u64(),
+            "n = {n}: {report:#}"
+        );
+    }
+}
+
+#[test]
+fn split_at_one_char_is_bounded_by_the_strings_length_under_its_spec() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-split");
+    let certificate = dir.join("pieces.json");
+    let spec = membound_tests::workspace_root().join("front/specs/split-one-char.yaml");
+    let run = membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "Calls.pieces".as_ref(),
+        "--spec".as_ref(),
+        spec.as_os_str(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        certificate.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("every separator is one char that is not a regex metacharacter"),
+        "{}",
+        run.stdout
+    );
+    // The line is ",ab,,c" n times (6n chars, 4n + 1 pieces, 2n of them non-empty).
+    for n in SIZES {
+        let report = validated(&certificate, "pieces", n);
+        let n: u64 = n.parse().expect("a size");
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        let (observed, predicted) = (observed.as_u64(), predicted.as_u64());
+        assert!(observed <= predicted, "n = {n}: {report:#}");
+        // The pieces alone: 2n strings and their bytes, at most half the line's length plus one.
+        assert!(observed.expect("a count") >= 4 * n, "n = {n}: {report:#}");
+        let (observed, predicted) = comparison(&report, "total", "bytes");
+        assert!(
+            observed.as_u64() <= predicted.as_u64(),
+            "n = {n}: {report:#}"
+        );
+    }
+    // Without that spec a split is ∞ at once: the bundled one cannot tell a one-char literal
+    // from a regex.
+    let (_, summary) = analyze(&classes, &dir, "pieces");
+    assert!(
+        summary.contains("how many strings it makes depends on the strings' lengths"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn join_of_an_array_counts_its_objects_and_leaves_the_text_unbounded() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-join");
+    let (certificate, summary) = analyze(&classes, &dir, "joined");
+    assert!(
+        summary.contains("java.lang.String.join(Ljava/lang/CharSequence;[Ljava/lang/CharSequence;)Ljava/lang/String;: cases(elements_length >= 0 -> 3; otherwise -> 0) objects, ∞ bytes"),
+        "{summary}"
+    );
+    for n in SIZES {
+        let report = validated(&certificate, "joined", n);
+        // The words, the texts' array, the joined string and its bytes: exact.
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        assert_eq!(
+            (observed, predicted),
+            (4.into(), 4.into()),
+            "n = {n}: {report:#}"
+        );
         assert_eq!(
             comparison(&report, "total", "bytes").1,
             "infty",
@@ -263,6 +347,31 @@ fn a_builder_charges_each_appended_strings_chars() {
     }
 }
 
+#[test]
+fn string_buffers_and_builders_made_from_strings_are_bounded() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-buffers");
+    let (certificate, summary) = analyze(&classes, &dir, "buffers");
+    // A builder made from a string: one array of its length plus 16, the length bound at the
+    // call; contains on a buffer or a builder (both made here): what either toString makes.
+    for expected in [
+        "java.lang.StringBuilder.<init>(Ljava/lang/String;)V: cases(str_length >= 0 -> 1; otherwise -> 0) objects, cases(str_length >= 0 -> str_length + [32, 39, 38, 37, 36, 35, 34, 33]_str_length",
+        "java.lang.StringBuffer.toString()Ljava/lang/String;: 3 objects, ∞ bytes",
+        "java.lang.String.contains(Ljava/lang/CharSequence;)Z: 5 objects, ∞ bytes",
+    ] {
+        assert!(summary.contains(expected), "no `{expected}` in {summary}");
+    }
+    for n in SIZES {
+        let report = validated(&certificate, "buffers", n);
+        let n: u64 = n.parse().expect("a size");
+        // The buffer and its byte[18]; per round a byte[4] for the appended char, a builder
+        // and its byte[19], and what contains may make through either class's toString.
+        let (_, predicted) = comparison(&report, "total", "objects");
+        assert_eq!(predicted, 2 + 8 * n, "n = {n}: {report:#}");
+        specs_hold(&report, n);
+    }
+}
+
 /// How many arrays a builder of capacity `capacity` grows to (JDK 17: to the larger of twice
 /// its capacity plus two and what it needs) when `first` chars and then `rounds` times `each`
 /// are appended.
@@ -276,4 +385,114 @@ fn growths(capacity: u64, first: u64, each: u64, rounds: u64) -> u64 {
         }
     }
     grown
+}
+
+#[test]
+fn float_texts_are_bounded_by_what_floating_decimal_can_make() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-float-texts");
+    let (certificate, summary) = analyze(&classes, &dir, "floatTexts");
+    // Each way to make a double's or a float's text charges the String and its byte[26], the
+    // thread's buffer (made once, charged every time) and dtoa's big integers.
+    assert!(
+        summary.contains("java.lang.Double.toString(D)Ljava/lang/String;: 82 objects, 8504 bytes"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(
+            "java.lang.StringBuilder.append(D)Ljava/lang/StringBuilder;: 106 objects, 9056 bytes"
+        ),
+        "{summary}"
+    );
+    // Per round: four texts, two appends and the concatenation of a double and a float (its
+    // String and byte[], and two texts); the array of extremes and the builder with its array.
+    let objects = |n: u64| 3 + n * (4 * 82 + 2 * 106 + (2 + 2 * 82));
+    // The runs cycle through NaN, -0.0, Double.MIN_VALUE, 1e-300, 1.2345678901234567E300,
+    // Double.MAX_VALUE and values whose digits take the big-integer path: never above.
+    for n in SIZES {
+        let report = validated(&certificate, "floatTexts", n);
+        let n: u64 = n.parse().expect("a size");
+        let (_, predicted) = comparison(&report, "total", "objects");
+        assert_eq!(predicted, objects(n), "n = {n}: {report:#}");
+        // (NaN's and the infinities' texts are constants: those rounds make less.)
+        specs_hold(&report, n);
+    }
+}
+
+#[test]
+fn sorting_primitive_arrays_is_bounded_by_dual_pivot_quicksorts_buffers() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-sorts");
+    let (certificate, summary) = analyze(&classes, &dir, "sorts");
+    // Nothing below 44 elements (an insertion sort); from 44 on, the run arrays of at most
+    // 1 + a/64 tries and the merge buffers.
+    assert!(
+        summary.contains("java.util.Arrays.sort([I)V: cases(a_length >= 44 ->"),
+        "{summary}"
+    );
+    for n in ["0", "43", "44", "200", "5000"] {
+        let report = validated(&certificate, "sorts", n);
+        let size: u64 = n.parse().expect("a size");
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        if size < 44 {
+            // The three arrays, exactly.
+            assert_eq!(
+                (observed, predicted),
+                (3.into(), 3.into()),
+                "n = {n}: {report:#}"
+            );
+        }
+        specs_hold(&report, n);
+        if size > 4096 {
+            // Two ascending halves are merged into a buffer of the array's length.
+            let (observed, _) = comparison(&report, "under library specs", "bytes");
+            assert!(observed.as_u64().expect("bytes") >= 4 * size, "{report:#}");
+        }
+    }
+}
+
+#[test]
+fn format_is_unbounded_at_once_with_its_reason() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-format");
+    let (certificate, summary) = analyze(&classes, &dir, "formatted");
+    assert!(
+        summary.contains("its spec states no bound on how many it makes per call: what String.format makes depends on the format string's text"),
+        "{summary}"
+    );
+    let report = validated(&certificate, "formatted", "7");
+    assert_eq!(
+        comparison(&report, "total", "objects").1,
+        "infty",
+        "{report:#}"
+    );
+}
+
+#[test]
+fn sorting_objects_is_bounded_by_tim_sorts_buffers() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-object-sorts");
+    let (certificate, summary) = analyze(&classes, &dir, "objectSorts");
+    // Strings compare without allocating (Comparable.compareTo covers String) and the
+    // program's comparator is followed from its code: both sorts are finite.
+    for method in [
+        "java.util.Arrays.sort([Ljava/lang/Object;)V: cases(a_length >= 32 ->",
+        "java.util.Arrays.sort([Ljava/lang/Object;Ljava/util/Comparator;)V: cases(a_length >= 32 ->",
+    ] {
+        assert!(summary.contains(method), "no `{method}` in {summary}");
+    }
+    for n in ["0", "31", "32", "600", "3000"] {
+        let report = validated(&certificate, "objectSorts", n);
+        let size: u64 = n.parse().expect("a size");
+        let (observed, predicted) = comparison(&report, "total", "objects");
+        if size < 32 {
+            // The words and their array, exactly: a binary insertion sort makes nothing.
+            assert_eq!(
+                (observed, predicted),
+                (2.into(), 2.into()),
+                "n = {n}: {report:#}"
+            );
+        }
+        specs_hold(&report, n);
+    }
 }

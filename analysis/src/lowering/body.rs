@@ -56,6 +56,9 @@ pub enum FormalKind {
     ArrayLength,
     /// A `String` parameter: its length.
     StringLength,
+    /// The `String` receiver of a spec'd method whose spec names its length (`this`): a
+    /// formal after the declared parameters, bound to the call's receiver.
+    ReceiverLength,
     /// A collection or map parameter: its size (under the `views` module's assumption).
     CollectionSize,
     /// A box parameter (`Integer`, …): its value.
@@ -325,7 +328,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             };
             let name = match kind {
                 FormalKind::Value | FormalKind::BoxedValue => var.name.to_string(),
-                FormalKind::ArrayLength | FormalKind::StringLength => {
+                FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength => {
                     format!("{}_length", var.name)
                 }
                 FormalKind::CollectionSize => format!("{}_size", var.name),
@@ -344,7 +347,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             match kind {
                 FormalKind::Value => self.value_of.insert(param, formal),
-                FormalKind::ArrayLength | FormalKind::StringLength => {
+                FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength => {
                     self.length_of.insert(param, formal)
                 }
                 FormalKind::CollectionSize => self.size_of.insert(param, formal),
@@ -1732,13 +1735,18 @@ impl<'b, 't> Lowerer<'b, 't> {
         let mut args = Vec::new();
         for (slot, kind) in target.formals.iter().enumerate() {
             let Some(kind) = kind else { continue };
-            let actual = call.and_then(|call| call.args.get(slot));
+            let actual = call.and_then(|call| match kind {
+                FormalKind::ReceiverLength => call.receiver.as_ref(),
+                _ => call.args.get(slot),
+            });
             let expr = match (kind, actual) {
                 (FormalKind::Value, Some(operand)) => self.affine(operand),
                 (FormalKind::ArrayLength, Some(Operand::Var(v))) => {
                     self.length_of.get(v).map(|&len| Expr::var(len))
                 }
-                (FormalKind::StringLength, Some(operand)) => self.string_length(operand),
+                (FormalKind::StringLength | FormalKind::ReceiverLength, Some(operand)) => {
+                    self.string_length(operand)
+                }
                 (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
@@ -2172,7 +2180,12 @@ fn names_target(call: &ir::Call, target: &CallTarget<'_>) -> bool {
     !matches!(call.kind, CallKind::Dynamic(_))
         && call.method.name == target.method.name
         && call.method.descriptor == target.method.descriptor
-        && call.args.len() == target.formals.len()
+        && call.args.len()
+            == target
+                .formals
+                .iter()
+                .filter(|&&kind| kind != Some(FormalKind::ReceiverLength))
+                .count()
 }
 
 fn fact_mentions(fact: &Fact, var: VarId) -> bool {

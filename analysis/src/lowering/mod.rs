@@ -187,7 +187,16 @@ pub fn lower_within(
     let formals: Vec<_> = bodies
         .iter()
         .map(|body| formal_kinds(body))
-        .chain(methods[code_count..].iter().map(spec_formal_kinds))
+        .chain(
+            methods[code_count..]
+                .iter()
+                .zip(&specs[code_count..])
+                .map(|(method, spec)| {
+                    spec.as_ref()
+                        .map(|spec| spec_formal_kinds(method, spec))
+                        .unwrap_or_default()
+                }),
+        )
         .collect();
     let callees = callees_by_call_site(graph, &procedures);
     let call_sites = graph.call_sites();

@@ -21,8 +21,8 @@ use super::views::{ViewType, view_type};
 
 /// Per declared parameter of `method`, how it is a formal (the same rule as for methods with
 /// code: integers by value, arrays by length; and a `String` by its length, which spec
-/// expressions may name).
-pub fn spec_formal_kinds(method: &MethodRef) -> Vec<Option<FormalKind>> {
+/// expressions may name), then the receiver's length when the spec names it.
+pub fn spec_formal_kinds(method: &MethodRef, spec: &MethodSpec) -> Vec<Option<FormalKind>> {
     let params = method
         .parsed_descriptor()
         .map(|d| d.params)
@@ -34,13 +34,17 @@ pub fn spec_formal_kinds(method: &MethodRef) -> Vec<Option<FormalKind>> {
                 (view_type(ty) == Some(ViewType::String)).then_some(FormalKind::StringLength)
             })
         })
+        .chain(
+            spec.receiver_length
+                .then_some(Some(FormalKind::ReceiverLength)),
+        )
         .collect()
 }
 
 /// The names of a spec'd method's formals: the spec's parameter names (`p0`, … by default),
-/// array lengths as `<name>_length`.
+/// array lengths as `<name>_length`, the receiver's as `this_length`.
 pub fn spec_formal_names(method: &MethodRef, spec: &MethodSpec) -> Vec<(usize, String)> {
-    spec_formal_kinds(method)
+    spec_formal_kinds(method, spec)
         .iter()
         .enumerate()
         .filter_map(|(index, kind)| {
@@ -54,6 +58,7 @@ pub fn spec_formal_names(method: &MethodRef, spec: &MethodSpec) -> Vec<(usize, S
                 FormalKind::ArrayLength | FormalKind::StringLength => {
                     Some((index, identifier(&format!("{base}_length"))))
                 }
+                FormalKind::ReceiverLength => Some((index, "this_length".to_string())),
                 // `spec_formal_kinds` gives neither: a spec states no other object views.
                 FormalKind::CollectionSize | FormalKind::BoxedValue => None,
             }
@@ -77,14 +82,14 @@ pub fn lower_spec(
     callees: &[SpecCallee],
 ) -> LoweredBody {
     let mut builder = SpecProcedure::new(name);
-    let mut by_param: Vec<Option<VarId>> = vec![None; spec_formal_kinds(method).len()];
+    let kinds = spec_formal_kinds(method, spec);
+    let mut by_param: Vec<Option<VarId>> = vec![None; kinds.len()];
     let mut preconditions = Vec::new();
-    let kinds = spec_formal_kinds(method);
     for (index, formal_name) in spec_formal_names(method, spec) {
         let formal = builder.formal(&formal_name);
         if matches!(
             kinds[index],
-            Some(FormalKind::ArrayLength | FormalKind::StringLength)
+            Some(FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength)
         ) {
             preconditions.push(Cond::Ge(Expr::var(formal)));
         }
@@ -126,8 +131,11 @@ pub fn lower_spec(
     }
     for (index, call) in spec.calls.iter().enumerate() {
         let pc = spec.call_pc(index);
-        for callee in callees.iter().filter(|c| c.pc == pc) {
-            let counter = builder.local(&format!("call{index}"));
+        // Each callee's counter and arguments have names of their own: a call dispatched to
+        // several classes (an interface spec's) is one point per callee.
+        for (target, callee) in callees.iter().filter(|c| c.pc == pc).enumerate() {
+            let name = format!("call{index}_{target}");
+            let counter = builder.local(&name);
             let guards = counted(counter, call.times.as_ref(), &by_param);
             let at = builder.reach(vec![Action::Havoc(counter)], guards);
             builder.points.push(LocalPoint {
@@ -137,7 +145,7 @@ pub fn lower_spec(
                 lengths: Vec::new(),
             });
             let args: Vec<Expr> = (0..callee.formals)
-                .map(|k| Expr::var(builder.local(&format!("call{index}_arg{k}"))))
+                .map(|k| Expr::var(builder.local(&format!("{name}_arg{k}"))))
                 .collect();
             let mut node = at;
             for arg in &args {

@@ -271,8 +271,23 @@ pub fn needs(body: &ir::Body, kind: ViewType) -> bool {
                 Operand::Var(v) => view_type(&body.var(*v).ty) == Some(kind),
                 Operand::Const(_) => false,
             });
-        reads || passes
+        reads || passes || (kind == ViewType::String && makes_text_of_receiver(body, call))
     })
+}
+
+/// Whether `call` is a `String` method on a string variable that returns a reference (a
+/// string or strings made of it: `split`, `repeat`, …), whose spec may name the receiver's
+/// length.
+fn makes_text_of_receiver(body: &ir::Body, call: &ir::Call) -> bool {
+    let Some(Operand::Var(receiver)) = &call.receiver else {
+        return false;
+    };
+    call.method.class.internal() == STRING
+        && view_type(&body.var(*receiver).ty) == Some(ViewType::String)
+        && call
+            .method
+            .parsed_descriptor()
+            .is_ok_and(|descriptor| descriptor.ret.as_ref().is_some_and(Type::is_reference))
 }
 
 #[cfg(test)]

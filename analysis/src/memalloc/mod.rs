@@ -253,6 +253,7 @@ pub fn bounds(
         assumptions: assumptions(model)
             .into_iter()
             .chain(compact_strings(local))
+            .chain(float_texts(local))
             .chain(lowered.assumptions.iter().cloned())
             .chain(spec_assumptions(graph))
             .chain(external_objects(graph))
@@ -336,24 +337,36 @@ fn assumptions(model: ObjectModel) -> Vec<String> {
 
 /// The assumption behind the bytes of bounded concatenations, when there is one.
 fn compact_strings(local: &LocalSites) -> Option<String> {
+    concat_assumption(local, COMPACT_STRINGS, |shape| {
+        shape.texts_known && shape.max_bytes.is_some()
+    })
+}
+
+/// The assumption behind concatenations of a `float` or a `double`, when there is one.
+fn float_texts(local: &LocalSites) -> Option<String> {
+    concat_assumption(local, FLOAT_TEXT_ASSUMPTION, |shape| shape.float_texts > 0)
+}
+
+/// `assumption`, when a concatenation of `local` has a shape `holds` of.
+fn concat_assumption(
+    local: &LocalSites,
+    assumption: &str,
+    holds: fn(&ConcatShape) -> bool,
+) -> Option<String> {
     local
         .sites
         .iter()
-        .any(|site| {
-            matches!(
-                site.allocation.kind,
-                AllocationKind::StringConcat(ConcatShape {
-                    two_objects: true,
-                    max_bytes: Some(_),
-                })
-            )
-        })
-        .then(|| COMPACT_STRINGS.to_string())
+        .any(|site| matches!(&site.allocation.kind, AllocationKind::StringConcat(shape) if holds(shape)))
+        .then(|| assumption.to_string())
 }
 
 /// What the byte bounds of concatenations take for granted.
 pub const COMPACT_STRINGS: &str =
     "strings are compact: Latin-1 text takes one byte per char (the JVM's default)";
+
+/// What the bound of a `float`'s or a `double`'s text (`sites::float_text`, and the bundled
+/// specs of `Double.toString` and its kin) takes for granted.
+pub const FLOAT_TEXT_ASSUMPTION: &str = "a float's or a double's text is made as JDK 17's FloatingDecimal makes it, into its thread's buffer, whose ThreadLocalMap entry, if the map exists, does not grow it";
 
 /// One assumption per spec standing for a reached method, sorted, after what the bundled
 /// specs all take for granted when one is used.
@@ -493,7 +506,7 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
         let var = body.var(*var);
         let origin = match kind {
             FormalKind::Value => format!("parameter {index} ({} {})", var.ty, var.name),
-            FormalKind::ArrayLength | FormalKind::StringLength => {
+            FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength => {
                 format!("length of parameter {index} ({})", var.name)
             }
             FormalKind::CollectionSize => format!("size of parameter {index} ({})", var.name),
@@ -517,7 +530,7 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
 
 /// The parameters of a method a spec stands for, named as its spec names them.
 fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
-    let kinds = spec_formal_kinds(method);
+    let kinds = spec_formal_kinds(method, spec);
     spec_formal_names(method, spec)
         .into_iter()
         .map(|(index, name)| {
@@ -525,6 +538,7 @@ fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
                 Some(FormalKind::ArrayLength | FormalKind::StringLength) => {
                     format!("length of parameter {index}")
                 }
+                Some(FormalKind::ReceiverLength) => "length of this".to_string(),
                 _ => format!("parameter {index}"),
             };
             Param { name, origin }

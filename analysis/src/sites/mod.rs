@@ -20,7 +20,10 @@ use membound_front::program::Program;
 use membound_jvm::error::Result;
 use membound_jvm::{MethodRef, Type};
 
-pub use concat::{CONCAT_BYTES_PER_CHAR, ConcatShape, ConcatText, concat_shape, concat_text};
+pub use concat::{
+    CONCAT_BYTES_PER_CHAR, ConcatShape, ConcatText, FLOAT_TEXT_CHARS, TextAllocation, TextObject,
+    concat_shape, concat_text, float_text,
+};
 pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 

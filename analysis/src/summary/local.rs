@@ -16,7 +16,7 @@ use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
 use super::qty::Qty;
 use crate::lowering::{Lowered, SiteInvariant, counter_head, describe_loop};
 use crate::memalloc::quantity::{at_least, at_most, extend_set};
-use crate::sites::{AllocationKind, ConcatShape, LocalSite};
+use crate::sites::{AllocationKind, ConcatShape, LocalSite, TextObject, float_text};
 
 /// Executions, objects and bytes of one local site per call of its method, with why any is ∞.
 #[derive(Clone, Debug)]
@@ -66,7 +66,8 @@ pub fn local_amount(
             &mut count,
         ),
         AllocationKind::StringConcat(shape) if text_length_column(shape, &invariant) => {
-            let amounts = string_and_bytes(program, model, &invariant, &executions, &mut count);
+            let amounts = string_and_bytes(program, model, &invariant, &executions, &mut count)
+                .and_then(|amounts| with_float_texts(program, model, shape, &executions, amounts));
             if matches!(&amounts, Ok((_, bytes)) if bytes.is_infinite()) {
                 reasons.extend(concat_reasons(shape));
             }
@@ -75,6 +76,7 @@ pub fn local_amount(
         AllocationKind::StringConcat(shape) => {
             reasons.extend(concat_reasons(shape));
             concat_amount(program, model, shape, &executions, params)
+                .and_then(|amounts| with_float_texts(program, model, shape, &executions, amounts))
         }
     };
     let (objects, bytes) = amounts.unwrap_or_else(|error| {
@@ -137,8 +139,7 @@ fn object_amount(program: &Program, model: ObjectModel, ty: &Type, executions: &
 }
 
 /// A concatenation's `String` and `byte[]` per execution (see [`ConcatShape`]): its objects
-/// are bounded when its arguments allocate nothing to become text, its bytes when the text's
-/// length is bounded too.
+/// are bounded when no argument is an object, its bytes when the text's length is bounded too.
 fn concat_amount(
     program: &Program,
     model: ObjectModel,
@@ -146,7 +147,7 @@ fn concat_amount(
     executions: &Qty,
     params: &[String],
 ) -> Amounts {
-    if !shape.two_objects {
+    if !shape.texts_known {
         return Ok((Qty::Inf, Qty::Inf));
     }
     let objects = executions.scale(&Rat::from(2));
@@ -165,7 +166,36 @@ fn concat_amount(
 /// Whether the lowering gave a concatenation whose `String` arguments make its text the
 /// length of its bytes, as an array's (`lowering::body`'s `call_point`).
 fn text_length_column(shape: ConcatShape, invariant: &SiteInvariant) -> bool {
-    shape.two_objects && shape.max_bytes.is_none() && invariant.lengths.len() == 1
+    shape.texts_known && shape.max_bytes.is_none() && invariant.lengths.len() == 1
+}
+
+/// `amounts` and, per execution, what making each `float` and `double` argument text
+/// allocates ([`float_text`]).
+fn with_float_texts(
+    program: &Program,
+    model: ObjectModel,
+    shape: ConcatShape,
+    executions: &Qty,
+    (objects, bytes): (Qty, Qty),
+) -> Amounts {
+    if shape.float_texts == 0 {
+        return Ok((objects, bytes));
+    }
+    let mut text_objects: u64 = 0;
+    let mut text_bytes: u64 = 0;
+    for allocation in &float_text() {
+        let size = match &allocation.object {
+            TextObject::Array { element, length } => model.array_layout(element).size(*length),
+            TextObject::Instance(class) => model.instance_size(program, &ClassName::new(class))?,
+        };
+        text_objects += allocation.count;
+        text_bytes += allocation.count * size;
+    }
+    let texts = u64::from(shape.float_texts);
+    Ok((
+        objects.add(&executions.scale(&Rat::from(Int::from(texts * text_objects)))),
+        bytes.add(&executions.scale(&Rat::from(Int::from(texts * text_bytes)))),
+    ))
 }
 
 /// A concatenation's `String` per execution and its `byte[]` of the length the invariant
@@ -186,8 +216,11 @@ fn string_and_bytes(
 
 /// Why a concatenation's quantities are ∞, if they are.
 fn concat_reasons(shape: ConcatShape) -> Option<String> {
-    if !shape.two_objects {
-        Some("string concatenation of a float, double or object: the text it makes of them (toString) is not analyzed".to_string())
+    if !shape.texts_known {
+        Some(
+            "string concatenation of an object: the text its toString makes is not analyzed"
+                .to_string(),
+        )
     } else if shape.max_bytes.is_none() {
         Some(
             "string concatenation of a String: its length is not bounded by the parameters"

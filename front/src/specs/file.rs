@@ -141,9 +141,23 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
     {
         return Err(format!("`{bad}` is not a parameter name"));
     }
+    // A String's methods may name its length `this`, a column after the declared parameters.
+    let string = Type::Ref(ClassName::new(STRING));
+    let receiver = class.internal() == STRING;
+    let (named, types) = if receiver {
+        let named = params
+            .iter()
+            .cloned()
+            .chain([RECEIVER.to_string()])
+            .collect();
+        let types = declared.iter().cloned().chain([string]).collect();
+        (named, types)
+    } else {
+        (params.clone(), declared.clone())
+    };
     let names = Names {
-        params: &params,
-        declared: &declared,
+        params: &named,
+        declared: &types,
     };
     let allocations = entry
         .allocates
@@ -185,12 +199,14 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
                 .collect::<Result<Vec<_>, String>>()
         })
         .transpose()?;
+    let receiver_length = receiver && names_receiver(&allocations, &calls);
     Ok(MethodSpec {
         class,
         name,
         descriptor,
         source: source.clone(),
         params,
+        receiver_length,
         allocations,
         calls,
         returns,
@@ -237,6 +253,7 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
         descriptor: Some(descriptor),
         source: source.clone(),
         params: Vec::new(),
+        receiver_length: false,
         allocations: Vec::new(),
         calls: Vec::new(),
         returns: Vec::new(),
@@ -246,6 +263,26 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
         assumption: entry.assumption,
         covers: Some(covers),
     })
+}
+
+/// The name a `String` method's spec gives its receiver's length.
+const RECEIVER: &str = "this";
+
+const STRING: &str = "java/lang/String";
+
+/// Whether an expression or a condition names the receiver's length.
+fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall]) -> bool {
+    let exprs = allocations
+        .iter()
+        .flat_map(|a| [a.count.as_ref(), a.length.as_ref()])
+        .chain(calls.iter().map(|c| c.times.as_ref()))
+        .flatten()
+        .map(|e| e.text.as_str());
+    let conditions = allocations
+        .iter()
+        .filter_map(|a| a.when.as_ref())
+        .map(|c| c.text.as_str());
+    exprs.chain(conditions).any(|text| mentions(text, RECEIVER))
 }
 
 fn allocation(entry: &AllocationEntry, names: &Names<'_>) -> Result<SpecAllocation, String> {
@@ -353,7 +390,7 @@ impl Names<'_> {
     /// Fails when `text` names a parameter without an integer value (a `String` stands for
     /// its length, as an array does).
     fn only_numeric(&self, text: &str) -> Result<(), String> {
-        let string = Type::Ref(ClassName::new("java/lang/String"));
+        let string = Type::Ref(ClassName::new(STRING));
         match self.params.iter().zip(self.declared).find(|(name, ty)| {
             ty.numeric_measure().is_none() && **ty != string && mentions(text, name)
         }) {

@@ -71,6 +71,9 @@ pub struct MethodSpec {
     /// The names expressions use for the declared parameters, in order (`p0`, `p1`, … unless
     /// the spec names them).
     pub params: Vec<String>,
+    /// Whether its expressions name the receiver's length, `this` (a `String` method's): a
+    /// column after [`MethodSpec::params`].
+    pub receiver_length: bool,
     pub allocations: Vec<SpecAllocation>,
     /// Methods it calls on objects it receives (user code it runs: `hashCode`, `toString`).
     pub calls: Vec<SpecCall>,

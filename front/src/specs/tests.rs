@@ -132,6 +132,40 @@ fn a_string_parameter_stands_for_its_length() {
 }
 
 #[test]
+fn a_string_methods_spec_names_its_receivers_length_this() {
+    let specs = parse(
+        "membound_specs: 1\nspecs: [{ method: java.lang.String.repeat(I)Ljava/lang/String;, params: [count], allocates: [{ type: \"byte[]\", length: this, count: count, when: \"this >= 2\" }] }]\n",
+    )
+    .expect("a String's receiver has a length");
+    let spec = specs
+        .find(&method("java.lang.String#repeat(I)Ljava/lang/String;"))
+        .expect("found");
+    assert!(spec.receiver_length);
+    // `this` is the column after the declared parameters.
+    let (terms, constant, _) = spec.allocations[0]
+        .length
+        .as_ref()
+        .expect("a length")
+        .integer_form(2);
+    assert_eq!(terms, vec![Int::from(0), Int::from(1)]);
+    assert_eq!(constant, Int::from(0));
+    // A spec that does not name it has no receiver formal; another class's receiver has no
+    // length.
+    let plain = parse(
+        "membound_specs: 1\nspecs: [{ method: java.lang.String.trim()Ljava/lang/String;, allocates: [{ type: java.lang.String }] }]\n",
+    )
+    .expect("parses");
+    let trim = plain
+        .find(&method("java.lang.String#trim()Ljava/lang/String;"))
+        .expect("found");
+    assert!(!trim.receiver_length);
+    let bad = error(
+        "membound_specs: 1\nspecs: [{ method: p.C.m()V, allocates: [{ type: p.N, count: this }] }]\n",
+    );
+    assert!(bad.contains("`this`"), "{bad}");
+}
+
+#[test]
 fn an_unbounded_count_is_no_expression() {
     let specs = parse(
         "membound_specs: 1\nspecs:\n  - method: p.C.m()V\n    allocates: [{ type: p.Node, count: unbounded }]\n",
