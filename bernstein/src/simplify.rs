@@ -51,7 +51,7 @@ pub fn simplify_in(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
         BoundExpr::Cases { arms, default } => cases_of(arms, default, domain),
         BoundExpr::Mul(items) => product_of(items.iter().map(|e| simplify_in(e, domain)).collect()),
         BoundExpr::Pow { base, exponent } => power_of(base, simplify_in(exponent, domain)),
-        BoundExpr::Log2 { arg } => log2_of(simplify_in(arg, domain)),
+        BoundExpr::Log2 { arg } => log2_in(simplify_in(arg, domain), domain),
     }
 }
 
@@ -103,6 +103,49 @@ fn power_of(base: &Int, exponent: BoundExpr) -> BoundExpr {
         base: base.clone(),
         exponent: Box::new(exponent),
     }
+}
+
+/// `floor_log2(arg)` on `domain`: into the arms of a `Cases` (the logarithm of the value the
+/// arm gives), the exponent of a power of two where the domain keeps it non-negative
+/// (`floor_log2(1/2*2^x) = x - 1` for `x >= 1`), folded for a constant.
+fn log2_in(arg: BoundExpr, domain: &ParamDomain) -> BoundExpr {
+    if let BoundExpr::Cases { arms, default } = &arg {
+        let arms = arms
+            .iter()
+            .map(|arm| Arm {
+                guard: arm.guard.clone(),
+                expr: BoundExpr::log2(arm.expr.clone()),
+            })
+            .collect::<Vec<_>>();
+        return cases_of(&arms, &BoundExpr::log2((**default).clone()), domain);
+    }
+    match binary_exponent(&arg) {
+        Some(exponent) if domain.implies(&Atom::ge(exponent.clone())) => BoundExpr::pol(exponent),
+        _ => log2_of(arg),
+    }
+}
+
+/// `e` with `arg = 2^e`, `e` an affine integer-valued polynomial: for `2^(j·k)`-based powers
+/// `(2^j)^k` and their products with a constant power of two (`1/2*2^x = 2^(x - 1)`).
+fn binary_exponent(arg: &BoundExpr) -> Option<Polynomial> {
+    let (factor, power) = match arg {
+        BoundExpr::Pow { .. } => (Rat::one(), arg),
+        BoundExpr::Mul(items) => match items.as_slice() {
+            [BoundExpr::Pol(c), power @ BoundExpr::Pow { .. }] => {
+                (c.as_polynomial()?.as_constant()?, power)
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let BoundExpr::Pow { base, exponent } = power else {
+        return None;
+    };
+    let exponent = exponent.as_polynomial()?;
+    let integral = exponent.degree() <= 1 && exponent.terms().all(|(_, c)| c.is_integer());
+    let j = exact_log(&Int::from(2), &Rat::from(base.clone()))?;
+    let k = exact_log(&Int::from(2), &factor)?;
+    integral.then(|| &exponent.scale(&Rat::from(j)) + &Polynomial::constant(Rat::from(k)))
 }
 
 /// `floor_log2(arg)`, folded when the argument is a constant.

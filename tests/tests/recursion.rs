@@ -433,20 +433,59 @@ fn a_recursion_down_the_objects_it_is_given_is_unbounded_and_says_so() {
 }
 
 #[test]
-fn a_call_passing_a_shift_says_which_argument_is_not_followed() {
-    let run = membound_tests::membound([
-        "analyze".as_ref(),
-        compile_fixture("recursion").as_os_str(),
-        "--method".as_ref(),
-        "recursion.Shapes.overPowerOfTwo".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("memAlloc objects: ∞"), "{}", run.stdout);
-    assert!(
-        run.stdout.contains(
-            "its bound depends on size, and the values the call passes do not keep it finite (it passes size = (1 << levels), which the analysis does not follow)"
-        ),
-        "{}",
-        run.stdout
+fn a_power_of_two_passed_as_a_shift_is_read_as_one() {
+    let cert = certificate("overPowerOfTwo");
+    // halves(2^levels) makes 2^(levels + 1) - 1 nodes.
+    for levels in 0..=12 {
+        assert_eq!(
+            objects_at(&cert, "overPowerOfTwo", &format!("levels={levels}")),
+            (1i64 << (levels + 1)) - 1,
+            "levels={levels}"
+        );
+    }
+    // The JVM takes the shift count modulo 32: 1 << 31 is negative, 1 << 32 is 1.
+    for levels in [-1, 31, 32] {
+        assert_eq!(
+            objects_at(&cert, "overPowerOfTwo", &format!("levels={levels}")),
+            "infty",
+            "levels={levels}"
+        );
+    }
+    let (observed, predicted) = run(&cert, &["overPowerOfTwo", "7"]);
+    assert_eq!(observed, 255);
+    assert_eq!(predicted, 255);
+    let text = membound_tests::fixture_output(
+        "analyze",
+        "recursion",
+        "recursion.Shapes.overPowerOfTwo",
+        &[],
     );
+    assert!(
+        text.contains(
+            "it passes size = (1 << levels), which the analysis reads as 2^levels only for \
+             0 <= levels <= 30, the JVM taking an int shift count modulo 32"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_quadtree_over_a_diagonal_from_a_shift_is_finite_and_never_below_a_run() {
+    let cert = certificate("diagonal");
+    // The real count is 2^(levels + 2) - 3 (one grey square on the diagonal per level); the
+    // recursion's bound does not know the squares it recurses into stay on the diagonal, so it
+    // counts a full four-ary tree: (4^(levels + 2) - 1)/3.
+    for levels in 0..=10 {
+        let bound = objects_at(&cert, "diagonal", &format!("levels={levels}"));
+        let full = ((1i64 << (2 * levels + 4)) - 1) / 3;
+        assert_eq!(bound, full, "levels={levels}");
+    }
+    for levels in [2, 5] {
+        let (observed, predicted) = run(&cert, &["diagonal", &levels.to_string()]);
+        assert_eq!(observed, (1i64 << (levels + 2)) - 3, "levels={levels}");
+        assert!(
+            predicted.as_i64() >= observed.as_i64(),
+            "levels={levels}: {predicted} < {observed}"
+        );
+    }
 }

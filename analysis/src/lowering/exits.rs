@@ -103,7 +103,7 @@ fn exit_test(body: &Body, blocks: &[usize], block: usize) -> Option<String> {
 /// The variable `operand` holds before the statement `end` of `block`, through the block's
 /// copies, with the index of the statement defining it there (`None`: defined before the
 /// block).
-fn traced(
+pub(super) fn traced(
     body: &Body,
     block: usize,
     end: usize,

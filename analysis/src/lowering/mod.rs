@@ -31,6 +31,7 @@ mod fields;
 mod fresh;
 pub(crate) mod liveness;
 mod loops;
+mod powers;
 mod specs;
 #[cfg(test)]
 mod tests;
@@ -53,10 +54,11 @@ use membound_jvm::error::{Error, Result};
 
 pub use body::{
     CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, counter_head,
-    formal_kinds, identifier, lower_body, numeric_formal_kind,
+    declared_param, formal_kinds, identifier, lower_body, numeric_formal_kind,
 };
 pub use exits::{describe_loop, untracked_argument};
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
+pub use powers::MAX_INT_SHIFT;
 pub use specs::{spec_formal_kinds, spec_formal_names};
 
 use specs::{SpecCallee, lower_spec};
@@ -482,7 +484,9 @@ fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
 
 impl Lowered {
     /// Of `formals` (the callee's formals a bound depends on), those the call at `pc` of
-    /// `caller` passes a value the lowering does not follow, as `size = (1 << levels)`.
+    /// `caller` passes a value the lowering does not follow, as `size = (1 << levels), which
+    /// the analysis does not follow`; a power of two the summaries read as one (see
+    /// [`powers`]) says for which shift counts.
     pub fn untracked_arguments(
         &self,
         program: &JavaProgram,
@@ -505,7 +509,57 @@ impl Lowered {
         value_formals
             .filter(|((_, kind), name)| *kind == FormalKind::Value && formals.contains(name))
             .filter_map(|((index, _), name)| {
-                untracked_argument(&caller_body, pc, index).map(|value| format!("{name} = {value}"))
+                let value = untracked_argument(&caller_body, pc, index)?;
+                let followed = match powers::power_of_two_argument(&caller_body, pc, index) {
+                    Some(exponent) => {
+                        let x = &caller_body
+                            .var(declared_param(&caller_body, exponent)?)
+                            .name;
+                        format!(
+                            "which the analysis reads as 2^{x} only for 0 <= {x} <= \
+                             {MAX_INT_SHIFT}, the JVM taking an int shift count modulo 32"
+                        )
+                    }
+                    None => "which the analysis does not follow".to_string(),
+                };
+                Some(format!("{name} = {value}, {followed}"))
+            })
+            .collect()
+    }
+
+    /// The callee's formals the call at `pc` of `caller` passes as `1 << x`, each with the
+    /// caller's formal that holds `x` (see [`powers`]): (callee formal, caller formal).
+    pub fn power_of_two_arguments(
+        &self,
+        program: &JavaProgram,
+        caller: &MethodRef,
+        pc: u32,
+        callee: &MethodRef,
+    ) -> Vec<(String, String)> {
+        let (Ok(caller_body), Ok(callee_body), Some(callee_names), Some(caller_names)) = (
+            program.body(caller),
+            program.body(callee),
+            self.formal_names(callee),
+            self.formal_names(caller),
+        ) else {
+            return Vec::new();
+        };
+        let caller_kinds = formal_kinds(&caller_body);
+        // The caller's formal of declared parameter `index`, when it is an integer value.
+        let caller_formal = |index: usize| {
+            (caller_kinds.get(index)? == &Some(FormalKind::Value)).then(|| {
+                let position = caller_kinds[..index].iter().flatten().count();
+                caller_names[position].clone()
+            })
+        };
+        let declared = formal_kinds(&callee_body).into_iter().enumerate();
+        declared
+            .filter_map(|(index, kind)| kind.map(|kind| (index, kind)))
+            .zip(callee_names)
+            .filter(|((_, kind), _)| *kind == FormalKind::Value)
+            .filter_map(|((index, _), name)| {
+                let exponent = powers::power_of_two_argument(&caller_body, pc, index)?;
+                Some((name, caller_formal(exponent)?))
             })
             .collect()
     }
