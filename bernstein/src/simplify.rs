@@ -169,7 +169,7 @@ fn log2_of(arg: BoundExpr) -> BoundExpr {
 /// exponent rounded up that evaluation takes).
 pub fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
     let mut terms = LikeTerms::default();
-    for item in items {
+    for item in under_shared_guards(items) {
         if item == BoundExpr::Inf {
             return BoundExpr::Inf;
         }
@@ -200,6 +200,52 @@ pub fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
         }
     }
     BoundExpr::Sum(rest)
+}
+
+/// A sum's terms (nested sums flattened) with the cases of one arm and a zero default that
+/// share their guard added under it (`cases(g -> a; 0) + cases(g -> b; 0) = cases(g -> a + b;
+/// 0)`), so a bound of the sum does not take each one's maximum apart (the maximum of
+/// `cases(g -> -3; 0)` alone is 0).
+fn under_shared_guards(items: Vec<BoundExpr>) -> Vec<BoundExpr> {
+    let mut flat = Vec::new();
+    let mut pending = items;
+    pending.reverse();
+    while let Some(item) = pending.pop() {
+        match item {
+            BoundExpr::Sum(inner) => pending.extend(inner.into_iter().rev()),
+            other => flat.push(other),
+        }
+    }
+    let mut merged: Vec<BoundExpr> = Vec::new();
+    let mut guarded: Vec<(Guard, Vec<BoundExpr>)> = Vec::new();
+    for item in flat {
+        match item {
+            BoundExpr::Cases { arms, default } if arms.len() == 1 && default.is_zero() => {
+                let Arm { guard, expr } = arms.into_iter().next().expect("one arm");
+                match guarded.iter_mut().find(|(g, _)| *g == guard) {
+                    Some((_, exprs)) => exprs.push(expr),
+                    None => guarded.push((guard, vec![expr])),
+                }
+            }
+            other => merged.push(other),
+        }
+    }
+    let under = |guard: &Guard, expr: BoundExpr| BoundExpr::Cases {
+        arms: vec![Arm {
+            guard: guard.clone(),
+            expr,
+        }],
+        default: Box::new(BoundExpr::zero()),
+    };
+    for (guard, exprs) in guarded {
+        // Equal terms stay apart: they add up as like terms (`2*cases(…)`).
+        if exprs.iter().all(|e| *e == exprs[0]) {
+            merged.extend(exprs.into_iter().map(|e| under(&guard, e)));
+        } else {
+            merged.push(under(&guard, sum_of(exprs)));
+        }
+    }
+    merged
 }
 
 /// The terms of a sum: its polynomial part, and the others as multiples of distinct cores in

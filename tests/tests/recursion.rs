@@ -470,22 +470,30 @@ fn a_power_of_two_passed_as_a_shift_is_read_as_one() {
 }
 
 #[test]
-fn a_quadtree_over_a_diagonal_from_a_shift_is_finite_and_never_below_a_run() {
+fn a_quadtree_over_a_diagonal_from_a_shift_counts_the_diagonal_only() {
     let cert = certificate("diagonal");
-    // The real count is 2^(levels + 2) - 3 (one grey square on the diagonal per level); the
-    // recursion's bound does not know the squares it recurses into stay on the diagonal, so it
-    // counts a full four-ary tree: (4^(levels + 2) - 1)/3.
-    for levels in 0..=10 {
-        let bound = objects_at(&cert, "diagonal", &format!("levels={levels}"));
-        let full = ((1i64 << (2 * levels + 4)) - 1) / 3;
-        assert_eq!(bound, full, "levels={levels}");
+    // One grey square on the diagonal per level: 2^(levels + 2) - 3 squares. The recursion in
+    // general makes a four-ary tree; on the line x0 = y0, which its calls keep or leave for a
+    // leaf, the squares that recurse make a binary one.
+    let expected = |levels: i64| (1i64 << (levels + 2)) - 3;
+    let solved = rsolve("c(n) - 2*c(n - 1) - 3", "{c(0): 1}", &[1, 5, 10]);
+    assert_eq!(solved, [expected(1), expected(5), expected(10)]);
+    for levels in 0..=12 {
+        let at = eval_method(
+            &cert,
+            "recursion.Shapes.diagonal",
+            &format!("levels={levels}"),
+        );
+        assert_eq!(
+            at["mem_alloc"]["objects"],
+            expected(levels),
+            "levels={levels}"
+        );
+        assert_eq!(at["mem_rq"]["objects"], expected(levels), "levels={levels}");
     }
     for levels in [2, 5] {
         let (observed, predicted) = run(&cert, &["diagonal", &levels.to_string()]);
-        assert_eq!(observed, (1i64 << (levels + 2)) - 3, "levels={levels}");
-        assert!(
-            predicted.as_i64() >= observed.as_i64(),
-            "levels={levels}: {predicted} < {observed}"
-        );
+        assert_eq!(observed, expected(levels), "levels={levels}");
+        assert_eq!(predicted, expected(levels), "levels={levels}");
     }
 }
