@@ -130,7 +130,7 @@ pub(super) fn traced(
 }
 
 /// Where `operand`, read before the statement `end` of `block`, gets its value.
-fn operand_source(body: &Body, block: usize, end: usize, operand: &Operand) -> String {
+pub(super) fn operand_source(body: &Body, block: usize, end: usize, operand: &Operand) -> String {
     let Some((var, definition)) = traced(body, block, end, operand) else {
         return match operand {
             Operand::Const(constant) => constant.to_string(),

@@ -78,10 +78,22 @@ pub struct Lowered {
     /// Per procedure, the origins of its field-view and fixed-local formals (the last of its
     /// formals).
     view_origins: Vec<Vec<String>>,
+    /// Per procedure, the origins of its chain formals and why some of its walks are not
+    /// followed.
+    walk_notes: Vec<WalkNotes>,
     /// What the field views take for granted.
     pub assumptions: Vec<String>,
     /// The sets of the call paths asked for so far.
     path_sets: std::sync::Mutex<HashMap<Vec<PathCall>, CallSet>>,
+}
+
+/// What a procedure's walks along linked structures leave to its reasons.
+#[derive(Clone, Debug, Default)]
+struct WalkNotes {
+    /// The origins of its chain formals (`length of the chain from …`).
+    chain_origins: Vec<String>,
+    /// Why cursors it creates have no rest ([`chains::Walks::unfollowed`]).
+    unfollowed: Vec<String>,
 }
 
 /// The counting invariant of a creation site (or of the suffix of its chain from some method).
@@ -235,6 +247,13 @@ pub fn lower_within(
     }
     plans.resize(methods.len(), FieldPlan::default());
     let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();
+    let walk_notes: Vec<WalkNotes> = plans
+        .iter()
+        .map(|plan| WalkNotes {
+            chain_origins: plan.walks.roots.iter().map(|r| r.origin.clone()).collect(),
+            unfollowed: plan.walks.unfollowed.clone(),
+        })
+        .collect();
     let formal_counts: Vec<usize> = formals
         .iter()
         .zip(&view_origins)
@@ -327,6 +346,7 @@ pub fn lower_within(
         inductive,
         lengths,
         view_origins,
+        walk_notes,
         assumptions,
         path_sets: std::sync::Mutex::default(),
     })
@@ -591,6 +611,45 @@ impl Lowered {
             .zip(origins)
             .map(|(&f, origin)| (procedure.var_name(f).to_string(), origin.clone()))
             .collect()
+    }
+
+    /// Of `formals` (the callee's formals a bound depends on), the chain lengths (walks along
+    /// a field, [`chains`]) with, when the caller could not bind them, why the caller's walks
+    /// are not followed: `next_length, where the health.PatientEnumeration created at offset 4
+    /// walks health.Patient.next, which the call at offset 40 to … may write while it walks`.
+    pub fn unbound_chains(
+        &self,
+        caller: &MethodRef,
+        callee: &MethodRef,
+        formals: &[String],
+    ) -> Option<String> {
+        let (caller_notes, callee_notes) = (self.walk_notes(caller)?, self.walk_notes(callee)?);
+        let chains: Vec<String> = self
+            .view_params(callee)
+            .into_iter()
+            .filter(|(name, origin)| {
+                formals.contains(name) && callee_notes.chain_origins.contains(origin)
+            })
+            .map(|(name, _)| name)
+            .collect();
+        if chains.is_empty() || caller_notes.unfollowed.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{}, where {}",
+            chains.join(", "),
+            caller_notes.unfollowed.join("; ")
+        ))
+    }
+
+    /// Why cursors `method` creates are not followed (see [`chains::Walks::unfollowed`]).
+    pub fn unfollowed_walks(&self, method: &MethodRef) -> &[String] {
+        self.walk_notes(method)
+            .map_or(&[][..], |notes| notes.unfollowed.as_slice())
+    }
+
+    fn walk_notes(&self, method: &MethodRef) -> Option<&WalkNotes> {
+        Some(&self.walk_notes[self.procedures.get(method)?.0])
     }
 
     /// The counting invariant of the allocation at `pc` of `method` (one point per execution

@@ -719,10 +719,14 @@ impl CallSite<'_> {
                 &summary.method,
                 &depends,
             );
-            let passes = match untracked.is_empty() {
+            let mut passes = match untracked.is_empty() {
                 true => String::new(),
                 false => format!(" (it passes {})", untracked.join("; ")),
             };
+            let lowered = self.inputs.lowered;
+            if let Some(chains) = lowered.unbound_chains(self.method, &summary.method, &depends) {
+                passes.push_str(&format!(" (it cannot bind {chains})"));
+            }
             format!(
                 "its bound depends on {}, and the values the call passes do not keep it \
                  finite{passes}",
