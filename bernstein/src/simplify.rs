@@ -36,7 +36,114 @@ pub fn simplify(expr: &BoundExpr, assumptions: &Guard) -> BoundExpr {
     if domain.is_empty() {
         return expr.clone();
     }
-    simplify_in(expr, &domain)
+    shared_guards_out(&simplify_in(expr, &domain), &domain)
+}
+
+/// `expr` with the guard of one-arm `Cases` that a sum, product, maximum, power or logarithm
+/// holds more than one of (and no other guard of one-arm `Cases`) taken out, from the leaves
+/// up: `cases(g -> 1/3)*4^cases(g -> l - 1) + cases(g -> -1/3)` reads
+/// `cases(g -> 1/3*4^(l - 1) - 1/3; otherwise -> 0)`. Exact: each such `Cases` gives its arm
+/// exactly where `g` holds, wherever it sits.
+fn shared_guards_out(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
+    let all = |items: &[BoundExpr]| -> Vec<BoundExpr> {
+        items.iter().map(|e| shared_guards_out(e, domain)).collect()
+    };
+    let rebuilt = match expr {
+        BoundExpr::Inf | BoundExpr::Pol(_) => return expr.clone(),
+        BoundExpr::Cases { arms, default } => {
+            return BoundExpr::Cases {
+                arms: arms
+                    .iter()
+                    .map(|arm| Arm {
+                        guard: arm.guard.clone(),
+                        expr: shared_guards_out(&arm.expr, domain),
+                    })
+                    .collect(),
+                default: Box::new(shared_guards_out(default, domain)),
+            };
+        }
+        BoundExpr::Sum(items) => BoundExpr::Sum(all(items)),
+        BoundExpr::Max(items) => BoundExpr::Max(all(items)),
+        BoundExpr::Mul(items) => BoundExpr::Mul(all(items)),
+        BoundExpr::Pow { base, exponent } => BoundExpr::Pow {
+            base: base.clone(),
+            exponent: Box::new(shared_guards_out(exponent, domain)),
+        },
+        BoundExpr::Log2 { arg } => BoundExpr::log2(shared_guards_out(arg, domain)),
+    };
+    let mut guards: Vec<(&Guard, usize)> = Vec::new();
+    for child in rebuilt.children() {
+        one_arm_guards(child, &mut guards);
+    }
+    // A maximum takes a lone guard out too: `max(0, cases(g -> x; otherwise -> 0))` is
+    // `cases(g -> max(0, x); otherwise -> 0)`.
+    let enough = if matches!(rebuilt, BoundExpr::Max(_)) {
+        1
+    } else {
+        2
+    };
+    match guards.as_slice() {
+        [(guard, uses)] if *uses >= enough => {
+            let guard = (*guard).clone();
+            let arm = Arm {
+                guard: guard.clone(),
+                expr: taking(&rebuilt, &guard, true),
+            };
+            cases_of(&[arm], &taking(&rebuilt, &guard, false), domain)
+        }
+        _ => rebuilt,
+    }
+}
+
+/// The guards of the outermost one-arm `Cases` in `expr` (those inside another are that one's
+/// business), with how often each occurs.
+fn one_arm_guards<'e>(expr: &'e BoundExpr, guards: &mut Vec<(&'e Guard, usize)>) {
+    if let BoundExpr::Cases { arms, .. } = expr
+        && let [arm] = arms.as_slice()
+    {
+        match guards.iter_mut().find(|(g, _)| *g == &arm.guard) {
+            Some((_, uses)) => *uses += 1,
+            None => guards.push((&arm.guard, 1)),
+        }
+        return;
+    }
+    for child in expr.children() {
+        one_arm_guards(child, guards);
+    }
+}
+
+/// `expr` with every one-arm `Cases` guarded by `guard` replaced by its arm (`holds`) or its
+/// default.
+fn taking(expr: &BoundExpr, guard: &Guard, holds: bool) -> BoundExpr {
+    let all = |items: &[BoundExpr]| -> Vec<BoundExpr> {
+        items.iter().map(|e| taking(e, guard, holds)).collect()
+    };
+    match expr {
+        BoundExpr::Cases { arms, default } => match arms.as_slice() {
+            [arm] if arm.guard == *guard => {
+                taking(if holds { &arm.expr } else { default }, guard, holds)
+            }
+            _ => BoundExpr::Cases {
+                arms: arms
+                    .iter()
+                    .map(|arm| Arm {
+                        guard: arm.guard.clone(),
+                        expr: taking(&arm.expr, guard, holds),
+                    })
+                    .collect(),
+                default: Box::new(taking(default, guard, holds)),
+            },
+        },
+        BoundExpr::Inf | BoundExpr::Pol(_) => expr.clone(),
+        BoundExpr::Sum(items) => BoundExpr::Sum(all(items)),
+        BoundExpr::Max(items) => BoundExpr::Max(all(items)),
+        BoundExpr::Mul(items) => BoundExpr::Mul(all(items)),
+        BoundExpr::Pow { base, exponent } => BoundExpr::Pow {
+            base: base.clone(),
+            exponent: Box::new(taking(exponent, guard, holds)),
+        },
+        BoundExpr::Log2 { arg } => BoundExpr::log2(taking(arg, guard, holds)),
+    }
 }
 
 /// `expr` simplified on `domain` (whose parameters include every one `expr` mentions).
@@ -58,6 +165,53 @@ pub fn simplify_in(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
 /// Most bits of a power of a constant folded into a polynomial leaf (larger ones stay powers,
 /// which read better and evaluate lazily).
 const MAX_FOLDED_BITS: u64 = 128;
+
+/// Whether `expr`, of the form `c·b^e + d` (`c > 0`, `e` affine), is at least `value` on
+/// `domain`: where the domain keeps `e` at or above the least integer `k` with
+/// `c·b^k + d >= value`.
+fn power_at_least(expr: &BoundExpr, value: &Rat, domain: &ParamDomain) -> bool {
+    let (power, rest): (Vec<&BoundExpr>, Vec<&BoundExpr>) = match expr {
+        BoundExpr::Sum(items) => items.iter().partition(|e| e.as_polynomial().is_none()),
+        other => (vec![other], Vec::new()),
+    };
+    let d = rest.iter().try_fold(Rat::zero(), |sum, e| {
+        Some(sum + e.as_polynomial()?.as_constant()?)
+    });
+    let (Some(d), [power]) = (d, power.as_slice()) else {
+        return false;
+    };
+    let (c, base, exponent) = match power {
+        BoundExpr::Pow { base, exponent } => (Rat::one(), base, exponent),
+        BoundExpr::Mul(items) => match items.as_slice() {
+            [BoundExpr::Pol(c), BoundExpr::Pow { base, exponent }] => {
+                let Some(c) = c.as_polynomial().and_then(Polynomial::as_constant) else {
+                    return false;
+                };
+                (c, base, exponent)
+            }
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let Some(exponent) = exponent.as_polynomial().filter(|e| e.degree() <= 1) else {
+        return false;
+    };
+    if !c.is_positive() {
+        return false;
+    }
+    // b^k >= t for the least such integer k >= 0 (b^e > 0, so t <= 0 needs nothing).
+    let t = (value.clone() - d) / c;
+    if !t.is_positive() {
+        return true;
+    }
+    let mut k = 0i64;
+    let mut reached = Rat::one();
+    while reached < t {
+        reached = reached * Rat::from(base.clone());
+        k += 1;
+    }
+    domain.implies(&Atom::ge(exponent - &Polynomial::constant(Rat::from(k))))
+}
 
 /// A product with nested products flattened and its polynomial factors multiplied (first).
 pub fn product_of(items: Vec<BoundExpr>) -> BoundExpr {
@@ -428,6 +582,19 @@ fn max_of(items: Vec<BoundExpr>, domain: &ParamDomain) -> BoundExpr {
     if let Some((common, rest)) = factor_common(&operands) {
         return sum_of(vec![BoundExpr::pol(common), max_of(rest, domain)]);
     }
+    // A constant below a power that the domain keeps above it (`max(0, 2^(l - 1) - 1)` for
+    // `l >= 1`) is never the maximum.
+    let dominated: Vec<bool> = operands
+        .iter()
+        .map(|operand| {
+            operand
+                .as_polynomial()
+                .and_then(Polynomial::as_constant)
+                .is_some_and(|c| operands.iter().any(|o| power_at_least(o, &c, domain)))
+        })
+        .collect();
+    let mut dominated = dominated.into_iter();
+    operands.retain(|_| !dominated.next().unwrap_or(false));
     let (polys, others): (Vec<BoundExpr>, Vec<BoundExpr>) = operands
         .into_iter()
         .partition(|e| e.as_polynomial().is_some());

@@ -450,9 +450,10 @@ impl<'a> Regions<'a> {
             objects: add(&escapes.objects, &stack.objects),
             bytes: add(&escapes.bytes, &stack.bytes),
         };
+        // Simplified once more as a whole: the sums of its parts read as one formula.
         let guarded = |amount: &Amount| Amount {
-            objects: summary.guarded(amount.objects.clone()),
-            bytes: summary.guarded(amount.bytes.clone()),
+            objects: summary.guarded(simplify(&amount.objects, &Guard::always())),
+            bytes: summary.guarded(simplify(&amount.bytes, &Guard::always())),
         };
         RegionAmounts {
             mem_captured: guarded(&self.captured[&node]),
