@@ -315,6 +315,19 @@ fn product_bound(
     if others.is_empty() {
         return quasi_polynomial_bound(&polynomial, polytope);
     }
+    // A non-negative constant times one factor: the constant times that factor's maximum,
+    // whatever the factor's sign.
+    if let ([factor], Some(c)) = (
+        others.as_slice(),
+        polynomial.as_polynomial().and_then(Polynomial::as_constant),
+    ) && !c.is_negative()
+    {
+        let bound = bound_expr_over(factor, polytope)?;
+        return Ok(BoundExpr::Mul(vec![
+            BoundExpr::pol(Polynomial::constant(c)),
+            bound,
+        ]));
+    }
     let joint = polytope.joint_domain();
     let sign_proved = |qp: &QuasiPolynomial| qp.classes().iter().all(|c| nonnegative_on(c, &joint));
     if !others.iter().all(|f| proved_nonnegative(f, &joint)) {

@@ -1073,4 +1073,54 @@ mod tests {
             membound_polyhedra::Value::Infinite
         );
     }
+
+    #[test]
+    fn a_guard_shared_below_a_sum_is_taken_out_and_the_value_kept() {
+        let l = Polynomial::var("l".to_string());
+        let at_two = Guard::from_atoms(vec![Atom::ge(&l - &k(2))]);
+        let guarded = |expr: BoundExpr| BoundExpr::Cases {
+            arms: vec![Arm {
+                guard: at_two.clone(),
+                expr,
+            }],
+            default: Box::new(BoundExpr::zero()),
+        };
+        let third = BoundExpr::pol(Polynomial::constant(Rat::new(1, 3).unwrap()));
+        // cases(l >= 2 -> 1/3)*4^cases(l >= 2 -> l - 1) + cases(l >= 2 -> -1/3), as the
+        // bound of a four-ary tree builder's calls reads before it is simplified.
+        let tangled = BoundExpr::Sum(vec![
+            BoundExpr::Mul(vec![
+                guarded(third.clone()),
+                BoundExpr::pow(4, guarded(BoundExpr::pol(&l - &k(1)))).unwrap(),
+            ]),
+            guarded(BoundExpr::pol(Polynomial::constant(
+                Rat::new(-1, 3).unwrap(),
+            ))),
+        ]);
+        let simplified = simplify(&tangled, &Guard::always());
+        assert_eq!(
+            simplified.to_readable(),
+            "cases(l >= 2 -> 1/3*4^(l - 1) - 1/3; otherwise -> 0)"
+        );
+        for n in -2..8 {
+            let point = BTreeMap::from([("l".to_string(), Rat::from(n))]);
+            assert_eq!(
+                simplified.eval(&point).unwrap(),
+                tangled.eval(&point).unwrap(),
+                "l = {n}"
+            );
+        }
+        // A power the domain keeps at or above 1 leaves 0 out of a maximum.
+        let power = sum_of(vec![
+            BoundExpr::pow(2, BoundExpr::pol(&l - &k(1))).unwrap(),
+            BoundExpr::pol(k(-1)),
+        ]);
+        let max = BoundExpr::Max(vec![BoundExpr::zero(), power.clone()]);
+        let at_one = Guard::from_atoms(vec![Atom::ge(&l - &k(1))]);
+        assert_eq!(simplify(&max, &at_one), power);
+        assert_eq!(
+            simplify(&max, &Guard::always()).to_readable(),
+            "max(0, 2^(l - 1) - 1)"
+        );
+    }
 }
