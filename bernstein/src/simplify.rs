@@ -207,7 +207,7 @@ fn power_at_least(expr: &BoundExpr, value: &Rat, domain: &ParamDomain) -> bool {
     let mut k = 0i64;
     let mut reached = Rat::one();
     while reached < t {
-        reached = reached * Rat::from(base.clone());
+        reached *= Rat::from(base.clone());
         k += 1;
     }
     domain.implies(&Atom::ge(exponent - &Polynomial::constant(Rat::from(k))))

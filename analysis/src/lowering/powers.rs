@@ -7,7 +7,7 @@
 use membound_front::ir::{BinOp, Body, Const, Expr, Operand, StmtKind};
 
 use super::body::declared_param;
-use super::exits::traced;
+use super::exits::{argument_definition, traced};
 
 /// The largest shift count for which `1 << x` on an `int` is `2^x`: the JVM takes the count
 /// modulo 32, and `1 << 31` is negative.
@@ -17,19 +17,7 @@ pub const MAX_INT_SHIFT: i64 = 30;
 /// `x` the call at `pc` of `body` passes as argument `index` in the form `1 << x` on `int`s,
 /// when `x` is a parameter `body` never assigns.
 pub fn power_of_two_argument(body: &Body, pc: u32, index: usize) -> Option<usize> {
-    let (block, at, call) = body.blocks.iter().enumerate().find_map(|(b, block)| {
-        block
-            .stmts
-            .iter()
-            .enumerate()
-            .find_map(|(i, stmt)| match &stmt.kind {
-                StmtKind::Invoke { call, .. } if stmt.pc == pc => Some((b, i, call)),
-                _ => None,
-            })
-    })?;
-    let (_, Some(definition)) = traced(body, block, at, call.args.get(index)?)? else {
-        return None;
-    };
+    let (block, definition, _) = argument_definition(body, pc, index)?;
     let StmtKind::Assign {
         value:
             Expr::Binary {
