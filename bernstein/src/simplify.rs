@@ -166,6 +166,42 @@ pub fn simplify_in(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
 /// which read better and evaluate lazily).
 const MAX_FOLDED_BITS: u64 = 128;
 
+/// The maximum of `operands` when they are one-arm cases with a zero default whose guards no
+/// point satisfies two of (`max(cases(l >= 3 -> l - 1; 0), cases(l = 2 -> 1; 0))`): one case
+/// per guard, `cases(l >= 3 -> l - 1; l = 2 -> 1; otherwise -> 0)`, each arm the larger of its
+/// value and 0. `None` for any other maximum.
+fn disjoint_cases_joined(operands: &[BoundExpr], domain: &ParamDomain) -> Option<BoundExpr> {
+    let arms: Vec<&Arm> = operands
+        .iter()
+        .map(|operand| match operand {
+            BoundExpr::Cases { arms, default } if default.is_zero() => match arms.as_slice() {
+                [arm] => Some(arm),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    if arms.len() < 2 {
+        return None;
+    }
+    let disjoint = arms.iter().enumerate().all(|(i, a)| {
+        arms[i + 1..]
+            .iter()
+            .all(|b| domain.with_guard(&a.guard).with_guard(&b.guard).is_empty())
+    });
+    if !disjoint {
+        return None;
+    }
+    let joined: Vec<Arm> = arms
+        .into_iter()
+        .map(|arm| Arm {
+            guard: arm.guard.clone(),
+            expr: BoundExpr::Max(vec![arm.expr.clone(), BoundExpr::zero()]),
+        })
+        .collect();
+    Some(cases_of(&joined, &BoundExpr::zero(), domain))
+}
+
 /// Whether `expr`, of the form `c·b^e + d` (`c > 0`, `e` affine), is at least `value` on
 /// `domain`: where the domain keeps `e` at or above the least integer `k` with
 /// `c·b^k + d >= value`.
@@ -581,6 +617,9 @@ fn max_of(items: Vec<BoundExpr>, domain: &ParamDomain) -> BoundExpr {
     }
     if let Some((common, rest)) = factor_common(&operands) {
         return sum_of(vec![BoundExpr::pol(common), max_of(rest, domain)]);
+    }
+    if let Some(joined) = disjoint_cases_joined(&operands, domain) {
+        return joined;
     }
     // A constant below a power that the domain keeps above it (`max(0, 2^(l - 1) - 1)` for
     // `l >= 1`) is never the maximum.
@@ -1121,6 +1160,22 @@ mod tests {
         assert_eq!(
             simplify(&max, &Guard::always()).to_readable(),
             "max(0, 2^(l - 1) - 1)"
+        );
+        // The maximum of cases on disjoint guards is one case per guard.
+        let on = |guard: Atom, expr: Polynomial| BoundExpr::Cases {
+            arms: vec![Arm {
+                guard: Guard::from_atoms(vec![guard]),
+                expr: BoundExpr::pol(expr),
+            }],
+            default: Box::new(BoundExpr::zero()),
+        };
+        let pieces = BoundExpr::Max(vec![
+            on(Atom::ge(&l - &k(3)), &l - &k(1)),
+            on(Atom::eq(&l - &k(2)), k(1)),
+        ]);
+        assert_eq!(
+            simplify(&pieces, &Guard::always()).to_readable(),
+            "cases(l >= 3 -> l - 1; l = 2 -> 1; otherwise -> 0)"
         );
     }
 }
