@@ -75,6 +75,7 @@ pub mod expr;
 pub mod guard;
 pub mod java;
 pub mod maximize;
+mod powers;
 pub mod simplify;
 pub mod small_values;
 pub mod text;

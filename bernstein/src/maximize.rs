@@ -233,17 +233,27 @@ pub fn bound_expr_over(
         BoundExpr::Sum(items) => BoundExpr::Sum(over_each(items)?),
         BoundExpr::Max(items) => BoundExpr::Max(over_each(items)?),
         BoundExpr::Cases { arms, default } => {
-            let mut bounds = vec![bound_expr_over(default, polytope)?];
-            for arm in arms {
-                bounds.push(bound_expr_over(&arm.expr, &cut_by(polytope, &arm.guard))?);
+            // Each arm where its guard holds and no earlier one does, the default where none
+            // does (as far as `beyond_arms` cuts them away).
+            let mut bounds = Vec::new();
+            for (index, arm) in arms.iter().enumerate() {
+                for piece in beyond_arms(&cut_by(polytope, &arm.guard), &arms[..index]) {
+                    bounds.push(bound_expr_over(&arm.expr, &piece)?);
+                }
+            }
+            for piece in beyond_arms(polytope, arms) {
+                bounds.push(bound_expr_over(default, &piece)?);
             }
             BoundExpr::Max(bounds)
         }
         BoundExpr::Inf => return Ok(infinite_where_not_empty(polytope)),
-        BoundExpr::Pow { base, exponent } => BoundExpr::Pow {
-            base: base.clone(),
-            exponent: Box::new(bound_expr_over(exponent, polytope)?),
-        },
+        BoundExpr::Pow { base, exponent } => where_not_empty(
+            polytope,
+            BoundExpr::Pow {
+                base: base.clone(),
+                exponent: Box::new(bound_expr_over(exponent, polytope)?),
+            },
+        ),
         BoundExpr::Log2 { arg } => BoundExpr::log2(bound_expr_over(arg, polytope)?),
         BoundExpr::Mul(factors) => product_bound(factors, polytope)?,
     };
@@ -268,15 +278,21 @@ fn quasi_polynomial_bound(
 
 /// ∞ where the polytope is not empty, 0 elsewhere.
 fn infinite_where_not_empty(polytope: &ParametricPolytope) -> BoundExpr {
+    where_not_empty(polytope, BoundExpr::Inf)
+}
+
+/// `bound` where the polytope may have points, 0 elsewhere (a power's bound is at least 1
+/// even where its exponent's is 0 because there is nothing to bound).
+fn where_not_empty(polytope: &ParametricPolytope, bound: BoundExpr) -> BoundExpr {
     let context = polytope.context();
     if context.is_empty() {
         return BoundExpr::zero();
     }
-    let arm = Arm {
-        guard: context.to_guard(),
-        expr: BoundExpr::Inf,
-    };
-    cases(vec![arm], BoundExpr::zero())
+    let guard = context.to_guard();
+    if guard.atoms.is_empty() {
+        return bound;
+    }
+    cases(vec![Arm { guard, expr: bound }], BoundExpr::zero())
 }
 
 /// The bound of a product (see [`bound_expr_over`]).
@@ -298,6 +314,19 @@ fn product_bound(
     }
     if others.is_empty() {
         return quasi_polynomial_bound(&polynomial, polytope);
+    }
+    // A non-negative constant times one factor: the constant times that factor's maximum,
+    // whatever the factor's sign.
+    if let ([factor], Some(c)) = (
+        others.as_slice(),
+        polynomial.as_polynomial().and_then(Polynomial::as_constant),
+    ) && !c.is_negative()
+    {
+        let bound = bound_expr_over(factor, polytope)?;
+        return Ok(BoundExpr::Mul(vec![
+            BoundExpr::pol(Polynomial::constant(c)),
+            bound,
+        ]));
     }
     let joint = polytope.joint_domain();
     let sign_proved = |qp: &QuasiPolynomial| qp.classes().iter().all(|c| nonnegative_on(c, &joint));
@@ -379,6 +408,45 @@ fn proved_nonnegative(expr: &BoundExpr, joint: &ParamDomain) -> bool {
 }
 
 /// The polytope with the guard's linear atoms added as constraints.
+/// Most pieces the region of a `Cases`' default is cut into ([`beyond_arms`]).
+const MAX_DEFAULT_PIECES: usize = 4;
+
+/// Pieces of `polytope` that together hold every point of it where no guard of `arms` holds: beyond each single-atom guard (`x = y` leaves `x <= y - 1` and
+/// `x >= y + 1`), so a default is not bounded where an arm takes over. Guards of several atoms
+/// are not cut away (their complements are unions), nor any once the pieces would pass
+/// [`MAX_DEFAULT_PIECES`]: the pieces then cover more than the default's region, never less.
+fn beyond_arms(polytope: &ParametricPolytope, arms: &[Arm]) -> Vec<ParametricPolytope> {
+    let names = polytope.names();
+    let mut pieces = vec![polytope.clone()];
+    for arm in arms {
+        let [atom] = arm.guard.atoms.as_slice() else {
+            continue;
+        };
+        let Some(expr) = linear_to_affine(&atom.expr, &names) else {
+            continue;
+        };
+        let complement = Constraint {
+            expr,
+            rel: atom.rel,
+        }
+        .integer_complement();
+        if pieces.len() * complement.len() > MAX_DEFAULT_PIECES {
+            break;
+        }
+        pieces = pieces
+            .iter()
+            .flat_map(|piece| {
+                complement.iter().map(move |beyond| {
+                    let mut cut = piece.clone();
+                    cut.constraints.push(beyond.clone());
+                    cut
+                })
+            })
+            .collect();
+    }
+    pieces
+}
+
 fn cut_by(polytope: &ParametricPolytope, guard: &Guard) -> ParametricPolytope {
     let names = polytope.names();
     let mut cut = polytope.clone();

@@ -36,7 +36,114 @@ pub fn simplify(expr: &BoundExpr, assumptions: &Guard) -> BoundExpr {
     if domain.is_empty() {
         return expr.clone();
     }
-    simplify_in(expr, &domain)
+    shared_guards_out(&simplify_in(expr, &domain), &domain)
+}
+
+/// `expr` with the guard of one-arm `Cases` that a sum, product, maximum, power or logarithm
+/// holds more than one of (and no other guard of one-arm `Cases`) taken out, from the leaves
+/// up: `cases(g -> 1/3)*4^cases(g -> l - 1) + cases(g -> -1/3)` reads
+/// `cases(g -> 1/3*4^(l - 1) - 1/3; otherwise -> 0)`. Exact: each such `Cases` gives its arm
+/// exactly where `g` holds, wherever it sits.
+fn shared_guards_out(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
+    let all = |items: &[BoundExpr]| -> Vec<BoundExpr> {
+        items.iter().map(|e| shared_guards_out(e, domain)).collect()
+    };
+    let rebuilt = match expr {
+        BoundExpr::Inf | BoundExpr::Pol(_) => return expr.clone(),
+        BoundExpr::Cases { arms, default } => {
+            return BoundExpr::Cases {
+                arms: arms
+                    .iter()
+                    .map(|arm| Arm {
+                        guard: arm.guard.clone(),
+                        expr: shared_guards_out(&arm.expr, domain),
+                    })
+                    .collect(),
+                default: Box::new(shared_guards_out(default, domain)),
+            };
+        }
+        BoundExpr::Sum(items) => BoundExpr::Sum(all(items)),
+        BoundExpr::Max(items) => BoundExpr::Max(all(items)),
+        BoundExpr::Mul(items) => BoundExpr::Mul(all(items)),
+        BoundExpr::Pow { base, exponent } => BoundExpr::Pow {
+            base: base.clone(),
+            exponent: Box::new(shared_guards_out(exponent, domain)),
+        },
+        BoundExpr::Log2 { arg } => BoundExpr::log2(shared_guards_out(arg, domain)),
+    };
+    let mut guards: Vec<(&Guard, usize)> = Vec::new();
+    for child in rebuilt.children() {
+        one_arm_guards(child, &mut guards);
+    }
+    // A maximum takes a lone guard out too: `max(0, cases(g -> x; otherwise -> 0))` is
+    // `cases(g -> max(0, x); otherwise -> 0)`.
+    let enough = if matches!(rebuilt, BoundExpr::Max(_)) {
+        1
+    } else {
+        2
+    };
+    match guards.as_slice() {
+        [(guard, uses)] if *uses >= enough => {
+            let guard = (*guard).clone();
+            let arm = Arm {
+                guard: guard.clone(),
+                expr: taking(&rebuilt, &guard, true),
+            };
+            cases_of(&[arm], &taking(&rebuilt, &guard, false), domain)
+        }
+        _ => rebuilt,
+    }
+}
+
+/// The guards of the outermost one-arm `Cases` in `expr` (those inside another are that one's
+/// business), with how often each occurs.
+fn one_arm_guards<'e>(expr: &'e BoundExpr, guards: &mut Vec<(&'e Guard, usize)>) {
+    if let BoundExpr::Cases { arms, .. } = expr
+        && let [arm] = arms.as_slice()
+    {
+        match guards.iter_mut().find(|(g, _)| *g == &arm.guard) {
+            Some((_, uses)) => *uses += 1,
+            None => guards.push((&arm.guard, 1)),
+        }
+        return;
+    }
+    for child in expr.children() {
+        one_arm_guards(child, guards);
+    }
+}
+
+/// `expr` with every one-arm `Cases` guarded by `guard` replaced by its arm (`holds`) or its
+/// default.
+fn taking(expr: &BoundExpr, guard: &Guard, holds: bool) -> BoundExpr {
+    let all = |items: &[BoundExpr]| -> Vec<BoundExpr> {
+        items.iter().map(|e| taking(e, guard, holds)).collect()
+    };
+    match expr {
+        BoundExpr::Cases { arms, default } => match arms.as_slice() {
+            [arm] if arm.guard == *guard => {
+                taking(if holds { &arm.expr } else { default }, guard, holds)
+            }
+            _ => BoundExpr::Cases {
+                arms: arms
+                    .iter()
+                    .map(|arm| Arm {
+                        guard: arm.guard.clone(),
+                        expr: taking(&arm.expr, guard, holds),
+                    })
+                    .collect(),
+                default: Box::new(taking(default, guard, holds)),
+            },
+        },
+        BoundExpr::Inf | BoundExpr::Pol(_) => expr.clone(),
+        BoundExpr::Sum(items) => BoundExpr::Sum(all(items)),
+        BoundExpr::Max(items) => BoundExpr::Max(all(items)),
+        BoundExpr::Mul(items) => BoundExpr::Mul(all(items)),
+        BoundExpr::Pow { base, exponent } => BoundExpr::Pow {
+            base: base.clone(),
+            exponent: Box::new(taking(exponent, guard, holds)),
+        },
+        BoundExpr::Log2 { arg } => BoundExpr::log2(taking(arg, guard, holds)),
+    }
 }
 
 /// `expr` simplified on `domain` (whose parameters include every one `expr` mentions).
@@ -51,13 +158,96 @@ pub fn simplify_in(expr: &BoundExpr, domain: &ParamDomain) -> BoundExpr {
         BoundExpr::Cases { arms, default } => cases_of(arms, default, domain),
         BoundExpr::Mul(items) => product_of(items.iter().map(|e| simplify_in(e, domain)).collect()),
         BoundExpr::Pow { base, exponent } => power_of(base, simplify_in(exponent, domain)),
-        BoundExpr::Log2 { arg } => log2_of(simplify_in(arg, domain)),
+        BoundExpr::Log2 { arg } => log2_in(simplify_in(arg, domain), domain),
     }
 }
 
 /// Most bits of a power of a constant folded into a polynomial leaf (larger ones stay powers,
 /// which read better and evaluate lazily).
 const MAX_FOLDED_BITS: u64 = 128;
+
+/// The maximum of `operands` when they are one-arm cases with a zero default whose guards no
+/// point satisfies two of (`max(cases(l >= 3 -> l - 1; 0), cases(l = 2 -> 1; 0))`): one case
+/// per guard, `cases(l >= 3 -> l - 1; l = 2 -> 1; otherwise -> 0)`, each arm the larger of its
+/// value and 0. `None` for any other maximum.
+fn disjoint_cases_joined(operands: &[BoundExpr], domain: &ParamDomain) -> Option<BoundExpr> {
+    let arms: Vec<&Arm> = operands
+        .iter()
+        .map(|operand| match operand {
+            BoundExpr::Cases { arms, default } if default.is_zero() => match arms.as_slice() {
+                [arm] => Some(arm),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    if arms.len() < 2 {
+        return None;
+    }
+    let disjoint = arms.iter().enumerate().all(|(i, a)| {
+        arms[i + 1..]
+            .iter()
+            .all(|b| domain.with_guard(&a.guard).with_guard(&b.guard).is_empty())
+    });
+    if !disjoint {
+        return None;
+    }
+    let joined: Vec<Arm> = arms
+        .into_iter()
+        .map(|arm| Arm {
+            guard: arm.guard.clone(),
+            expr: BoundExpr::Max(vec![arm.expr.clone(), BoundExpr::zero()]),
+        })
+        .collect();
+    Some(cases_of(&joined, &BoundExpr::zero(), domain))
+}
+
+/// Whether `expr`, of the form `c·b^e + d` (`c > 0`, `e` affine), is at least `value` on
+/// `domain`: where the domain keeps `e` at or above the least integer `k` with
+/// `c·b^k + d >= value`.
+fn power_at_least(expr: &BoundExpr, value: &Rat, domain: &ParamDomain) -> bool {
+    let (power, rest): (Vec<&BoundExpr>, Vec<&BoundExpr>) = match expr {
+        BoundExpr::Sum(items) => items.iter().partition(|e| e.as_polynomial().is_none()),
+        other => (vec![other], Vec::new()),
+    };
+    let d = rest.iter().try_fold(Rat::zero(), |sum, e| {
+        Some(sum + e.as_polynomial()?.as_constant()?)
+    });
+    let (Some(d), [power]) = (d, power.as_slice()) else {
+        return false;
+    };
+    let (c, base, exponent) = match power {
+        BoundExpr::Pow { base, exponent } => (Rat::one(), base, exponent),
+        BoundExpr::Mul(items) => match items.as_slice() {
+            [BoundExpr::Pol(c), BoundExpr::Pow { base, exponent }] => {
+                let Some(c) = c.as_polynomial().and_then(Polynomial::as_constant) else {
+                    return false;
+                };
+                (c, base, exponent)
+            }
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let Some(exponent) = exponent.as_polynomial().filter(|e| e.degree() <= 1) else {
+        return false;
+    };
+    if !c.is_positive() {
+        return false;
+    }
+    // b^k >= t for the least such integer k >= 0 (b^e > 0, so t <= 0 needs nothing).
+    let t = (value.clone() - d) / c;
+    if !t.is_positive() {
+        return true;
+    }
+    let mut k = 0i64;
+    let mut reached = Rat::one();
+    while reached < t {
+        reached *= Rat::from(base.clone());
+        k += 1;
+    }
+    domain.implies(&Atom::ge(exponent - &Polynomial::constant(Rat::from(k))))
+}
 
 /// A product with nested products flattened and its polynomial factors multiplied (first).
 pub fn product_of(items: Vec<BoundExpr>) -> BoundExpr {
@@ -105,6 +295,49 @@ fn power_of(base: &Int, exponent: BoundExpr) -> BoundExpr {
     }
 }
 
+/// `floor_log2(arg)` on `domain`: into the arms of a `Cases` (the logarithm of the value the
+/// arm gives), the exponent of a power of two where the domain keeps it non-negative
+/// (`floor_log2(1/2*2^x) = x - 1` for `x >= 1`), folded for a constant.
+fn log2_in(arg: BoundExpr, domain: &ParamDomain) -> BoundExpr {
+    if let BoundExpr::Cases { arms, default } = &arg {
+        let arms = arms
+            .iter()
+            .map(|arm| Arm {
+                guard: arm.guard.clone(),
+                expr: BoundExpr::log2(arm.expr.clone()),
+            })
+            .collect::<Vec<_>>();
+        return cases_of(&arms, &BoundExpr::log2((**default).clone()), domain);
+    }
+    match binary_exponent(&arg) {
+        Some(exponent) if domain.implies(&Atom::ge(exponent.clone())) => BoundExpr::pol(exponent),
+        _ => log2_of(arg),
+    }
+}
+
+/// `e` with `arg = 2^e`, `e` an affine integer-valued polynomial: for `2^(j·k)`-based powers
+/// `(2^j)^k` and their products with a constant power of two (`1/2*2^x = 2^(x - 1)`).
+fn binary_exponent(arg: &BoundExpr) -> Option<Polynomial> {
+    let (factor, power) = match arg {
+        BoundExpr::Pow { .. } => (Rat::one(), arg),
+        BoundExpr::Mul(items) => match items.as_slice() {
+            [BoundExpr::Pol(c), power @ BoundExpr::Pow { .. }] => {
+                (c.as_polynomial()?.as_constant()?, power)
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let BoundExpr::Pow { base, exponent } = power else {
+        return None;
+    };
+    let exponent = exponent.as_polynomial()?;
+    let integral = exponent.degree() <= 1 && exponent.terms().all(|(_, c)| c.is_integer());
+    let j = exact_log(&Int::from(2), &Rat::from(base.clone()))?;
+    let k = exact_log(&Int::from(2), &factor)?;
+    integral.then(|| &exponent.scale(&Rat::from(j)) + &Polynomial::constant(Rat::from(k)))
+}
+
 /// `floor_log2(arg)`, folded when the argument is a constant.
 fn log2_of(arg: BoundExpr) -> BoundExpr {
     if arg == BoundExpr::Inf {
@@ -126,7 +359,7 @@ fn log2_of(arg: BoundExpr) -> BoundExpr {
 /// exponent rounded up that evaluation takes).
 pub fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
     let mut terms = LikeTerms::default();
-    for item in items {
+    for item in under_shared_guards(items) {
         if item == BoundExpr::Inf {
             return BoundExpr::Inf;
         }
@@ -157,6 +390,52 @@ pub fn sum_of(items: Vec<BoundExpr>) -> BoundExpr {
         }
     }
     BoundExpr::Sum(rest)
+}
+
+/// A sum's terms (nested sums flattened) with the cases of one arm and a zero default that
+/// share their guard added under it (`cases(g -> a; 0) + cases(g -> b; 0) = cases(g -> a + b;
+/// 0)`), so a bound of the sum does not take each one's maximum apart (the maximum of
+/// `cases(g -> -3; 0)` alone is 0).
+fn under_shared_guards(items: Vec<BoundExpr>) -> Vec<BoundExpr> {
+    let mut flat = Vec::new();
+    let mut pending = items;
+    pending.reverse();
+    while let Some(item) = pending.pop() {
+        match item {
+            BoundExpr::Sum(inner) => pending.extend(inner.into_iter().rev()),
+            other => flat.push(other),
+        }
+    }
+    let mut merged: Vec<BoundExpr> = Vec::new();
+    let mut guarded: Vec<(Guard, Vec<BoundExpr>)> = Vec::new();
+    for item in flat {
+        match item {
+            BoundExpr::Cases { arms, default } if arms.len() == 1 && default.is_zero() => {
+                let Arm { guard, expr } = arms.into_iter().next().expect("one arm");
+                match guarded.iter_mut().find(|(g, _)| *g == guard) {
+                    Some((_, exprs)) => exprs.push(expr),
+                    None => guarded.push((guard, vec![expr])),
+                }
+            }
+            other => merged.push(other),
+        }
+    }
+    let under = |guard: &Guard, expr: BoundExpr| BoundExpr::Cases {
+        arms: vec![Arm {
+            guard: guard.clone(),
+            expr,
+        }],
+        default: Box::new(BoundExpr::zero()),
+    };
+    for (guard, exprs) in guarded {
+        // Equal terms stay apart: they add up as like terms (`2*cases(…)`).
+        if exprs.iter().all(|e| *e == exprs[0]) {
+            merged.extend(exprs.into_iter().map(|e| under(&guard, e)));
+        } else {
+            merged.push(under(&guard, sum_of(exprs)));
+        }
+    }
+    merged
 }
 
 /// The terms of a sum: its polynomial part, and the others as multiples of distinct cores in
@@ -339,6 +618,22 @@ fn max_of(items: Vec<BoundExpr>, domain: &ParamDomain) -> BoundExpr {
     if let Some((common, rest)) = factor_common(&operands) {
         return sum_of(vec![BoundExpr::pol(common), max_of(rest, domain)]);
     }
+    if let Some(joined) = disjoint_cases_joined(&operands, domain) {
+        return joined;
+    }
+    // A constant below a power that the domain keeps above it (`max(0, 2^(l - 1) - 1)` for
+    // `l >= 1`) is never the maximum.
+    let dominated: Vec<bool> = operands
+        .iter()
+        .map(|operand| {
+            operand
+                .as_polynomial()
+                .and_then(Polynomial::as_constant)
+                .is_some_and(|c| operands.iter().any(|o| power_at_least(o, &c, domain)))
+        })
+        .collect();
+    let mut dominated = dominated.into_iter();
+    operands.retain(|_| !dominated.next().unwrap_or(false));
     let (polys, others): (Vec<BoundExpr>, Vec<BoundExpr>) = operands
         .into_iter()
         .partition(|e| e.as_polynomial().is_some());
@@ -815,6 +1110,72 @@ mod tests {
         assert_eq!(
             value_at_n(&simplified, 3),
             membound_polyhedra::Value::Infinite
+        );
+    }
+
+    #[test]
+    fn a_guard_shared_below_a_sum_is_taken_out_and_the_value_kept() {
+        let l = Polynomial::var("l".to_string());
+        let at_two = Guard::from_atoms(vec![Atom::ge(&l - &k(2))]);
+        let guarded = |expr: BoundExpr| BoundExpr::Cases {
+            arms: vec![Arm {
+                guard: at_two.clone(),
+                expr,
+            }],
+            default: Box::new(BoundExpr::zero()),
+        };
+        let third = BoundExpr::pol(Polynomial::constant(Rat::new(1, 3).unwrap()));
+        // cases(l >= 2 -> 1/3)*4^cases(l >= 2 -> l - 1) + cases(l >= 2 -> -1/3), as the
+        // bound of a four-ary tree builder's calls reads before it is simplified.
+        let tangled = BoundExpr::Sum(vec![
+            BoundExpr::Mul(vec![
+                guarded(third.clone()),
+                BoundExpr::pow(4, guarded(BoundExpr::pol(&l - &k(1)))).unwrap(),
+            ]),
+            guarded(BoundExpr::pol(Polynomial::constant(
+                Rat::new(-1, 3).unwrap(),
+            ))),
+        ]);
+        let simplified = simplify(&tangled, &Guard::always());
+        assert_eq!(
+            simplified.to_readable(),
+            "cases(l >= 2 -> 1/3*4^(l - 1) - 1/3; otherwise -> 0)"
+        );
+        for n in -2..8 {
+            let point = BTreeMap::from([("l".to_string(), Rat::from(n))]);
+            assert_eq!(
+                simplified.eval(&point).unwrap(),
+                tangled.eval(&point).unwrap(),
+                "l = {n}"
+            );
+        }
+        // A power the domain keeps at or above 1 leaves 0 out of a maximum.
+        let power = sum_of(vec![
+            BoundExpr::pow(2, BoundExpr::pol(&l - &k(1))).unwrap(),
+            BoundExpr::pol(k(-1)),
+        ]);
+        let max = BoundExpr::Max(vec![BoundExpr::zero(), power.clone()]);
+        let at_one = Guard::from_atoms(vec![Atom::ge(&l - &k(1))]);
+        assert_eq!(simplify(&max, &at_one), power);
+        assert_eq!(
+            simplify(&max, &Guard::always()).to_readable(),
+            "max(0, 2^(l - 1) - 1)"
+        );
+        // The maximum of cases on disjoint guards is one case per guard.
+        let on = |guard: Atom, expr: Polynomial| BoundExpr::Cases {
+            arms: vec![Arm {
+                guard: Guard::from_atoms(vec![guard]),
+                expr: BoundExpr::pol(expr),
+            }],
+            default: Box::new(BoundExpr::zero()),
+        };
+        let pieces = BoundExpr::Max(vec![
+            on(Atom::ge(&l - &k(3)), &l - &k(1)),
+            on(Atom::eq(&l - &k(2)), k(1)),
+        ]);
+        assert_eq!(
+            simplify(&pieces, &Guard::always()).to_readable(),
+            "cases(l >= 3 -> l - 1; l = 2 -> 1; otherwise -> 0)"
         );
     }
 }

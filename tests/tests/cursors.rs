@@ -173,3 +173,25 @@ fn cursors_the_analysis_cannot_follow_leave_their_loops_unbounded() {
         assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
     }
 }
+
+/// A loop that removes the node its enumeration has just returned, as health's hospitals
+/// discharge patients, stays unbounded: the removal writes the field the enumeration follows
+/// (here one node ahead, so the walk is not lengthened; but a removal that relinks another
+/// node could be), and the reason names the call that writes it. The run is never above.
+#[test]
+fn a_walk_that_removes_its_current_node_names_the_removal_that_leaves_it_unbounded() {
+    let method = "removals.Removals.removeEven";
+    let text = membound_tests::fixture_output("analyze", "removals", method, &[]);
+    assert!(text.contains("memAlloc objects: ∞"), "{text}");
+    assert!(
+        text.contains(
+            "the cursor removals.Removals$NodeList.elements()Ljava/util/Enumeration; creates at \
+             offset 3 walks removals.Removals$Node.next, which the call at offset 37 to \
+             removals.Removals$NodeList.remove(Lremovals/Removals$Node;)V may write while it walks"
+        ),
+        "{text}"
+    );
+    let certificate = fixture_certificate("removals", method, "count");
+    let (code, json) = validate_json(&certificate, "removals.Removals", &["6"]);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+}

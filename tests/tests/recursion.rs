@@ -433,20 +433,67 @@ fn a_recursion_down_the_objects_it_is_given_is_unbounded_and_says_so() {
 }
 
 #[test]
-fn a_call_passing_a_shift_says_which_argument_is_not_followed() {
-    let run = membound_tests::membound([
-        "analyze".as_ref(),
-        compile_fixture("recursion").as_os_str(),
-        "--method".as_ref(),
-        "recursion.Shapes.overPowerOfTwo".as_ref(),
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("memAlloc objects: ∞"), "{}", run.stdout);
-    assert!(
-        run.stdout.contains(
-            "its bound depends on size, and the values the call passes do not keep it finite (it passes size = (1 << levels), which the analysis does not follow)"
-        ),
-        "{}",
-        run.stdout
+fn a_power_of_two_passed_as_a_shift_is_read_as_one() {
+    let cert = certificate("overPowerOfTwo");
+    // halves(2^levels) makes 2^(levels + 1) - 1 nodes.
+    for levels in 0..=12 {
+        assert_eq!(
+            objects_at(&cert, "overPowerOfTwo", &format!("levels={levels}")),
+            (1i64 << (levels + 1)) - 1,
+            "levels={levels}"
+        );
+    }
+    // The JVM takes the shift count modulo 32: 1 << 31 is negative, 1 << 32 is 1.
+    for levels in [-1, 31, 32] {
+        assert_eq!(
+            objects_at(&cert, "overPowerOfTwo", &format!("levels={levels}")),
+            "infty",
+            "levels={levels}"
+        );
+    }
+    let (observed, predicted) = run(&cert, &["overPowerOfTwo", "7"]);
+    assert_eq!(observed, 255);
+    assert_eq!(predicted, 255);
+    let text = membound_tests::fixture_output(
+        "analyze",
+        "recursion",
+        "recursion.Shapes.overPowerOfTwo",
+        &[],
     );
+    assert!(
+        text.contains(
+            "it passes size = (1 << levels), which the analysis reads as 2^levels only for \
+             0 <= levels <= 30, the JVM taking an int shift count modulo 32"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_quadtree_over_a_diagonal_from_a_shift_counts_the_diagonal_only() {
+    let cert = certificate("diagonal");
+    // One grey square on the diagonal per level: 2^(levels + 2) - 3 squares. The recursion in
+    // general makes a four-ary tree; on the line x0 = y0, which its calls keep or leave for a
+    // leaf, the squares that recurse make a binary one.
+    let expected = |levels: i64| (1i64 << (levels + 2)) - 3;
+    let solved = rsolve("c(n) - 2*c(n - 1) - 3", "{c(0): 1}", &[1, 5, 10]);
+    assert_eq!(solved, [expected(1), expected(5), expected(10)]);
+    for levels in 0..=12 {
+        let at = eval_method(
+            &cert,
+            "recursion.Shapes.diagonal",
+            &format!("levels={levels}"),
+        );
+        assert_eq!(
+            at["mem_alloc"]["objects"],
+            expected(levels),
+            "levels={levels}"
+        );
+        assert_eq!(at["mem_rq"]["objects"], expected(levels), "levels={levels}");
+    }
+    for levels in [2, 5] {
+        let (observed, predicted) = run(&cert, &["diagonal", &levels.to_string()]);
+        assert_eq!(observed, expected(levels), "levels={levels}");
+        assert_eq!(predicted, expected(levels), "levels={levels}");
+    }
 }

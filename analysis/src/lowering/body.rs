@@ -100,6 +100,11 @@ impl Wanted {
     }
 }
 
+/// The variable of declared parameter `index` (the receiver aside).
+pub fn declared_param(body: &ir::Body, index: usize) -> Option<ir::VarId> {
+    declared_params(body).nth(index)
+}
+
 fn declared_params(body: &ir::Body) -> impl Iterator<Item = ir::VarId> + '_ {
     body.params
         .iter()

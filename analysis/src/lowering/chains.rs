@@ -27,6 +27,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
+use super::exits::operand_source;
 use super::trees::{TreeRoots, add_trees, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -101,6 +102,9 @@ pub struct Walks {
     pub cursor_roots: BTreeMap<u32, usize>,
     /// The parameters a recursion walks as trees, with the roots of their sizes.
     pub trees: Vec<TreeRoots>,
+    /// Why the cursors created at these offsets have no rest: what the method runs that writes
+    /// the field they follow, or where they start when that is no root.
+    pub unfollowed: Vec<String>,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -151,6 +155,9 @@ pub struct WalkContext<'a> {
     pub linking_constructor: &'a dyn Fn(u32) -> Option<(FieldRef, usize)>,
     /// What the call at this offset does to a cursor of the program's own, if anything.
     pub cursor_call: &'a dyn Fn(u32) -> Option<CursorCall>,
+    /// The method's statements that may write a field (`the call at offset 40 to …`), for the
+    /// reason a walk is not followed.
+    pub writers: &'a dyn Fn(&FieldRef) -> Vec<String>,
     /// When the method is a cursor's own `hasNext()` or `next()`, the cursor field it reads
     /// only before storing it: a root although the method writes it.
     pub own_cursor: Option<FieldRef>,
@@ -285,7 +292,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
 /// factory starts them at a field of its receiver that is one (`list.elements()`, `list` a
 /// parameter), while nothing the method runs writes the field the cursor follows.
 fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
-    for block in &body.blocks {
+    for (block_index, block) in body.blocks.iter().enumerate() {
         for (index, stmt) in block.stmts.iter().enumerate() {
             let Some(CursorCall::Create { start, cursor }) = walks.cursor_calls.get(&stmt.pc)
             else {
@@ -294,7 +301,17 @@ fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
             let StmtKind::Invoke { call, .. } = &stmt.kind else {
                 continue;
             };
+            let created = format!("the cursor {} creates at offset {}", call.method, stmt.pc);
             if context.may_write(&cursor.follows) {
+                let writers = (context.writers)(&cursor.follows);
+                let by = match writers.is_empty() {
+                    true => "code it runs".to_string(),
+                    false => writers.join(", "),
+                };
+                walks.unfollowed.push(format!(
+                    "{created} walks {}.{}, which {by} may write while it walks",
+                    cursor.follows.class, cursor.follows.name
+                ));
                 continue;
             }
             let read = match start {
@@ -334,12 +351,33 @@ fn cursor_roots(body: &ir::Body, context: &WalkContext<'_>, walks: &mut Walks) {
                     })
                 }
             };
-            if let Some(root) = root_of(body, context, &read) {
-                let follows = cursor.follows.clone();
-                let root = chain_root(body, root, &along(&follows), &mut walks.roots);
-                walks.cursor_roots.insert(stmt.pc, root);
+            match root_of(body, context, &read) {
+                Some(root) => {
+                    let follows = cursor.follows.clone();
+                    let root = chain_root(body, root, &along(&follows), &mut walks.roots);
+                    walks.cursor_roots.insert(stmt.pc, root);
+                }
+                None => walks.unfollowed.push(format!(
+                    "{created} starts at {}, which is not a parameter nor a field of this or \
+                     of a parameter that keeps its value",
+                    read_text(body, block_index, index, &read)
+                )),
             }
         }
+    }
+}
+
+/// Where a cursor starts, read before the statement `index` of `block`: `field first of field
+/// inside of this`.
+fn read_text(body: &ir::Body, block: usize, index: usize, read: &Expr) -> String {
+    match read {
+        Expr::Load(Place::Field { object, field }) => format!(
+            "field {} of {}",
+            field.name,
+            operand_source(body, block, index, object)
+        ),
+        Expr::Use(operand) => operand_source(body, block, index, operand),
+        _ => "a value".to_string(),
     }
 }
 

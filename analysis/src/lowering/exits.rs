@@ -36,19 +36,7 @@ pub fn describe_loop(method: &MethodRef, body: &Body, head_pc: u32) -> Option<St
 /// computing it, when that is one the lowering does not follow (a shift or a bitwise operation,
 /// a product of two variables, a quotient by one): `(1 << levels)`; `None` otherwise.
 pub fn untracked_argument(body: &Body, pc: u32, index: usize) -> Option<String> {
-    let (block, at, call) = body.blocks.iter().enumerate().find_map(|(b, block)| {
-        block
-            .stmts
-            .iter()
-            .enumerate()
-            .find_map(|(i, stmt)| match &stmt.kind {
-                StmtKind::Invoke { call, .. } if stmt.pc == pc => Some((b, i, call)),
-                _ => None,
-            })
-    })?;
-    let (var, Some(definition)) = traced(body, block, at, call.args.get(index)?)? else {
-        return None;
-    };
+    let (block, definition, var) = argument_definition(body, pc, index)?;
     let StmtKind::Assign {
         value: value @ Expr::Binary { op, lhs, rhs },
         ..
@@ -64,6 +52,30 @@ pub fn untracked_argument(body: &Body, pc: u32, index: usize) -> Option<String> 
         _ => false,
     };
     (!followed).then(|| value_source(body, block, definition, var, value))
+}
+
+/// Where argument `index` (the receiver aside) of the call at `pc` in `body` is computed, when
+/// that is in the call's block: the block, the index of the defining statement and the
+/// variable it defines (through the block's copies).
+pub(super) fn argument_definition(
+    body: &Body,
+    pc: u32,
+    index: usize,
+) -> Option<(usize, usize, VarId)> {
+    let (block, at, call) = body.blocks.iter().enumerate().find_map(|(b, block)| {
+        block
+            .stmts
+            .iter()
+            .enumerate()
+            .find_map(|(i, stmt)| match &stmt.kind {
+                StmtKind::Invoke { call, .. } if stmt.pc == pc => Some((b, i, call)),
+                _ => None,
+            })
+    })?;
+    match traced(body, block, at, call.args.get(index)?)? {
+        (var, Some(definition)) => Some((block, definition, var)),
+        (_, None) => None,
+    }
 }
 
 /// The test by which `block`'s branch leaves the loop made of `blocks`, if it does, with the
@@ -103,7 +115,7 @@ fn exit_test(body: &Body, blocks: &[usize], block: usize) -> Option<String> {
 /// The variable `operand` holds before the statement `end` of `block`, through the block's
 /// copies, with the index of the statement defining it there (`None`: defined before the
 /// block).
-fn traced(
+pub(super) fn traced(
     body: &Body,
     block: usize,
     end: usize,
@@ -130,7 +142,7 @@ fn traced(
 }
 
 /// Where `operand`, read before the statement `end` of `block`, gets its value.
-fn operand_source(body: &Body, block: usize, end: usize, operand: &Operand) -> String {
+pub(super) fn operand_source(body: &Body, block: usize, end: usize, operand: &Operand) -> String {
     let Some((var, definition)) = traced(body, block, end, operand) else {
         return match operand {
             Operand::Const(constant) => constant.to_string(),

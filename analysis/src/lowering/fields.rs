@@ -237,6 +237,10 @@ pub struct LoopExit {
 /// may write an instance field like this one, on any object.
 type FieldWrites<'a> = Box<dyn Fn(&FieldRef, &[u32]) -> bool + 'a>;
 
+/// A method's statements that may write an instance field like this one, each as `the store
+/// at offset 12` or `the call at offset 40 to C.m(…)`.
+type FieldWriters<'a> = Box<dyn Fn(&FieldRef) -> Vec<String> + 'a>;
+
 /// The field a method's call at an offset returns from its receiver, when it is a getter.
 type Getter<'a> = Box<dyn Fn(u32) -> Option<FieldRef> + 'a>;
 
@@ -369,6 +373,7 @@ pub fn plan(
         graph,
         node_writes: node_writes.clone(),
     };
+    let writers_index = std::cell::RefCell::new(WriteIndex::new(graph, node_writes.clone()));
     let mut writes = WriteIndex::new(graph, node_writes);
     let reachable: Vec<Writes> = methods
         .iter()
@@ -437,6 +442,18 @@ pub fn plan(
             }) as FieldWrites<'_>
         })
         .collect();
+    let writers: Vec<FieldWriters<'_>> = methods
+        .iter()
+        .zip(bodies)
+        .map(|(method, body)| {
+            let (resolver, index) = (&resolver, &writers_index);
+            Box::new(move |field: &FieldRef| {
+                let target = resolver.borrow_mut().resolve(field);
+                let per_call = writes_per_call(graph, call_sites, &mut index.borrow_mut(), method);
+                field_writers(body, &target, &per_call, &mut resolver.borrow_mut())
+            }) as FieldWriters<'_>
+        })
+        .collect();
     let getters: Vec<Getter<'_>> = methods
         .iter()
         .map(|method| {
@@ -467,6 +484,7 @@ pub fn plan(
     let walk_context = |index: usize, this: Option<ir::VarId>| WalkContext {
         this,
         writes_besides: &*may_write[index],
+        writers: &*writers[index],
         getter: &*getters[index],
         linking_constructor: &*linking[index],
         cursor_call: &*cursor_calls[index],
@@ -1267,6 +1285,34 @@ fn stores_field(
         } if !besides.contains(&stmt.pc) => resolver.resolve(written).may_alias(target),
         _ => false,
     })
+}
+
+/// The statements of `body` that may write `target` (see [`FieldWriters`]); `per_call` is what
+/// each call may write.
+fn field_writers(
+    body: &ir::Body,
+    target: &Resolved,
+    per_call: &BTreeMap<u32, Writes>,
+    resolver: &mut Resolver<'_>,
+) -> Vec<String> {
+    body.statements()
+        .filter_map(|(_, stmt)| match &stmt.kind {
+            StmtKind::Store {
+                place: Place::Field { field, .. },
+                ..
+            } if resolver.resolve(field).may_alias(target) => {
+                Some(format!("the store at offset {}", stmt.pc))
+            }
+            StmtKind::Invoke { call, .. }
+                if per_call.get(&stmt.pc).is_some_and(|writes| {
+                    writes.anything || writes.may_write_object_field(target)
+                }) =>
+            {
+                Some(format!("the call at offset {} to {}", stmt.pc, call.method))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// What decides whether a class is a cursor: the program, its call graph and what each of the

@@ -31,6 +31,7 @@ mod fields;
 mod fresh;
 pub(crate) mod liveness;
 mod loops;
+mod powers;
 mod specs;
 #[cfg(test)]
 mod tests;
@@ -54,10 +55,11 @@ use membound_jvm::error::{Error, Result};
 
 pub use body::{
     CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, counter_head,
-    formal_kinds, identifier, lower_body, numeric_formal_kind,
+    declared_param, formal_kinds, identifier, lower_body, numeric_formal_kind,
 };
 pub use exits::{describe_loop, untracked_argument};
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
+pub use powers::MAX_INT_SHIFT;
 pub use specs::{spec_formal_kinds, spec_formal_names};
 
 use specs::{SpecCallee, lower_spec};
@@ -77,10 +79,22 @@ pub struct Lowered {
     /// Per procedure, the origins of its field-view and fixed-local formals (the last of its
     /// formals).
     view_origins: Vec<Vec<String>>,
+    /// Per procedure, the origins of its chain formals and why some of its walks are not
+    /// followed.
+    walk_notes: Vec<WalkNotes>,
     /// What the field views take for granted.
     pub assumptions: Vec<String>,
     /// The sets of the call paths asked for so far.
     path_sets: std::sync::Mutex<HashMap<Vec<PathCall>, CallSet>>,
+}
+
+/// What a procedure's walks along linked structures leave to its reasons.
+#[derive(Clone, Debug, Default)]
+struct WalkNotes {
+    /// The origins of its chain formals (`length of the chain from …`).
+    chain_origins: Vec<String>,
+    /// Why cursors it creates have no rest ([`chains::Walks::unfollowed`]).
+    unfollowed: Vec<String>,
 }
 
 /// The counting invariant of a creation site (or of the suffix of its chain from some method).
@@ -252,6 +266,13 @@ pub fn lower_within(
     }
     plans.resize(methods.len(), FieldPlan::default());
     let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();
+    let walk_notes: Vec<WalkNotes> = plans
+        .iter()
+        .map(|plan| WalkNotes {
+            chain_origins: plan.walks.roots.iter().map(|r| r.origin.clone()).collect(),
+            unfollowed: plan.walks.unfollowed.clone(),
+        })
+        .collect();
     let formal_counts: Vec<usize> = formals
         .iter()
         .zip(&view_origins)
@@ -344,6 +365,7 @@ pub fn lower_within(
         inductive,
         lengths,
         view_origins,
+        walk_notes,
         assumptions,
         path_sets: std::sync::Mutex::default(),
     })
@@ -501,7 +523,9 @@ fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
 
 impl Lowered {
     /// Of `formals` (the callee's formals a bound depends on), those the call at `pc` of
-    /// `caller` passes a value the lowering does not follow, as `size = (1 << levels)`.
+    /// `caller` passes a value the lowering does not follow, as `size = (1 << levels), which
+    /// the analysis does not follow`; a power of two the summaries read as one (see
+    /// [`powers`]) says for which shift counts.
     pub fn untracked_arguments(
         &self,
         program: &JavaProgram,
@@ -524,7 +548,57 @@ impl Lowered {
         value_formals
             .filter(|((_, kind), name)| *kind == FormalKind::Value && formals.contains(name))
             .filter_map(|((index, _), name)| {
-                untracked_argument(&caller_body, pc, index).map(|value| format!("{name} = {value}"))
+                let value = untracked_argument(&caller_body, pc, index)?;
+                let followed = match powers::power_of_two_argument(&caller_body, pc, index) {
+                    Some(exponent) => {
+                        let x = &caller_body
+                            .var(declared_param(&caller_body, exponent)?)
+                            .name;
+                        format!(
+                            "which the analysis reads as 2^{x} only for 0 <= {x} <= \
+                             {MAX_INT_SHIFT}, the JVM taking an int shift count modulo 32"
+                        )
+                    }
+                    None => "which the analysis does not follow".to_string(),
+                };
+                Some(format!("{name} = {value}, {followed}"))
+            })
+            .collect()
+    }
+
+    /// The callee's formals the call at `pc` of `caller` passes as `1 << x`, each with the
+    /// caller's formal that holds `x` (see [`powers`]): (callee formal, caller formal).
+    pub fn power_of_two_arguments(
+        &self,
+        program: &JavaProgram,
+        caller: &MethodRef,
+        pc: u32,
+        callee: &MethodRef,
+    ) -> Vec<(String, String)> {
+        let (Ok(caller_body), Ok(callee_body), Some(callee_names), Some(caller_names)) = (
+            program.body(caller),
+            program.body(callee),
+            self.formal_names(callee),
+            self.formal_names(caller),
+        ) else {
+            return Vec::new();
+        };
+        let caller_kinds = formal_kinds(&caller_body);
+        // The caller's formal of declared parameter `index`, when it is an integer value.
+        let caller_formal = |index: usize| {
+            (caller_kinds.get(index)? == &Some(FormalKind::Value)).then(|| {
+                let position = caller_kinds[..index].iter().flatten().count();
+                caller_names[position].clone()
+            })
+        };
+        let declared = formal_kinds(&callee_body).into_iter().enumerate();
+        declared
+            .filter_map(|(index, kind)| kind.map(|kind| (index, kind)))
+            .zip(callee_names)
+            .filter(|((_, kind), _)| *kind == FormalKind::Value)
+            .filter_map(|((index, _), name)| {
+                let exponent = powers::power_of_two_argument(&caller_body, pc, index)?;
+                Some((name, caller_formal(exponent)?))
             })
             .collect()
     }
@@ -556,6 +630,45 @@ impl Lowered {
             .zip(origins)
             .map(|(&f, origin)| (procedure.var_name(f).to_string(), origin.clone()))
             .collect()
+    }
+
+    /// Of `formals` (the callee's formals a bound depends on), the chain lengths (walks along
+    /// a field, [`chains`]) with, when the caller could not bind them, why the caller's walks
+    /// are not followed: `next_length, where the health.PatientEnumeration created at offset 4
+    /// walks health.Patient.next, which the call at offset 40 to … may write while it walks`.
+    pub fn unbound_chains(
+        &self,
+        caller: &MethodRef,
+        callee: &MethodRef,
+        formals: &[String],
+    ) -> Option<String> {
+        let (caller_notes, callee_notes) = (self.walk_notes(caller)?, self.walk_notes(callee)?);
+        let chains: Vec<String> = self
+            .view_params(callee)
+            .into_iter()
+            .filter(|(name, origin)| {
+                formals.contains(name) && callee_notes.chain_origins.contains(origin)
+            })
+            .map(|(name, _)| name)
+            .collect();
+        if chains.is_empty() || caller_notes.unfollowed.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{}, where {}",
+            chains.join(", "),
+            caller_notes.unfollowed.join("; ")
+        ))
+    }
+
+    /// Why cursors `method` creates are not followed (see [`chains::Walks::unfollowed`]).
+    pub fn unfollowed_walks(&self, method: &MethodRef) -> &[String] {
+        self.walk_notes(method)
+            .map_or(&[][..], |notes| notes.unfollowed.as_slice())
+    }
+
+    fn walk_notes(&self, method: &MethodRef) -> Option<&WalkNotes> {
+        Some(&self.walk_notes[self.procedures.get(method)?.0])
     }
 
     /// The counting invariant of the allocation at `pc` of `method` (one point per execution

@@ -37,6 +37,7 @@ use crate::escape;
 use crate::lowering::{self, CALLEE_PREFIX, Exceptions, Lowered, PathCall};
 use crate::memalloc::{self, Amount, Bounds, Quantity, Residence, maximum, scaled_sum, tidy};
 use crate::sites::{self, ChainElement};
+use crate::summary::powers::{self, PowerArgument};
 use crate::summary::{self, Counted, Levels, MethodSummary, Place, Qty, Recursion, Summaries};
 use membound_front::callgraph::{CallGraph, NodeId};
 use membound_front::program::Program;
@@ -159,7 +160,7 @@ pub(crate) fn analyze_keeping<T>(
     let summaries = summary::summarize(&inputs, &|step| progress(step));
     progress(Step::Phase("memAlloc, regions and memRq"));
     let mut bounds = memalloc::bounds(program, graph, &local, &lowered, &summaries, model)?;
-    let regions = Regions::of(graph, &lowered, &summaries);
+    let regions = Regions::of(program, graph, &lowered, &summaries);
     for method in &mut bounds.methods {
         let Some(node) = graph.node(&method.method) else {
             continue;
@@ -248,6 +249,7 @@ fn residence(parts: &std::collections::BTreeMap<Place, Counted>) -> Residence {
 
 /// Each method's memCaptured, memEscapes and R, computed callees first.
 pub(crate) struct Regions<'a> {
+    program: &'a Program,
     graph: &'a CallGraph,
     lowered: &'a Lowered,
     captured: HashMap<NodeId, Amount>,
@@ -258,8 +260,14 @@ pub(crate) struct Regions<'a> {
 }
 
 impl<'a> Regions<'a> {
-    fn of(graph: &'a CallGraph, lowered: &'a Lowered, summaries: &'a Summaries) -> Regions<'a> {
+    fn of(
+        program: &'a Program,
+        graph: &'a CallGraph,
+        lowered: &'a Lowered,
+        summaries: &'a Summaries,
+    ) -> Regions<'a> {
         let mut regions = Regions {
+            program,
             graph,
             lowered,
             captured: HashMap::new(),
@@ -442,9 +450,10 @@ impl<'a> Regions<'a> {
             objects: add(&escapes.objects, &stack.objects),
             bytes: add(&escapes.bytes, &stack.bytes),
         };
+        // Simplified once more as a whole: the sums of its parts read as one formula.
         let guarded = |amount: &Amount| Amount {
-            objects: summary.guarded(amount.objects.clone()),
-            bytes: summary.guarded(amount.bytes.clone()),
+            objects: summary.guarded(simplify(&amount.objects, &Guard::always())),
+            bytes: summary.guarded(simplify(&amount.bytes, &Guard::always())),
         };
         RegionAmounts {
             mem_captured: guarded(&self.captured[&node]),
@@ -483,14 +492,34 @@ impl<'a> Regions<'a> {
                         )
                     })
                     .collect();
-                let over = |quantity: &Quantity| -> std::result::Result<Quantity, String> {
-                    let renamed = quantity.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
+                let over_binding = |renamed: &Quantity| -> std::result::Result<Quantity, String> {
                     let bounds = polytopes
                         .iter()
-                        .map(|polytope| bound_expr_over(&renamed, polytope))
+                        .map(|polytope| bound_expr_over(renamed, polytope))
                         .collect::<std::result::Result<Vec<_>, _>>()
                         .map_err(|e| format!("region of {callee} at {method}@{pc}: {e}"))?;
                     Ok(maximum(bounds.iter().map(tidy).collect()))
+                };
+                // A formal passed as `1 << x` by a direct call, read as `2^x` where it is one.
+                let powers = match path {
+                    [call] => PowerArgument::of_pairs(self.lowered.power_of_two_arguments(
+                        self.program,
+                        &call.caller,
+                        call.pc,
+                        &call.callee,
+                    )),
+                    _ => Vec::new(),
+                };
+                let fixed = summary::constant_dims(&binding);
+                let over = |quantity: &Quantity| -> std::result::Result<Quantity, String> {
+                    let renamed = quantity.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
+                    let bounded = over_binding(&renamed)?;
+                    match powers::substituted(&renamed, &powers, &fixed) {
+                        Some((guard, substituted)) => {
+                            Ok(powers::within(guard, over_binding(&substituted)?, bounded))
+                        }
+                        None => Ok(bounded),
+                    }
                 };
                 Ok(Amount {
                     objects: over(&amount.objects)?,

@@ -85,7 +85,7 @@ pub fn local_amount(
     });
     if reasons.is_empty() {
         if executions.is_infinite() {
-            let loops = unbounded_loops(program, site, &invariant);
+            let loops = unbounded_loops(program, lowered, site, &invariant);
             reasons.push(if loops.is_empty() {
                 "its executions are not bounded by the parameters (a data-dependent loop, or a loop bound the lowering cannot express)"
                     .to_string()
@@ -108,19 +108,29 @@ pub fn local_amount(
 }
 
 /// The loops around `site` whose counters its invariant leaves without an upper bound, each
-/// with the tests that leave it (see [`describe_loop`]).
-fn unbounded_loops(program: &Program, site: &LocalSite, invariant: &SiteInvariant) -> Vec<String> {
+/// with the tests that leave it (see [`describe_loop`]), then why the method's cursors are not
+/// followed, if they are not.
+fn unbounded_loops(
+    program: &Program,
+    lowered: &Lowered,
+    site: &LocalSite,
+    invariant: &SiteInvariant,
+) -> Vec<String> {
     let Ok(body) = program.body(&site.method) else {
         return Vec::new();
     };
     let executions = invariant.executions_set();
-    invariant
+    let mut loops: Vec<String> = invariant
         .executions
         .iter()
         .filter(|counter| !executions.bounds_above(counter))
         .filter_map(|counter| counter_head(counter))
         .filter_map(|pc| describe_loop(&site.method, &body, pc))
-        .collect()
+        .collect();
+    if !loops.is_empty() {
+        loops.extend(lowered.unfollowed_walks(&site.method).iter().cloned());
+    }
+    loops
 }
 
 type Amounts = membound_jvm::error::Result<(Qty, Qty)>;

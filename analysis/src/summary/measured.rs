@@ -83,10 +83,14 @@ pub(super) struct Measured {
     /// Under the split law, `k` when `μ + k` splits too and every call's `μ + k` is at least 1
     /// ([`positive_split`]): every activation is then one of the at most `μ + k`.
     positive_shift: Option<i64>,
+    /// Calls per activation, besides the `branching` ones, that only enter activations that
+    /// make no recursive call (see [`Measured::on_kept_line`]).
+    to_leaves: u64,
 }
 
 /// One recursive call: the polyhedra of its binding (columns: the formals, then the callee's
 /// formals), where it runs (those projected on the formals) and how often per activation.
+#[derive(Clone)]
 pub(super) struct Binding {
     pub(super) parts: Vec<Polyhedron>,
     pub(super) region: Vec<Polyhedron>,
@@ -156,10 +160,45 @@ impl Measured {
                     recursing: regions(bindings),
                     within: None,
                     positive_shift,
+                    to_leaves: 0,
                 });
             }
         }
         Err("no measure of the formals shrinks on every recursive call".to_string())
+    }
+
+    /// A tighter count on a line `e(x) = 0` of the formals (`e` the difference of two of them)
+    /// that the recursion keeps: from the line, each call either stays on it or enters an
+    /// activation that makes no recursive call. Perimeter's quadtree over the diagonal
+    /// (`x0 = y0`) recurses into two of its four quadrants and the other two are leaves: on the
+    /// line the activations that recurse form a binary tree, not a four-ary one. The measure
+    /// and its law come from the calls that stay, counted as `branching`; the others are
+    /// `to_leaves`. `None` when no such line has a call that leaves it for a leaf.
+    pub(super) fn on_kept_line(
+        params: &[String],
+        calls: &[(u32, CallSet)],
+    ) -> Option<(Affine, Measured)> {
+        let n = params.len();
+        let bindings = bindings(calls, n).ok()?;
+        let everywhere = regions(&bindings);
+        (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| Affine::var(i).sub(&Affine::var(j))))
+            .find_map(|e| {
+                let on_line = restricted(&restricted(&bindings, &e), &e.neg());
+                let (staying, to_leaves) = split_by_line(&on_line, &e, &everywhere, n)?;
+                let mut measured = Self::of_bindings(&staying, n).ok()?;
+                let recursing = regions(&staying);
+                let mut budget = COVER_BUDGET;
+                let leaves_covered = to_leaves
+                    .iter()
+                    .flat_map(|b| &b.region)
+                    .all(|region| covered(region, &recursing, &mut budget));
+                if !leaves_covered {
+                    return None;
+                }
+                measured.to_leaves = to_leaves.iter().map(|b| b.times).sum();
+                Some((e, measured))
+            })
     }
 
     /// Where the recursion is not bounded, over `params`: outside the region the measure holds
@@ -252,7 +291,7 @@ impl Measured {
                 BoundExpr::pol(Polynomial::one()),
             ]),
         };
-        self.where_recursing(&mu, recursing, BoundExpr::pol(Polynomial::one()))
+        self.where_recursing(&mu, recursing, BoundExpr::pol(Polynomial::one()), params)
     }
 
     /// The total of `qty` (its value in one activation, over `params`) over the activations
@@ -270,10 +309,11 @@ impl Measured {
         let (c_in, c_out) = per_activation(pw, &self.recursing, self.within.as_ref())?;
         let internal = self.internal_activations(params);
         let constant = |value: Rat| BoundExpr::pol(Polynomial::constant(value));
+        let calls = self.branching + self.to_leaves;
         let others = BoundExpr::Sum(vec![
             constant(Rat::from(1)),
             BoundExpr::Mul(vec![
-                constant(Rat::from(Int::from(self.branching - 1))),
+                constant(Rat::from(Int::from(calls - 1))),
                 internal.clone(),
             ]),
         ]);
@@ -288,6 +328,7 @@ impl Measured {
             &mu,
             recursing,
             aligned.to_quantity(),
+            params,
         )))
     }
 
@@ -309,14 +350,28 @@ impl Measured {
         fewer.then(|| BoundExpr::pol(shifted.scale(&most)))
     }
 
-    /// `recursing` where `μ >= 1`, `otherwise` elsewhere.
+    /// `recursing` where `μ >= 1` and the constraints every call's region implies hold,
+    /// `otherwise` elsewhere (an activation there makes no recursive call).
     fn where_recursing(
         &self,
         mu: &Polynomial,
         recursing: BoundExpr,
         otherwise: BoundExpr,
+        params: &[String],
     ) -> BoundExpr {
-        let guard = Guard::from_atoms(vec![Atom::ge(mu.clone() - Polynomial::one())]);
+        let mut atoms = vec![Atom::ge(mu.clone() - Polynomial::one())];
+        let regions: Vec<&Polyhedron> = self.recursing.iter().collect();
+        if let Some(first) = regions.first()
+            && first.dim() == params.len()
+        {
+            for implied in guards_implied(first, &regions) {
+                let atom = Atom::ge(affine_to_linear(&implied.expr, params));
+                if !atoms.contains(&atom) {
+                    atoms.push(atom);
+                }
+            }
+        }
+        let guard = Guard::from_atoms(atoms);
         simplify(
             &BoundExpr::Cases {
                 arms: vec![Arm {
@@ -612,6 +667,50 @@ fn activations(law: Law, branching: u64, mu: u32) -> u128 {
     (0..levels).fold(0u128, |sum, level| {
         sum.saturating_add(b.saturating_pow(level))
     })
+}
+
+/// The calls from the line `e = 0` (`on_line`, restricted to it) split into those that stay on
+/// it and those that only enter activations that call nothing (outside every call's region,
+/// `everywhere`); `None` when a call does neither, or none leaves the line.
+fn split_by_line(
+    on_line: &[Binding],
+    e: &Affine,
+    everywhere: &[Polyhedron],
+    n: usize,
+) -> Option<(Vec<Binding>, Vec<Binding>)> {
+    let callee_e = e.remap(|column| column + n);
+    let stays = |part: &Polyhedron| {
+        never(part, &callee_e.sub(&Affine::constant(Rat::from(1))))
+            && never(part, &callee_e.neg().sub(&Affine::constant(Rat::from(1))))
+    };
+    let callee_regions: Vec<Polyhedron> = everywhere
+        .iter()
+        .map(|region| {
+            let constraints = region
+                .constraints()
+                .iter()
+                .map(|c| c.remap(|column| column + n))
+                .collect();
+            Polyhedron::from_constraints(2 * n, constraints)
+        })
+        .collect();
+    let to_a_leaf = |part: &Polyhedron| {
+        callee_regions.iter().all(|region| {
+            let widened = Polyhedron::from_constraints(part.dim(), region.constraints().to_vec());
+            part.intersect(&widened).is_empty()
+        })
+    };
+    let (mut staying, mut leaving) = (Vec::new(), Vec::new());
+    for binding in on_line {
+        if binding.parts.iter().all(stays) {
+            staying.push(binding.clone());
+        } else if binding.parts.iter().all(to_a_leaf) {
+            leaving.push(binding.clone());
+        } else {
+            return None;
+        }
+    }
+    (!staying.is_empty() && !leaving.is_empty()).then_some((staying, leaving))
 }
 
 /// Whether `part` has no point with `violation >= 0` (over the integers).

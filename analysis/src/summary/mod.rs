@@ -24,6 +24,7 @@ mod geometric;
 mod local;
 mod measured;
 mod phases;
+pub(crate) mod powers;
 mod qty;
 mod recursion;
 
@@ -42,9 +43,11 @@ use crate::escape::{Fate, Fates, SummaryNode};
 use crate::lowering::{CALLEE_PREFIX, CallSet, Lowered};
 use crate::memalloc::Quantity;
 use crate::sites::LocalSites;
+use powers::PowerArgument;
 
 pub use local::{LocalAmount, local_amount};
 pub use qty::Qty;
+pub(crate) use qty::constant_dims;
 
 /// Where objects counted in a summary live, seen from its method.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -622,7 +625,7 @@ impl CallSite<'_> {
         entries: &mut Entries,
         diverges: &mut Vec<Divergence>,
     ) -> (Qty, Qty) {
-        let mut totals: Vec<(Qty, Qty, Option<CallSet>)> = Vec::new();
+        let mut totals: Vec<(Qty, Qty, Option<Call>)> = Vec::new();
         for &callee in targets {
             let Some(summary) = self.summaries.of(callee) else {
                 continue;
@@ -636,12 +639,12 @@ impl CallSite<'_> {
                 Ok(call_set) if executions_count(&call_set).is_zero() => {}
                 Ok(call_set) => {
                     diverges.extend(diverging_calls(summary, &call_set));
-                    self.compose_target(summary, &call_set, entries);
-                    totals.push((
-                        summary.objects.clone(),
-                        summary.bytes.clone(),
-                        Some(call_set),
-                    ));
+                    let call = Call {
+                        set: call_set,
+                        powers: self.power_arguments(summary),
+                    };
+                    self.compose_target(summary, &call, entries);
+                    totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
                 }
                 Err(error) => {
                     self.unbounded_target(summary, &error.to_string(), entries);
@@ -654,8 +657,8 @@ impl CallSite<'_> {
 
     /// Every entry of `summary` summed over the call's points, under the fate the caller gives
     /// its objects.
-    fn compose_target(&self, summary: &MethodSummary, call_set: &CallSet, entries: &mut Entries) {
-        let set = call_set.set.to_set();
+    fn compose_target(&self, summary: &MethodSummary, call: &Call, entries: &mut Entries) {
+        let set = call.set.set.to_set();
         // Parts with the same site and place in the caller add up before they are summed.
         let mut grouped: BTreeMap<(usize, Place), Counted> = BTreeMap::new();
         let mut reasons: BTreeMap<usize, Vec<String>> = BTreeMap::new();
@@ -673,14 +676,13 @@ impl CallSite<'_> {
                 grouped.insert(key, sum);
             }
         }
-        let rename = |name: &str| format!("{CALLEE_PREFIX}{name}");
         for ((site, place), counted) in grouped {
-            let summed = counted.try_map(|qty| sum_through(&qty.renamed(&rename), &set, call_set));
+            let summed = counted.try_map(|qty| call.sum(qty, &set));
             let target = entry(entries, Some(self.pc), site);
             add_reasons(target, &reasons[&site]);
             match summed {
                 Ok(summed) => {
-                    if summed.bytes.is_infinite() && !counted.bytes.is_infinite() {
+                    if summed.bytes.may_be_infinite() && !counted.bytes.may_be_infinite() {
                         add_reasons(target, &[self.unbounded_call(summary, &counted.bytes)]);
                     }
                     add_part(target, place, summed.map(|q| q.aligned(self.params)))
@@ -691,6 +693,16 @@ impl CallSite<'_> {
                 }
             }
         }
+    }
+
+    /// The callee's formals this call passes as `1 << x` ([`powers`]).
+    fn power_arguments(&self, summary: &MethodSummary) -> Vec<PowerArgument> {
+        PowerArgument::of_pairs(self.inputs.lowered.power_of_two_arguments(
+            self.inputs.program,
+            self.method,
+            self.pc,
+            &summary.method,
+        ))
     }
 
     /// Why a callee's finite bound is ∞ summed over this call: what it depends on that the
@@ -707,13 +719,14 @@ impl CallSite<'_> {
                 &summary.method,
                 &depends,
             );
-            let passes = match untracked.is_empty() {
+            let mut passes = match untracked.is_empty() {
                 true => String::new(),
-                false => format!(
-                    " (it passes {}, which the analysis does not follow)",
-                    untracked.join(", ")
-                ),
+                false => format!(" (it passes {})", untracked.join("; ")),
             };
+            let lowered = self.inputs.lowered;
+            if let Some(chains) = lowered.unbound_chains(self.method, &summary.method, &depends) {
+                passes.push_str(&format!(" (it cannot bind {chains})"));
+            }
             format!(
                 "its bound depends on {}, and the values the call passes do not keep it \
                  finite{passes}",
@@ -759,12 +772,12 @@ impl CallSite<'_> {
     /// The call's objects and bytes: once per execution at the largest target's when every
     /// target allocates a constant per call, else the sum over the targets (different
     /// executions may run different targets, so the largest total could be below a run).
-    fn call_totals(&self, totals: &[(Qty, Qty, Option<CallSet>)]) -> (Qty, Qty) {
+    fn call_totals(&self, totals: &[(Qty, Qty, Option<Call>)]) -> (Qty, Qty) {
         let constants: Option<Vec<(Rat, Rat)>> = totals
             .iter()
             .map(|(o, b, _)| Some((o.as_constant()?, b.as_constant()?)))
             .collect();
-        if let (Some(constants), Some((_, _, Some(call_set)))) = (constants, totals.first()) {
+        if let (Some(constants), Some((_, _, Some(call)))) = (constants, totals.first()) {
             let largest = |pick: fn(&(Rat, Rat)) -> &Rat| {
                 constants
                     .iter()
@@ -773,7 +786,7 @@ impl CallSite<'_> {
                     .cloned()
                     .unwrap_or_default()
             };
-            let executions = executions_count(call_set);
+            let executions = executions_count(&call.set);
             return (
                 executions.scale(&largest(|c| &c.0)).aligned(self.params),
                 executions.scale(&largest(|c| &c.1)).aligned(self.params),
@@ -781,14 +794,13 @@ impl CallSite<'_> {
         }
         let mut objects = Qty::zero(self.params);
         let mut bytes = Qty::zero(self.params);
-        let rename = |name: &str| format!("{CALLEE_PREFIX}{name}");
-        for (target_objects, target_bytes, call_set) in totals {
-            let Some(call_set) = call_set else {
+        for (target_objects, target_bytes, call) in totals {
+            let Some(call) = call else {
                 return (Qty::Inf, Qty::Inf);
             };
-            let set = call_set.set.to_set();
+            let set = call.set.set.to_set();
             let sum = |qty: &Qty| {
-                sum_through(&qty.renamed(&rename), &set, call_set)
+                call.sum(qty, &set)
                     .map(|q| q.aligned(self.params))
                     .unwrap_or(Qty::Inf)
             };
@@ -796,6 +808,34 @@ impl CallSite<'_> {
             bytes = bytes.add(&sum(target_bytes));
         }
         (objects, bytes)
+    }
+}
+
+/// One call into one target: its set, and the formals it passes as powers of two.
+struct Call {
+    set: CallSet,
+    powers: Vec<PowerArgument>,
+}
+
+impl Call {
+    /// `Σ qty` (a quantity of the callee's) over the call's points (`set`, the call's set as a
+    /// set), where the call passes formals as `1 << x`, with those read as `2^x` for
+    /// `0 <= x <= 30` ([`powers`]).
+    fn sum(&self, qty: &Qty, set: &Set) -> Result<Qty, CountError> {
+        let renamed = qty.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
+        let summed = sum_through(&renamed, set, &self.set)?;
+        let fixed = qty::constant_dims(set);
+        let Some((guard, substituted)) =
+            powers::substituted(&renamed.to_quantity(), &self.powers, &fixed)
+        else {
+            return Ok(summed);
+        };
+        let on_powers = sum_through(&Qty::Expr(substituted), set, &self.set)?;
+        Ok(Qty::Expr(powers::within(
+            guard,
+            on_powers.to_quantity(),
+            summed.to_quantity(),
+        )))
     }
 }
 

@@ -7,8 +7,8 @@
 //! ([`Qty::to_quantity`]) when a result is written.
 
 use membound_polyhedra::{
-    Affine, BasicSet, Constraint, Count, CountError, Piece, PiecewiseQuasiPolynomial, Polyhedron,
-    Polynomial, QuasiPolynomial, Rat, Relation, Set, Space, count,
+    Affine, BasicSet, Constraint, Count, CountError, Int, Piece, PiecewiseQuasiPolynomial,
+    Polyhedron, Polynomial, QuasiPolynomial, Rat, Relation, Set, Space, count,
 };
 
 use membound_bernstein::{BoundExpr, ParametricPolytope, bound_expr_over, simplify};
@@ -66,6 +66,15 @@ impl Qty {
 
     pub fn is_infinite(&self) -> bool {
         matches!(self, Qty::Inf)
+    }
+
+    /// Whether it is ∞ for some parameter values (∞, or an expression with an ∞ arm).
+    pub fn may_be_infinite(&self) -> bool {
+        match self {
+            Qty::Finite(_) => false,
+            Qty::Expr(expr) => expr.may_be_infinite(),
+            Qty::Inf => true,
+        }
     }
 
     /// The value when it is the same for every value of the parameters.
@@ -432,6 +441,27 @@ fn fixed_arguments(
         .collect();
     let points = Qty::count_of(&projected(set, &kept));
     Some((points, at_arguments))
+}
+
+/// The dims of `set` it fixes to an integer constant (a set of one part without locals; none
+/// otherwise), with their values.
+pub(crate) fn constant_dims(set: &Set) -> Vec<(String, Int)> {
+    let [part] = set.parts.as_slice() else {
+        return Vec::new();
+    };
+    if !part.locals.is_empty() {
+        return Vec::new();
+    }
+    let n = set.space.params.len();
+    set.space
+        .dims
+        .iter()
+        .enumerate()
+        .filter_map(|(dim, name)| {
+            let value = affine_of_params(part, n + dim, n)?;
+            (value.support().next().is_none()).then(|| (name.clone(), value.constant.floor()))
+        })
+        .collect()
 }
 
 /// `column` as an affine function of the first `n` columns (the parameters) with integer

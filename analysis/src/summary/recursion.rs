@@ -25,6 +25,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use membound_bernstein::guard::affine_to_linear;
+use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
 use membound_front::callgraph::{Edge, NodeId};
 use membound_polyhedra::{
     Affine, BasicSet, Constraint, CountError, Int, Polyhedron, Rat, Relation, Set, Space,
@@ -313,6 +315,13 @@ enum Shape {
     /// A descent, with its levels under an activation.
     Descent(Descent, Set),
     Measured(Measured),
+    /// A measure, and a tighter one on a line `line = 0` of the formals that the recursion
+    /// keeps ([`Measured::on_kept_line`]).
+    OnLine {
+        general: Measured,
+        line: Affine,
+        on_line: Measured,
+    },
     Phases(Phases),
 }
 
@@ -335,7 +344,16 @@ impl Shape {
             Err(why) => why,
         };
         let measured = match Measured::of(params, calls) {
-            Ok(measured) => return Ok(Shape::Measured(measured)),
+            Ok(general) => {
+                return Ok(match Measured::on_kept_line(params, calls) {
+                    Some((line, on_line)) => Shape::OnLine {
+                        general,
+                        line,
+                        on_line,
+                    },
+                    None => Shape::Measured(general),
+                });
+            }
             Err(measured) => measured,
         };
         let phases = match Phases::of(params, calls) {
@@ -357,6 +375,15 @@ impl Shape {
                 geometric::levels_sum(qty, descent.branching, params, descent.j, &descent.guard)
             }
             Shape::Measured(measured) => measured.total(qty, params),
+            Shape::OnLine {
+                general,
+                line,
+                on_line,
+            } => {
+                let on_line = on_line.total(qty, params)?.to_quantity();
+                let general = general.total(qty, params)?.to_quantity();
+                Ok(Qty::Expr(on_the_line(line, params, on_line, general)))
+            }
             Shape::Phases(phases) => phases.total(qty, params),
         }
     }
@@ -365,6 +392,16 @@ impl Shape {
         match self {
             Shape::Descent(_, levels) => Levels::Points(levels.clone()),
             Shape::Measured(measured) => Levels::Depth(measured.depth(params)),
+            Shape::OnLine {
+                general,
+                line,
+                on_line,
+            } => Levels::Depth(on_the_line(
+                line,
+                params,
+                on_line.depth(params),
+                general.depth(params),
+            )),
             Shape::Phases(phases) => Levels::Depth(phases.depth(params)),
         }
     }
@@ -374,10 +411,33 @@ impl Shape {
             Shape::Descent(descent, _) => descent.never_stops(method, params),
             // Every law makes the measure shrink below 1, where no call is made (in the
             // measure's region, if it has one), and so does each phase.
-            Shape::Measured(measured) => measured.unbounded_outside(method, params),
+            Shape::Measured(measured)
+            | Shape::OnLine {
+                general: measured, ..
+            } => measured.unbounded_outside(method, params),
             Shape::Phases(_) => None,
         }
     }
+}
+
+/// `on_line` where `line = 0` (an affine form of the formals `params`), `elsewhere` otherwise.
+fn on_the_line(
+    line: &Affine,
+    params: &[String],
+    on_line: BoundExpr,
+    elsewhere: BoundExpr,
+) -> BoundExpr {
+    let guard = Guard::from_atoms(vec![Atom::eq(affine_to_linear(line, params))]);
+    simplify(
+        &BoundExpr::Cases {
+            arms: vec![Arm {
+                guard,
+                expr: on_line,
+            }],
+            default: Box::new(elsewhere),
+        },
+        &Guard::always(),
+    )
 }
 
 /// The recursion's shape: formal `j` descends by `k` while `p_j >= guard`, with `branching`

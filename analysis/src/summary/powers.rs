@@ -1,0 +1,78 @@
+//! A call that passes a callee's formal as `1 << x` (`make(0, 0, 1 << levels)`,
+//! [`crate::lowering::Lowered::power_of_two_arguments`]): the polyhedra cannot bind the formal
+//! to `2^x`, so the callee's bound is read with the formal replaced by `2^x` instead, exact
+//! where `0 <= x <= 30`. The JVM takes an `int` shift count modulo 32 and `1 << 31` is
+//! negative, so outside that range the call's bound stays what it is without the substitution
+//! (∞ when it depends on the formal).
+
+use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
+use membound_polyhedra::{Int, Polynomial, Rat};
+
+use crate::lowering::{CALLEE_PREFIX, MAX_INT_SHIFT};
+use crate::memalloc::Quantity;
+
+/// A callee's formal (named `callee__<formal>`) passed as `1 << x`, with the caller's formal
+/// holding `x`.
+#[derive(Clone, Debug)]
+pub(crate) struct PowerArgument {
+    pub formal: String,
+    pub exponent: String,
+}
+
+impl PowerArgument {
+    /// From (callee formal, caller formal) pairs.
+    pub(crate) fn of_pairs(pairs: Vec<(String, String)>) -> Vec<PowerArgument> {
+        pairs
+            .into_iter()
+            .map(|(formal, exponent)| PowerArgument {
+                formal: format!("{CALLEE_PREFIX}{formal}"),
+                exponent,
+            })
+            .collect()
+    }
+}
+
+/// `expr` (over the renamed callee formals) with every power argument it reads replaced by
+/// `2^x`, simplified under the guard `0 <= x <= 30` it returns; `None` when it reads none or
+/// the substitution has no form. The formals the call fixes to a constant (`fixed`, from the
+/// call's set) are read at their value first, so a guard relating the power to them
+/// (`size + y0 >= x0 + 1` at `x0 = y0 = 0`) reads the power alone.
+pub(crate) fn substituted(
+    expr: &Quantity,
+    powers: &[PowerArgument],
+    fixed: &[(String, Int)],
+) -> Option<(Guard, Quantity)> {
+    let read = expr.params();
+    let used: Vec<&PowerArgument> = powers.iter().filter(|p| read.contains(&p.formal)).collect();
+    if used.is_empty() {
+        return None;
+    }
+    let mut atoms = Vec::new();
+    let mut result = fixed
+        .iter()
+        .filter(|(name, _)| read.contains(name))
+        .fold(expr.clone(), |e, (name, value)| e.with_value(name, value));
+    for power in used {
+        let x = Polynomial::var(power.exponent.clone());
+        result = result.with_power_of_two(&power.formal, &x)?;
+        atoms.push(Atom::ge(x.clone()));
+        atoms.push(Atom::ge(
+            &Polynomial::constant(Rat::from(MAX_INT_SHIFT)) - &x,
+        ));
+    }
+    let guard = Guard::from_atoms(atoms);
+    let result = simplify(&result, &guard);
+    Some((guard, result))
+}
+
+/// `on_powers` where `guard` holds, `otherwise` elsewhere.
+pub(crate) fn within(guard: Guard, on_powers: Quantity, otherwise: Quantity) -> Quantity {
+    let cases = BoundExpr::Cases {
+        arms: vec![Arm {
+            guard,
+            expr: on_powers,
+        }],
+        default: Box::new(otherwise),
+    };
+    simplify(&cases, &Guard::always())
+}
