@@ -175,12 +175,17 @@ impl Polyhedron {
             .filter(|c| !c.is_equality())
             .map(|c| c.expr.clone())
             .collect();
-        // An inequality that cannot be strict anywhere is an implicit equality.
-        let implicit: Vec<Affine> = inequalities
-            .iter()
-            .filter(|e| lp::implies_nonnegative(&self.constraints, &e.neg()))
-            .cloned()
-            .collect();
+        // An inequality that cannot be strict anywhere is an implicit equality; one linear
+        // program rules them all out when a point is strict for every inequality at once.
+        let implicit: Vec<Affine> = if lp::has_strictly_feasible_point(&self.constraints) {
+            Vec::new()
+        } else {
+            inequalities
+                .iter()
+                .filter(|e| lp::implies_nonnegative(&self.constraints, &e.neg()))
+                .cloned()
+                .collect()
+        };
         inequalities.retain(|e| !implicit.contains(e));
         equalities.extend(implicit);
         let equalities = reduced_echelon(equalities);
