@@ -310,6 +310,31 @@ mod tests {
     }
 
     #[test]
+    fn a_strictly_feasible_point_exists_unless_an_inequality_is_tight_everywhere() {
+        // 0 <= y <= x <= 4 has an interior; 0 <= x <= 0 and y <= x <= y do not.
+        assert!(has_strictly_feasible_point(&[
+            ge(&[0, 1], 0),
+            ge(&[1, -1], 0),
+            ge(&[-1, 0], 4)
+        ]));
+        assert!(!has_strictly_feasible_point(&[
+            ge(&[1, 0], 0),
+            ge(&[-1, 0], 0),
+            ge(&[0, 1], 0)
+        ]));
+        assert!(!has_strictly_feasible_point(&[
+            ge(&[1, -1], 0),
+            ge(&[-1, 1], 0)
+        ]));
+        // Equalities stay equalities: only inequalities need to be strict.
+        let on_line = [
+            Constraint::eq(Affine::var(0).sub(&Affine::var(1))),
+            ge(&[1, 0], 0),
+        ];
+        assert!(has_strictly_feasible_point(&on_line));
+    }
+
+    #[test]
     fn detects_infeasibility_and_equalities() {
         assert!(is_infeasible(&[ge(&[1], -3), ge(&[-1], 2)]));
         let on_line = [
