@@ -246,6 +246,33 @@ pub(crate) fn is_infeasible(constraints: &[Constraint]) -> bool {
     minimize(&Affine::zero(), constraints) == LpResult::Infeasible
 }
 
+/// True when some point of `constraints` satisfies every inequality strictly, so that none of
+/// them is an implicit equality. One linear program, `maximize t` with each inequality `>= t`
+/// and `t <= 1`, instead of one per inequality: if each inequality is strict at some point, the
+/// average of those points is strict for all of them.
+pub(crate) fn has_strictly_feasible_point(constraints: &[Constraint]) -> bool {
+    let t = constraints
+        .iter()
+        .map(|c| c.expr.coeffs.len())
+        .max()
+        .unwrap_or(0);
+    let mut lifted: Vec<Constraint> = constraints
+        .iter()
+        .map(|c| {
+            let mut expr = c.expr.clone();
+            if !c.is_equality() {
+                expr.set_coeff(t, -Rat::one());
+            }
+            Constraint { expr, rel: c.rel }
+        })
+        .collect();
+    lifted.push(Constraint::ge(Affine::constant(1).sub(&Affine::var(t))));
+    match minimize(&Affine::var(t).neg(), &lifted) {
+        LpResult::Optimal(value) => value.is_negative(),
+        LpResult::Infeasible | LpResult::Unbounded => false,
+    }
+}
+
 /// True when every solution of `constraints` satisfies `expr >= 0` (vacuously when there is
 /// none).
 pub(crate) fn implies_nonnegative(constraints: &[Constraint], expr: &Affine) -> bool {
@@ -280,6 +307,31 @@ mod tests {
             minimize(&Affine::var(0).neg(), &[ge(&[1], 0)]),
             LpResult::Unbounded
         );
+    }
+
+    #[test]
+    fn a_strictly_feasible_point_exists_unless_an_inequality_is_tight_everywhere() {
+        // 0 <= y <= x <= 4 has an interior; 0 <= x <= 0 and y <= x <= y do not.
+        assert!(has_strictly_feasible_point(&[
+            ge(&[0, 1], 0),
+            ge(&[1, -1], 0),
+            ge(&[-1, 0], 4)
+        ]));
+        assert!(!has_strictly_feasible_point(&[
+            ge(&[1, 0], 0),
+            ge(&[-1, 0], 0),
+            ge(&[0, 1], 0)
+        ]));
+        assert!(!has_strictly_feasible_point(&[
+            ge(&[1, -1], 0),
+            ge(&[-1, 1], 0)
+        ]));
+        // Equalities stay equalities: only inequalities need to be strict.
+        let on_line = [
+            Constraint::eq(Affine::var(0).sub(&Affine::var(1))),
+            ge(&[1, 0], 0),
+        ];
+        assert!(has_strictly_feasible_point(&on_line));
     }
 
     #[test]

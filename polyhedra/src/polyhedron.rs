@@ -4,6 +4,9 @@
 //! intersection, projection, inclusion, redundancy removal and a normal form. All answers are
 //! exact over the rationals (integer-exactness is the counting module's business).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::affine::Affine;
@@ -12,7 +15,7 @@ use crate::fourier_motzkin::System;
 use crate::lp;
 use crate::scalar::Rat;
 
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Polyhedron {
     dim: usize,
     constraints: Vec<Constraint>,
@@ -159,7 +162,25 @@ impl Polyhedron {
     /// lowest integer terms with the equalities substituted out, no redundant constraint, in a
     /// canonical order. Two equal polyhedra get the same normal form up to the choice of
     /// echelon pivots (which is deterministic).
+    ///
+    /// A fixpoint asks for the normal form of the same system again and again (half the calls
+    /// on a loop nest's joins repeat one), and each costs a linear program per constraint, so
+    /// the answers of the last [`MINIMIZED_CACHE_LIMIT`] distinct systems are remembered.
     pub fn minimized(&self) -> Polyhedron {
+        if let Some(known) = MINIMIZED.with_borrow(|cache| cache.get(self).cloned()) {
+            return known;
+        }
+        let normal = self.normal_form();
+        MINIMIZED.with_borrow_mut(|cache| {
+            if cache.len() >= MINIMIZED_CACHE_LIMIT {
+                cache.clear();
+            }
+            cache.insert(self.clone(), normal.clone());
+        });
+        normal
+    }
+
+    fn normal_form(&self) -> Polyhedron {
         if self.is_empty() {
             return Polyhedron::empty(self.dim);
         }
@@ -175,12 +196,17 @@ impl Polyhedron {
             .filter(|c| !c.is_equality())
             .map(|c| c.expr.clone())
             .collect();
-        // An inequality that cannot be strict anywhere is an implicit equality.
-        let implicit: Vec<Affine> = inequalities
-            .iter()
-            .filter(|e| lp::implies_nonnegative(&self.constraints, &e.neg()))
-            .cloned()
-            .collect();
+        // An inequality that cannot be strict anywhere is an implicit equality; one linear
+        // program rules them all out when a point is strict for every inequality at once.
+        let implicit: Vec<Affine> = if lp::has_strictly_feasible_point(&self.constraints) {
+            Vec::new()
+        } else {
+            inequalities
+                .iter()
+                .filter(|e| lp::implies_nonnegative(&self.constraints, &e.neg()))
+                .cloned()
+                .collect()
+        };
         inequalities.retain(|e| !implicit.contains(e));
         equalities.extend(implicit);
         let equalities = reduced_echelon(equalities);
@@ -199,6 +225,13 @@ impl Polyhedron {
             constraints,
         }
     }
+}
+
+/// How many normal forms [`Polyhedron::minimized`] keeps per thread (a few megabytes at most).
+const MINIMIZED_CACHE_LIMIT: usize = 1024;
+
+thread_local! {
+    static MINIMIZED: RefCell<HashMap<Polyhedron, Polyhedron>> = RefCell::new(HashMap::new());
 }
 
 fn dedup(forms: Vec<Affine>) -> Vec<Affine> {
