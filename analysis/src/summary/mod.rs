@@ -255,6 +255,18 @@ pub struct Inputs<'a> {
     pub deadline: Option<Instant>,
 }
 
+/// Why a call's sites are ∞ when the deadline passed while its caller was summarized.
+const TIME_LIMIT_IN_SUMMARY: &str =
+    "the analysis reached its time limit while summarizing the call that reaches this site";
+
+impl Inputs<'_> {
+    /// Whether the deadline has passed: what is not summarized yet is ∞ with the time limit.
+    fn out_of_time(&self) -> bool {
+        self.deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+    }
+}
+
 /// The summary of every method of `inputs.graph` that reaches a local site, callees first.
 /// The call graph's components are summarized in waves, each after the components it calls,
 /// the components of a wave in parallel. `progress` hears how many methods there are to
@@ -336,10 +348,7 @@ fn summarize_component(
         || adjacency[component[0]]
             .iter()
             .any(|edge| edge.callee == component[0]);
-    if inputs
-        .deadline
-        .is_some_and(|deadline| Instant::now() >= deadline)
-    {
+    if inputs.out_of_time() {
         let why = |_: &MethodRef| {
             vec!["the analysis reached its time limit before summarizing this method".to_string()]
         };
@@ -627,6 +636,11 @@ impl CallSite<'_> {
             let Some(summary) = self.summaries.of(callee) else {
                 continue;
             };
+            if self.inputs.out_of_time() {
+                self.unbounded_target(summary, TIME_LIMIT_IN_SUMMARY, entries);
+                totals.push((Qty::Inf, Qty::Inf, None));
+                continue;
+            }
             let call_set = self
                 .inputs
                 .lowered
@@ -675,9 +689,14 @@ impl CallSite<'_> {
         }
         let rename = |name: &str| format!("{CALLEE_PREFIX}{name}");
         for ((site, place), counted) in grouped {
-            let summed = counted.try_map(|qty| sum_through(&qty.renamed(&rename), &set, call_set));
             let target = entry(entries, Some(self.pc), site);
             add_reasons(target, &reasons[&site]);
+            if self.inputs.out_of_time() {
+                add_reasons(target, &[TIME_LIMIT_IN_SUMMARY.to_string()]);
+                add_part(target, place, Counted::infinite());
+                continue;
+            }
+            let summed = counted.try_map(|qty| sum_through(&qty.renamed(&rename), &set, call_set));
             match summed {
                 Ok(summed) => {
                     if summed.bytes.is_infinite() && !counted.bytes.is_infinite() {
