@@ -287,8 +287,10 @@ pub fn summarize(inputs: &Inputs<'_>, progress: &(dyn Fn(crate::memrq::Step) + S
         let solved: Vec<Vec<(NodeId, MethodSummary)>> = wave
             .par_iter()
             .map(|&component| {
-                let solved =
-                    summarize_component(inputs, &summaries, &components[component], &adjacency);
+                // A count still running at the deadline stops there: its sites are ∞ with it.
+                let solved = membound_polyhedra::with_deadline(inputs.deadline, || {
+                    summarize_component(inputs, &summaries, &components[component], &adjacency)
+                });
                 solved
                     .iter()
                     .for_each(|_| progress(crate::memrq::Step::Summarized));
