@@ -665,7 +665,17 @@ impl CallSite<'_> {
                 }
             }
         }
-        self.call_totals(&totals)
+        let (objects, bytes) = self.call_totals(&totals);
+        if (objects.is_infinite() || bytes.is_infinite()) && self.inputs.out_of_time() {
+            // The totals' counts may have stopped at the deadline: the sites say so.
+            for summary in targets
+                .iter()
+                .filter_map(|&callee| self.summaries.of(callee))
+            {
+                self.unbounded_target(summary, TIME_LIMIT_IN_SUMMARY, entries);
+            }
+        }
+        (objects, bytes)
     }
 
     /// Every entry of `summary` summed over the call's points, under the fate the caller gives
