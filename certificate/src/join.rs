@@ -14,58 +14,113 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use membound_jvm::error::{Error, Result};
 
-use crate::{AmountEntry, Certificate, Entry, FORMAT_VERSION, MethodEntry, Places, SiteEntry};
+use crate::{
+    AmountEntry, Certificate, Entry, FORMAT_VERSION, Input, MethodEntry, Places, SiteEntry, Tool,
+};
 
 /// Why a method that is no entry point is ∞ in a joined certificate.
 pub const DIFFERENT_PARAMETERS: &str = "the entry points that reach it give it different \
      parameters, so their bounds are not joined: analyze one of them alone (--method) for its bounds";
 
-/// The certificate of every entry point of `parts` (each a certificate of one entry or of
-/// several), as described in the module documentation. The parts must come from the same
-/// membound, input and object model.
-pub fn join(parts: &[Certificate]) -> Result<Certificate> {
-    let first = parts
-        .first()
-        .ok_or_else(|| Error::Input("no certificate to join".to_string()))?;
-    for part in parts {
-        if part.tool != first.tool || part.input != first.input {
+/// The certificate of every entry point of the parts added (each a certificate of one entry or
+/// of several), as described in the module documentation; the parts must come from the same
+/// membound, input and object model, in any order. It keeps of each method the largest of its
+/// bounds so far (the largest of all is the same joined at once or in groups): a run of many
+/// entry points holds the joined certificate, not every entry's.
+#[derive(Default)]
+pub struct Joiner {
+    /// The tool and input of the first part, which every other must share.
+    run: Option<(Tool, Input)>,
+    /// Every entry point with its own bounds.
+    own: BTreeMap<String, MethodEntry>,
+    /// Every other method with the largest of its bounds so far (an entry point's included
+    /// until the end: a part that reaches it may come before the part of which it is the entry).
+    others: BTreeMap<String, MethodEntry>,
+    assumptions: BTreeSet<String>,
+}
+
+impl Joiner {
+    /// Adds a part; an entry point two parts hold must have the same bounds in both.
+    pub fn add(&mut self, part: Certificate) -> Result<()> {
+        let (tool, input) = self
+            .run
+            .get_or_insert_with(|| (part.tool.clone(), part.input.clone()));
+        if part.tool != *tool || part.input != *input {
             return Err(Error::Input(format!(
                 "certificates of different runs: {} of {} ({}, membound {}) and {} ({}, membound {})",
-                first.input.path,
-                first.input.sha256,
-                first.tool.object_model,
-                first.tool.version,
+                input.path,
+                input.sha256,
+                tool.object_model,
+                tool.version,
                 part.input.sha256,
                 part.tool.object_model,
                 part.tool.version
             )));
         }
-    }
-    let own = own_bounds(parts)?;
-    let mut others: BTreeMap<&str, Vec<&MethodEntry>> = BTreeMap::new();
-    for part in parts {
-        for method in &part.methods {
-            if !own.contains_key(method.method.as_str()) {
-                others.entry(&method.method).or_default().push(method);
+        let entries: BTreeSet<String> = entry_points(&part)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        for name in &entries {
+            part.method(name)?;
+        }
+        self.assumptions.extend(part.assumptions);
+        for method in part.methods {
+            if !entries.contains(&method.method) {
+                match self.others.get_mut(&method.method) {
+                    Some(earlier) if *earlier != method => {
+                        *earlier = largest(&[earlier, &method]);
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.others.insert(method.method.clone(), method);
+                    }
+                }
+                continue;
+            }
+            match self.own.get(&method.method) {
+                Some(earlier) if *earlier != method => {
+                    return Err(Error::Input(format!(
+                        "entry point {} has different bounds in two of the certificates",
+                        method.method
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    self.own.insert(method.method.clone(), method);
+                }
             }
         }
+        Ok(())
     }
-    let mut methods: Vec<MethodEntry> = own.values().map(|m| (*m).clone()).collect();
-    methods.extend(others.into_values().map(|variants| largest(&variants)));
-    methods.sort_by(|a, b| a.method.cmp(&b.method));
-    let assumptions: BTreeSet<&String> = parts.iter().flat_map(|p| &p.assumptions).collect();
-    let entries: Vec<String> = own.keys().map(|name| name.to_string()).collect();
-    Ok(Certificate {
-        membound: FORMAT_VERSION,
-        tool: first.tool.clone(),
-        input: first.input.clone(),
-        entry: Entry {
-            method: entries.first().cloned().unwrap_or_default(),
-        },
-        entries,
-        assumptions: assumptions.into_iter().cloned().collect(),
-        methods,
-    })
+
+    /// The joined certificate of the parts added.
+    pub fn finish(self) -> Result<Certificate> {
+        let (tool, input) = self
+            .run
+            .ok_or_else(|| Error::Input("no certificate to join".to_string()))?;
+        let entries: Vec<String> = self.own.keys().cloned().collect();
+        let mut methods: Vec<MethodEntry> = self.own.into_values().collect();
+        let own = &entries;
+        methods.extend(
+            self.others
+                .into_iter()
+                .filter(|(name, _)| own.binary_search(name).is_err())
+                .map(|(_, method)| method),
+        );
+        methods.sort_by(|a, b| a.method.cmp(&b.method));
+        Ok(Certificate {
+            membound: FORMAT_VERSION,
+            tool,
+            input,
+            entry: Entry {
+                method: entries.first().cloned().unwrap_or_default(),
+            },
+            entries,
+            assumptions: self.assumptions.into_iter().collect(),
+            methods,
+        })
+    }
 }
 
 /// The entry points of a certificate: its `entries`, or its one `entry`.
@@ -75,26 +130,6 @@ pub fn entry_points(certificate: &Certificate) -> Vec<&str> {
     } else {
         certificate.entries.iter().map(String::as_str).collect()
     }
-}
-
-/// Every entry point of the parts with its own bounds; an entry two parts hold must have the
-/// same bounds in both.
-fn own_bounds(parts: &[Certificate]) -> Result<BTreeMap<&str, &MethodEntry>> {
-    let mut own: BTreeMap<&str, &MethodEntry> = BTreeMap::new();
-    for part in parts {
-        for name in entry_points(part) {
-            let bounds = part.method(name)?;
-            match own.insert(name, bounds) {
-                Some(earlier) if earlier != bounds => {
-                    return Err(Error::Input(format!(
-                        "entry point {name} has different bounds in two of the certificates"
-                    )));
-                }
-                _ => {}
-            }
-        }
-    }
-    Ok(own)
 }
 
 /// One method's bounds from its variants: the largest of each quantity.
@@ -239,6 +274,61 @@ fn union<'a>(lists: impl Iterator<Item = &'a Vec<String>>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A method allocating `bytes`, calling `callees`.
+    fn method(name: &str, bytes: &str, callees: &[&str]) -> MethodEntry {
+        let amount = AmountEntry {
+            objects: "(1)".to_string(),
+            bytes: bytes.to_string(),
+        };
+        MethodEntry {
+            mem_alloc: amount,
+            unbounded: Vec::new(),
+            callees: callees.iter().map(|c| c.to_string()).collect(),
+            ..MethodEntry::unbounded(name, String::new())
+        }
+    }
+
+    /// The certificate of entry `name`, which reaches `helper` bounded by `helper_bytes`.
+    fn part(name: &str, helper_bytes: &str) -> Certificate {
+        let input = Input {
+            path: "in.jar".to_string(),
+            sha256: "0".to_string(),
+        };
+        let methods = vec![
+            method(name, "(8)", &["h.helper()V"]),
+            method("h.helper()V", helper_bytes, &[]),
+        ];
+        Certificate::of_input(input, "model", vec![format!("from {name}")], methods)
+    }
+
+    fn joined(parts: impl IntoIterator<Item = Certificate>) -> Certificate {
+        let mut joiner = Joiner::default();
+        for part in parts {
+            joiner.add(part).expect("parts of one run");
+        }
+        joiner.finish().expect("some part")
+    }
+
+    #[test]
+    fn the_joined_certificate_is_the_same_in_any_order_and_grouping() {
+        let parts = [
+            part("a.A.f()V", "(n)"),
+            part("b.B.g()V", "(2*n)"),
+            part("c.C.h()V", "(n)"),
+        ];
+        let at_once = joined(parts.clone());
+        let helper = at_once.method("h.helper()V").expect("the helper is listed");
+        assert_eq!(helper.mem_alloc.bytes, "max((2*n), (n))");
+        assert_eq!(at_once.entries, ["a.A.f()V", "b.B.g()V", "c.C.h()V"]);
+        let reversed = joined(parts.iter().rev().cloned());
+        let grouped = joined([
+            joined([parts[2].clone(), parts[0].clone()]),
+            parts[1].clone(),
+        ]);
+        assert_eq!(reversed, at_once);
+        assert_eq!(grouped, at_once);
+    }
 
     #[test]
     fn the_largest_text_is_the_same_joined_at_once_or_in_groups() {

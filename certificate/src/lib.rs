@@ -50,7 +50,7 @@ pub struct Certificate {
     /// What every bound takes for granted.
     pub assumptions: Vec<String>,
     /// The entry first, then every method of its call tree that allocates; with `entries`,
-    /// every entry's and every method of their call trees, sorted by name (see [`join`]).
+    /// every entry's and every method of their call trees, sorted by name (see [`join::Joiner`]).
     pub methods: Vec<MethodEntry>,
 }
 

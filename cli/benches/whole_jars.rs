@@ -24,6 +24,8 @@ struct Run {
     finite: usize,
     peak_mib: u64,
     time_limited: usize,
+    /// The machine's 1-minute load average at the run's start and end (it is shared).
+    load: (String, String),
 }
 
 fn main() {
@@ -37,8 +39,8 @@ fn main() {
          --cache DIR --entry-time-limit {limit}{}` on {} (cores: {}), then the same command again \
          with nothing changed. Peak memory is the process's resident peak; finite counts the \
          entry points whose memAlloc is finite for every parameter value.\n\n\
-         | jar | entry points | first run | methods/s | peak memory | finite | reached the {limit} s limit | cached re-run | re-run / first |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | jar | entry points | first run | methods/s | peak memory | finite | reached the {limit} s limit | cached re-run | re-run / first | load (1 min) at start → end |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
         shard
             .as_ref()
             .map_or_else(String::new, |s| format!(" --shard {s}")),
@@ -56,7 +58,7 @@ fn main() {
         let first = analyze(jar, &cache, &certificate, &limit, shard.as_deref());
         let again = analyze(jar, &cache, &certificate, &limit, shard.as_deref());
         table += &format!(
-            "| {name} | {} | {:.1} s | {:.1} | {} MiB | {} ({:.0} %) | {} | {:.2} s ({} analyzed, {} cached) | {:.3} |\n",
+            "| {name} | {} | {:.1} s | {:.1} | {} MiB | {} ({:.0} %) | {} | {:.2} s ({} analyzed, {} cached) | {:.3} | {} → {}, re-run {} → {} |\n",
             first.entries,
             first.seconds,
             first.entries as f64 / first.seconds,
@@ -68,6 +70,10 @@ fn main() {
             again.analyzed,
             again.cached,
             again.seconds / first.seconds,
+            first.load.0,
+            first.load.1,
+            again.load.0,
+            again.load.1,
         );
         assert_eq!(
             first.analyzed, first.entries,
@@ -89,6 +95,7 @@ fn analyze(
     limit: &str,
     shard: Option<&str>,
 ) -> Run {
+    let load_at_start = load_average();
     let started = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_membound"))
         .arg("analyze")
@@ -136,7 +143,16 @@ fn analyze(
         finite: number_before(summary, " finite"),
         peak_mib: number_before(counts, " MiB") as u64,
         time_limited,
+        load: (load_at_start, load_average()),
     }
+}
+
+/// The 1-minute load average (`/proc/loadavg`, Linux; empty elsewhere).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// The number just before `word` in `line`.

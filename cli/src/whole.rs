@@ -10,6 +10,7 @@ use std::any::Any;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -20,7 +21,8 @@ use super::progress::Progress;
 use super::{MethodInput, VERSION};
 use membound_analysis::lowering::Exceptions;
 use membound_analysis::memrq;
-use membound_certificate::{Certificate, Input, MethodEntry, join, value_text};
+use membound_certificate::join::Joiner;
+use membound_certificate::{Certificate, Input, MethodEntry, value_text};
 use membound_front::callgraph;
 use membound_front::classpath::{Classpath, Jdk};
 use membound_front::entry_points::{EntryKind, entry_points};
@@ -51,8 +53,9 @@ pub(super) struct WholeOptions {
     shard: Option<String>,
     /// Stop an entry point's analysis after this many seconds: what it has not bounded by then
     /// is ∞ with the time limit as its reason. The limit is a deadline looked at for each method
-    /// the call graph visits, each edge transfer of the invariant fixpoints and each component
-    /// summarized, so one long count may still run past it.
+    /// the call graph visits, each edge transfer of the invariant fixpoints, each invariant read
+    /// off them, each component summarized and each call and site summed in a summary, so one
+    /// long count may still run past it.
     #[arg(long, value_name = "SECONDS", requires = "entry_points")]
     entry_time_limit: Option<f64>,
 }
@@ -64,10 +67,9 @@ pub(super) struct Setting {
     pub(super) exceptions: Exceptions,
 }
 
-/// One entry point's result.
+/// How one entry point's analysis went (its certificate goes to the joined one).
 struct Outcome {
     method: MethodRef,
-    certificate: Certificate,
     /// The analysis's time in this run (0 from the cache).
     seconds: f64,
     cached: bool,
@@ -128,19 +130,25 @@ pub(super) fn analyze(
         max_methods: target.budget_methods,
         cache: cache.as_ref(),
     };
+    // Each entry's certificate is joined as it comes, so the run holds the joined methods'
+    // variants rather than every entry's whole certificate.
+    let joiner = Mutex::new(Joiner::default());
     let outcomes: Vec<Outcome> = pool.install(|| {
         entries
             .par_iter()
             .map(|method| {
-                let outcome = run.outcome(method);
+                let (outcome, certificate) = run.outcome(method);
+                let joined = lock(&joiner).add(certificate);
                 progress.entry_done();
-                outcome
+                joined.map(|()| outcome)
             })
-            .collect()
-    });
+            .collect::<Result<_>>()
+    })?;
     progress.finish();
-    let parts: Vec<Certificate> = outcomes.iter().map(|o| o.certificate.clone()).collect();
-    let certificate = join::join(&parts)?;
+    let certificate = joiner
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .finish()?;
     let summary = summary_table(
         &outcomes,
         &certificate,
@@ -169,16 +177,16 @@ struct EntryRun<'r> {
 
 impl EntryRun<'_> {
     /// The entry point's certificate: from the cache, or analyzed (and then stored).
-    fn outcome(&self, method: &MethodRef) -> Outcome {
+    fn outcome(&self, method: &MethodRef) -> (Outcome, Certificate) {
         if let Some(mut certificate) = self.cache.and_then(|cache| cache.lookup(method)) {
             // The input's hash changes with any of its classes; the result did not.
             certificate.input = self.input.clone();
-            return Outcome {
+            let outcome = Outcome {
                 method: method.clone(),
-                certificate,
                 seconds: 0.0,
                 cached: true,
             };
+            return (outcome, certificate);
         }
         let started = Instant::now();
         let view = self.program.recording();
@@ -187,12 +195,12 @@ impl EntryRun<'_> {
         if let Some(cache) = self.cache {
             cache.store(method, &view.reads().unwrap_or_default(), &certificate);
         }
-        Outcome {
+        let outcome = Outcome {
             method: method.clone(),
-            certificate,
             seconds,
             cached: false,
-        }
+        };
+        (outcome, certificate)
     }
 
     /// The analysis of one entry point through `view`; a failure or a panic gives a
@@ -234,6 +242,11 @@ impl EntryRun<'_> {
             vec![MethodEntry::unbounded(&method.to_string(), reason)],
         )
     }
+}
+
+/// The joiner (an entry's analysis, where a panic is caught, runs outside the lock).
+fn lock(joiner: &Mutex<Joiner>) -> MutexGuard<'_, Joiner> {
+    joiner.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The reason of an entry whose analysis panicked (a bug: it is contained to that entry).
@@ -476,12 +489,11 @@ pub(super) struct MergeArgs {
 
 /// `membound merge`: the shards' certificates joined into the one the whole run writes.
 pub(super) fn merge(args: &MergeArgs) -> Result<String> {
-    let parts = args
-        .certificates
-        .iter()
-        .map(|path| Certificate::read(path))
-        .collect::<Result<Vec<_>>>()?;
-    let joined = join::join(&parts)?;
+    let mut joiner = Joiner::default();
+    for path in &args.certificates {
+        joiner.add(Certificate::read(path)?)?;
+    }
+    let joined = joiner.finish()?;
     let json = args
         .output
         .extension()

@@ -7,13 +7,13 @@
 //! graph's CHA fallback needs them; RTA does not).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 
 use rustc_hash::FxHashMap;
 
-use crate::classfile::{AccessFlags, Class, ClassHeader};
+use crate::classfile::{AccessFlags, Class};
 use crate::classpath::Origin;
-use crate::program::Program;
+use crate::program::{Program, Scan};
 use membound_jvm::{ClassName, MethodRef};
 
 /// Whether a superclass lookup may find static methods.
@@ -62,9 +62,6 @@ impl Summary {
 pub struct Hierarchy<'p> {
     program: &'p Program,
     supertypes: RwLock<HashMap<ClassName, Arc<BTreeSet<ClassName>>>>,
-    /// Direct subtypes among the user's classes only, and among all classes.
-    user_subtypes: OnceLock<HashMap<ClassName, Vec<ClassName>>>,
-    all_subtypes: OnceLock<HashMap<ClassName, Vec<ClassName>>>,
     summaries: RwLock<FxHashMap<ClassName, Option<Arc<Summary>>>>,
 }
 
@@ -73,8 +70,6 @@ impl<'p> Hierarchy<'p> {
         Hierarchy {
             program,
             supertypes: RwLock::new(HashMap::new()),
-            user_subtypes: OnceLock::new(),
-            all_subtypes: OnceLock::new(),
             summaries: RwLock::new(FxHashMap::default()),
         }
     }
@@ -147,14 +142,12 @@ impl<'p> Hierarchy<'p> {
 
     /// The classes on the classpath that are `name` or inherit from it. The JDK's classes cannot
     /// inherit from the user's, so a user class needs a scan of the user's entries only; a JDK
-    /// class needs a scan of every class on the classpath (once, on first use).
+    /// class needs a scan of every class on the classpath (once per program, on first use).
     pub fn subtypes(&self, name: &ClassName) -> Vec<ClassName> {
         let direct = if self.program.origin(name) == Some(Origin::User) {
-            self.user_subtypes
-                .get_or_init(|| self.direct_subtypes(self.program.user_classes().cloned()))
+            self.program.direct_subtypes(Scan::UserClasses)
         } else {
-            self.all_subtypes
-                .get_or_init(|| self.direct_subtypes(self.program.classpath().all_classes()))
+            self.program.direct_subtypes(Scan::WholeClasspath)
         };
         let mut found = BTreeSet::new();
         let mut pending = vec![name.clone()];
@@ -164,25 +157,6 @@ impl<'p> Hierarchy<'p> {
             }
         }
         found.into_iter().collect()
-    }
-
-    /// Direct subtypes by reading class headers only: keeping the whole parsed model of every
-    /// class of a JDK would cost gigabytes.
-    fn direct_subtypes(
-        &self,
-        classes: impl Iterator<Item = ClassName>,
-    ) -> HashMap<ClassName, Vec<ClassName>> {
-        let classpath = self.program.scanned_classpath();
-        let mut direct: HashMap<ClassName, Vec<ClassName>> = HashMap::new();
-        for name in classes {
-            let Ok(header) = classpath.read(&name).and_then(|b| ClassHeader::parse(&b)) else {
-                continue;
-            };
-            for sup in header.super_class.iter().chain(&header.interfaces) {
-                direct.entry(sup.clone()).or_default().push(name.clone());
-            }
-        }
-        direct
     }
 
     /// Method resolution (JVMS §5.4.3.3 and §5.4.3.4): the method a call instruction naming

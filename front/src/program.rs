@@ -13,9 +13,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::Hash;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use crate::classfile::Class;
+use crate::classfile::{Class, ClassHeader};
 use crate::classpath::{Classpath, Origin};
 use crate::ir::{self, Body};
 use membound_jvm::error::{Error, Result};
@@ -26,6 +26,7 @@ pub struct Program {
     classpath: Arc<Classpath>,
     classes: Arc<Cache<ClassName, Class>>,
     bodies: Arc<Cache<MethodRef, Body>>,
+    subtypes: Arc<SubtypeScans>,
     /// What this view was asked about, when it records.
     reads: Option<Mutex<Reads>>,
 }
@@ -53,6 +54,7 @@ impl Program {
             classpath: Arc::new(classpath),
             classes: Arc::default(),
             bodies: Arc::default(),
+            subtypes: Arc::default(),
             reads: None,
         }
     }
@@ -64,6 +66,7 @@ impl Program {
             classpath: self.classpath.clone(),
             classes: self.classes.clone(),
             bodies: self.bodies.clone(),
+            subtypes: self.subtypes.clone(),
             reads: Some(Mutex::default()),
         }
     }
@@ -104,10 +107,42 @@ impl Program {
         &self.classpath
     }
 
-    /// The classpath, for a scan whose use the caller has recorded (`user_classes` or
-    /// `classpath`).
-    pub(crate) fn scanned_classpath(&self) -> &Classpath {
-        &self.classpath
+    /// The direct subtypes of every class among the classes `scan` covers, from their headers
+    /// (keeping the whole parsed model of every class of a JDK would cost gigabytes). Scanned
+    /// once per program and shared by its views (the whole classpath's scan reads every JDK
+    /// class: it took a third of a whole-jar run when each entry point scanned again); a
+    /// recording view notes the scan each time.
+    pub fn direct_subtypes(&self, scan: Scan) -> &DirectSubtypes {
+        let scanned = match scan {
+            Scan::UserClasses => {
+                self.record(|reads| reads.user_classes = true);
+                &self.subtypes.user_classes
+            }
+            Scan::WholeClasspath => {
+                self.record(|reads| reads.whole_classpath = true);
+                &self.subtypes.whole_classpath
+            }
+        };
+        scanned.get_or_init(|| {
+            let names: Vec<ClassName> = match scan {
+                Scan::UserClasses => self.classpath.user_classes().to_vec(),
+                Scan::WholeClasspath => self.classpath.all_classes().collect(),
+            };
+            let mut direct: DirectSubtypes = HashMap::new();
+            for name in names {
+                let header = self
+                    .classpath
+                    .read(&name)
+                    .and_then(|b| ClassHeader::parse(&b));
+                let Ok(header) = header else {
+                    continue;
+                };
+                for sup in header.super_class.iter().chain(&header.interfaces) {
+                    direct.entry(sup.clone()).or_default().push(name.clone());
+                }
+            }
+            direct
+        })
     }
 
     /// The bytes of a class file.
@@ -169,6 +204,26 @@ impl Program {
         self.record(|reads| reads.user_classes = true);
         self.classpath.user_classes().iter()
     }
+}
+
+/// The classes a subtype scan reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scan {
+    /// The user's classes (recorded as `Reads::user_classes`).
+    UserClasses,
+    /// Every class of the classpath, the JDK's too (recorded as `Reads::whole_classpath`).
+    WholeClasspath,
+}
+
+/// Each class's direct subtypes (its subclasses and the interfaces and classes implementing or
+/// extending it directly) among the classes scanned.
+pub type DirectSubtypes = HashMap<ClassName, Vec<ClassName>>;
+
+/// The subtype scans of a program, each done once.
+#[derive(Default)]
+struct SubtypeScans {
+    user_classes: OnceLock<DirectSubtypes>,
+    whole_classpath: OnceLock<DirectSubtypes>,
 }
 
 /// A map filled on demand and read from many threads; the value is computed outside the lock,

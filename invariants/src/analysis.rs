@@ -6,7 +6,7 @@ use petgraph::graph::DiGraph;
 
 use crate::fixpoint::{Loss, Options, ProcedureResult, Stats, analyze_procedure};
 use crate::invariant::Invariant;
-use crate::program::{Action, PointId, Program};
+use crate::program::{Action, PointId, ProcId, Procedure, Program};
 use crate::summary::Summary;
 
 /// Invariants at every requested point of a program.
@@ -37,25 +37,41 @@ pub fn analyze(program: &Program, options: &Options) -> Analysis {
         }
         for &index in &cycle {
             let procedure = &program.procedures[index];
-            let exit = results[index].as_ref().map(|r| &r.values[procedure.exit.0]);
-            summaries[index] = exit.map(|exit| Summary::of_exit(procedure, exit));
+            summaries[index] = results[index].as_ref().map(|result| {
+                let exit = procedure.exit.0;
+                if result.any_state(exit) {
+                    Summary::any_state(procedure)
+                } else {
+                    Summary::of_exit(procedure, &result.values[exit])
+                }
+            });
         }
     }
-    let procedures: Vec<ProcedureResult> = results.into_iter().flatten().collect();
+    let mut procedures: Vec<ProcedureResult> = results.into_iter().flatten().collect();
     let invariants = program
         .points
         .iter()
         .map(|point| {
             let procedure = &program.procedures[point.procedure.0];
-            Invariant::of_procedure(
-                procedure,
-                &procedures[point.procedure.0].values[point.node.0],
-            )
+            let result = &mut procedures[point.procedure.0];
+            if options.out_of_time() {
+                result.stop_at_deadline(procedure);
+            }
+            invariant_at(procedure, result, point.node.0)
         })
         .collect();
     Analysis {
         procedures,
         invariants,
+    }
+}
+
+/// The invariant at `node` of a procedure analysed into `result`.
+fn invariant_at(procedure: &Procedure, result: &ProcedureResult, node: usize) -> Invariant {
+    if result.any_state(node) {
+        Invariant::any_state(procedure)
+    } else {
+        Invariant::of_procedure(procedure, &result.values[node])
     }
 }
 
@@ -85,6 +101,22 @@ fn callees_first(program: &Program) -> Vec<Vec<usize>> {
 }
 
 impl Analysis {
+    /// Stops `procedure` at the deadline after its fixpoint ([`ProcedureResult::stop_at_deadline`]),
+    /// its points' invariants "any state".
+    pub fn stop_at_deadline(&mut self, program: &Program, procedure: ProcId) {
+        let lowered = &program.procedures[procedure.0];
+        let result = &mut self.procedures[procedure.0];
+        if result.gave_up() {
+            return;
+        }
+        result.stop_at_deadline(lowered);
+        for (index, point) in program.points.iter().enumerate() {
+            if point.procedure == procedure {
+                self.invariants[index] = invariant_at(lowered, result, point.node.0);
+            }
+        }
+    }
+
     pub fn invariant(&self, point: PointId) -> &Invariant {
         &self.invariants[point.0]
     }

@@ -56,7 +56,8 @@ impl Default for Options {
 }
 
 impl Options {
-    fn out_of_time(&self) -> bool {
+    /// Whether the deadline has passed.
+    pub fn out_of_time(&self) -> bool {
         self.deadline
             .is_some_and(|deadline| Instant::now() >= deadline)
     }
@@ -112,9 +113,50 @@ pub struct Stats {
 /// The invariant at every node of one procedure (bottom at unreachable nodes).
 #[derive(Clone, Debug)]
 pub struct ProcedureResult {
-    pub values: Vec<Value>,
+    /// Per node, its value; of a procedure that gave up, bottom everywhere: read them through
+    /// [`ProcedureResult::any_state`] first.
+    pub(crate) values: Vec<Value>,
+    /// Of a procedure that gave up, the nodes it may reach, where any state is possible. Their
+    /// values are not kept as universes: one per node costs dim² big integers, gigabytes over a
+    /// large procedure's nodes.
+    any_state: Vec<bool>,
     pub losses: Vec<Loss>,
     pub stats: Stats,
+}
+
+impl ProcedureResult {
+    /// Whether the procedure's analysis stopped (its reachable nodes are "any state").
+    pub fn gave_up(&self) -> bool {
+        self.losses
+            .iter()
+            .any(|loss| matches!(loss, Loss::GaveUp { .. }))
+    }
+
+    /// Whether any state is possible at `node` (the procedure gave up and may reach it).
+    pub fn any_state(&self, node: usize) -> bool {
+        self.any_state.get(node).copied().unwrap_or(false)
+    }
+
+    /// Stops a procedure whose fixpoint is done when the deadline has passed before its
+    /// invariants are read off (projections that may take long): as if its fixpoint had given
+    /// up at the deadline, every node it reaches "any state".
+    pub fn stop_at_deadline(&mut self, procedure: &Procedure) {
+        if self.gave_up() {
+            return;
+        }
+        let reached: Vec<bool> = self.values.iter().map(|v| !v.is_bottom()).collect();
+        self.give_up(&reached, procedure.vars.len());
+        self.losses.push(Loss::GaveUp {
+            procedure: procedure.name.clone(),
+            limit: Limit::Deadline,
+        });
+    }
+
+    /// Any state at the nodes `reached`, no value kept.
+    fn give_up(&mut self, reached: &[bool], dim: usize) {
+        self.any_state = reached.to_vec();
+        self.values = vec![Value::bottom(dim); reached.len()];
+    }
 }
 
 /// Analyses `procedure`; `summaries[p]` is what a call to procedure `p` may use, and the
@@ -129,17 +171,20 @@ pub fn analyze_procedure(
     let successors = successor_lists(procedure);
     let order = weak_topological_order(&successors, procedure.entry.0);
     engine.run(&order);
-    if engine.gave_up {
-        let universe = Value::universe(engine.dim);
-        for node in order.iter().flat_map(WtoElement::nodes) {
-            engine.values[node] = universe.clone();
-        }
-    }
-    ProcedureResult {
+    let mut result = ProcedureResult {
         values: engine.values,
+        any_state: Vec::new(),
         losses: engine.losses,
         stats: engine.stats,
+    };
+    if engine.gave_up {
+        let mut reached = vec![false; procedure.node_count];
+        for node in order.iter().flat_map(WtoElement::nodes) {
+            reached[node] = true;
+        }
+        result.give_up(&reached, engine.dim);
     }
+    result
 }
 
 fn successor_lists(procedure: &Procedure) -> Vec<Vec<usize>> {
@@ -241,7 +286,11 @@ impl<'a> Engine<'a> {
         }
         self.values[head] = Value::bottom(self.dim);
         for iteration in 0.. {
-            let new = self.incoming_value(head).partitioned(&self.partition);
+            let new = self.incoming_value(head);
+            if self.gave_up {
+                break;
+            }
+            let new = new.partitioned(&self.partition);
             let old = self.values[head].clone();
             if iteration > 0 && old.includes(&new) {
                 break;
@@ -332,6 +381,10 @@ impl<'a> Engine<'a> {
             }
             let transferred = transfer(&edge.action, from, self.summaries);
             self.charge();
+            if self.gave_up {
+                // Every node becomes "any state": joining the rest would only take time.
+                return value;
+            }
             sources += 1;
             value = value.union(transferred);
         }

@@ -25,6 +25,19 @@ pub struct Invariant {
 impl Invariant {
     /// The invariant of `procedure` whose node value is `value` (over variable indices).
     pub fn of_procedure(procedure: &Procedure, value: &Value) -> Invariant {
+        Invariant::over_columns(procedure, |order| project_value(value, order))
+    }
+
+    /// "Any state" over `procedure`'s columns: the invariant of a node whose value is the
+    /// universe, built without projecting one (the projection of a universe lattice costs dim³
+    /// operations on big integers).
+    pub fn any_state(procedure: &Procedure) -> Invariant {
+        Invariant::over_columns(procedure, |order| Value::universe(order.len()))
+    }
+
+    /// The invariant whose value over the columns (snapshots, then visible variables, by index)
+    /// `value` gives.
+    fn over_columns(procedure: &Procedure, value: impl FnOnce(&[usize]) -> Value) -> Invariant {
         let snapshots: Vec<usize> = procedure
             .var_ids()
             .filter(|v| matches!(procedure.vars[v.0].kind, VarKind::Snapshot(_)))
@@ -36,7 +49,7 @@ impl Invariant {
         Invariant {
             params: snapshots.iter().map(name).collect(),
             dims: visible.iter().map(name).collect(),
-            value: project_value(value, &order),
+            value: value(&order),
         }
     }
 

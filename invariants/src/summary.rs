@@ -46,6 +46,16 @@ impl Summary {
         }
     }
 
+    /// The summary of a procedure whose exit may hold any state (its analysis gave up): any
+    /// entry values to any returned values, built without projecting a universe.
+    pub fn any_state(procedure: &Procedure) -> Summary {
+        Summary {
+            formals: procedure.snapshots.len(),
+            returns: procedure.returns.len(),
+            relation: Value::universe(procedure.snapshots.len() + procedure.returns.len()),
+        }
+    }
+
     /// Whether no normal completion reaches the exit (every path ends the program or throws).
     pub fn never_returns(&self) -> bool {
         self.relation.parts.is_empty()

@@ -245,3 +245,49 @@ fn a_passed_deadline_gives_up_with_the_time_limit_as_reason() {
         );
     }
 }
+
+/// A deadline that passes after a procedure's fixpoint, before its invariants are read off
+/// (`Analysis::stop_at_deadline`, which the lowering calls while it projects them): the
+/// procedure gives up with the time limit as reason and answers "any state" at the points it
+/// reaches, bottom where it does not.
+#[test]
+fn a_deadline_after_the_fixpoint_gives_up_with_the_time_limit_as_reason() {
+    let mut builder = ProgramBuilder::new();
+    let m = builder.declare("m", &["n"]);
+    builder.define(m, |b| {
+        let (n, i) = (b.formal(0), b.local("i"));
+        b.for_loop(i, 0, lt(i, n), 1, |b| {
+            b.point("S");
+        });
+        b.if_then(lt(n, n), |b| {
+            b.point("Never");
+        });
+    });
+    let program = builder.build().expect("valid");
+    let mut analysis = analyze(&program, &Options::default());
+    let point = program.point_by_name("S").expect("point");
+    let procedure = program.procedure(m);
+    let outside = vec![Int::from(0); procedure.vars.len()];
+    assert!(
+        !analysis
+            .invariant(point)
+            .contains_valuation(procedure, &outside)
+    );
+    analysis.stop_at_deadline(&program, program.point(point).procedure);
+    let reasons: Vec<String> = analysis
+        .losses()
+        .iter()
+        .filter_map(Loss::gave_up_reason)
+        .collect();
+    assert_eq!(
+        reasons,
+        ["the analysis reached its time limit in the invariant fixpoint"]
+    );
+    assert!(
+        analysis
+            .invariant(point)
+            .contains_valuation(procedure, &outside)
+    );
+    let never = program.point_by_name("Never").expect("point");
+    assert!(analysis.invariant(never).is_empty());
+}

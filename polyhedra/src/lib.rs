@@ -73,7 +73,7 @@ pub use api::{ChamberReport, CountReport, Error, count_at, count_text, parse_poi
 pub use constraint::{Constraint, Relation};
 pub use count::{
     Count, CountError, Piece, PiecewiseQuasiPolynomial, Value, clear_count_cache, count, sum,
-    sum_piecewise,
+    sum_piecewise, with_deadline,
 };
 pub use isl::{ParseError, parse_piecewise, parse_set};
 pub use polyhedron::Polyhedron;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use membound_tests::membound;
+use membound_tests::{membound, scratch_dir};
 use serde_json::Value;
 
 fn jar(name: &str, package: &str) -> String {
@@ -90,5 +90,44 @@ fn commons_lang_entry_completes() {
         graph["unresolved"].as_array().map(Vec::len),
         Some(0),
         "{graph:#}"
+    );
+}
+
+/// An entry point whose analysis runs long past a short time limit (commons-lang3's
+/// `ToStringStyle.append` of a `short`: its invariant fixpoints give up, and reading their
+/// invariants off and keeping "any state" at every node of its large procedures used to
+/// take minutes and gigabytes after the limit): it ends ∞ with the time limit as its reason.
+#[test]
+fn an_entry_past_its_time_limit_ends_unbounded_with_the_limit_as_reason() {
+    let lang = jar("commons-lang3.jar", "libcommons-lang3-java");
+    let entry = "org.apache.commons.lang3.builder.ToStringStyle.append(Ljava/lang/StringBuffer;Ljava/lang/String;S)V";
+    let dir = scratch_dir("long-entry");
+    let list = dir.join("entries.txt");
+    std::fs::write(&list, format!("{entry}\n")).expect("written");
+    let certificate = dir.join("limited.json");
+    let run = membound([
+        "analyze",
+        &lang,
+        "--entry-points",
+        list.to_str().unwrap(),
+        "--entry-time-limit",
+        "2",
+        "-q",
+        "-o",
+        certificate.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(&certificate).expect("the certificate");
+    let json: Value = serde_json::from_str(&text).expect("JSON");
+    let record = json["methods"]
+        .as_array()
+        .expect("methods")
+        .iter()
+        .find(|m| m["method"] == entry)
+        .expect("the entry is listed");
+    assert_eq!(record["mem_alloc"]["bytes"], "infty", "{record:#}");
+    assert!(
+        record.to_string().contains("reached its time limit"),
+        "{record:#}"
     );
 }

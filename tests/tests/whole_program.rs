@@ -3,8 +3,10 @@
 //! the whole run's certificate, and an entry point stopped by its time limit.
 
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use flate2::read::GzDecoder;
 use membound_tests::{
     Run, compile_fixture, compile_java_tree, membound, scratch_dir, workspace_root,
 };
@@ -191,6 +193,54 @@ fn a_cached_rerun_analyzes_nothing_and_a_changed_class_only_what_read_it() {
         "{}",
         after.stdout
     );
+}
+
+#[test]
+fn a_record_is_its_entrys_certificate_compressed() {
+    let classes = compile_fixture("whole_program");
+    let dir = scratch_dir("whole-cache-records");
+    let cache = dir.join("cache");
+    let whole = dir.join("whole.json");
+    analyze_entries(
+        &classes,
+        &[
+            "--cache",
+            cache.to_str().unwrap(),
+            "-o",
+            whole.to_str().unwrap(),
+        ],
+    );
+    let whole = certificate_json(&whole);
+    let mut recorded = Vec::new();
+    for file in fs::read_dir(&cache).expect("the cache").flatten() {
+        let compressed = fs::read(file.path()).expect("readable");
+        let mut text = Vec::new();
+        GzDecoder::new(compressed.as_slice())
+            .read_to_end(&mut text)
+            .expect("a gzip stream");
+        // A fixture's small certificates compress less than a jar's (about 15-fold).
+        assert!(
+            compressed.len() < text.len(),
+            "{} bytes compressed to {}",
+            text.len(),
+            compressed.len()
+        );
+        let record: serde_json::Value = serde_json::from_slice(&text).expect("JSON");
+        let method = record["method"].as_str().expect("the entry's name");
+        let own = |certificate: &serde_json::Value| {
+            certificate["methods"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|m| m["method"] == method)
+                .cloned()
+        };
+        // The entry's own bounds are what the whole run's certificate lists for it.
+        assert_eq!(own(&record["certificate"]), own(&whole), "{method}");
+        recorded.push(method.to_string());
+    }
+    recorded.sort();
+    assert_eq!(recorded, ENTRIES);
 }
 
 #[test]

@@ -356,7 +356,7 @@ pub fn lower_within(
         program.procedures.push(lowered.procedure);
     }
     let mut analysis = analyze(&program, fixpoint);
-    keep_only_needed_columns(&program, &mut analysis, &inductive, &lengths);
+    keep_only_needed_columns(&program, &mut analysis, &inductive, &lengths, fixpoint);
     Ok(Lowered {
         program,
         analysis,
@@ -380,8 +380,16 @@ fn keep_only_needed_columns(
     analysis: &mut Analysis,
     inductive: &[Vec<String>],
     lengths: &[Vec<String>],
+    fixpoint: &Options,
 ) {
     for (index, point) in program.points.iter().enumerate() {
+        if fixpoint.out_of_time() {
+            analysis.stop_at_deadline(program, point.procedure);
+        }
+        if analysis.procedures[point.procedure.0].gave_up() {
+            // "Any state", and never read: the procedure's points answer with its loss.
+            continue;
+        }
         let procedure = program.procedure(point.procedure);
         let mut needed: Vec<&str> = inductive[index]
             .iter()

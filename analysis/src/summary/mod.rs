@@ -258,6 +258,18 @@ pub struct Inputs<'a> {
     pub deadline: Option<Instant>,
 }
 
+/// Why a call's sites are ∞ when the deadline passed while its caller was summarized.
+const TIME_LIMIT_IN_SUMMARY: &str =
+    "the analysis reached its time limit while summarizing the call that reaches this site";
+
+impl Inputs<'_> {
+    /// Whether the deadline has passed: what is not summarized yet is ∞ with the time limit.
+    fn out_of_time(&self) -> bool {
+        self.deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+    }
+}
+
 /// The summary of every method of `inputs.graph` that reaches a local site, callees first.
 /// The call graph's components are summarized in waves, each after the components it calls,
 /// the components of a wave in parallel. `progress` hears how many methods there are to
@@ -278,8 +290,10 @@ pub fn summarize(inputs: &Inputs<'_>, progress: &(dyn Fn(crate::memrq::Step) + S
         let solved: Vec<Vec<(NodeId, MethodSummary)>> = wave
             .par_iter()
             .map(|&component| {
-                let solved =
-                    summarize_component(inputs, &summaries, &components[component], &adjacency);
+                // A count still running at the deadline stops there: its sites are ∞ with it.
+                let solved = membound_polyhedra::with_deadline(inputs.deadline, || {
+                    summarize_component(inputs, &summaries, &components[component], &adjacency)
+                });
                 solved
                     .iter()
                     .for_each(|_| progress(crate::memrq::Step::Summarized));
@@ -339,10 +353,7 @@ fn summarize_component(
         || adjacency[component[0]]
             .iter()
             .any(|edge| edge.callee == component[0]);
-    if inputs
-        .deadline
-        .is_some_and(|deadline| Instant::now() >= deadline)
-    {
+    if inputs.out_of_time() {
         let why = |_: &MethodRef| {
             vec!["the analysis reached its time limit before summarizing this method".to_string()]
         };
@@ -630,6 +641,11 @@ impl CallSite<'_> {
             let Some(summary) = self.summaries.of(callee) else {
                 continue;
             };
+            if self.inputs.out_of_time() {
+                self.unbounded_target(summary, TIME_LIMIT_IN_SUMMARY, entries);
+                totals.push((Qty::Inf, Qty::Inf, None));
+                continue;
+            }
             let call_set = self
                 .inputs
                 .lowered
@@ -652,7 +668,17 @@ impl CallSite<'_> {
                 }
             }
         }
-        self.call_totals(&totals)
+        let (objects, bytes) = self.call_totals(&totals);
+        if (objects.is_infinite() || bytes.is_infinite()) && self.inputs.out_of_time() {
+            // The totals' counts may have stopped at the deadline: the sites say so.
+            for summary in targets
+                .iter()
+                .filter_map(|&callee| self.summaries.of(callee))
+            {
+                self.unbounded_target(summary, TIME_LIMIT_IN_SUMMARY, entries);
+            }
+        }
+        (objects, bytes)
     }
 
     /// Every entry of `summary` summed over the call's points, under the fate the caller gives
@@ -677,9 +703,14 @@ impl CallSite<'_> {
             }
         }
         for ((site, place), counted) in grouped {
-            let summed = counted.try_map(|qty| call.sum(qty, &set));
             let target = entry(entries, Some(self.pc), site);
             add_reasons(target, &reasons[&site]);
+            if self.inputs.out_of_time() {
+                add_reasons(target, &[TIME_LIMIT_IN_SUMMARY.to_string()]);
+                add_part(target, place, Counted::infinite());
+                continue;
+            }
+            let summed = counted.try_map(|qty| call.sum(qty, &set));
             match summed {
                 Ok(summed) => {
                     if summed.bytes.may_be_infinite() && !counted.bytes.may_be_infinite() {

@@ -52,6 +52,10 @@ pub(super) fn cached(
         return stored.map(|count| count.renamed(&|name| names.original(name)));
     }
     let result = compute();
+    if result == Err(CountError::TimeLimit) {
+        // Another caller, or this one in a later run, may have the time.
+        return result;
+    }
     let canonical = result
         .clone()
         .map(|count| count.renamed(&|name| names.canonical(name)));

@@ -145,6 +145,7 @@ impl Engine {
             if work.len() > CELL_LIMIT {
                 return Err(CountError::TooComplex);
             }
+            super::deadline::check()?;
             if cell.vars.is_empty() {
                 finished.push(FinishedCell {
                     guard: cell.constraints,

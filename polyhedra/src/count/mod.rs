@@ -21,11 +21,14 @@
 //! weight, even under other names, is answered from the cache ([`clear_count_cache`] empties
 //! it).
 //!
-//! The failures are [`CountError::TooComplex`], when a limit on the work is reached, and
-//! [`CountError::UnknownVariable`] for a weight over names the set does not have.
+//! The failures are [`CountError::TooComplex`], when a limit on the work is reached,
+//! [`CountError::TimeLimit`], past the deadline [`with_deadline`] sets on the thread (never
+//! cached: another caller may have the time), and [`CountError::UnknownVariable`] for a weight
+//! over names the set does not have.
 
 mod cache;
 mod coalesce;
+mod deadline;
 mod disjoint;
 mod engine;
 mod existential;
@@ -34,6 +37,7 @@ mod sample;
 mod weight;
 
 pub use cache::clear_count_cache;
+pub use deadline::with_deadline;
 pub use piecewise::{Count, EvalError, Piece, PiecewiseQuasiPolynomial, Value};
 
 use crate::affine::Affine;
@@ -52,6 +56,8 @@ const INCLUSION_EXCLUSION_SETS: usize = 256;
 pub enum CountError {
     #[error("the set is too complex to count within the engine's limits")]
     TooComplex,
+    #[error("the analysis reached its time limit while counting")]
+    TimeLimit,
     #[error("the weight mentions '{0}', which is neither a dim nor a parameter of the set")]
     UnknownVariable(String),
 }
@@ -156,6 +162,7 @@ fn signed_pieces(set: &Set, weight: &QuasiPolynomial) -> Result<Option<Vec<Piece
                     congruence.residue.clone(),
                 );
             }
+            deadline::check()?;
             let mut engine = Engine::new(set.space.params.len(), split.symbols.len());
             let cells = match engine.sum(&in_class, &class.summand)? {
                 EngineResult::Finite(cells) => cells,
@@ -164,6 +171,7 @@ fn signed_pieces(set: &Set, weight: &QuasiPolynomial) -> Result<Option<Vec<Piece
                 EngineResult::Infinite => return Ok(None),
             };
             for cell in cells {
+                deadline::check()?;
                 let piece = to_piece(&engine, &params_space, &split.symbols, cell)?;
                 pieces.push(if positive {
                     piece
