@@ -42,6 +42,12 @@ impl Affine {
         form.trim();
         form
     }
+
+    /// `Σ coeffs[i]·x_i + constant` with integer coefficients (as tests and examples write them).
+    pub fn from_ints(coeffs: &[i64], constant: i64) -> Affine {
+        let coeffs = coeffs.iter().map(|&c| Rat::from(c)).collect();
+        Affine::from_coeffs(coeffs, Rat::from(constant))
+    }
     pub fn coeff(&self, index: usize) -> Rat {
         self.coeffs.get(index).cloned().unwrap_or_default()
     }

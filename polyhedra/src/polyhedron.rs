@@ -315,10 +315,7 @@ mod tests {
     use super::*;
 
     fn ge(coeffs: &[i64], constant: i64) -> Constraint {
-        Constraint::ge(Affine::from_coeffs(
-            coeffs.iter().map(|&c| Rat::from(c)).collect(),
-            Rat::from(constant),
-        ))
+        Constraint::ge(Affine::from_ints(coeffs, constant))
     }
 
     fn triangle() -> Polyhedron {

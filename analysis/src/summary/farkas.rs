@@ -150,16 +150,10 @@ mod tests {
     use super::*;
 
     fn ge(coeffs: &[i64], constant: i64) -> Constraint {
-        Constraint::ge(Affine::from_coeffs(
-            coeffs.iter().map(|&c| Rat::from(c)).collect(),
-            Rat::from(constant),
-        ))
+        Constraint::ge(Affine::from_ints(coeffs, constant))
     }
     fn eq(coeffs: &[i64], constant: i64) -> Constraint {
-        Constraint::eq(Affine::from_coeffs(
-            coeffs.iter().map(|&c| Rat::from(c)).collect(),
-            Rat::from(constant),
-        ))
+        Constraint::eq(Affine::from_ints(coeffs, constant))
     }
 
     /// Whether `measure` is at least 1 on `part` and drops by at least 1 on it.

@@ -876,17 +876,11 @@ mod tests {
     use super::*;
 
     fn ge(coeffs: &[i64], constant: i64) -> Constraint {
-        Constraint::ge(Affine::from_coeffs(
-            coeffs.iter().map(|&c| Rat::from(c)).collect(),
-            Rat::from(constant),
-        ))
+        Constraint::ge(Affine::from_ints(coeffs, constant))
     }
 
     fn eq(coeffs: &[i64], constant: i64) -> Constraint {
-        Constraint::eq(Affine::from_coeffs(
-            coeffs.iter().map(|&c| Rat::from(c)).collect(),
-            Rat::from(constant),
-        ))
+        Constraint::eq(Affine::from_ints(coeffs, constant))
     }
 
     /// The formals of a tree walk `walk(t)`: `s` (t's size), `l` and `r` (its children's), then

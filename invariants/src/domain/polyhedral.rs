@@ -103,10 +103,7 @@ mod tests {
     use super::*;
 
     fn form(coeffs: &[i64], constant: i64) -> Affine {
-        Affine::from_coeffs(
-            coeffs.iter().map(|&c| Rat::from(c)).collect(),
-            Rat::from(constant),
-        )
+        Affine::from_ints(coeffs, constant)
     }
     fn rats(values: &[i64]) -> Vec<Rat> {
         values.iter().map(|&v| Rat::from(v)).collect()
