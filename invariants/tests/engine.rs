@@ -7,7 +7,9 @@ use expect_test::expect;
 use membound_invariants::builder::{ge, le, lt, modulo};
 use membound_invariants::interpret::{Outcome, RunOptions, run};
 use membound_invariants::print::program_to_string;
-use membound_invariants::{BuildError, Limit, Loss, Options, ProgramBuilder, analyze};
+use membound_invariants::{
+    Analysis, BuildError, Limit, Loss, Options, ProcId, Program, ProgramBuilder, analyze,
+};
 use membound_polyhedra::Int;
 
 #[test]
@@ -188,15 +190,21 @@ fn exhausted_budget_is_reported_and_stays_sound() {
             gives_up,
             "{losses:?}"
         );
-        let point = program.point_by_name("S").expect("point");
-        let trace = run(&program, m, &[Int::from(5)], &RunOptions::default()).expect("runs");
-        for valuation in &trace.valuations[point.0] {
-            assert!(
-                analysis
-                    .invariant(point)
-                    .contains_valuation(program.procedure(m), valuation)
-            );
-        }
+        assert_run_within_invariant(&program, m, &analysis, 5);
+    }
+}
+
+/// Every valuation a run of `m(n)` reaches at point `S` lies in the invariant found there.
+fn assert_run_within_invariant(program: &Program, m: ProcId, analysis: &Analysis, n: i64) {
+    let point = program.point_by_name("S").expect("point");
+    let trace = run(program, m, &[Int::from(n)], &RunOptions::default()).expect("runs");
+    for valuation in &trace.valuations[point.0] {
+        assert!(
+            analysis
+                .invariant(point)
+                .contains_valuation(program.procedure(m), valuation),
+            "{valuation:?}"
+        );
     }
 }
 
@@ -234,16 +242,7 @@ fn a_passed_deadline_gives_up_with_the_time_limit_as_reason() {
         reasons,
         ["the analysis reached its time limit in the invariant fixpoint"]
     );
-    let point = program.point_by_name("S").expect("point");
-    let trace = run(&program, m, &[Int::from(4)], &RunOptions::default()).expect("runs");
-    for valuation in &trace.valuations[point.0] {
-        let procedure = program.procedure(m);
-        assert!(
-            analysis
-                .invariant(point)
-                .contains_valuation(procedure, valuation)
-        );
-    }
+    assert_run_within_invariant(&program, m, &analysis, 4);
 }
 
 /// A deadline that passes after a procedure's fixpoint, before its invariants are read off
