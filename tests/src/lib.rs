@@ -384,6 +384,16 @@ pub fn pair(name: &str, origin: &str) -> (String, String) {
     (name.to_string(), origin.to_string())
 }
 
+/// `membound validate <certificate> --main <main>`: the run with its text report.
+pub fn validate_text(certificate: &Path, main: &str) -> Run {
+    membound([
+        "validate".as_ref(),
+        certificate.as_os_str(),
+        "--main".as_ref(),
+        OsStr::new(main),
+    ])
+}
+
 /// `membound validate <certificate> --main <main> --format json -- <args>`: the exit code and
 /// the report.
 pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, serde_json::Value) {

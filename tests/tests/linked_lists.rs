@@ -7,8 +7,8 @@
 //! handed to a walk is one node shorter than its predecessor's chain.
 
 use membound_tests::{
-    certificate_params, eval_method, fixture_certificate, membound, pair, total_objects,
-    validate_json,
+    certificate_params, eval_method, fixture_certificate, pair, total_objects, validate_json,
+    validate_text,
 };
 
 const ACYCLIC: &str = "is acyclic along the field walked";
@@ -158,12 +158,7 @@ fn runs_bind_chain_lengths_recorded_at_entry_and_match_exactly() {
 fn a_list_spoiled_into_a_cycle_breaks_the_acyclicity_assumption() {
     let method = "lists.Chain.boxesUpTo";
     let certificate = fixture_certificate("linked_lists", method, "count");
-    let run = membound([
-        "validate",
-        certificate.to_str().expect("a UTF-8 path"),
-        "--main",
-        "lists.Cyclic",
-    ]);
+    let run = validate_text(&certificate, "lists.Cyclic");
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains(

@@ -8,8 +8,8 @@
 //! assumption (exit 1).
 
 use membound_tests::{
-    certificate_params, eval_method, fixture_certificate, membound, pair, total_objects,
-    validate_json,
+    certificate_params, eval_method, fixture_certificate, pair, total_objects, validate_json,
+    validate_text,
 };
 
 const TREE_SHAPED: &str = "reaches no node twice along the fields followed";
@@ -185,12 +185,7 @@ fn runs_bind_tree_sizes_recorded_at_entry_and_match_exactly() {
 fn a_shared_subtree_breaks_the_tree_assumption() {
     let method = "trees.Walks.boxes";
     let certificate = fixture_certificate("trees", method, "count");
-    let run = membound([
-        "validate",
-        certificate.to_str().expect("a UTF-8 path"),
-        "--main",
-        "trees.Shared",
-    ]);
+    let run = validate_text(&certificate, "trees.Shared");
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains(
