@@ -91,10 +91,12 @@ enum ReportFormat {
 
 pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     let progress = args.verbosity.progress();
-    if args.whole.entry_points.is_some() || args.target.code.method.len() > 1 {
+    if args.whole.whole_run() || args.target.code.method.len() > 1 {
         if !args.params.is_empty() {
             return Err(Error::Input(
-                "--param names a parameter of one method: give it with one --method".to_string(),
+                "--param names a parameter of one method: give it with one --method, without \
+                 --entry-points, --cache or --shard"
+                    .to_string(),
             ));
         }
         let run = whole::analyze(&args.target, &args.whole, args.setting(), &progress)?;
@@ -102,8 +104,9 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     }
     // Bad `--param` text is refused before the analysis runs.
     let edits = parse_param_edits(&args.params)?;
+    let deadline = args.whole.deadline()?;
     progress.phase("loading the classes and building the call graph");
-    let (program, graph) = args.target.call_graph()?;
+    let (program, graph) = args.target.call_graph_within(deadline)?;
     let setting = args.setting();
     let mut bounds = memrq::analyze(
         &program,
@@ -111,6 +114,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
         setting.model,
         memrq::Options {
             exceptions: setting.exceptions,
+            deadline,
             ..memrq::Options::default()
         },
         &|step| progress.step(step),

@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -480,13 +481,18 @@ fn run(command: Command) -> Result<(String, bool)> {
 impl MethodInput {
     /// Loads the program and builds the call graph from the method.
     fn call_graph(&self) -> Result<(Program, CallGraph)> {
+        self.call_graph_within(None)
+    }
+
+    /// [`Self::call_graph`], stopping at `deadline` (`analyze --entry-time-limit`).
+    fn call_graph_within(&self, deadline: Option<Instant>) -> Result<(Program, CallGraph)> {
         let (program, method) = self.load()?;
         let graph = callgraph::build_within(
             &Hierarchy::new(&program),
             &method,
             &self.specs()?,
             self.budget_methods,
-            None,
+            deadline,
         )?;
         Ok((program, graph))
     }

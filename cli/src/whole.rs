@@ -44,20 +44,35 @@ pub(super) struct WholeOptions {
     #[arg(long, value_name = "public|mains|FILE", conflicts_with_all = ["method", "params"])]
     pub(super) entry_points: Option<String>,
     /// Keep each entry point's result in this directory, and reuse it while the classes it
-    /// depends on, the options and membound are unchanged.
-    #[arg(long, value_name = "DIR", requires = "entry_points")]
+    /// depends on, the options and membound are unchanged (with `--method`, a whole run of the
+    /// methods given).
+    #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     /// Analyze shard I of N (1 <= I <= N): the entry points at positions I, I + N, I + 2N, …
     /// of their sorted list. `membound merge` joins the shards' certificates.
-    #[arg(long, value_name = "I/N", requires = "entry_points")]
+    #[arg(long, value_name = "I/N")]
     shard: Option<String>,
-    /// Stop an entry point's analysis after this many seconds: what it has not bounded by then
-    /// is ∞ with the time limit as its reason. The limit is a deadline looked at for each method
+    /// Stop an entry point's analysis (or the one `--method`'s) after this many seconds: what
+    /// it has not bounded by then is ∞ with the time limit as its reason. The limit is a deadline looked at for each method
     /// the call graph visits, each edge transfer of the invariant fixpoints, each invariant read
     /// off them, each component summarized and each call and site summed in a summary, so one
     /// long count may still run past it.
-    #[arg(long, value_name = "SECONDS", requires = "entry_points")]
+    #[arg(long, value_name = "SECONDS")]
     entry_time_limit: Option<f64>,
+}
+
+impl WholeOptions {
+    /// Whether the options ask for a whole run even of one `--method`: a cache and shards
+    /// are the whole run's.
+    pub(super) fn whole_run(&self) -> bool {
+        self.entry_points.is_some() || self.cache.is_some() || self.shard.is_some()
+    }
+
+    /// When one method's analysis must stop (`--entry-time-limit`), counted from now.
+    pub(super) fn deadline(&self) -> Result<Option<Instant>> {
+        Ok(time_limit(self.entry_time_limit)?
+            .map(|limit| Instant::now() + Duration::from_secs_f64(limit)))
+    }
 }
 
 /// How every entry point is analyzed.

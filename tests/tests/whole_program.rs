@@ -327,6 +327,47 @@ fn an_entry_past_its_time_limit_is_unbounded_and_the_run_goes_on() {
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
 
+#[test]
+fn one_method_past_its_time_limit_is_unbounded_with_that_reason() {
+    let classes = compile_fixture("whole_program");
+    let dir = scratch_dir("method-limit");
+    let certificate = dir.join("limited.json");
+    let run = membound([
+        "analyze",
+        classes.to_str().unwrap(),
+        "--method",
+        "wp.Lists.pairs",
+        "--entry-time-limit",
+        "1e-9",
+        "-o",
+        certificate.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = certificate_json(&certificate);
+    let entry = &json["methods"][0];
+    assert_eq!(entry["method"], "wp.Lists.pairs(I)[Ljava/lang/Object;");
+    assert_eq!(entry["mem_alloc"]["bytes"], "infty", "{entry}");
+    assert!(
+        json.to_string()
+            .contains("the analysis reached its time limit"),
+        "{json}"
+    );
+    let bad = membound([
+        "analyze",
+        classes.to_str().unwrap(),
+        "--method",
+        "wp.Lists.pairs",
+        "--entry-time-limit",
+        "0",
+    ]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("bad --entry-time-limit"),
+        "{}",
+        bad.stderr
+    );
+}
+
 /// `scan.Other`'s class file in `fixtures/whole_program_scan/<variant>` copied over `classes`.
 fn replace_other(classes: &Path, variant: &str, into: &Path) {
     copy_dir(classes, into);
