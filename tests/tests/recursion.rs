@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use membound_tests::{
-    analyze_into, certificate_entry, compile_fixture, eval_method, oracle_run, scratch_dir,
-    total_objects, validate_json,
+    analyze_into, certificate_entry, compile_fixture, compile_java_tree, eval_method, oracle_run,
+    scratch_dir, total_objects, validate_json, workspace_root,
 };
 use serde_json::Value;
 
@@ -443,28 +443,45 @@ fn a_power_of_two_passed_as_a_shift_is_read_as_one() {
             "levels={levels}"
         );
     }
-    // The JVM takes the shift count modulo 32: 1 << 31 is negative, 1 << 32 is 1.
-    for levels in [-1, 31, 32] {
-        assert_eq!(
-            objects_at(&cert, "overPowerOfTwo", &format!("levels={levels}")),
-            "infty",
-            "levels={levels}"
-        );
-    }
     let (observed, predicted) = run(&cert, &["overPowerOfTwo", "7"]);
     assert_eq!(observed, 255);
     assert_eq!(predicted, 255);
+}
+
+#[test]
+fn a_shift_count_outside_0_to_30_bounds_by_every_value_the_shift_takes() {
+    let cert = certificate("overPowerOfTwo");
+    // The JVM takes the shift count modulo 32: 1 << 32 is 1, 1 << 33 is 2 and 1 << 31 (also
+    // 1 << -1) is negative, where halves makes nothing. Elsewhere than 0..30 the bound is
+    // halves' largest over 2^0 .. 2^30 and -2^31: halves(2^30), 2^31 - 1 nodes.
+    let largest = (1i64 << 31) - 1;
+    for levels in [-33, -1, 31, 32, 33, 62, 1000] {
+        assert_eq!(
+            objects_at(&cert, "overPowerOfTwo", &format!("levels={levels}")),
+            largest,
+            "levels={levels}"
+        );
+    }
+    for (levels, made) in [(31, 0), (32, 1), (33, 3), (-1, 0), (-30, 7)] {
+        let (observed, predicted) = run(&cert, &["overPowerOfTwo", &levels.to_string()]);
+        assert_eq!(observed, made, "levels={levels}");
+        assert_eq!(predicted, largest, "levels={levels}");
+    }
+}
+
+#[test]
+fn a_shift_into_a_recursion_that_never_stops_below_0_stays_unbounded() {
+    // countDown(1 << 31) never stops (without overflow): the largest over the shift's values
+    // is ∞, and the reason is the callee's.
     let text = membound_tests::fixture_output(
         "analyze",
         "recursion",
-        "recursion.Shapes.overPowerOfTwo",
+        "recursion.Shapes.countDownPowerOfTwo",
         &[],
     );
+    assert!(text.contains("memAlloc objects: ∞"), "{text}");
     assert!(
-        text.contains(
-            "it passes size = (1 << levels), which the analysis reads as 2^levels only for \
-             0 <= levels <= 30, the JVM taking an int shift count modulo 32"
-        ),
+        text.contains("recursion through recursion.Shapes.countDown(I)V never stops for n <= -1"),
         "{text}"
     );
 }
@@ -495,5 +512,50 @@ fn a_quadtree_over_a_diagonal_from_a_shift_counts_the_diagonal_only() {
         let (observed, predicted) = run(&cert, &["diagonal", &levels.to_string()]);
         assert_eq!(observed, expected(levels), "levels={levels}");
         assert_eq!(predicted, expected(levels), "levels={levels}");
+    }
+}
+
+#[test]
+fn perimeter_main_is_bounded_for_every_number_of_levels() {
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let cert = scratch_dir("recursion").join("perimeter-main.json");
+    analyze_into(&classes, "perimeter.Perimeter.main", "count", &cert);
+    // main's levels is a static the options set: any int. build makes 2^(levels + 2) - 3
+    // squares for 0 <= levels <= 30; elsewhere 1 << levels is one of 2^0 .. 2^30 and -2^31,
+    // so build makes at most what make(0, 0, 2^30) makes, 2^32 - 3.
+    let build = |levels: i64| {
+        eval_method(
+            &cert,
+            "perimeter.Perimeter.build",
+            &format!("levels={levels}"),
+        )["mem_alloc"]["objects"]
+            .clone()
+    };
+    for levels in 0..=12 {
+        assert_eq!(build(levels), (1i64 << (levels + 2)) - 3, "levels={levels}");
+    }
+    for levels in [-1, 31, 32, 1000] {
+        assert_eq!(build(levels), (1i64 << 32) - 3, "levels={levels}");
+        let main = eval_method(
+            &cert,
+            "perimeter.Perimeter.main",
+            &format!("args_length=2,levels={levels},objects=0,units=0,p=0"),
+        );
+        assert!(main["mem_alloc"]["objects"].is_u64(), "{main:#}");
+        assert!(main["mem_rq"]["objects"].is_u64(), "{main:#}");
+    }
+    // 1 << 32 is 1 and 1 << 33 is 2: a leaf, and a grey square with its four quadrants;
+    // 1 << -1 is negative (build's five squares then come from overflowing sums).
+    for levels in ["3", "32", "33", "-1"] {
+        let (code, json) = validate_json(&cert, "perimeter.Perimeter", &["-l", levels]);
+        assert_eq!(code, 0, "{json:#}");
+        assert_eq!(json["broken"], 0, "{json:#}");
+        let (observed, predicted) =
+            total_objects(json["comparisons"].as_array().expect("comparisons"));
+        let (observed, predicted) = (observed.as_u64().unwrap(), predicted.as_u64().unwrap());
+        assert!(
+            observed <= predicted,
+            "levels={levels}: {observed} > {predicted}"
+        );
     }
 }

@@ -851,21 +851,23 @@ struct Call {
 impl Call {
     /// `Σ qty` (a quantity of the callee's) over the call's points (`set`, the call's set as a
     /// set), where the call passes formals as `1 << x`, with those read as `2^x` for
-    /// `0 <= x <= 30` ([`powers`]).
+    /// `0 <= x <= 30` and as the largest of the values `1 << x` takes elsewhere ([`powers`]).
     fn sum(&self, qty: &Qty, set: &Set) -> Result<Qty, CountError> {
         let renamed = qty.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
-        let summed = sum_through(&renamed, set, &self.set)?;
         let fixed = qty::constant_dims(set);
-        let Some((guard, substituted)) =
-            powers::substituted(&renamed.to_quantity(), &self.powers, &fixed)
-        else {
-            return Ok(summed);
+        let quantity = renamed.to_quantity();
+        let (Some((guard, substituted)), Some(elsewhere)) = (
+            powers::substituted(&quantity, &self.powers, &fixed),
+            powers::over_every_shift(&quantity, &self.powers, &fixed),
+        ) else {
+            return sum_through(&renamed, set, &self.set);
         };
         let on_powers = sum_through(&Qty::Expr(substituted), set, &self.set)?;
+        let elsewhere = sum_through(&Qty::Expr(elsewhere), set, &self.set)?;
         Ok(Qty::Expr(powers::within(
             guard,
             on_powers.to_quantity(),
-            summed.to_quantity(),
+            elsewhere.to_quantity(),
         )))
     }
 }

@@ -2,14 +2,15 @@
 //! [`crate::lowering::Lowered::power_of_two_arguments`]): the polyhedra cannot bind the formal
 //! to `2^x`, so the callee's bound is read with the formal replaced by `2^x` instead, exact
 //! where `0 <= x <= 30`. The JVM takes an `int` shift count modulo 32 and `1 << 31` is
-//! negative, so outside that range the call's bound stays what it is without the substitution
-//! (∞ when it depends on the formal).
+//! negative, so for every other `x` the formal holds one of the 32 values `1 << k`
+//! (`0 <= k <= 31`): there the call's bound is the callee's largest over them
+//! ([`over_every_shift`]), finite where the callee's is at each.
 
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
 use membound_polyhedra::{Int, Polynomial, Rat};
 
 use crate::lowering::{CALLEE_PREFIX, MAX_INT_SHIFT};
-use crate::memalloc::Quantity;
+use crate::memalloc::{Quantity, maximum};
 
 /// A callee's formal (named `callee__<formal>`) passed as `1 << x`, with the caller's formal
 /// holding `x`.
@@ -42,16 +43,8 @@ pub(crate) fn substituted(
     powers: &[PowerArgument],
     fixed: &[(String, Int)],
 ) -> Option<(Guard, Quantity)> {
-    let read = expr.params();
-    let used: Vec<&PowerArgument> = powers.iter().filter(|p| read.contains(&p.formal)).collect();
-    if used.is_empty() {
-        return None;
-    }
+    let (mut result, used) = at_fixed_values(expr, powers, fixed)?;
     let mut atoms = Vec::new();
-    let mut result = fixed
-        .iter()
-        .filter(|(name, _)| read.contains(name))
-        .fold(expr.clone(), |e, (name, value)| e.with_value(name, value));
     for power in used {
         let x = Polynomial::var(power.exponent.clone());
         result = result.with_power_of_two(&power.formal, &x)?;
@@ -63,6 +56,49 @@ pub(crate) fn substituted(
     let guard = Guard::from_atoms(atoms);
     let result = simplify(&result, &guard);
     Some((guard, result))
+}
+
+/// `expr` (over the renamed callee formals) with every power argument it reads replaced by
+/// the largest of its values at the 32 values an `int` `1 << x` takes for any `x`: `2^k` for
+/// `0 <= k <= 30` and `1 << 31 = -2^31` (the JVM takes the count modulo 32). A call passes one
+/// value at all its executions in an activation (`x` is a formal the caller never
+/// reassigns), so this bounds the callee wherever `substituted`'s guard fails; `None` when
+/// `expr` reads no power argument. The formals the call fixes are read at their value first.
+pub(crate) fn over_every_shift(
+    expr: &Quantity,
+    powers: &[PowerArgument],
+    fixed: &[(String, Int)],
+) -> Option<Quantity> {
+    let (result, used) = at_fixed_values(expr, powers, fixed)?;
+    let shifts: Vec<Int> = (0..=MAX_INT_SHIFT)
+        .map(|k| Int::from(1i64 << k))
+        .chain([Int::from(i64::from(i32::MIN))])
+        .collect();
+    Some(used.into_iter().fold(result, |e, power| {
+        let at_each = shifts
+            .iter()
+            .map(|v| simplify(&e.with_value(&power.formal, v), &Guard::always()));
+        maximum(at_each.collect())
+    }))
+}
+
+/// `expr` read at the formals the call fixes (`fixed`) and the power arguments it reads;
+/// `None` when it reads none.
+fn at_fixed_values<'a>(
+    expr: &Quantity,
+    powers: &'a [PowerArgument],
+    fixed: &[(String, Int)],
+) -> Option<(Quantity, Vec<&'a PowerArgument>)> {
+    let read = expr.params();
+    let used: Vec<&PowerArgument> = powers.iter().filter(|p| read.contains(&p.formal)).collect();
+    if used.is_empty() {
+        return None;
+    }
+    let at_fixed = fixed
+        .iter()
+        .filter(|(name, _)| read.contains(name))
+        .fold(expr.clone(), |e, (name, value)| e.with_value(name, value));
+    Some((at_fixed, used))
 }
 
 /// `on_powers` where `guard` holds, `otherwise` elsewhere.
