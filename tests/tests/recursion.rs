@@ -198,6 +198,91 @@ fn a_half_open_interval_splits_from_a_nonnegative_start_and_is_unbounded_below_i
     assert_eq!((observed, predicted), (12.into(), 12.into()));
 }
 
+/// The activations of `Shapes.pieces(lo, lo + n)` for `n >= 2`: one node each.
+fn pieces_calls(n: i64) -> i64 {
+    if n == 2 || n == 3 {
+        1
+    } else {
+        1 + pieces_calls(n / 2) + pieces_calls(n - n / 2)
+    }
+}
+
+#[test]
+fn an_interval_split_into_pieces_of_two_or_three_is_bounded_where_its_calls_keep_two_points() {
+    let cert = certificate("pieces");
+    // Not a quasi-polynomial (it follows n's binary digits): never below, equal at n = 2^k.
+    for n in 2..=300 {
+        let bound = objects_at(&cert, "pieces", &format!("lo=0,hi={n}"));
+        let bound = bound.as_i64().unwrap_or_else(|| panic!("n={n}: {bound}"));
+        assert!(
+            bound >= pieces_calls(n),
+            "n={n}: {bound} < {}",
+            pieces_calls(n)
+        );
+        assert!(bound <= 2 * n, "n={n}: {bound}");
+    }
+    for n in [2, 3, 4, 8, 16, 64, 256] {
+        assert_eq!(
+            objects_at(&cert, "pieces", &format!("lo=5,hi={}", 5 + n)),
+            pieces_calls(n),
+            "n={n}"
+        );
+    }
+    // Below two points it splits [lo, lo) for ever.
+    for n in [-3, 0, 1] {
+        assert_eq!(
+            objects_at(&cert, "pieces", &format!("lo=0,hi={n}")),
+            "infty"
+        );
+    }
+    let entry = certificate_entry(&cert, "recursion.Shapes.pieces");
+    let reasons = entry.to_string();
+    assert!(
+        reasons.contains("is bounded only where hi - lo - 2 >= 0, which its calls keep"),
+        "{reasons}"
+    );
+    for n in [7, 16] {
+        let (observed, predicted) = run(&cert, &["pieces", &n.to_string()]);
+        assert_eq!(observed, pieces_calls(n), "n={n}");
+        assert!(predicted.as_i64().unwrap() >= pieces_calls(n), "n={n}");
+    }
+}
+
+#[test]
+fn voronoi_delaunay_recursion_is_bounded_and_only_its_zip_loop_is_not() {
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let run = membound_tests::membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "voronoi.Voronoi.delaunay".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The recursion splits [lo, hi) at lo + n/2 while n is not 2 or 3: bounded from n >= 2.
+    assert!(
+        run.stdout.contains(
+            "recursion through voronoi.Voronoi.delaunay([Lvoronoi/Point;II)[Lvoronoi/Edge; is \
+             bounded only where hi - lo - 2 >= 0, which its calls keep"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("no measure of the formals"),
+        "{}",
+        run.stdout
+    );
+    // The merge's zip loop stops on the points' geometry: its connect calls stay ∞.
+    assert!(
+        run.stdout.contains(
+            "to voronoi.Voronoi.connect(Lvoronoi/Edge;Lvoronoi/Edge;)Lvoronoi/Edge;: it runs an \
+             unbounded number of times"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 /// The activations of `Shapes.fib(n)`: one cell each.
 fn fib_calls(n: i64) -> i64 {
     if n < 2 {
