@@ -60,10 +60,10 @@ pub(crate) fn substituted(
 
 /// `expr` (over the renamed callee formals) with every power argument it reads replaced by
 /// the largest of its values at the 32 values an `int` `1 << x` takes for any `x`: `2^k` for
-/// `0 <= k <= 30` and `1 << 31 = -2^31` (the JVM takes the count modulo 32). A call passes one
-/// value at all its executions in an activation (`x` is a formal the caller never
-/// reassigns), so this bounds the callee wherever `substituted`'s guard fails; `None` when
-/// `expr` reads no power argument. The formals the call fixes are read at their value first.
+/// `0 <= k <= 30` and `1 << 31 = -2^31` (the JVM takes the count modulo 32). It bounds the
+/// callee at every execution of the call whatever `x` is, so also where `substituted`'s guard
+/// fails; `None` when `expr` reads no power argument. The formals the call fixes are read at
+/// their value first.
 pub(crate) fn over_every_shift(
     expr: &Quantity,
     powers: &[PowerArgument],
