@@ -555,20 +555,32 @@ fn a_shift_count_outside_0_to_30_bounds_by_every_value_the_shift_takes() {
 }
 
 #[test]
-fn a_shift_into_a_recursion_that_never_stops_below_0_stays_unbounded() {
-    // countDown(1 << 31) never stops (without overflow): the largest over the shift's values
-    // is ∞, and the reason is the callee's.
-    let text = membound_tests::fixture_output(
-        "analyze",
-        "recursion",
-        "recursion.Shapes.countDownPowerOfTwo",
-        &[],
-    );
-    assert!(text.contains("memAlloc objects: ∞"), "{text}");
+fn a_shift_into_a_recursion_that_never_stops_below_0_is_unbounded_only_outside_0_to_30() {
+    let cert = certificate("countDownPowerOfTwo");
+    // countDown(2^levels) makes 2^levels nodes; countDown(1 << 31) never stops (without
+    // overflow), and outside 0..30 the shift may be that value.
+    for levels in 0..=12 {
+        assert_eq!(
+            objects_at(&cert, "countDownPowerOfTwo", &format!("levels={levels}")),
+            1i64 << levels,
+            "levels={levels}"
+        );
+    }
+    for levels in [-1, 31, 32] {
+        assert_eq!(
+            objects_at(&cert, "countDownPowerOfTwo", &format!("levels={levels}")),
+            "infty",
+            "levels={levels}"
+        );
+    }
+    let reasons = certificate_entry(&cert, "recursion.Shapes.countDownPowerOfTwo").to_string();
     assert!(
-        text.contains("recursion through recursion.Shapes.countDown(I)V never stops for n <= -1"),
-        "{text}"
+        reasons
+            .contains("recursion through recursion.Shapes.countDown(I)V never stops for n <= -1"),
+        "{reasons}"
     );
+    let (observed, predicted) = run(&cert, &["countDownPowerOfTwo", "6"]);
+    assert_eq!((observed, predicted), (64.into(), 64.into()));
 }
 
 #[test]

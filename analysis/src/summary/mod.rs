@@ -654,10 +654,11 @@ impl CallSite<'_> {
                 // A call that never runs adds nothing, whatever its callee reaches.
                 Ok(call_set) if executions_count(&call_set).is_zero() => {}
                 Ok(call_set) => {
-                    diverges.extend(diverging_calls(summary, &call_set));
+                    let powers = self.power_arguments(summary);
+                    diverges.extend(diverging_calls(summary, &call_set, &powers));
                     let call = Call {
                         set: call_set,
-                        powers: self.power_arguments(summary),
+                        powers,
                     };
                     self.compose_target(summary, &call, entries);
                     totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
@@ -873,12 +874,17 @@ impl Call {
 }
 
 /// The parameter values of the caller for which a call in `call_set` enters `callee` where it
-/// may not return (parts over the caller's formals; rationally empty ones left out).
-fn diverging_calls(callee: &MethodSummary, call_set: &CallSet) -> Vec<Divergence> {
+/// may not return (parts over the caller's formals; rationally empty ones left out). A formal
+/// the call passes as `1 << x` is known only where `0 <= x <= 30` ([`powers::value_range`]).
+fn diverging_calls(
+    callee: &MethodSummary,
+    call_set: &CallSet,
+    powers: &[PowerArgument],
+) -> Vec<Divergence> {
     if callee.diverges.is_empty() {
         return Vec::new();
     }
-    let set = call_set.set.to_set();
+    let set = powers::value_range(&call_set.set.to_set(), powers);
     let dims: Vec<&str> = set.space.dims.iter().map(String::as_str).collect();
     let mut found = Vec::new();
     for divergence in &callee.diverges {

@@ -7,7 +7,7 @@
 //! ([`over_every_shift`]), finite where the callee's is at each.
 
 use membound_bernstein::{Arm, Atom, BoundExpr, Guard, simplify};
-use membound_polyhedra::{Int, Polynomial, Rat};
+use membound_polyhedra::{Affine, Constraint, Int, Polynomial, Rat, Set};
 
 use crate::lowering::{CALLEE_PREFIX, MAX_INT_SHIFT};
 use crate::memalloc::{Quantity, maximum};
@@ -99,6 +99,42 @@ fn at_fixed_values<'a>(
         .filter(|(name, _)| read.contains(name))
         .fold(expr.clone(), |e, (name, value)| e.with_value(name, value));
     Some((at_fixed, used))
+}
+
+/// `set` (a call's points, with the callee's renamed formals among its dims and the exponents
+/// among its params) split where each power argument's exponent `x` lies: below 0, above 30,
+/// or in `0..=30`, where the formal is `2^x`, so `x + 1 <= formal <= 2^30`. A set whose columns
+/// do not name them is returned as it is.
+pub(crate) fn value_range(set: &Set, powers: &[PowerArgument]) -> Set {
+    let column = |name: &str| {
+        let names = set.space.params.iter().chain(&set.space.dims);
+        names.clone().position(|n| n == name)
+    };
+    powers.iter().fold(set.clone(), |set, power| {
+        let (Some(x), Some(formal)) = (column(&power.exponent), column(&power.formal)) else {
+            return set;
+        };
+        let x = Affine::var(x);
+        let formal = Affine::var(formal);
+        let constant = |c: i64| Affine::constant(Rat::from(c));
+        let below = vec![Constraint::ge(x.neg().sub(&constant(1)))];
+        let above = vec![Constraint::ge(x.sub(&constant(MAX_INT_SHIFT + 1)))];
+        let power_of_two = vec![
+            Constraint::ge(x.clone()),
+            Constraint::ge(constant(MAX_INT_SHIFT).sub(&x)),
+            Constraint::ge(formal.sub(&x).sub(&constant(1))),
+            Constraint::ge(constant(1 << MAX_INT_SHIFT).sub(&formal)),
+        ];
+        let pieces = [below, above, power_of_two].map(|constraints| {
+            constraints
+                .into_iter()
+                .fold(set.clone(), |piece, c| piece.constrain(c))
+        });
+        Set {
+            space: set.space.clone(),
+            parts: pieces.into_iter().flat_map(|piece| piece.parts).collect(),
+        }
+    })
 }
 
 /// `on_powers` where `guard` holds, `otherwise` elsewhere.
