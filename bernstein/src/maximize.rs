@@ -411,40 +411,63 @@ fn proved_nonnegative(expr: &BoundExpr, joint: &ParamDomain) -> bool {
 /// Most pieces the region of a `Cases`' default is cut into ([`beyond_arms`]).
 const MAX_DEFAULT_PIECES: usize = 4;
 
-/// Pieces of `polytope` that together hold every point of it where no guard of `arms` holds: beyond each single-atom guard (`x = y` leaves `x <= y - 1` and
-/// `x >= y + 1`), so a default is not bounded where an arm takes over. Guards of several atoms
-/// are not cut away (their complements are unions), nor any once the pieces would pass
+/// Pieces of `polytope` that together hold every point of it where no guard of `arms` holds,
+/// so a default is not bounded where an arm takes over: beyond a guard `a1 and … and ak` are
+/// the points where `a1 … a(i-1)` hold and `ai` fails, one piece per `i` and per integer
+/// complement of `ai` (`x = y` fails at `x <= y - 1` and at `x >= y + 1`). A guard with an
+/// atom that is not linear is not cut away, nor any once the pieces would pass
 /// [`MAX_DEFAULT_PIECES`]: the pieces then cover more than the default's region, never less.
 fn beyond_arms(polytope: &ParametricPolytope, arms: &[Arm]) -> Vec<ParametricPolytope> {
     let names = polytope.names();
     let mut pieces = vec![polytope.clone()];
     for arm in arms {
-        let [atom] = arm.guard.atoms.as_slice() else {
+        let Some(atoms) = arm
+            .guard
+            .atoms
+            .iter()
+            .map(|atom| {
+                let expr = linear_to_affine(&atom.expr, &names)?;
+                Some(Constraint {
+                    expr,
+                    rel: atom.rel,
+                })
+            })
+            .collect::<Option<Vec<Constraint>>>()
+        else {
             continue;
         };
-        let Some(expr) = linear_to_affine(&atom.expr, &names) else {
-            continue;
-        };
-        let complement = Constraint {
-            expr,
-            rel: atom.rel,
-        }
-        .integer_complement();
-        if pieces.len() * complement.len() > MAX_DEFAULT_PIECES {
+        let beyond = beyond_conjunction(&atoms);
+        if beyond.is_empty() || pieces.len() * beyond.len() > MAX_DEFAULT_PIECES {
             break;
         }
         pieces = pieces
             .iter()
             .flat_map(|piece| {
-                complement.iter().map(move |beyond| {
+                beyond.iter().map(move |constraints| {
                     let mut cut = piece.clone();
-                    cut.constraints.push(beyond.clone());
+                    cut.constraints.extend(constraints.iter().cloned());
                     cut
                 })
             })
             .collect();
     }
     pieces
+}
+
+/// Disjoint conjunctions whose union holds every integer point where not all of `atoms` hold:
+/// the first `i` atoms and the integer complement of atom `i`.
+fn beyond_conjunction(atoms: &[Constraint]) -> Vec<Vec<Constraint>> {
+    atoms
+        .iter()
+        .enumerate()
+        .flat_map(|(i, atom)| {
+            atom.integer_complement().into_iter().map(move |fails| {
+                let mut constraints = atoms[..i].to_vec();
+                constraints.push(fails);
+                constraints
+            })
+        })
+        .collect()
 }
 
 fn cut_by(polytope: &ParametricPolytope, guard: &Guard) -> ParametricPolytope {

@@ -228,7 +228,7 @@ fn polytope(
 }
 
 /// Expressions in `i` (and `j`) and `n` with powers, products and logarithms.
-const EXPRESSIONS: [&str; 12] = [
+const EXPRESSIONS: [&str; 14] = [
     "2^(i)",
     "(i)*2^(i)",
     "(3)*2^[(i) + (n)] + (-1)",
@@ -241,6 +241,8 @@ const EXPRESSIONS: [&str; 12] = [
     "(i - 2)*2^(i)",
     "2^(i + j)*(j + 1) + (n)",
     "max(3^(j), (i)*2^(1/2*i)) + cases(i >= 2 -> 2^(i - 2); otherwise -> (5))",
+    "cases(i >= 1 and i <= 3 -> 2^(i); otherwise -> (20))",
+    "cases(i = j and i <= 2 -> (i); j >= 1 -> 2^(j); otherwise -> (7))",
 ];
 
 proptest! {
@@ -313,6 +315,24 @@ fn monotone_forms_are_bounded_exactly_at_the_vertices() {
     assert_eq!(finite(at(&negative, &[("n", 5)])), Rat::zero());
     let unknown = bound_expr_over(&expr("(i - 2)*2^(i)"), &segment).unwrap();
     assert_eq!(at(&unknown, &[("n", 5)]).unwrap(), Value::Infinite);
+}
+
+#[test]
+fn a_default_is_bounded_only_beyond_a_guard_of_several_atoms() {
+    // Over 0 <= i <= n the default applies only where i >= 4: nowhere while n <= 3.
+    let (_, segment) = polytope(false, 0, (0, 0, 0));
+    let bound = bound_expr_over(
+        &expr("cases(i >= 0 and i <= 3 -> (i); otherwise -> (20))"),
+        &segment,
+    )
+    .unwrap();
+    for (n, largest) in [(0, 0), (2, 2), (3, 3), (4, 20), (9, 20)] {
+        assert_eq!(
+            finite(at(&bound, &[("n", n)])),
+            Rat::from(largest),
+            "n = {n}"
+        );
+    }
 }
 
 /// Random expressions of every form, with sums and products of two or more items and no sum

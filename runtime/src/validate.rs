@@ -732,53 +732,97 @@ pub fn placement<'c>(
     let _ = entry;
     move |allocation| {
         let chain = &allocation.chain;
-        let mut end = invokedynamic_end(chain.iter().map(|f| &*f.method));
+        let end = invokedynamic_end(chain.iter().map(|f| &*f.method));
         let in_method_handles = chain
             .get(end)
             .is_some_and(|f| f.method.starts_with("java.lang.invoke."));
         if freed == Freed::Certainly && in_method_handles {
             return Placement::Escapes;
         }
-        if let Some(spec) = specs.first_on(chain.iter().map(|f| &*f.method)) {
-            end = end.min(spec + 1);
-        }
-        let frames = &chain[..end];
-        let Some(last) = frames.last() else {
+        let frames = frames_in_sight(&chain[..end], &specs, &methods);
+        let Some(last) = frames.last().map(|f| &chain[f.index]) else {
             return Placement::Escapes;
         };
         let under_spec = specs.contains(&last.method);
-        for level in (0..frames.len()).rev() {
-            let frame = &frames[level];
+        for position in (0..frames.len()).rev() {
+            let SeenFrame { index, calls_back } = frames[position];
+            let frame = &chain[index];
             let Some(method) = methods.get(&*frame.method) else {
                 return Placement::Escapes;
             };
-            let via = (level + 1 < frames.len()).then_some(frame.offset);
+            let via = (position + 1 < frames.len()).then_some(frame.offset);
             let site = method
                 .sites
                 .iter()
                 .filter(|site| {
+                    let site_via = site.via.as_ref().map(|v| i64::from(v.offset));
                     *site.at.method == *last.method
                         && (under_spec || i64::from(site.at.offset) == last.offset)
-                        && site.via.as_ref().map(|v| i64::from(v.offset)) == via
+                        && (site_via == via || calls_back && site_via.is_some())
                         && (freed == Freed::Earliest || site.ty == allocation.type_name)
                 })
                 .max_by_key(|site| site.ty == allocation.type_name);
             let Some(places) = site.and_then(|site| site.places(&method.method)) else {
                 return Placement::Escapes;
             };
+            let below = frames.get(position + 1).map_or(index, |f| f.index);
             match freed {
-                Freed::Earliest if places.here => return Placement::Frame(level),
+                Freed::Earliest if places.here => return Placement::Frame(index),
                 // Only callees' regions: the innermost frame below this one.
-                Freed::Earliest if !places.escapes => {
-                    return Placement::Frame((level + 1).min(frames.len() - 1));
-                }
+                Freed::Earliest if !places.escapes => return Placement::Frame(below),
                 // Here or in callees' regions: gone when this frame returns.
-                Freed::Certainly if !places.escapes => return Placement::Frame(level),
+                Freed::Certainly if !places.escapes => return Placement::Frame(index),
                 Freed::Earliest | Freed::Certainly => {}
             }
         }
         Placement::Escapes
     }
+}
+
+/// A frame of an allocation's chain that the certificate describes: its index in the chain, and
+/// whether it is a spec'd method's frame whose chain goes on in a call back into the program.
+#[derive(Clone, Copy)]
+struct SeenFrame {
+    index: usize,
+    calls_back: bool,
+}
+
+/// The frames of `chain` the certificate has sites for: a spec'd method's own code is not
+/// analyzed, so below its frame the chain is the spec's (its allocations: the chain ends
+/// there), unless it goes on in a method the certificate describes, one of the spec's calls
+/// back into the program (`Arrays.sort` → `TimSort.binarySort` → a comparator's `compare`):
+/// the spec's frame is then followed by that call's frame, its frames in between skipped (the
+/// certificate names the call by the spec's own offset for it, not the library's).
+fn frames_in_sight(
+    chain: &[measure::Frame],
+    specs: &SpecMethods<'_>,
+    methods: &HashMap<&str, &MethodEntry>,
+) -> Vec<SeenFrame> {
+    let mut seen = Vec::new();
+    let mut index = 0;
+    while index < chain.len() {
+        if !specs.contains(&chain[index].method) {
+            seen.push(SeenFrame {
+                index,
+                calls_back: false,
+            });
+            index += 1;
+            continue;
+        }
+        let callback = (index + 1..chain.len()).find(|&i| {
+            let method = &*chain[i].method;
+            !specs.contains(method) && methods.contains_key(method)
+        });
+        seen.push(SeenFrame {
+            index,
+            calls_back: callback.is_some(),
+        });
+        match callback {
+            Some(callback) => index = callback,
+            None => break,
+        }
+    }
+    seen
 }
 
 /// An observed allocation's place in a certificate of the watched method: the call of the

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use membound_tests::{
-    analyze_into, certificate_entry, compile_fixture, eval_method, oracle_run, scratch_dir,
-    total_objects, validate_json,
+    analyze_into, certificate_entry, compile_fixture, compile_java_tree, eval_method, oracle_run,
+    scratch_dir, total_objects, validate_json, workspace_root,
 };
 use serde_json::Value;
 
@@ -196,6 +196,91 @@ fn a_half_open_interval_splits_from_a_nonnegative_start_and_is_unbounded_below_i
     );
     let (observed, predicted) = run(&cert, &["halfOpen", "12"]);
     assert_eq!((observed, predicted), (12.into(), 12.into()));
+}
+
+/// The activations of `Shapes.pieces(lo, lo + n)` for `n >= 2`: one node each.
+fn pieces_calls(n: i64) -> i64 {
+    if n == 2 || n == 3 {
+        1
+    } else {
+        1 + pieces_calls(n / 2) + pieces_calls(n - n / 2)
+    }
+}
+
+#[test]
+fn an_interval_split_into_pieces_of_two_or_three_is_bounded_where_its_calls_keep_two_points() {
+    let cert = certificate("pieces");
+    // Not a quasi-polynomial (it follows n's binary digits): never below, equal at n = 2^k.
+    for n in 2..=300 {
+        let bound = objects_at(&cert, "pieces", &format!("lo=0,hi={n}"));
+        let bound = bound.as_i64().unwrap_or_else(|| panic!("n={n}: {bound}"));
+        assert!(
+            bound >= pieces_calls(n),
+            "n={n}: {bound} < {}",
+            pieces_calls(n)
+        );
+        assert!(bound <= 2 * n, "n={n}: {bound}");
+    }
+    for n in [2, 3, 4, 8, 16, 64, 256] {
+        assert_eq!(
+            objects_at(&cert, "pieces", &format!("lo=5,hi={}", 5 + n)),
+            pieces_calls(n),
+            "n={n}"
+        );
+    }
+    // Below two points it splits [lo, lo) for ever.
+    for n in [-3, 0, 1] {
+        assert_eq!(
+            objects_at(&cert, "pieces", &format!("lo=0,hi={n}")),
+            "infty"
+        );
+    }
+    let entry = certificate_entry(&cert, "recursion.Shapes.pieces");
+    let reasons = entry.to_string();
+    assert!(
+        reasons.contains("is bounded only where hi - lo - 2 >= 0, which its calls keep"),
+        "{reasons}"
+    );
+    for n in [7, 16] {
+        let (observed, predicted) = run(&cert, &["pieces", &n.to_string()]);
+        assert_eq!(observed, pieces_calls(n), "n={n}");
+        assert!(predicted.as_i64().unwrap() >= pieces_calls(n), "n={n}");
+    }
+}
+
+#[test]
+fn voronoi_delaunay_recursion_is_bounded_and_only_its_zip_loop_is_not() {
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let run = membound_tests::membound([
+        "analyze".as_ref(),
+        classes.as_os_str(),
+        "--method".as_ref(),
+        "voronoi.Voronoi.delaunay".as_ref(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The recursion splits [lo, hi) at lo + n/2 while n is not 2 or 3: bounded from n >= 2.
+    assert!(
+        run.stdout.contains(
+            "recursion through voronoi.Voronoi.delaunay([Lvoronoi/Point;II)[Lvoronoi/Edge; is \
+             bounded only where hi - lo - 2 >= 0, which its calls keep"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("no measure of the formals"),
+        "{}",
+        run.stdout
+    );
+    // The merge's zip loop stops on the points' geometry: its connect calls stay ∞.
+    assert!(
+        run.stdout.contains(
+            "to voronoi.Voronoi.connect(Lvoronoi/Edge;Lvoronoi/Edge;)Lvoronoi/Edge;: it runs an \
+             unbounded number of times"
+        ),
+        "{}",
+        run.stdout
+    );
 }
 
 /// The activations of `Shapes.fib(n)`: one cell each.
@@ -443,30 +528,59 @@ fn a_power_of_two_passed_as_a_shift_is_read_as_one() {
             "levels={levels}"
         );
     }
-    // The JVM takes the shift count modulo 32: 1 << 31 is negative, 1 << 32 is 1.
-    for levels in [-1, 31, 32] {
+    let (observed, predicted) = run(&cert, &["overPowerOfTwo", "7"]);
+    assert_eq!(observed, 255);
+    assert_eq!(predicted, 255);
+}
+
+#[test]
+fn a_shift_count_outside_0_to_30_bounds_by_every_value_the_shift_takes() {
+    let cert = certificate("overPowerOfTwo");
+    // The JVM takes the shift count modulo 32: 1 << 32 is 1, 1 << 33 is 2 and 1 << 31 (also
+    // 1 << -1) is negative, where halves makes nothing. Elsewhere than 0..30 the bound is
+    // halves' largest over 2^0 .. 2^30 and -2^31: halves(2^30), 2^31 - 1 nodes.
+    let largest = (1i64 << 31) - 1;
+    for levels in [-33, -1, 31, 32, 33, 62, 1000] {
         assert_eq!(
             objects_at(&cert, "overPowerOfTwo", &format!("levels={levels}")),
+            largest,
+            "levels={levels}"
+        );
+    }
+    for (levels, made) in [(31, 0), (32, 1), (33, 3), (-1, 0), (-30, 7)] {
+        let (observed, predicted) = run(&cert, &["overPowerOfTwo", &levels.to_string()]);
+        assert_eq!(observed, made, "levels={levels}");
+        assert_eq!(predicted, largest, "levels={levels}");
+    }
+}
+
+#[test]
+fn a_shift_into_a_recursion_that_never_stops_below_0_is_unbounded_only_outside_0_to_30() {
+    let cert = certificate("countDownPowerOfTwo");
+    // countDown(2^levels) makes 2^levels nodes; countDown(1 << 31) never stops (without
+    // overflow), and outside 0..30 the shift may be that value.
+    for levels in 0..=12 {
+        assert_eq!(
+            objects_at(&cert, "countDownPowerOfTwo", &format!("levels={levels}")),
+            1i64 << levels,
+            "levels={levels}"
+        );
+    }
+    for levels in [-1, 31, 32] {
+        assert_eq!(
+            objects_at(&cert, "countDownPowerOfTwo", &format!("levels={levels}")),
             "infty",
             "levels={levels}"
         );
     }
-    let (observed, predicted) = run(&cert, &["overPowerOfTwo", "7"]);
-    assert_eq!(observed, 255);
-    assert_eq!(predicted, 255);
-    let text = membound_tests::fixture_output(
-        "analyze",
-        "recursion",
-        "recursion.Shapes.overPowerOfTwo",
-        &[],
-    );
+    let reasons = certificate_entry(&cert, "recursion.Shapes.countDownPowerOfTwo").to_string();
     assert!(
-        text.contains(
-            "it passes size = (1 << levels), which the analysis reads as 2^levels only for \
-             0 <= levels <= 30, the JVM taking an int shift count modulo 32"
-        ),
-        "{text}"
+        reasons
+            .contains("recursion through recursion.Shapes.countDown(I)V never stops for n <= -1"),
+        "{reasons}"
     );
+    let (observed, predicted) = run(&cert, &["countDownPowerOfTwo", "6"]);
+    assert_eq!((observed, predicted), (64.into(), 64.into()));
 }
 
 #[test]
@@ -495,5 +609,50 @@ fn a_quadtree_over_a_diagonal_from_a_shift_counts_the_diagonal_only() {
         let (observed, predicted) = run(&cert, &["diagonal", &levels.to_string()]);
         assert_eq!(observed, expected(levels), "levels={levels}");
         assert_eq!(predicted, expected(levels), "levels={levels}");
+    }
+}
+
+#[test]
+fn perimeter_main_is_bounded_for_every_number_of_levels() {
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let cert = scratch_dir("recursion").join("perimeter-main.json");
+    analyze_into(&classes, "perimeter.Perimeter.main", "count", &cert);
+    // main's levels is a static the options set: any int. build makes 2^(levels + 2) - 3
+    // squares for 0 <= levels <= 30; elsewhere 1 << levels is one of 2^0 .. 2^30 and -2^31,
+    // so build makes at most what make(0, 0, 2^30) makes, 2^32 - 3.
+    let build = |levels: i64| {
+        eval_method(
+            &cert,
+            "perimeter.Perimeter.build",
+            &format!("levels={levels}"),
+        )["mem_alloc"]["objects"]
+            .clone()
+    };
+    for levels in 0..=12 {
+        assert_eq!(build(levels), (1i64 << (levels + 2)) - 3, "levels={levels}");
+    }
+    for levels in [-1, 31, 32, 1000] {
+        assert_eq!(build(levels), (1i64 << 32) - 3, "levels={levels}");
+        let main = eval_method(
+            &cert,
+            "perimeter.Perimeter.main",
+            &format!("args_length=2,levels={levels},objects=0,units=0,p=0"),
+        );
+        assert!(main["mem_alloc"]["objects"].is_u64(), "{main:#}");
+        assert!(main["mem_rq"]["objects"].is_u64(), "{main:#}");
+    }
+    // 1 << 32 is 1 and 1 << 33 is 2: a leaf, and a grey square with its four quadrants;
+    // 1 << -1 is negative (build's five squares then come from overflowing sums).
+    for levels in ["3", "32", "33", "-1"] {
+        let (code, json) = validate_json(&cert, "perimeter.Perimeter", &["-l", levels]);
+        assert_eq!(code, 0, "{json:#}");
+        assert_eq!(json["broken"], 0, "{json:#}");
+        let (observed, predicted) =
+            total_objects(json["comparisons"].as_array().expect("comparisons"));
+        let (observed, predicted) = (observed.as_u64().unwrap(), predicted.as_u64().unwrap());
+        assert!(
+            observed <= predicted,
+            "levels={levels}: {observed} > {predicted}"
+        );
     }
 }

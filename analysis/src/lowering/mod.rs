@@ -563,8 +563,9 @@ impl Lowered {
                             .var(declared_param(&caller_body, exponent)?)
                             .name;
                         format!(
-                            "which the analysis reads as 2^{x} only for 0 <= {x} <= \
-                             {MAX_INT_SHIFT}, the JVM taking an int shift count modulo 32"
+                            "which the analysis reads as 2^{x} for 0 <= {x} <= \
+                             {MAX_INT_SHIFT} and elsewhere as any of 2^0 .. 2^{MAX_INT_SHIFT} \
+                             and -2^31, the JVM taking an int shift count modulo 32"
                         )
                     }
                     None => "which the analysis does not follow".to_string(),

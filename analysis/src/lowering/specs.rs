@@ -137,23 +137,25 @@ pub fn lower_spec(
             let name = format!("call{index}_{target}");
             let counter = builder.local(&name);
             let guards = counted(counter, call.times.as_ref(), &by_param);
-            let at = builder.reach(vec![Action::Havoc(counter)], guards);
+            let arg_vars: Vec<VarId> = (0..callee.formals)
+                .map(|k| builder.local(&format!("{name}_arg{k}")))
+                .collect();
+            // The arguments are unknown: set before the point, so the call follows it at once
+            // (a call's point is the node its call edge leaves).
+            let actions = std::iter::once(counter)
+                .chain(arg_vars.iter().copied())
+                .map(Action::Havoc)
+                .collect();
+            let at = builder.reach(actions, guards);
             builder.points.push(LocalPoint {
                 key: PointKey::Call(pc, callee.procedure),
                 node: at,
                 inductive: vec![counter],
                 lengths: Vec::new(),
             });
-            let args: Vec<Expr> = (0..callee.formals)
-                .map(|k| Expr::var(builder.local(&format!("{name}_arg{k}"))))
-                .collect();
-            let mut node = at;
-            for arg in &args {
-                let var = arg.vars().next().expect("an argument is one variable");
-                node = builder.step(node, Action::Havoc(var));
-            }
+            let args: Vec<Expr> = arg_vars.into_iter().map(Expr::var).collect();
             let done = builder.step(
-                node,
+                at,
                 Action::Call {
                     callee: callee.procedure,
                     args,

@@ -500,7 +500,8 @@ impl<'a> Regions<'a> {
                         .map_err(|e| format!("region of {callee} at {method}@{pc}: {e}"))?;
                     Ok(maximum(bounds.iter().map(tidy).collect()))
                 };
-                // A formal passed as `1 << x` by a direct call, read as `2^x` where it is one.
+                // A formal passed as `1 << x` by a direct call, read as `2^x` where it is one and as
+                // the largest value `1 << x` takes elsewhere.
                 let powers = match path {
                     [call] => PowerArgument::of_pairs(self.lowered.power_of_two_arguments(
                         self.program,
@@ -513,12 +514,16 @@ impl<'a> Regions<'a> {
                 let fixed = summary::constant_dims(&binding);
                 let over = |quantity: &Quantity| -> std::result::Result<Quantity, String> {
                     let renamed = quantity.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
-                    let bounded = over_binding(&renamed)?;
-                    match powers::substituted(&renamed, &powers, &fixed) {
-                        Some((guard, substituted)) => {
-                            Ok(powers::within(guard, over_binding(&substituted)?, bounded))
-                        }
-                        None => Ok(bounded),
+                    match (
+                        powers::substituted(&renamed, &powers, &fixed),
+                        powers::over_every_shift(&renamed, &powers, &fixed),
+                    ) {
+                        (Some((guard, substituted)), Some(elsewhere)) => Ok(powers::within(
+                            guard,
+                            over_binding(&substituted)?,
+                            over_binding(&elsewhere)?,
+                        )),
+                        _ => over_binding(&renamed),
                     }
                 };
                 Ok(Amount {

@@ -443,17 +443,25 @@ fn binding(call: &CallSet, n: usize) -> Result<Binding, String> {
 }
 
 /// The regions `g >= 0` tried for [`Measured::within_region`]: each formal's sign, then the
-/// constraints of the calls' regions.
+/// constraints of the calls' regions, then their integer complements: the region beyond a part
+/// where the method calls itself for ever (voronoi's `delaunay(s, lo, hi)` recurses on
+/// `[lo, lo + n/2)` and `[lo + n/2, hi)` unless `n = hi - lo` is 2 or 3: for ever from `n <= 1`,
+/// whose complement `n >= 2` its calls keep).
 fn region_candidates(bindings: &[Binding], n: usize) -> Vec<Affine> {
     let signs = (0..n).map(Affine::var);
-    let constraints = bindings
+    let constraints: Vec<Affine> = bindings
         .iter()
         .flat_map(|b| &b.region)
         .flat_map(|region| region.constraints())
         .filter(|c| c.rel == Relation::Ge && c.expr.support().next().is_some())
-        .map(|c| c.normalized_for_integers().expr);
+        .map(|c| c.normalized_for_integers().expr)
+        .collect();
+    let complements: Vec<Affine> = constraints
+        .iter()
+        .map(|e| e.neg().sub(&Affine::constant(Rat::from(1))))
+        .collect();
     let mut candidates: Vec<Affine> = Vec::new();
-    for g in signs.chain(constraints) {
+    for g in signs.chain(constraints).chain(complements) {
         if !candidates.contains(&g) {
             candidates.push(g);
         }

@@ -654,10 +654,11 @@ impl CallSite<'_> {
                 // A call that never runs adds nothing, whatever its callee reaches.
                 Ok(call_set) if executions_count(&call_set).is_zero() => {}
                 Ok(call_set) => {
-                    diverges.extend(diverging_calls(summary, &call_set));
+                    let powers = self.power_arguments(summary);
+                    diverges.extend(diverging_calls(summary, &call_set, &powers));
                     let call = Call {
                         set: call_set,
-                        powers: self.power_arguments(summary),
+                        powers,
                     };
                     self.compose_target(summary, &call, entries);
                     totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
@@ -851,32 +852,39 @@ struct Call {
 impl Call {
     /// `Σ qty` (a quantity of the callee's) over the call's points (`set`, the call's set as a
     /// set), where the call passes formals as `1 << x`, with those read as `2^x` for
-    /// `0 <= x <= 30` ([`powers`]).
+    /// `0 <= x <= 30` and as the largest of the values `1 << x` takes elsewhere ([`powers`]).
     fn sum(&self, qty: &Qty, set: &Set) -> Result<Qty, CountError> {
         let renamed = qty.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
-        let summed = sum_through(&renamed, set, &self.set)?;
         let fixed = qty::constant_dims(set);
-        let Some((guard, substituted)) =
-            powers::substituted(&renamed.to_quantity(), &self.powers, &fixed)
-        else {
-            return Ok(summed);
+        let quantity = renamed.to_quantity();
+        let (Some((guard, substituted)), Some(elsewhere)) = (
+            powers::substituted(&quantity, &self.powers, &fixed),
+            powers::over_every_shift(&quantity, &self.powers, &fixed),
+        ) else {
+            return sum_through(&renamed, set, &self.set);
         };
         let on_powers = sum_through(&Qty::Expr(substituted), set, &self.set)?;
+        let elsewhere = sum_through(&Qty::Expr(elsewhere), set, &self.set)?;
         Ok(Qty::Expr(powers::within(
             guard,
             on_powers.to_quantity(),
-            summed.to_quantity(),
+            elsewhere.to_quantity(),
         )))
     }
 }
 
 /// The parameter values of the caller for which a call in `call_set` enters `callee` where it
-/// may not return (parts over the caller's formals; rationally empty ones left out).
-fn diverging_calls(callee: &MethodSummary, call_set: &CallSet) -> Vec<Divergence> {
+/// may not return (parts over the caller's formals; rationally empty ones left out). A formal
+/// the call passes as `1 << x` is known only where `0 <= x <= 30` ([`powers::value_range`]).
+fn diverging_calls(
+    callee: &MethodSummary,
+    call_set: &CallSet,
+    powers: &[PowerArgument],
+) -> Vec<Divergence> {
     if callee.diverges.is_empty() {
         return Vec::new();
     }
-    let set = call_set.set.to_set();
+    let set = powers::value_range(&call_set.set.to_set(), powers);
     let dims: Vec<&str> = set.space.dims.iter().map(String::as_str).collect();
     let mut found = Vec::new();
     for divergence in &callee.diverges {
