@@ -86,9 +86,10 @@ fn exact_specs_equal_real_runs() {
     // Objects per method at n: a generator and its seed; a generator and its seed per draw and
     // the array; nothing for the thread's generator, for Math and for Math.random; the arrays
     // and the list view; six wrappers and arrays per round of factories; a Date and a
-    // LocalDate per round.
+    // LocalDate per round; the first date and two per day moved but by 0; an instant and three
+    // durations per round; an instant per reading of the clock.
     // Reading strings: nothing; a substring: a string and its bytes.
-    let methods: [(&str, ObjectsAt); 10] = [
+    let methods: [(&str, ObjectsAt); 13] = [
         ("random", |_| 2),
         ("randoms", |n| 1 + 2 * n),
         ("threadLocal", |_| 0),
@@ -97,6 +98,9 @@ fn exact_specs_equal_real_runs() {
         ("arrays", |_| 6),
         ("factories", |n| 6 * n),
         ("dates", |n| 2 * n),
+        ("dateArithmetic", |n| (2 * n).max(2) - 1),
+        ("durations", |n| 4 * n),
+        ("clocks", |n| n),
         ("reading", |_| 0),
         ("substrings", |n| 2 * n),
     ];
@@ -107,6 +111,9 @@ fn exact_specs_equal_real_runs() {
         "arrays",
         "factories",
         "dates",
+        "dateArithmetic",
+        "durations",
+        "clocks",
         "substrings",
     ];
     for (method, objects) in methods {
@@ -136,6 +143,47 @@ fn exact_specs_equal_real_runs() {
                 !spec_comparisons(&report).is_empty(),
                 "{method}: {report:#}"
             );
+        }
+    }
+}
+
+/// `LocalDate.now()` once the zone's rules are loaded (main reads the date first): a clock, the
+/// default zone's clone, the instant and the date, and the year boxed to find its transitions
+/// in a zone with daylight saving: exact there, 16 bytes above a run in UTC.
+#[test]
+fn today_is_bounded_once_the_zones_rules_are_loaded() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-today");
+    let (certificate, summary) = analyze(&classes, &dir, "today");
+    assert!(
+        summary.contains("java.time.LocalDate.now()Ljava/time/LocalDate;: allocates at most 1 × java.time.Clock$SystemClock, 1 × sun.util.calendar.ZoneInfo, 1 × java.time.Instant, 1 × java.lang.Integer, 1 × java.time.LocalDate per call (bundled spec; the default time zone is the JVM's own"),
+        "{summary}"
+    );
+    for (zone, boxes_year) in [("Europe/Paris", true), ("UTC", false)] {
+        for n in SIZES {
+            let size: u64 = n.parse().expect("a size");
+            let zone_option = format!("--jvm-arg=-Duser.timezone={zone}");
+            let run = membound([
+                "validate",
+                certificate.to_str().expect("a path"),
+                "--main",
+                "Calls",
+                "--format",
+                "json",
+                zone_option.as_str(),
+                "--",
+                "today",
+                n,
+            ]);
+            assert_eq!(run.code, 0, "{zone}, n = {n}: {}", run.stdout);
+            let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+            let observed = if boxes_year { 5 * size } else { 4 * size };
+            assert_eq!(
+                comparison(&report, "total", "objects"),
+                (observed.into(), (5 * size).into()),
+                "{zone}, n = {n}: {report:#}"
+            );
+            specs_hold(&report, n);
         }
     }
 }
