@@ -1,7 +1,7 @@
 //! The bundled specs of the JDK methods programs use most (front/specs/jdk.yaml: Random and
-//! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date, LocalDate, Instant and Duration,
-//! reading strings, String.substring, contains, repeat, split and join, StringBuilder.append,
-//! stream pipelines), each called from a method of its own in
+//! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date, LocalDate,
+//! Instant and Duration, reading strings, String.substring, contains, repeat, split and join,
+//! StringBuilder.append, stream pipelines), each called from a method of its own in
 //! tests/fixtures/jdk_specs: every bound is validated against real runs under the agent over
 //! a grid of sizes, never below them, and equal to them where the spec is exact; where no
 //! parameter bounds what a JDK method makes (a stream's elements, a split's pieces), the
