@@ -86,7 +86,7 @@ fn exact_specs_equal_real_runs() {
     // Objects per method at n: a generator and its seed; a generator and its seed per draw and
     // the array; nothing for the thread's generator, for Math and for Math.random; the arrays
     // and the list view; six wrappers and arrays per round of factories; a Date and a
-    // LocalDate per round; the first date and two per day moved but by 0; an instant and three
+    // LocalDate per round; the first date and two per day moved but by 0; two instants and four
     // durations per round; an instant per reading of the clock.
     // Reading strings: nothing; a substring: a string and its bytes.
     let methods: [(&str, ObjectsAt); 13] = [
@@ -99,7 +99,7 @@ fn exact_specs_equal_real_runs() {
         ("factories", |n| 6 * n),
         ("dates", |n| 2 * n),
         ("dateArithmetic", |n| (2 * n).max(2) - 1),
-        ("durations", |n| 4 * n),
+        ("durations", |n| 6 * n),
         ("clocks", |n| n),
         ("reading", |_| 0),
         ("substrings", |n| 2 * n),
