@@ -1,7 +1,7 @@
 //! The bundled specs of the JDK methods programs use most (front/specs/jdk.yaml: Random and
-//! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date and LocalDate,
-//! reading strings, String.substring, contains, repeat, split and join, StringBuilder.append,
-//! stream pipelines), each called from a method of its own in
+//! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date, LocalDate,
+//! Instant and Duration, reading strings, String.substring, contains, repeat, split and join,
+//! StringBuilder.append, stream pipelines), each called from a method of its own in
 //! tests/fixtures/jdk_specs: every bound is validated against real runs under the agent over
 //! a grid of sizes, never below them, and equal to them where the spec is exact; where no
 //! parameter bounds what a JDK method makes (a stream's elements, a split's pieces), the
@@ -86,9 +86,10 @@ fn exact_specs_equal_real_runs() {
     // Objects per method at n: a generator and its seed; a generator and its seed per draw and
     // the array; nothing for the thread's generator, for Math and for Math.random; the arrays
     // and the list view; six wrappers and arrays per round of factories; a Date and a
-    // LocalDate per round.
+    // LocalDate per round; the first date and two per day moved but by 0; two instants and four
+    // durations per round; an instant per reading of the clock.
     // Reading strings: nothing; a substring: a string and its bytes.
-    let methods: [(&str, ObjectsAt); 10] = [
+    let methods: [(&str, ObjectsAt); 13] = [
         ("random", |_| 2),
         ("randoms", |n| 1 + 2 * n),
         ("threadLocal", |_| 0),
@@ -97,6 +98,9 @@ fn exact_specs_equal_real_runs() {
         ("arrays", |_| 6),
         ("factories", |n| 6 * n),
         ("dates", |n| 2 * n),
+        ("dateArithmetic", |n| (2 * n).max(2) - 1),
+        ("durations", |n| 6 * n),
+        ("clocks", |n| n),
         ("reading", |_| 0),
         ("substrings", |n| 2 * n),
     ];
@@ -107,6 +111,9 @@ fn exact_specs_equal_real_runs() {
         "arrays",
         "factories",
         "dates",
+        "dateArithmetic",
+        "durations",
+        "clocks",
         "substrings",
     ];
     for (method, objects) in methods {
@@ -136,6 +143,47 @@ fn exact_specs_equal_real_runs() {
                 !spec_comparisons(&report).is_empty(),
                 "{method}: {report:#}"
             );
+        }
+    }
+}
+
+/// `LocalDate.now()` once the zone's rules are loaded (main reads the date first): a clock, the
+/// default zone's clone, the instant and the date, and the year boxed to find its transitions
+/// in a zone with daylight saving: exact there, 16 bytes above a run in UTC.
+#[test]
+fn today_is_bounded_once_the_zones_rules_are_loaded() {
+    let classes = compile_fixture("jdk_specs");
+    let dir = scratch_dir("jdk-specs-today");
+    let (certificate, summary) = analyze(&classes, &dir, "today");
+    assert!(
+        summary.contains("java.time.LocalDate.now()Ljava/time/LocalDate;: allocates at most 1 × java.time.Clock$SystemClock, 1 × sun.util.calendar.ZoneInfo, 1 × java.time.Instant, 1 × java.lang.Integer, 1 × java.time.LocalDate per call (bundled spec; the default time zone is the JVM's own"),
+        "{summary}"
+    );
+    for (zone, boxes_year) in [("Europe/Paris", true), ("UTC", false)] {
+        for n in SIZES {
+            let size: u64 = n.parse().expect("a size");
+            let zone_option = format!("--jvm-arg=-Duser.timezone={zone}");
+            let run = membound([
+                "validate",
+                certificate.to_str().expect("a path"),
+                "--main",
+                "Calls",
+                "--format",
+                "json",
+                zone_option.as_str(),
+                "--",
+                "today",
+                n,
+            ]);
+            assert_eq!(run.code, 0, "{zone}, n = {n}: {}", run.stdout);
+            let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+            let observed = if boxes_year { 5 * size } else { 4 * size };
+            assert_eq!(
+                comparison(&report, "total", "objects"),
+                (observed.into(), (5 * size).into()),
+                "{zone}, n = {n}: {report:#}"
+            );
+            specs_hold(&report, n);
         }
     }
 }
@@ -455,17 +503,33 @@ fn sorting_primitive_arrays_is_bounded_by_dual_pivot_quicksorts_buffers() {
 fn format_is_unbounded_at_once_with_its_reason() {
     let classes = compile_fixture("jdk_specs");
     let dir = scratch_dir("jdk-specs-format");
-    let (certificate, summary) = analyze(&classes, &dir, "formatted");
-    assert!(
-        summary.contains("its spec states no bound on how many it makes per call: what String.format makes depends on the format string's text"),
-        "{summary}"
-    );
-    let report = validated(&certificate, "formatted", "7");
-    assert_eq!(
-        comparison(&report, "total", "objects").1,
-        "infty",
-        "{report:#}"
-    );
+    // String.format, and PrintStream.printf and format, which run the same Formatter (as
+    // String.formatted does, which the fixtures, compiled for Java 11, cannot call).
+    for (method, calls) in [
+        ("formatted", &["java.lang.String.format"][..]),
+        (
+            "printed",
+            &["java.io.PrintStream.printf", "java.io.PrintStream.format"],
+        ),
+    ] {
+        let (certificate, summary) = analyze(&classes, &dir, method);
+        for call in calls {
+            let spec = format!(
+                "{call}(…): allocates at most unboundedly many × java.lang.Object per call (bundled spec; what String.format makes"
+            );
+            assert!(summary.contains(&spec), "no {spec} in {summary}");
+        }
+        assert!(
+            summary.contains("its spec states no bound on how many it makes per call: what String.format makes depends on the format string's text"),
+            "{summary}"
+        );
+        let report = validated(&certificate, method, "7");
+        assert_eq!(
+            comparison(&report, "total", "objects").1,
+            "infty",
+            "{report:#}"
+        );
+    }
 }
 
 #[test]
