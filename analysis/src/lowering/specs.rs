@@ -169,6 +169,7 @@ pub fn lower_spec(
     LoweredBody {
         procedure: builder.procedure,
         points: builder.points,
+        element_calls: Vec::new(),
     }
 }
 

@@ -43,7 +43,7 @@ use super::Divergence;
 use super::farkas;
 use super::qty::Qty;
 use super::recursion::executions_per_activation;
-use crate::lowering::CallSet;
+use crate::lowering::{CallSet, ElementShare};
 
 /// How the measure shrinks from an activation to the calls it makes (see the module
 /// documentation).
@@ -95,6 +95,9 @@ pub(super) struct Binding {
     pub(super) parts: Vec<Polyhedron>,
     pub(super) region: Vec<Polyhedron>,
     times: u64,
+    /// The callee formals that are sizes of distinct elements of an array whose sum is a
+    /// caller formal, shared with the other calls of their group ([`ElementShare`]).
+    shares: Vec<ElementShare>,
 }
 
 /// The most combinations of binding parts checked together for the split law.
@@ -439,6 +442,7 @@ fn binding(call: &CallSet, n: usize) -> Result<Binding, String> {
         parts,
         region,
         times: executions_per_activation(call)?,
+        shares: call.shares.clone(),
     })
 }
 
@@ -506,6 +510,7 @@ fn restricted(bindings: &[Binding], g: &Affine) -> Vec<Binding> {
                 parts,
                 region,
                 times: b.times,
+                shares: b.shares.clone(),
             })
         })
         .collect()
@@ -723,7 +728,9 @@ pub(super) fn never(part: &Polyhedron, violation: &Affine) -> bool {
 }
 
 /// The split law: every call's measure is `>= 0`, and the measures of all the calls of one
-/// activation sum to at most `μ - 1`, whichever parts of their bindings they take.
+/// activation sum to at most `μ - 1`, whichever parts of their bindings they take. The calls
+/// that pass distinct elements of an array (a group of [`ElementShare`]s) pass sizes that sum to
+/// at most the array's, over all their executions.
 fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize) -> bool {
     let nonnegative = bindings
         .iter()
@@ -762,6 +769,7 @@ fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize
             sum = sum.add(&callee.remap(in_copy(t)));
         }
         constraints.push(Constraint::ge(sum).normalized_for_integers());
+        constraints.extend(shared_sums(&copies, n));
         if !Polyhedron::from_constraints(dim, constraints).is_empty() {
             return false;
         }
@@ -769,6 +777,25 @@ fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize
             return true;
         }
     }
+}
+
+/// Per group of element shares among `copies` (each a call's execution, its callee formals in
+/// columns `n + t·n ..`), the sum of the shared callee formals at most the caller's formal.
+fn shared_sums(copies: &[&Binding], n: usize) -> Vec<Constraint> {
+    let mut sums: Vec<((usize, usize), Affine)> = Vec::new();
+    for (t, copy) in copies.iter().enumerate() {
+        for share in &copy.shares {
+            let key = (share.caller_formal, share.group);
+            let term = Affine::var(n + t * n + share.callee_formal);
+            match sums.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, sum)) => *sum = sum.add(&term),
+                None => sums.push((key, term)),
+            }
+        }
+    }
+    sums.into_iter()
+        .map(|((formal, _), sum)| Constraint::ge(Affine::var(formal).sub(&sum)))
+        .collect()
 }
 
 /// The next choice of one of `sizes[i]` things per slot `i`, in odometer order; false after the
@@ -920,6 +947,7 @@ mod tests {
             parts,
             region,
             times: 1,
+            shares: Vec::new(),
         }
     }
 
