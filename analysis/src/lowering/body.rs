@@ -1264,17 +1264,14 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
     }
 
-    /// `p == null` or `p != null` of a walked local: its rest is 0, or at least 1 (and for a
-    /// tree's parameter, its children hold the rest of its nodes).
+    /// `p == null` or `p != null` of a walked local: its rest is 0, or at least 1. Either way
+    /// the other branch gets the exact negation; a tree's parameter learns that its children
+    /// hold the rest of its nodes where it reads one ([`WalkStep::Child`]).
     fn null_test(&self, op: CmpOp, var: ir::VarId) -> Option<Cond> {
         let &rest = self.rests.get(&var)?;
-        let walks = &self.fields.walks;
         match op {
             CmpOp::Eq => Some(eq(rest, 0_i64)),
-            CmpOp::Ne => match walks.trees.iter().position(|tree| tree.var == var) {
-                Some(tree) => Some(self.non_null_tree(tree)),
-                None => Some(ge(rest, 1_i64)),
-            },
+            CmpOp::Ne => Some(ge(rest, 1_i64)),
             _ => None,
         }
     }
