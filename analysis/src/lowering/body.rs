@@ -1013,7 +1013,13 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
                 self.split_parameter_test(*op, lhs, rhs);
                 self.split_loop_entry(block, *op, lhs, rhs);
-                let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
+                let negated = match (op, lhs, rhs) {
+                    (CmpOp::Eq | CmpOp::Ne, Operand::Var(v), Operand::Const(Const::Null)) => {
+                        let other = if *op == CmpOp::Eq { CmpOp::Ne } else { CmpOp::Eq };
+                        self.null_test(other, *v)
+                    }
+                    _ => guard.clone().map(|g| Cond::Not(Box::new(g))),
+                };
                 self.jump(block, node, *then_target, guard);
                 self.jump(block, node, *else_target, negated);
             }
@@ -1264,14 +1270,18 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
     }
 
-    /// `p == null` or `p != null` of a walked local: its rest is 0, or at least 1. Either way
-    /// the other branch gets the exact negation; a tree's parameter learns that its children
-    /// hold the rest of its nodes where it reads one ([`WalkStep::Child`]).
+    /// `p == null` or `p != null` of a walked local: its rest is 0, or at least 1 (and for a
+    /// tree's parameter, its children hold the rest of its nodes). The branches of a test take
+    /// one each, so the null side keeps a rest of exactly 0.
     fn null_test(&self, op: CmpOp, var: ir::VarId) -> Option<Cond> {
         let &rest = self.rests.get(&var)?;
+        let walks = &self.fields.walks;
         match op {
             CmpOp::Eq => Some(eq(rest, 0_i64)),
-            CmpOp::Ne => Some(ge(rest, 1_i64)),
+            CmpOp::Ne => match walks.trees.iter().position(|tree| tree.var == var) {
+                Some(tree) => Some(self.non_null_tree(tree)),
+                None => Some(ge(rest, 1_i64)),
+            },
             _ => None,
         }
     }
