@@ -425,6 +425,29 @@ mod tests {
     }
 
     #[test]
+    fn a_tree_follows_the_elements_of_an_array_field() {
+        let options =
+            AgentOptions::parse("method=p.M.m,chain=0/p.V.children[],chain=0.children/kids[],out=/x")
+                .expect("valid");
+        let fields: Vec<(Option<&str>, &str, bool)> = options
+            .chains
+            .iter()
+            .flat_map(|c| &c.fields)
+            .map(|f| (f.class.as_deref(), f.name.as_str(), f.elements))
+            .collect();
+        assert_eq!(
+            fields,
+            [(Some("p.V"), "children", true), (None, "kids", true)]
+        );
+        assert!(options.chains.iter().all(ChainName::is_tree));
+        assert_eq!(
+            options.chains[1].root,
+            ChainStart::ParamField(0, "children".to_owned())
+        );
+        assert_rejected(&["chain=0/[]"]);
+    }
+
+    #[test]
     fn chains_name_a_root_and_a_field() {
         let options = AgentOptions::parse(
             "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,chain=0.left/p.T.left+right,chain=this/left+right,out=/x",
@@ -467,6 +490,7 @@ mod tests {
             ]
         );
         assert_eq!(options.chains[1].text, "this.head/p.Node.next");
+        assert!(options.chains[3].is_tree() && !options.chains[1].is_tree());
         assert_rejected(&[
             "chain=next",
             "chain=x/next",

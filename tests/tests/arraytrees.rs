@@ -92,6 +92,15 @@ fn a_loop_calling_on_one_element_on_every_iteration_is_not_split() {
     assert!(objects.is_none_or(|count| count >= 13), "{json:#}");
 }
 
+#[test]
+fn a_walk_that_stores_into_the_arrays_has_no_tree() {
+    let method = "arraytrees.Walks.detach";
+    let certificate = fixture_certificate("arraytrees", method, "count");
+    assert!(certificate_params(&certificate, method).is_empty());
+    let json = eval_method(&certificate, method, "");
+    assert!(json["mem_alloc"]["objects"].as_i64().is_none(), "{json:#}");
+}
+
 /// Validates `method`'s certificate against a run of `arraytrees.Walks` (complete ternary
 /// trees of depth 0 to 3, spines of 0 to 4 nodes): the totals exact, or only never below with
 /// `exact` false; the total objects observed.

@@ -1001,6 +1001,48 @@ mod tests {
         assert_eq!(measured.positive_shift, None);
     }
 
+    /// A loop calling `walk(v.kids[i])` three times per activation: the formals are `s` (v's
+    /// size) and `k` (the sum of the elements' sizes), the callee's `s'` at most `k`; with
+    /// `share`, the calls pass distinct elements.
+    fn element_loop(share: bool) -> Binding {
+        let part = Polyhedron::from_constraints(
+            4,
+            vec![
+                ge(&[1, 0, 0, 0], -1),
+                ge(&[0, 1, 0, 0], 0),
+                ge(&[1, -1, 0, 0], -1),
+                ge(&[0, 0, 1, 0], 0),
+                ge(&[0, 1, -1, 0], 0),
+            ],
+        );
+        let region = vec![part.project_onto(&[0, 1]).minimized()];
+        let shares = match share {
+            true => vec![ElementShare {
+                callee_formal: 0,
+                caller_formal: 1,
+                group: 0,
+            }],
+            false => Vec::new(),
+        };
+        Binding {
+            parts: vec![part],
+            region,
+            times: 3,
+            shares,
+        }
+    }
+
+    #[test]
+    fn calls_on_distinct_elements_split_the_size_by_the_loop() {
+        let measured = Measured::of_bindings(&[element_loop(true)], 2).expect("a measure");
+        assert_eq!(measured.law, Law::Split);
+        assert_eq!(measured.measure, Affine::var(0));
+        assert_eq!(measured.branching, 3);
+        // Without the shared sum each call may take every element's size: no split.
+        let measured = Measured::of_bindings(&[element_loop(false)], 2).expect("a measure");
+        assert_ne!(measured.law, Law::Split);
+    }
+
     #[test]
     fn a_recursion_on_one_child_twice_does_not_split() {
         let region = vec![tree_region(&[])];
