@@ -426,9 +426,10 @@ mod tests {
 
     #[test]
     fn a_tree_follows_the_elements_of_an_array_field() {
-        let options =
-            AgentOptions::parse("method=p.M.m,chain=0/p.V.children[],chain=0.children/kids[],out=/x")
-                .expect("valid");
+        let options = AgentOptions::parse(
+            "method=p.M.m,chain=0/p.V.children[],chain=0.children/kids[],out=/x",
+        )
+        .expect("valid");
         let fields: Vec<(Option<&str>, &str, bool)> = options
             .chains
             .iter()

@@ -123,12 +123,18 @@ fn validated_objects(method: &str, exact: bool) -> i64 {
 fn runs_bind_sizes_recorded_through_the_elements_and_match_exactly() {
     // Complete trees of 0 + 1 + 4 + 13 nodes, spines of 0 + 1 + 2 + 3 + 4: 18 + 10 nodes, and
     // twice the complete trees from `twice`.
-    assert_eq!(validated_objects("arraytrees.Walks.boxes", true), 28 + 2 * 18);
+    assert_eq!(
+        validated_objects("arraytrees.Walks.boxes", true),
+        28 + 2 * 18
+    );
     // One per null element: twice the size plus one per tree, 9 trees.
     assert_eq!(validated_objects("arraytrees.Walks.ends", true), 2 * 28 + 9);
     assert_eq!(validated_objects("arraytrees.Walks.twice", true), 2 * 18);
     // The first two slots only: 0 + 1 + 3 + 7 of the complete trees, all of the spines.
-    assert_eq!(validated_objects("arraytrees.Walks.firstTwo", false), 11 + 10);
+    assert_eq!(
+        validated_objects("arraytrees.Walks.firstTwo", false),
+        11 + 10
+    );
 }
 
 #[test]

@@ -1015,7 +1015,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                 self.split_loop_entry(block, *op, lhs, rhs);
                 let negated = match (op, lhs, rhs) {
                     (CmpOp::Eq | CmpOp::Ne, Operand::Var(v), Operand::Const(Const::Null)) => {
-                        let other = if *op == CmpOp::Eq { CmpOp::Ne } else { CmpOp::Eq };
+                        let other = if *op == CmpOp::Eq {
+                            CmpOp::Ne
+                        } else {
+                            CmpOp::Eq
+                        };
                         self.null_test(other, *v)
                     }
                     _ => guard.clone().map(|g| Cond::Not(Box::new(g))),
@@ -1905,19 +1909,20 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             let walks = &self.fields.walks;
             // Every read of the local is of one array's elements.
-            let arrays: Option<Vec<usize>> = walks
-                .locals
-                .iter()
-                .find(|w| w.var == *actual)
-                .map_or(Some(Vec::new()), |w| {
-                    w.steps
-                        .iter()
-                        .map(|(_, step)| match step {
-                            WalkStep::Element { root, .. } => Some(*root),
-                            _ => None,
-                        })
-                        .collect()
-                });
+            let arrays: Option<Vec<usize>> =
+                walks
+                    .locals
+                    .iter()
+                    .find(|w| w.var == *actual)
+                    .map_or(Some(Vec::new()), |w| {
+                        w.steps
+                            .iter()
+                            .map(|(_, step)| match step {
+                                WalkStep::Element { root, .. } => Some(*root),
+                                _ => None,
+                            })
+                            .collect()
+                    });
             let Some(&array) = arrays.as_ref().and_then(|a| a.first()) else {
                 continue;
             };

@@ -93,13 +93,13 @@ fn distinct_per_execution(invariant: &Invariant, counters: &[&str], index: &str)
     let dim = params + 2 * width;
     // Copy `c`'s column of dimension `d` (the index last).
     let column = |copy: usize, d: usize| params + copy * width + d;
-    let in_copy = |copy: usize| move |col: usize| match col < params {
-        true => col,
-        false => column(copy, col - params),
+    let in_copy = |copy: usize| {
+        move |col: usize| match col < params {
+            true => col,
+            false => column(copy, col - params),
+        }
     };
-    let same = |d: usize| {
-        Constraint::eq(Affine::var(column(0, d)).sub(&Affine::var(column(1, d))))
-    };
+    let same = |d: usize| Constraint::eq(Affine::var(column(0, d)).sub(&Affine::var(column(1, d))));
     let parts = &projected.value.parts;
     parts.iter().all(|first| {
         parts.iter().all(|second| {
@@ -109,7 +109,13 @@ fn distinct_per_execution(invariant: &Invariant, counters: &[&str], index: &str)
                     .constraints()
                     .iter()
                     .map(|c| c.remap(in_copy(0)))
-                    .chain(second.poly.constraints().iter().map(|c| c.remap(in_copy(1))))
+                    .chain(
+                        second
+                            .poly
+                            .constraints()
+                            .iter()
+                            .map(|c| c.remap(in_copy(1))),
+                    )
                     .collect();
                 constraints.push(same(counters.len()));
                 constraints.extend((0..level).map(same));
@@ -163,13 +169,21 @@ mod tests {
         // 0 <= c <= 3, i = c.
         let read = invariant(
             &["c", "i"],
-            &[(&[0, 1, 0], 0, false), (&[0, -1, 0], 3, false), (&[0, 1, -1], 0, true)],
+            &[
+                (&[0, 1, 0], 0, false),
+                (&[0, -1, 0], 3, false),
+                (&[0, 1, -1], 0, true),
+            ],
         );
         assert!(distinct_per_execution(&read, &["c"], "i"));
         // i = 0 on every iteration: one element, four times.
         let first = invariant(
             &["c", "i"],
-            &[(&[0, 1, 0], 0, false), (&[0, -1, 0], 3, false), (&[0, 0, 1], 0, true)],
+            &[
+                (&[0, 1, 0], 0, false),
+                (&[0, -1, 0], 3, false),
+                (&[0, 0, 1], 0, true),
+            ],
         );
         assert!(!distinct_per_execution(&first, &["c"], "i"));
         // No loop: one execution.

@@ -52,12 +52,12 @@ use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
 use super::chains::{self, WalkContext, Walks, walks};
-use super::trees::array_elements;
 use super::cursors::{
     Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start, own_cursor_field,
 };
 use super::fresh::fresh_holders;
 use super::loops::{Loops, block_successors, find_loops};
+use super::trees::array_elements;
 use super::views;
 
 /// The assumption views of application fields rely on when a JDK native method is reachable.

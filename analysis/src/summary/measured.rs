@@ -5,7 +5,9 @@
 //!
 //! - **split**: the calls' measures are `>= 0` and, over all the calls of one activation
 //!   together, sum to at most `μ - 1` (a balanced tree over an interval cut at its middle). By
-//!   induction a subtree holds at most `μ` activations with `μ >= 1`;
+//!   induction a subtree holds at most `μ` activations with `μ >= 1`. Calls on distinct
+//!   elements of a tree's array field (a loop `walk(v.children[i])`) pass sizes that sum to at
+//!   most the array's, a caller formal ([`ElementShare`]): each execution a copy of its call;
 //! - **halving**: each call's measure is at most half the caller's (`2·μ' <= μ`: a size divided
 //!   by two). Activations with `μ >= 1` are at most `⌊log2 μ⌋ + 1` deep, `b^d` at depth `d`
 //!   for `b` calls per activation; the law may hold for `μ + 2^k - 1` too, which makes the
