@@ -116,6 +116,14 @@ fn validated_objects(method: &str, exact: bool) -> i64 {
     if exact {
         assert_eq!(observed, predicted, "{report:#}");
     }
+    // What the recursive calls contribute to a site is at most the whole walk's.
+    let objects = comparisons.iter().filter(|c| c["quantity"] == "objects");
+    for comparison in objects {
+        assert!(
+            comparison["predicted"].as_i64() <= predicted.as_i64(),
+            "{comparison:#}"
+        );
+    }
     observed.as_i64().expect("a count")
 }
 
