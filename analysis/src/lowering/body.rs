@@ -1907,28 +1907,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             if self.chain_argument(call, root).is_none() {
                 continue;
             }
-            let walks = &self.fields.walks;
-            // Every read of the local is of one array's elements.
-            let arrays: Option<Vec<usize>> =
-                walks
-                    .locals
-                    .iter()
-                    .find(|w| w.var == *actual)
-                    .map_or(Some(Vec::new()), |w| {
-                        w.steps
-                            .iter()
-                            .map(|(_, step)| match step {
-                                WalkStep::Element { root, .. } => Some(*root),
-                                _ => None,
-                            })
-                            .collect()
-                    });
-            let Some(&array) = arrays.as_ref().and_then(|a| a.first()) else {
+            let Some(array) = self.element_array(*actual) else {
                 continue;
             };
-            if arrays.iter().flatten().any(|&other| other != array) {
-                continue;
-            }
             let sum = self.chain_formals[array];
             let Some(caller_formal) = self.procedure.formals.iter().position(|&f| f == sum) else {
                 continue;
@@ -1941,6 +1922,17 @@ impl<'b, 't> Lowerer<'b, 't> {
                 index,
             });
         }
+    }
+
+    /// The root of the array field whose elements every read of `var` takes, when there is one.
+    fn element_array(&self, var: ir::VarId) -> Option<usize> {
+        let walked = self.fields.walks.locals.iter().find(|w| w.var == var)?;
+        let mut arrays = walked.steps.iter().map(|(_, step)| match step {
+            WalkStep::Element { root, .. } => Some(*root),
+            _ => None,
+        });
+        let first = arrays.next()??;
+        arrays.all(|array| array == Some(first)).then_some(first)
     }
 
     /// The caller's value of the callee's chain `root`: the rest of a walked local passed as
