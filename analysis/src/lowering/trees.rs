@@ -33,7 +33,7 @@ use membound_jvm::{ClassName, FieldRef, Type};
 
 /// What the tree views take for granted; the certificate lists it when a bound has a tree size
 /// as a parameter.
-pub const TREE_SHAPED: &str = "a tree a method recurses over (origin `size of the tree from …`) reaches no node twice along the fields followed: the subtrees of a node's children are disjoint and do not contain the node; no other thread, reflection or JNI changes those fields while the method runs";
+pub const TREE_SHAPED: &str = "a tree a method recurses over (origin `size of the tree from …`) reaches no node twice along the fields followed: the subtrees of a node's children (an array field's elements among them) are disjoint and do not contain the node; no other thread, reflection or JNI changes those fields, or those arrays' elements, while the method runs";
 
 /// The elements of every array of references, as the writes of a method see them: a store into
 /// such an array (`aastore`) writes this pseudo-field, whose name no field of a class file can
