@@ -690,10 +690,11 @@ impl Agent {
                 .map(|field| entry::FieldName {
                     class: field.class.as_deref(),
                     name: &field.name,
+                    elements: field.elements,
                 })
                 .collect();
             let length = match fields.as_slice() {
-                [field] => entry::chain_length(&self.jvmti, jni, start, field),
+                [field] if !chain.is_tree() => entry::chain_length(&self.jvmti, jni, start, field),
                 _ => entry::tree_size(&self.jvmti, jni, start, &fields),
             };
             jni.delete_local_ref(start);
@@ -707,7 +708,7 @@ impl Agent {
     /// root); None when the method has no such parameter or field. A tree's child of a null
     /// parameter is null: the tree has no node, so neither has the child's.
     fn chain_start(&self, jni: Jni, info: &MethodInfo, chain: &ChainName) -> Option<Jobject> {
-        let tree = chain.fields.len() > 1;
+        let tree = chain.is_tree();
         let parameter = |index: usize| -> Option<Jobject> {
             let kinds = bytecode::parameter_kinds(&info.descriptor)?;
             let first = if info.is_static { 0 } else { 1 };
@@ -720,7 +721,11 @@ impl Agent {
             if holder.is_null() {
                 return tree.then_some(holder);
             }
-            let field = entry::FieldName { class: None, name };
+            let field = entry::FieldName {
+                class: None,
+                name,
+                elements: false,
+            };
             let value = entry::object_field_named(&self.jvmti, jni, holder, &field);
             jni.delete_local_ref(holder);
             value

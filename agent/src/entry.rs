@@ -287,6 +287,8 @@ impl std::fmt::Display for ChainLength {
 pub struct FieldName<'a> {
     pub class: Option<&'a str>,
     pub name: &'a str,
+    /// The field holds an array whose elements are the children (a tree's `kids[]`).
+    pub elements: bool,
 }
 
 /// The reference instance field `field` of `object`, the first in resolution order, with its
@@ -397,43 +399,58 @@ pub fn chain_length(
 const TREE_MARK: ffi::Jlong = ffi::Jlong::MIN / 2;
 
 /// The size of the tree from `start` along the reference fields `fields` (each resolved from
-/// `start`'s class; a node that lacks one has no child along it): the nodes reached, `Shared`
-/// when one is reached twice, or `Long` past [`CHAIN_CAP`]; None when `start` has none of the
-/// fields or the tags fail. The walk marks each node it sees with a tag and puts its own tag
-/// back afterwards.
+/// the class of the first node; a node that lacks one has no child along it; an array field's
+/// children are its non-null elements): the nodes reached, `Shared` when one is reached twice,
+/// or `Long` past [`CHAIN_CAP`]; None when the first node has none of the fields or the tags
+/// fail. A `start` that is an array (a root field holding the children) is no node: the tree
+/// is its elements'. The walk marks each node it sees with a tag and puts its own tag back
+/// afterwards.
 pub fn tree_size(
     jvmti: &Jvmti,
     jni: Jni,
     start: Jobject,
     fields: &[FieldName<'_>],
 ) -> Option<ChainLength> {
-    if start.is_null() {
+    let tops = match is_array(jvmti, jni, start) {
+        true => elements(jni, start),
+        false => non_null(jni, vec![jni.new_local_ref(start)]),
+    };
+    let Some(&first) = tops.first() else {
         return Some(ChainLength::Nodes(0));
-    }
-    let resolved: Vec<(JfieldId, Jclass)> = fields
+    };
+    let resolved: Vec<(JfieldId, Jclass, bool)> = fields
         .iter()
-        .filter_map(|field| reference_field(jvmti, jni, start, field))
+        .filter_map(|field| {
+            let (id, declaring) = reference_field(jvmti, jni, first, field)?;
+            Some((id, declaring, field.elements))
+        })
         .collect();
     if resolved.is_empty() {
+        for top in tops {
+            jni.delete_local_ref(top);
+        }
         return None;
     }
     let children = |node: Jobject| -> Vec<Jobject> {
-        resolved
-            .iter()
-            .filter(|(_, declaring)| jni.is_instance_of(node, *declaring))
+        let mut found = Vec::new();
+        for &(id, declaring, holds_array) in &resolved {
+            if !jni.is_instance_of(node, declaring) {
+                continue;
+            }
             // SAFETY: the node is an instance of the class that declares the field.
-            .map(|&(id, _)| unsafe { jni.object_field(node, id) })
-            .filter(|child| {
-                let keep = !child.is_null();
-                if !keep {
-                    jni.delete_local_ref(*child);
-                }
-                keep
-            })
-            .collect()
+            let child = unsafe { jni.object_field(node, id) };
+            if holds_array && !child.is_null() {
+                found.extend(elements(jni, child));
+                jni.delete_local_ref(child);
+            } else {
+                found.extend(non_null(jni, vec![child]));
+            }
+        }
+        found
     };
+    let restart: Vec<Jobject> = tops.iter().map(|&top| jni.new_local_ref(top)).collect();
     let mut saved: Vec<ffi::Jlong> = Vec::new();
-    let mut pending = vec![jni.new_local_ref(start)];
+    let mut pending = tops;
     let mut found = None;
     while let Some(node) = pending.pop() {
         found = match jvmti.tag(node) {
@@ -457,8 +474,8 @@ pub fn tree_size(
     for node in pending {
         jni.delete_local_ref(node);
     }
-    let restored = restore_tags(jvmti, jni, start, &saved, &children);
-    for (_, declaring) in resolved {
+    let restored = restore_tags(jvmti, jni, restart, &saved, &children);
+    for (_, declaring, _) in resolved {
         jni.delete_local_ref(declaring);
     }
     match found {
@@ -467,22 +484,60 @@ pub fn tree_size(
     }
 }
 
+/// Whether `object` (non-null) is an array.
+fn is_array(jvmti: &Jvmti, jni: Jni, object: Jobject) -> bool {
+    if object.is_null() {
+        return false;
+    }
+    let class = jni.object_class(object);
+    let array = jvmti
+        .class_signature(class)
+        .is_ok_and(|signature| signature.starts_with('['));
+    jni.delete_local_ref(class);
+    array
+}
+
+/// The non-null elements of an array of references, as local references.
+fn elements(jni: Jni, array: Jobject) -> Vec<Jobject> {
+    // SAFETY: `array` is a live array of references: a field a tree's walk follows as one.
+    let length = unsafe { jni.array_length(array) };
+    let all = (0..length)
+        // SAFETY: `index` is within the array's length.
+        .map(|index| unsafe { jni.object_array_element(array, index) })
+        .collect();
+    non_null(jni, all)
+}
+
+/// `references` without the null ones.
+fn non_null(jni: Jni, references: Vec<Jobject>) -> Vec<Jobject> {
+    references
+        .into_iter()
+        .filter(|reference| {
+            let keep = !reference.is_null();
+            if !keep {
+                jni.delete_local_ref(*reference);
+            }
+            keep
+        })
+        .collect()
+}
+
 /// Whether `tag` is one a tree's walk gave.
 fn is_tree_mark(tag: ffi::Jlong) -> bool {
     (TREE_MARK..TREE_MARK + CHAIN_CAP).contains(&tag)
 }
 
-/// Gives back the tags a tree's walk from `start` replaced (`saved`, by the marks' order): a
-/// marked node is reached from `start` through marked nodes, each restored before its
+/// Gives back the tags a tree's walk from the nodes `tops` replaced (`saved`, by the marks'
+/// order): a marked node is reached from them through marked nodes, each restored before its
 /// children are looked at, so a node reached twice is restored once. False when a tag fails.
 fn restore_tags(
     jvmti: &Jvmti,
     jni: Jni,
-    start: Jobject,
+    tops: Vec<Jobject>,
     saved: &[ffi::Jlong],
     children: &dyn Fn(Jobject) -> Vec<Jobject>,
 ) -> bool {
-    let mut pending = vec![jni.new_local_ref(start)];
+    let mut pending = tops;
     let mut restored = true;
     while let Some(node) = pending.pop() {
         match jvmti.tag(node) {

@@ -94,6 +94,7 @@ pub const JNI_GET_STATIC_INT_FIELD: usize = 150;
 pub const JNI_GET_STATIC_LONG_FIELD: usize = 151;
 pub const JNI_GET_STRING_LENGTH: usize = 164;
 pub const JNI_GET_ARRAY_LENGTH: usize = 171;
+pub const JNI_GET_OBJECT_ARRAY_ELEMENT: usize = 173;
 pub const JNI_EXCEPTION_CHECK: usize = 228;
 
 /// A JVMTI environment: a pointer to `jvmtiInterface_1`, read by slot.

@@ -789,6 +789,20 @@ impl Jni {
         )
     }
 
+    /// `GetObjectArrayElement`: element `index` of an array of references, a local reference.
+    ///
+    /// # Safety
+    /// `array` must be a live reference to a Java array of references and `index` within it.
+    pub unsafe fn object_array_element(&self, array: Jobject, index: ffi::Jint) -> Jobject {
+        jni!(
+            self,
+            ffi::JNI_GET_OBJECT_ARRAY_ELEMENT,
+            fn(Jobject, ffi::Jint) -> Jobject,
+            array,
+            index
+        )
+    }
+
     /// `GetStringLength`: the number of UTF-16 units, which is `String.length()`.
     ///
     /// # Safety

@@ -213,7 +213,7 @@ fn start(jvmti: Jvmti, text: &str) -> Result<(), String> {
         .with(ffi::CAN_GENERATE_BREAKPOINT_EVENTS)
         .with(ffi::CAN_GENERATE_FRAME_POP_EVENTS);
     // Region walks number objects by tags; a tree's walk marks the nodes it has seen.
-    if !options.regions.is_empty() || options.chains.iter().any(|c| c.fields.len() > 1) {
+    if !options.regions.is_empty() || options.chains.iter().any(options::ChainName::is_tree) {
         capabilities = capabilities.with(ffi::CAN_TAG_OBJECTS);
     }
     jvmti

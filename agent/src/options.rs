@@ -9,8 +9,9 @@
 //! instruction at `pc`; each `local=<name>@<pc>` an integer
 //! local recorded once the call at `pc` stored its result into it (or the store at `pc`); each `chain=<root>/<field>` a chain whose
 //! length is recorded there (root `0`: a parameter, `this.f` or `0.f`: a reference field of
-//! `this` or of a parameter), or with several fields `<root>/<f>+<g>` a tree whose size is (root
-//! `this` too: the receiver itself); each `region=<M>` a method at whose exits the heap is walked to
+//! `this` or of a parameter), or with several fields `<root>/<f>+<g>` (or an array field whose
+//! elements are the children, `<root>/<f>[]`) a tree whose size is (root `this` too: the
+//! receiver itself; a root holding an array, the sum of its elements' sizes); each `region=<M>` a method at whose exits the heap is walked to
 //! see which objects allocated during the activation are still reachable (watch mode's region
 //! check). `out` comes last and runs to the end of the string, so the path may contain commas.
 
@@ -135,7 +136,8 @@ impl LocalName {
 /// A chain whose length is recorded at each entry of the watched method: from a root
 /// reference along one field, written `<root>/<field>`, the field as `next` or as the
 /// instruction names it, `pkg.C.next` (resolved from `C` upwards, as the JVM does); or a tree
-/// whose size is, along several fields: `<root>/<field>+<field>`.
+/// whose size is, along several fields: `<root>/<field>+<field>`, or along an array field whose
+/// elements are the children: `<root>/pkg.C.kids[]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainName {
     pub root: ChainStart,
@@ -152,6 +154,8 @@ pub struct ChainField {
     pub class: Option<String>,
     /// The field, by name.
     pub name: String,
+    /// Written `kids[]`: the field holds an array whose elements are the children (a tree's).
+    pub elements: bool,
 }
 
 /// Where a recorded chain starts.
@@ -168,6 +172,11 @@ pub enum ChainStart {
 }
 
 impl ChainName {
+    /// Whether it names a tree: several fields, or an array field's elements.
+    pub fn is_tree(&self) -> bool {
+        self.fields.len() > 1 || self.fields.iter().any(|field| field.elements)
+    }
+
     fn parse(text: &str) -> Result<ChainName, String> {
         let bad = || {
             format!(
@@ -186,6 +195,10 @@ impl ChainName {
             Some(_) => return Err(bad()),
         };
         let field = |one: &str| {
+            let (one, elements) = match one.strip_suffix("[]") {
+                Some(array) => (array, true),
+                None => (one, false),
+            };
             let (class, name) = match one.rsplit_once('.') {
                 Some((class, name)) if !class.is_empty() => (Some(class.replace('/', ".")), name),
                 Some(_) => return Err(bad()),
@@ -197,6 +210,7 @@ impl ChainName {
             Ok(ChainField {
                 class,
                 name: name.to_owned(),
+                elements,
             })
         };
         Ok(ChainName {
@@ -411,6 +425,30 @@ mod tests {
     }
 
     #[test]
+    fn a_tree_follows_the_elements_of_an_array_field() {
+        let options = AgentOptions::parse(
+            "method=p.M.m,chain=0/p.V.children[],chain=0.children/kids[],out=/x",
+        )
+        .expect("valid");
+        let fields: Vec<(Option<&str>, &str, bool)> = options
+            .chains
+            .iter()
+            .flat_map(|c| &c.fields)
+            .map(|f| (f.class.as_deref(), f.name.as_str(), f.elements))
+            .collect();
+        assert_eq!(
+            fields,
+            [(Some("p.V"), "children", true), (None, "kids", true)]
+        );
+        assert!(options.chains.iter().all(ChainName::is_tree));
+        assert_eq!(
+            options.chains[1].root,
+            ChainStart::ParamField(0, "children".to_owned())
+        );
+        assert_rejected(&["chain=0/[]"]);
+    }
+
+    #[test]
     fn chains_name_a_root_and_a_field() {
         let options = AgentOptions::parse(
             "method=p.M.m,chain=0/next,chain=this.head/p.Node.next,chain=1.first/link,chain=0.left/p.T.left+right,chain=this/left+right,out=/x",
@@ -453,6 +491,7 @@ mod tests {
             ]
         );
         assert_eq!(options.chains[1].text, "this.head/p.Node.next");
+        assert!(options.chains[3].is_tree() && !options.chains[1].is_tree());
         assert_rejected(&[
             "chain=next",
             "chain=x/next",

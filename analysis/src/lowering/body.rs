@@ -187,6 +187,24 @@ pub fn returns_integer(method: &MethodRef) -> bool {
 pub struct LoweredBody {
     pub procedure: Procedure,
     pub points: Vec<LocalPoint>,
+    /// The calls that pass an element of a tree's array field as the callee's tree.
+    pub element_calls: Vec<ElementCall>,
+}
+
+/// A call passing a local read from an element of the array field of a tree's parameter
+/// ([`super::trees`]) as the tree a callee walks: its size is at most the sum of the
+/// elements', and calls passing distinct elements share that sum (what the summaries' split
+/// law needs, see `super::Lowered::element_shares`).
+#[derive(Clone, Debug)]
+pub struct ElementCall {
+    pub pc: u32,
+    pub callee: ProcId,
+    /// The callee's formal receiving the element's size, by position.
+    pub callee_formal: usize,
+    /// The caller's formal of the sum of the elements' sizes, by position.
+    pub caller_formal: usize,
+    /// The caller's variable holding the index the element was read at.
+    pub index: VarId,
 }
 
 /// Lowers `body` with the field views of `fields`; `targets(pc)` lists the procedures the call
@@ -208,6 +226,7 @@ pub fn lower_body<'t>(
     LoweredBody {
         procedure: lowerer.procedure,
         points: lowerer.points,
+        element_calls: lowerer.element_calls,
     }
 }
 
@@ -245,6 +264,10 @@ struct Lowerer<'b, 't> {
     boxed_of: HashMap<ir::VarId, VarId>,
     /// Walked local ([`super::chains`]) → the rest of its chain.
     rests: HashMap<ir::VarId, VarId>,
+    /// Local read from a tree's array elements → the index of the element it holds.
+    element_indices: HashMap<ir::VarId, VarId>,
+    /// The calls passing such a local as a callee's tree.
+    element_calls: Vec<ElementCall>,
     /// Per local holding a cursor of the program's own, the nodes it has left to return.
     cursor_rests: HashMap<ir::VarId, VarId>,
     /// The formals of the chain roots, in the plan's order.
@@ -301,6 +324,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             size_of: HashMap::new(),
             boxed_of: HashMap::new(),
             rests: HashMap::new(),
+            element_indices: HashMap::new(),
+            element_calls: Vec::new(),
             cursor_rests: HashMap::new(),
             chain_formals: Vec::new(),
             iterators: HashMap::new(),
@@ -425,6 +450,15 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
             };
             self.rests.insert(walked.var, rest);
+            let reads_elements = walked
+                .steps
+                .iter()
+                .any(|(_, step)| matches!(step, WalkStep::Element { .. }));
+            if reads_elements {
+                let name = format!("{}_index", self.body.var(walked.var).name);
+                let index = self.new_var(&name, VarKind::Local);
+                self.element_indices.insert(walked.var, index);
+            }
         }
         // A tree's children hold disjoint parts of it (all 0 when it is null); `this` is not.
         let holds: Vec<Cond> = (0..walks.trees.len())
@@ -494,7 +528,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             .iter()
             .find(|w| w.var == dst)
             .and_then(|w| w.steps.iter().find(|(at, _)| *at == pc))
-            .map(|&(_, step)| step);
+            .map(|(_, step)| step.clone());
         match step {
             Some(WalkStep::Follow(source)) => {
                 let from = self.rests[&source];
@@ -533,6 +567,18 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let node = self.step(node, Action::Assume(self.non_null_tree(tree)));
                 let expr = Expr::var(self.chain_formals[root]);
                 self.step(node, Action::Assign { var: rest, expr })
+            }
+            Some(WalkStep::Element { tree, root, index }) => {
+                let node = self.step(node, Action::Assume(self.non_null_tree(tree)));
+                let node = self.step(node, Action::Havoc(rest));
+                let elements = Expr::var(self.chain_formals[root]);
+                let within = Cond::And(vec![ge(rest, 0_i64), le(Expr::var(rest), elements)]);
+                let node = self.step(node, Action::Assume(within));
+                let at = self.element_indices[&dst];
+                match self.affine(&index) {
+                    Some(expr) => self.step(node, Action::Assign { var: at, expr }),
+                    None => self.step(node, Action::Havoc(at)),
+                }
             }
             None => self.step(node, Action::Havoc(rest)),
         }
@@ -967,7 +1013,17 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
                 self.split_parameter_test(*op, lhs, rhs);
                 self.split_loop_entry(block, *op, lhs, rhs);
-                let negated = guard.clone().map(|g| Cond::Not(Box::new(g)));
+                let negated = match (op, lhs, rhs) {
+                    (CmpOp::Eq | CmpOp::Ne, Operand::Var(v), Operand::Const(Const::Null)) => {
+                        let other = if *op == CmpOp::Eq {
+                            CmpOp::Ne
+                        } else {
+                            CmpOp::Eq
+                        };
+                        self.null_test(other, *v)
+                    }
+                    _ => guard.clone().map(|g| Cond::Not(Box::new(g))),
+                };
                 self.jump(block, node, *then_target, guard);
                 self.jump(block, node, *else_target, negated);
             }
@@ -1219,7 +1275,8 @@ impl<'b, 't> Lowerer<'b, 't> {
     }
 
     /// `p == null` or `p != null` of a walked local: its rest is 0, or at least 1 (and for a
-    /// tree's parameter, its children hold the rest of its nodes).
+    /// tree's parameter, its children hold the rest of its nodes). The branches of a test take
+    /// one each, so the null side keeps a rest of exactly 0.
     fn null_test(&self, op: CmpOp, var: ir::VarId) -> Option<Cond> {
         let &rest = self.rests.get(&var)?;
         let walks = &self.fields.walks;
@@ -1556,6 +1613,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             let join = self.new_node();
             for target in targets {
                 let (ready, args) = self.arguments(node, call, &target);
+                self.note_element_calls(pc, call, &target, args.len());
                 let results = self.results(&target, effects, result);
                 let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
                 let done = self.step(
@@ -1817,6 +1875,64 @@ impl<'b, 't> Lowerer<'b, 't> {
             args.push(expr);
         }
         (node, args)
+    }
+
+    /// Records the callee's trees `call` binds to a local read from an element of a tree's array
+    /// field (`step(v.children[i])`); `formals` is the count of the callee's formals, whose
+    /// chain roots come last.
+    fn note_element_calls(
+        &mut self,
+        pc: u32,
+        call: Option<&ir::Call>,
+        target: &CallTarget<'_>,
+        formals: usize,
+    ) {
+        let Some(call) = call.filter(|call| names_target(call, target)) else {
+            return;
+        };
+        let roots = &target.fields.walks.roots;
+        let first = formals - roots.len();
+        for (position, root) in roots.iter().enumerate() {
+            let actual = match root.root {
+                Root::Receiver => call.receiver.as_ref(),
+                Root::Param(_) => call.args.get(usize::from(root.param.unwrap_or(u16::MAX))),
+                _ => None,
+            };
+            let Some(Operand::Var(actual)) = actual else {
+                continue;
+            };
+            let Some(&index) = self.element_indices.get(actual) else {
+                continue;
+            };
+            if self.chain_argument(call, root).is_none() {
+                continue;
+            }
+            let Some(array) = self.element_array(*actual) else {
+                continue;
+            };
+            let sum = self.chain_formals[array];
+            let Some(caller_formal) = self.procedure.formals.iter().position(|&f| f == sum) else {
+                continue;
+            };
+            self.element_calls.push(ElementCall {
+                pc,
+                callee: target.procedure,
+                callee_formal: first + position,
+                caller_formal,
+                index,
+            });
+        }
+    }
+
+    /// The root of the array field whose elements every read of `var` takes, when there is one.
+    fn element_array(&self, var: ir::VarId) -> Option<usize> {
+        let walked = self.fields.walks.locals.iter().find(|w| w.var == var)?;
+        let mut arrays = walked.steps.iter().map(|(_, step)| match step {
+            WalkStep::Element { root, .. } => Some(*root),
+            _ => None,
+        });
+        let first = arrays.next()??;
+        arrays.all(|array| array == Some(first)).then_some(first)
     }
 
     /// The caller's value of the callee's chain `root`: the rest of a walked local passed as

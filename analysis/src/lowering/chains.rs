@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
 use super::exits::operand_source;
-use super::trees::{TreeRoots, add_trees, tree_candidates};
+use super::trees::{TreeRoots, add_trees, is_array_branch, is_tree, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
 use membound_jvm::{FieldRef, Type};
@@ -68,7 +68,7 @@ pub struct ChainRoot {
 }
 
 /// What an assignment to a walked local does to its rest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum WalkStep {
     /// `p = q.f` or `p = q.getF()`, `q` walked (often `p` itself): one node past `q`.
     Follow(ir::VarId),
@@ -83,6 +83,13 @@ pub enum WalkStep {
     /// `c = t.f`, `t` the parameter of a tree ([`Walks::trees`], by index): `t` is not null
     /// and `c`'s size is that of the child's root (an index into [`Walks::roots`]).
     Child { tree: usize, root: usize },
+    /// `c = a[index]`, `a` holding an array field of a tree's parameter: `t` is not null and
+    /// `c`'s size is at most the sum of the elements' (the array field's root).
+    Element {
+        tree: usize,
+        root: usize,
+        index: Operand,
+    },
 }
 
 /// A method's walks: its chain roots (formals, in order) and its walked locals.
@@ -825,7 +832,8 @@ impl ChainRoot {
     }
 }
 
-/// The index of `root`'s chain along `fields` in `roots` (a tree with two or more fields),
+/// The index of `root`'s chain along `fields` in `roots` (a tree with two or more fields, or
+/// an array field),
 /// added when new.
 pub(super) fn chain_root(
     body: &ir::Body,
@@ -839,12 +847,16 @@ pub(super) fn chain_root(
     {
         return index;
     }
+    // An array field's children are its elements: `p.T.kids[]`.
     let names: Vec<String> = fields
         .iter()
-        .map(|field| format!("{}.{}", field.class, field.name))
+        .map(|field| match is_array_branch(field) {
+            true => format!("{}.{}[]", field.class, field.name),
+            false => format!("{}.{}", field.class, field.name),
+        })
         .collect();
     let along = format!("along {}", names.join(", "));
-    let (measure, suffix) = if fields.len() > 1 {
+    let (measure, suffix) = if is_tree(fields) {
         ("size of the tree", "size")
     } else {
         ("length of the chain", "length")
@@ -883,10 +895,10 @@ pub(super) fn chain_root(
     };
     let param = match root {
         Root::Param(var) => Some(index(var)),
-        Root::ParamField(var, _) if fields.len() > 1 => Some(index(var)),
+        Root::ParamField(var, _) if is_tree(fields) => Some(index(var)),
         _ => None,
     };
-    let branches = if fields.len() > 1 {
+    let branches = if is_tree(fields) {
         fields.to_vec()
     } else {
         Vec::new()

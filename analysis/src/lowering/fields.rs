@@ -57,6 +57,7 @@ use super::cursors::{
 };
 use super::fresh::fresh_holders;
 use super::loops::{Loops, block_successors, find_loops};
+use super::trees::array_elements;
 use super::views;
 
 /// The assumption views of application fields rely on when a JDK native method is reachable.
@@ -1579,9 +1580,14 @@ fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -
         .iter()
         .map(|node| match &node.kind {
             NodeKind::Code => code_writes(java, &node.method, resolver),
-            // A spec states whether its method writes fields of the program.
+            // A spec states whether its method writes fields of the program; one that stores
+            // into its arguments (or does not say) may store into an array of references.
             NodeKind::Spec(spec) => Writes {
                 anything: spec.writes_fields,
+                fields: match &spec.stores {
+                    Some(stores) if stores.is_empty() => BTreeSet::new(),
+                    _ => BTreeSet::from([(false, resolver.resolve(&array_elements()))]),
+                },
                 ..Writes::default()
             },
             NodeKind::Native if java.origin(&node.method.class) == Some(Origin::Jdk) => Writes {
@@ -1611,9 +1617,15 @@ fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) 
     for (_, stmt) in body.statements() {
         match &stmt.kind {
             StmtKind::Store { place, .. } => {
+                let elements;
                 let (is_static, field) = match place {
                     Place::Static(field) => (true, field),
                     Place::Field { field, .. } => (false, field),
+                    // A reference array's element: a tree over an array field needs none.
+                    Place::ArrayElement { array, .. } if stores_reference(&body, array) => {
+                        elements = array_elements();
+                        (false, &elements)
+                    }
                     Place::ArrayElement { .. } => continue,
                 };
                 // Reference fields too: a walk along one needs every write seen.
@@ -1646,6 +1658,18 @@ fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) 
         }
     }
     writes
+}
+
+/// Whether a store into `array` may store a reference: its array's elements are not primitive
+/// (or its type is not known).
+fn stores_reference(body: &ir::Body, array: &Operand) -> bool {
+    match array {
+        Operand::Var(var) => match &body.var(*var).ty {
+            Type::Array(element) => matches!(**element, Type::Ref(_) | Type::Array(_)),
+            _ => true,
+        },
+        Operand::Const(_) => false,
+    }
 }
 
 /// What running a call-graph node may write: its own code and everything it reaches,

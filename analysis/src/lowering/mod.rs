@@ -26,6 +26,7 @@ mod body;
 mod chains;
 mod cursors;
 mod division;
+mod elements;
 mod exits;
 mod fields;
 mod fresh;
@@ -57,6 +58,7 @@ pub use body::{
     CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, counter_head,
     declared_param, formal_kinds, identifier, lower_body, numeric_formal_kind,
 };
+pub use elements::ElementShare;
 pub use exits::{describe_loop, untracked_argument};
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
 pub use powers::MAX_INT_SHIFT;
@@ -86,6 +88,9 @@ pub struct Lowered {
     pub assumptions: Vec<String>,
     /// The sets of the call paths asked for so far.
     path_sets: std::sync::Mutex<HashMap<Vec<PathCall>, CallSet>>,
+    /// Per call (caller, offset, callee) passing elements of a tree's array field, its shares
+    /// of the elements' sizes ([`elements`]).
+    element_shares: HashMap<(ProcId, u32, ProcId), Vec<ElementShare>>,
 }
 
 /// What a procedure's walks along linked structures leave to its reasons.
@@ -132,6 +137,9 @@ pub struct CallSet {
     pub executions: Vec<String>,
     /// The callee's formals, in order, named `callee__<formal>`.
     pub formals: Vec<String>,
+    /// For a call of one step that passes elements of a tree's array field, which callee
+    /// formals are shares of which caller formal ([`ElementShare`]).
+    pub shares: Vec<ElementShare>,
 }
 
 impl SiteInvariant {
@@ -287,6 +295,7 @@ pub fn lower_within(
     let mut points = HashMap::new();
     let mut inductive = Vec::new();
     let mut lengths = Vec::new();
+    let mut element_calls = Vec::new();
     for (index, method) in methods.iter().enumerate() {
         let caller = ProcId(index);
         let name = &names[index];
@@ -353,9 +362,12 @@ pub fn lower_within(
             inductive.push(names(&point.inductive));
             lengths.push(names(&point.lengths));
         }
+        element_calls.push((caller, lowered.element_calls));
         program.procedures.push(lowered.procedure);
     }
     let mut analysis = analyze(&program, fixpoint);
+    let element_shares =
+        elements::element_shares(&program, &analysis, &points, &inductive, &element_calls);
     keep_only_needed_columns(&program, &mut analysis, &inductive, &lengths, fixpoint);
     Ok(Lowered {
         program,
@@ -368,6 +380,7 @@ pub fn lower_within(
         walk_notes,
         assumptions,
         path_sets: std::sync::Mutex::default(),
+        element_shares,
     })
 }
 
@@ -793,10 +806,21 @@ impl Lowered {
             .map(|&f| format!("{CALLEE_PREFIX}{}", procedure.var_name(f)))
             .collect();
         set.dims = executions.iter().chain(&formals).cloned().collect();
+        let shares = match path {
+            [call] => {
+                let caller = self.procedure_of(&call.caller)?;
+                self.element_shares
+                    .get(&(caller, call.pc, callee_id))
+                    .cloned()
+                    .unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
         Ok(CallSet {
             set,
             executions,
             formals,
+            shares,
         })
     }
 

@@ -171,6 +171,7 @@ pub fn lower_spec(
     LoweredBody {
         procedure: builder.procedure,
         points: builder.points,
+        element_calls: Vec::new(),
     }
 }
 

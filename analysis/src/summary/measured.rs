@@ -5,7 +5,9 @@
 //!
 //! - **split**: the calls' measures are `>= 0` and, over all the calls of one activation
 //!   together, sum to at most `μ - 1` (a balanced tree over an interval cut at its middle). By
-//!   induction a subtree holds at most `μ` activations with `μ >= 1`;
+//!   induction a subtree holds at most `μ` activations with `μ >= 1`. Calls on distinct
+//!   elements of a tree's array field (a loop `walk(v.children[i])`) pass sizes that sum to at
+//!   most the array's, a caller formal ([`ElementShare`]): each execution a copy of its call;
 //! - **halving**: each call's measure is at most half the caller's (`2·μ' <= μ`: a size divided
 //!   by two). Activations with `μ >= 1` are at most `⌊log2 μ⌋ + 1` deep, `b^d` at depth `d`
 //!   for `b` calls per activation; the law may hold for `μ + 2^k - 1` too, which makes the
@@ -43,7 +45,7 @@ use super::Divergence;
 use super::farkas;
 use super::qty::Qty;
 use super::recursion::executions_per_activation;
-use crate::lowering::CallSet;
+use crate::lowering::{CallSet, ElementShare};
 
 /// How the measure shrinks from an activation to the calls it makes (see the module
 /// documentation).
@@ -95,6 +97,9 @@ pub(super) struct Binding {
     pub(super) parts: Vec<Polyhedron>,
     pub(super) region: Vec<Polyhedron>,
     times: u64,
+    /// The callee formals that are sizes of distinct elements of an array whose sum is a
+    /// caller formal, shared with the other calls of their group ([`ElementShare`]).
+    shares: Vec<ElementShare>,
 }
 
 /// The most combinations of binding parts checked together for the split law.
@@ -439,6 +444,7 @@ fn binding(call: &CallSet, n: usize) -> Result<Binding, String> {
         parts,
         region,
         times: executions_per_activation(call)?,
+        shares: call.shares.clone(),
     })
 }
 
@@ -514,6 +520,7 @@ fn restricted(bindings: &[Binding], g: &Affine) -> Vec<Binding> {
                 parts,
                 region,
                 times: b.times,
+                shares: b.shares.clone(),
             })
         })
         .collect()
@@ -731,7 +738,9 @@ pub(super) fn never(part: &Polyhedron, violation: &Affine) -> bool {
 }
 
 /// The split law: every call's measure is `>= 0`, and the measures of all the calls of one
-/// activation sum to at most `μ - 1`, whichever parts of their bindings they take.
+/// activation sum to at most `μ - 1`, whichever parts of their bindings they take. The calls
+/// that pass distinct elements of an array (a group of [`ElementShare`]s) pass sizes that sum to
+/// at most the array's, over all their executions.
 fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize) -> bool {
     let nonnegative = bindings
         .iter()
@@ -770,6 +779,7 @@ fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize
             sum = sum.add(&callee.remap(in_copy(t)));
         }
         constraints.push(Constraint::ge(sum).normalized_for_integers());
+        constraints.extend(shared_sums(&copies, n));
         if !Polyhedron::from_constraints(dim, constraints).is_empty() {
             return false;
         }
@@ -777,6 +787,25 @@ fn split_holds(bindings: &[Binding], measure: &Affine, callee: &Affine, n: usize
             return true;
         }
     }
+}
+
+/// Per group of element shares among `copies` (each a call's execution, its callee formals in
+/// columns `n + t·n ..`), the sum of the shared callee formals at most the caller's formal.
+fn shared_sums(copies: &[&Binding], n: usize) -> Vec<Constraint> {
+    let mut sums: Vec<((usize, usize), Affine)> = Vec::new();
+    for (t, copy) in copies.iter().enumerate() {
+        for share in &copy.shares {
+            let key = (share.caller_formal, share.group);
+            let term = Affine::var(n + t * n + share.callee_formal);
+            match sums.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, sum)) => *sum = sum.add(&term),
+                None => sums.push((key, term)),
+            }
+        }
+    }
+    sums.into_iter()
+        .map(|((formal, _), sum)| Constraint::ge(Affine::var(formal).sub(&sum)))
+        .collect()
 }
 
 /// The next choice of one of `sizes[i]` things per slot `i`, in odometer order; false after the
@@ -928,6 +957,7 @@ mod tests {
             parts,
             region,
             times: 1,
+            shares: Vec::new(),
         }
     }
 
@@ -979,6 +1009,48 @@ mod tests {
         let nulls = [call_on(1, &region), call_on(2, &region)];
         let measured = Measured::of_bindings(&nulls, 3).expect("a measure");
         assert_eq!(measured.positive_shift, None);
+    }
+
+    /// A loop calling `walk(v.kids[i])` three times per activation: the formals are `s` (v's
+    /// size) and `k` (the sum of the elements' sizes), the callee's `s'` at most `k`; with
+    /// `share`, the calls pass distinct elements.
+    fn element_loop(share: bool) -> Binding {
+        let part = Polyhedron::from_constraints(
+            4,
+            vec![
+                ge(&[1, 0, 0, 0], -1),
+                ge(&[0, 1, 0, 0], 0),
+                ge(&[1, -1, 0, 0], -1),
+                ge(&[0, 0, 1, 0], 0),
+                ge(&[0, 1, -1, 0], 0),
+            ],
+        );
+        let region = vec![part.project_onto(&[0, 1]).minimized()];
+        let shares = match share {
+            true => vec![ElementShare {
+                callee_formal: 0,
+                caller_formal: 1,
+                group: 0,
+            }],
+            false => Vec::new(),
+        };
+        Binding {
+            parts: vec![part],
+            region,
+            times: 3,
+            shares,
+        }
+    }
+
+    #[test]
+    fn calls_on_distinct_elements_split_the_size_by_the_loop() {
+        let measured = Measured::of_bindings(&[element_loop(true)], 2).expect("a measure");
+        assert_eq!(measured.law, Law::Split);
+        assert_eq!(measured.measure, Affine::var(0));
+        assert_eq!(measured.branching, 3);
+        // Without the shared sum each call may take every element's size: no split.
+        let measured = Measured::of_bindings(&[element_loop(false)], 2).expect("a measure");
+        assert_ne!(measured.law, Law::Split);
     }
 
     #[test]

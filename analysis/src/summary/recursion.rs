@@ -203,11 +203,20 @@ fn solve(
         let total = base_total.try_map_string(&solve)?;
         for call in calls {
             let through = places_through(inputs, call, &places, calls);
-            let set = call.set.set.to_set();
-            let summed = total
-                .map(|q| q.renamed(&|n| format!("{CALLEE_PREFIX}{n}")))
-                .try_map_string(&|q| q.sum_over(&set).map_err(|e| e.to_string()))?
-                .map(|q| q.aligned(&base.params));
+            let summed = match call.set.shares.is_empty() {
+                true => {
+                    let set = call.set.set.to_set();
+                    total
+                        .map(|q| q.renamed(&|n| format!("{CALLEE_PREFIX}{n}")))
+                        .try_map_string(&|q| q.sum_over(&set).map_err(|e| e.to_string()))?
+                        .map(|q| q.aligned(&base.params))
+                }
+                // Calls on elements of a tree's array field leave the element's size free
+                // between 0 and the elements' sum, so a sum over the call's points would count
+                // every size; the activations under all of them are among this one's, which
+                // the solved total counts.
+                false => total.clone(),
+            };
             let target = entry(&mut entries, Some(call.pc), site);
             add_reasons(target, &reasons);
             for place in &through {
