@@ -1555,7 +1555,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         if !targets.is_empty() {
             let join = self.new_node();
             for target in targets {
-                let (ready, args) = self.arguments(node, call, &target);
+                let (ready, args) = self.arguments(node, pc, call, &target);
                 let results = self.results(&target, effects, result);
                 let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
                 let done = self.step(
@@ -1732,6 +1732,7 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn arguments(
         &mut self,
         node: NodeId,
+        pc: u32,
         call: Option<&ir::Call>,
         target: &CallTarget<'_>,
     ) -> (NodeId, Vec<Expr>) {
@@ -1814,9 +1815,27 @@ impl<'b, 't> Lowerer<'b, 't> {
                     unknown
                 }
             };
+            // The rest of a cursor the walks do not follow, or an unknown, holds a node too:
+            // never below the chain's real length, which the guard says is at least 1.
+            if call.is_some_and(|call| self.guarded_root(pc, call, root)) {
+                node = self.step(node, Action::Assume(ge(expr.clone(), 1_i64)));
+            }
             args.push(expr);
         }
         (node, args)
+    }
+
+    /// Whether the callee's chain `root`, from a field of its `this`, has a node at the call at
+    /// `pc`: a guard fact says the receiver's field holds one ([`super::chains::Walks::guarded`]).
+    fn guarded_root(&self, pc: u32, call: &ir::Call, root: &ChainRoot) -> bool {
+        let Root::This(held) = &root.root else {
+            return false;
+        };
+        let on_local =
+            matches!(&call.receiver, Some(receiver @ Operand::Var(_)) if !self.is_this(receiver));
+        on_local
+            && root.branches.is_empty()
+            && (self.fields.walks.guarded.get(&pc)).is_some_and(|fields| fields.contains(held))
     }
 
     /// The caller's value of the callee's chain `root`: the rest of a walked local passed as

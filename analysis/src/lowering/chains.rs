@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
 use super::exits::operand_source;
+use super::guards::{GuardContext, guarded_calls};
 use super::trees::{TreeRoots, add_trees, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -105,6 +106,10 @@ pub struct Walks {
     /// Why the cursors created at these offsets have no rest: what the method runs that writes
     /// the field they follow, or where they start when that is no root.
     pub unfollowed: Vec<String>,
+    /// Per call offset, the fields of the call's receiver known to hold a node there (a
+    /// `hasNext()` said so and nothing since may have written them, [`super::guards`]): a
+    /// callee's chain from such a field of its `this` has at least one node.
+    pub guarded: BTreeMap<u32, Vec<FieldRef>>,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -161,6 +166,8 @@ pub struct WalkContext<'a> {
     /// When the method is a cursor's own `hasNext()` or `next()`, the cursor field it reads
     /// only before storing it: a root although the method writes it.
     pub own_cursor: Option<FieldRef>,
+    /// What the guard facts across calls need ([`super::guards`]).
+    pub guards: GuardContext<'a>,
 }
 
 /// An assignment to a reference local, as the walks see it.
@@ -284,6 +291,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     }
     cursor_roots(body, context, &mut walks);
     add_trees(body, trees, &mut walks);
+    walks.guarded = guarded_calls(body, &context.guards);
     walks
 }
 

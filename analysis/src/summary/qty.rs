@@ -131,6 +131,30 @@ impl Qty {
         })
     }
 
+    /// [`Qty::largest_constant`] over `region` alone, whose columns name every parameter of
+    /// this quantity: the pieces whose domains meet the region (rationally: an integer-empty
+    /// meeting only makes it larger) and nothing else.
+    pub fn largest_constant_on(&self, region: &Set) -> Option<Rat> {
+        let Qty::Finite(pw) = self else {
+            return self.largest_constant();
+        };
+        let meets = |piece: &&Piece| {
+            piece.domain.parts.iter().any(|part| {
+                let part = embedded(part, &region.space);
+                region.parts.iter().any(|within| {
+                    let both = within.intersect(&part);
+                    !Polyhedron::from_constraints(both.n_columns(), both.all_constraints())
+                        .is_empty()
+                })
+            })
+        };
+        Qty::Finite(PiecewiseQuasiPolynomial {
+            space: pw.space.clone(),
+            pieces: pw.pieces.iter().filter(meets).cloned().collect(),
+        })
+        .largest_constant()
+    }
+
     /// `self + other` (over the same parameters); ∞ absorbs.
     pub fn add(&self, other: &Qty) -> Qty {
         if other.is_zero() {
