@@ -1855,12 +1855,14 @@ impl<'b, 't> Lowerer<'b, 't> {
             if on_this {
                 return own(Root::This(held.clone()));
             }
-            // A cursor's own method called on a cursor: the nodes that cursor has left.
+            // A cursor's own method called on a cursor: the nodes that cursor has left, when
+            // nothing else moves it.
             let Some(Operand::Var(receiver)) = &call.receiver else {
                 return None;
             };
             let cursor = walks.cursors.get(receiver)?;
             return (cursor.field == *held
+                && walks.exclusive_cursors.contains(receiver)
                 && root.branches.is_empty()
                 && cursor.follows == root.field)
                 .then(|| Expr::var(self.cursor_rests[receiver]));

@@ -96,6 +96,9 @@ pub struct Walks {
     /// The locals holding cursors of the program's own ([`super::cursors`]), each with its
     /// cursor: their rests count the nodes left to return.
     pub cursors: BTreeMap<ir::VarId, Cursor>,
+    /// The cursor locals whose field nothing the method runs may write but their own `next()`
+    /// calls ([`exclusive_cursors`]): their rests are what their callees' chains are.
+    pub exclusive_cursors: BTreeSet<ir::VarId>,
     /// What the calls at these offsets do to the cursors.
     pub cursor_calls: BTreeMap<u32, CursorCall>,
     /// The root a cursor's creation at this offset starts at, when its argument is not a walked
@@ -292,7 +295,40 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     cursor_roots(body, context, &mut walks);
     add_trees(body, trees, &mut walks);
     walks.guarded = guarded_calls(body, &context.guards);
+    walks.exclusive_cursors = exclusive_cursors(body, context, &walks);
     walks
+}
+
+/// The cursor locals whose field nothing the method runs may write but their own `next()`
+/// calls. Another's rest is only an upper bound of the nodes its cursor has left: a copy's
+/// `next()` (`f = e; f.next()`) or a call that moves it (`skip(e)`) shortens it unseen, so a
+/// `next()` on it may throw where its rest says a node is left.
+fn exclusive_cursors(
+    body: &ir::Body,
+    context: &WalkContext<'_>,
+    walks: &Walks,
+) -> BTreeSet<ir::VarId> {
+    let moved_only_by_itself = |var: ir::VarId, cursor: &Cursor| {
+        body.statements().all(|(_, stmt)| match &stmt.kind {
+            StmtKind::Invoke { call, .. } => match walks.cursor_calls.get(&stmt.pc) {
+                // A new cursor's field is the new object's; `hasNext()` stores nothing.
+                Some(CursorCall::Create { .. } | CursorCall::HasMore(_)) => true,
+                Some(CursorCall::Advance(_)) if call.receiver == Some(Operand::Var(var)) => true,
+                _ => !(context.guards.call_writes)(stmt.pc, &cursor.field),
+            },
+            StmtKind::Store {
+                place: Place::Field { field, .. },
+                ..
+            } => field.name != cursor.field.name,
+            _ => true,
+        })
+    };
+    walks
+        .cursors
+        .iter()
+        .filter(|&(&var, cursor)| moved_only_by_itself(var, cursor))
+        .map(|(&var, _)| var)
+        .collect()
 }
 
 /// The roots cursors start at when their creation's argument is read from one in the same
