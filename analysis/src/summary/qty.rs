@@ -698,3 +698,37 @@ fn narrowed(part: &BasicSet, space: &Space) -> BasicSet {
     };
     part.moved_to(space.clone(), map)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use membound_polyhedra::{parse_piecewise, parse_set};
+
+    /// A cursor's `next()`: 161 objects where its chain is empty (the exception), else none.
+    fn throws_when_empty() -> Qty {
+        let pw = parse_piecewise("[n] -> { 161 : n = 0 }").expect("a piecewise quasi-polynomial");
+        Qty::Finite(pw)
+    }
+
+    fn largest_on(region: &str) -> Option<Rat> {
+        let region = parse_set(region).expect("a set");
+        throws_when_empty().largest_constant_on(&region)
+    }
+
+    #[test]
+    fn the_largest_constant_on_a_region_counts_only_the_pieces_it_meets() {
+        // After `hasNext()`: the chain has a node, the exception's piece is out of reach.
+        assert_eq!(largest_on("{ [n] : n >= 1 }"), Some(Rat::zero()));
+        assert_eq!(largest_on("{ [n] : n >= 0 }"), Some(Rat::from(161)));
+        assert_eq!(largest_on("{ [n] : 0 <= n <= 3 }"), Some(Rat::from(161)));
+        // Over the caller's parameters too: some value of `m` lets the call pass 0.
+        assert_eq!(largest_on("[m] -> { [n] : n >= m }"), Some(Rat::from(161)));
+    }
+
+    #[test]
+    fn a_quantity_growing_in_the_region_has_no_largest_constant() {
+        let pw = parse_piecewise("[n] -> { n : n >= 0 }").expect("a piecewise quasi-polynomial");
+        let region = parse_set("{ [n] : n >= 1 }").expect("a set");
+        assert_eq!(Qty::Finite(pw).largest_constant_on(&region), None);
+    }
+}
