@@ -1815,8 +1815,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                     unknown
                 }
             };
-            // The rest of a cursor the walks do not follow, or an unknown, holds a node too:
-            // never below the chain's real length, which the guard says is at least 1.
+            // The guard says the receiver's field holds a node: the chain passed (an unknown,
+            // or the rest of a cursor nothing else moves) is at least 1.
             if call.is_some_and(|call| self.guarded_root(pc, call, root)) {
                 node = self.step(node, Action::Assume(ge(expr.clone(), 1_i64)));
             }
