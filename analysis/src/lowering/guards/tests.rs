@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::super::tests::block;
 use super::{GuardContext, guarded_calls};
 use membound_front::ir::{
     Block, BlockId, Body, Call, CallKind, CmpOp, Const, Expr, Handler, Operand, Place, Stmt,
@@ -64,15 +65,6 @@ fn call(pc: u32, dst: Option<u32>, name: &str) -> Stmt {
 
 fn has_next() -> Stmt {
     call(HAS_NEXT, Some(1), "hasNext")
-}
-
-fn block(stmts: Vec<Stmt>, terminator: Terminator) -> Block {
-    Block {
-        stmts,
-        terminator,
-        handlers: Vec::new(),
-        pc: 0,
-    }
 }
 
 /// `if more == 0 goto exit else body`.
