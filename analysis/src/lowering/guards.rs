@@ -127,7 +127,10 @@ impl BlockState {
                 if let Some(dst) = dst {
                     self.assigned(*dst);
                 }
-                if let (Some(dst), Some(Operand::Var(receiver))) = (dst, &call.receiver) {
+                // Only a `boolean hasNext()` is asked about: the others are many.
+                if let (Some(dst), Some(Operand::Var(receiver)), "()Z") =
+                    (dst, &call.receiver, &*call.method.descriptor)
+                {
                     let made: BTreeSet<Fact> = (context.has_more)(stmt.pc)
                         .into_iter()
                         .map(|field| (*receiver, field))

@@ -47,7 +47,7 @@ fn body(blocks: Vec<Block>) -> Body {
     }
 }
 
-fn call(pc: u32, dst: Option<u32>, name: &str) -> Stmt {
+fn call(pc: u32, dst: Option<u32>, name: &str, descriptor: &str) -> Stmt {
     Stmt {
         pc,
         line: None,
@@ -55,7 +55,7 @@ fn call(pc: u32, dst: Option<u32>, name: &str) -> Stmt {
             dst: dst.map(VarId),
             call: Call {
                 kind: CallKind::Interface,
-                method: MethodRef::new(ClassName::new("Cursor"), name, "()Ljava/lang/Object;"),
+                method: MethodRef::new(ClassName::new("Cursor"), name, descriptor),
                 receiver: Some(Operand::Var(VarId(0))),
                 args: Vec::new(),
             },
@@ -63,8 +63,13 @@ fn call(pc: u32, dst: Option<u32>, name: &str) -> Stmt {
     }
 }
 
+/// `p = e.next()` at `pc`.
+fn next(pc: u32) -> Stmt {
+    call(pc, Some(2), "next", "()Ljava/lang/Object;")
+}
+
 fn has_next() -> Stmt {
-    call(HAS_NEXT, Some(1), "hasNext")
+    call(HAS_NEXT, Some(1), "hasNext", "()Z")
 }
 
 /// `if more == 0 goto exit else body`.
@@ -98,7 +103,7 @@ fn guarded_at(body: &Body, pc: u32) -> Vec<FieldRef> {
 /// `while (e.hasNext()) { <between>; e.next() (offset 40); }`.
 fn loop_with(between: Vec<Stmt>) -> Body {
     let mut stmts = between;
-    stmts.push(call(40, Some(2), "next"));
+    stmts.push(next(40));
     body(vec![
         block(vec![has_next()], test_more(1, 2)),
         block(Vec::new(), Terminator::Return(None)),
@@ -114,14 +119,14 @@ fn a_true_has_next_guards_the_next_call_on_the_same_receiver() {
 #[test]
 fn a_call_that_does_not_write_the_field_keeps_the_fact() {
     assert_eq!(
-        guarded_at(&loop_with(vec![call(READS, None, "peek")]), 40),
+        guarded_at(&loop_with(vec![call(READS, None, "peek", "()V")]), 40),
         vec![field()]
     );
 }
 
 #[test]
 fn a_call_that_may_write_the_field_kills_the_fact() {
-    assert!(guarded_at(&loop_with(vec![call(WRITES, None, "skip")]), 40).is_empty());
+    assert!(guarded_at(&loop_with(vec![call(WRITES, None, "skip", "()V")]), 40).is_empty());
 }
 
 #[test]
@@ -158,14 +163,14 @@ fn the_false_branch_and_a_join_with_it_have_no_fact() {
     // if (e.hasNext()) {} ; e.next() at 40: reached from both branches.
     let joined = body(vec![
         block(vec![has_next()], test_more(1, 2)),
-        block(vec![call(40, Some(2), "next")], Terminator::Return(None)),
+        block(vec![next(40)], Terminator::Return(None)),
         block(Vec::new(), Terminator::Goto(BlockId(1))),
     ]);
     assert!(guarded_at(&joined, 40).is_empty());
     // The branch where the result is zero has no node.
     let on_false = body(vec![
         block(vec![has_next()], test_more(1, 2)),
-        block(vec![call(40, Some(2), "next")], Terminator::Return(None)),
+        block(vec![next(40)], Terminator::Return(None)),
         block(Vec::new(), Terminator::Return(None)),
     ]);
     assert!(guarded_at(&on_false, 40).is_empty());
@@ -173,7 +178,7 @@ fn the_false_branch_and_a_join_with_it_have_no_fact() {
 
 #[test]
 fn the_second_next_after_one_has_next_is_not_guarded() {
-    let twice = loop_with(vec![call(WRITES, Some(2), "next")]);
+    let twice = loop_with(vec![next(WRITES)]);
     assert!(guarded_at(&twice, 40).is_empty());
     assert!(!guarded_at(&twice, WRITES).is_empty());
 }
@@ -181,10 +186,9 @@ fn the_second_next_after_one_has_next_is_not_guarded() {
 #[test]
 fn an_exception_handler_starts_without_facts() {
     let mut guarded = loop_with(Vec::new());
-    guarded.blocks.push(block(
-        vec![call(50, Some(2), "next")],
-        Terminator::Return(None),
-    ));
+    guarded
+        .blocks
+        .push(block(vec![next(50)], Terminator::Return(None)));
     guarded.blocks[2].handlers.push(Handler {
         catch: None,
         target: BlockId(3),
