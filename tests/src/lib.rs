@@ -413,6 +413,14 @@ pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, ser
     (run.code, json)
 }
 
+/// `membound validate <certificate> --main <main> --format json -- <args>`, checked to exit 0
+/// with nothing broken (no prediction below the run); the report.
+pub fn validated_unbroken(certificate: &Path, main: &str, args: &[&str]) -> serde_json::Value {
+    let (code, json) = validate_json(certificate, main, args);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+    json
+}
+
 /// `membound validate <certificate> --main <main> -- <args>`: exit 0, and every prediction
 /// equals the observation; the comparisons.
 pub fn validated_exactly(certificate: &Path, main: &str, args: &[&str]) -> Vec<serde_json::Value> {

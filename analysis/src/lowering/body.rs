@@ -1612,7 +1612,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         if !targets.is_empty() {
             let join = self.new_node();
             for target in targets {
-                let (ready, args) = self.arguments(node, call, &target);
+                let (ready, args) = self.arguments(node, pc, call, &target);
                 self.note_element_calls(pc, call, &target, args.len());
                 let results = self.results(&target, effects, result);
                 let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
@@ -1790,6 +1790,7 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn arguments(
         &mut self,
         node: NodeId,
+        pc: u32,
         call: Option<&ir::Call>,
         target: &CallTarget<'_>,
     ) -> (NodeId, Vec<Expr>) {
@@ -1872,6 +1873,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                     unknown
                 }
             };
+            // The guard says the receiver's field holds a node: the chain passed (an unknown,
+            // or the rest of a cursor nothing else moves) is at least 1.
+            if call.is_some_and(|call| self.guarded_root(pc, call, root)) {
+                node = self.step(node, Action::Assume(ge(expr.clone(), 1_i64)));
+            }
             args.push(expr);
         }
         (node, args)
@@ -1935,6 +1941,19 @@ impl<'b, 't> Lowerer<'b, 't> {
         arrays.all(|array| array == Some(first)).then_some(first)
     }
 
+    /// Whether the callee's chain `root`, from a field of its `this`, has a node at the call at
+    /// `pc`: a guard fact says the receiver's field holds one ([`super::chains::Walks::guarded`]).
+    fn guarded_root(&self, pc: u32, call: &ir::Call, root: &ChainRoot) -> bool {
+        let Root::This(held) = &root.root else {
+            return false;
+        };
+        let on_local =
+            matches!(&call.receiver, Some(receiver @ Operand::Var(_)) if !self.is_this(receiver));
+        on_local
+            && root.branches.is_empty()
+            && (self.fields.walks.guarded.get(&pc)).is_some_and(|fields| fields.contains(held))
+    }
+
     /// The caller's value of the callee's chain `root`: the rest of a walked local passed as
     /// the parameter it starts from (walked along the same field), or the caller's own chain
     /// formal of that parameter or of the same field of `this` (see `chains::bind_callee_roots`).
@@ -1952,12 +1971,14 @@ impl<'b, 't> Lowerer<'b, 't> {
             if on_this {
                 return own(Root::This(held.clone()));
             }
-            // A cursor's own method called on a cursor: the nodes that cursor has left.
+            // A cursor's own method called on a cursor: the nodes that cursor has left, when
+            // nothing else moves it.
             let Some(Operand::Var(receiver)) = &call.receiver else {
                 return None;
             };
             let cursor = walks.cursors.get(receiver)?;
             return (cursor.field == *held
+                && walks.exclusive_cursors.contains(receiver)
                 && root.branches.is_empty()
                 && cursor.follows == root.field)
                 .then(|| Expr::var(self.cursor_rests[receiver]));

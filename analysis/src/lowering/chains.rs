@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
 use super::exits::operand_source;
+use super::guards::{GuardContext, guarded_calls};
 use super::trees::{TreeRoots, add_trees, is_array_branch, is_tree, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -102,6 +103,9 @@ pub struct Walks {
     /// The locals holding cursors of the program's own ([`super::cursors`]), each with its
     /// cursor: their rests count the nodes left to return.
     pub cursors: BTreeMap<ir::VarId, Cursor>,
+    /// The cursor locals whose field nothing the method runs may write but their own `next()`
+    /// calls ([`exclusive_cursors`]): their rests are what their callees' chains are.
+    pub exclusive_cursors: BTreeSet<ir::VarId>,
     /// What the calls at these offsets do to the cursors.
     pub cursor_calls: BTreeMap<u32, CursorCall>,
     /// The root a cursor's creation at this offset starts at, when its argument is not a walked
@@ -112,6 +116,10 @@ pub struct Walks {
     /// Why the cursors created at these offsets have no rest: what the method runs that writes
     /// the field they follow, or where they start when that is no root.
     pub unfollowed: Vec<String>,
+    /// Per call offset, the fields of the call's receiver known to hold a node there (a
+    /// `hasNext()` said so and nothing since may have written them, [`super::guards`]): a
+    /// callee's chain from such a field of its `this` has at least one node.
+    pub guarded: BTreeMap<u32, Vec<FieldRef>>,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -168,6 +176,8 @@ pub struct WalkContext<'a> {
     /// When the method is a cursor's own `hasNext()` or `next()`, the cursor field it reads
     /// only before storing it: a root although the method writes it.
     pub own_cursor: Option<FieldRef>,
+    /// What the guard facts across calls need ([`super::guards`]).
+    pub guards: GuardContext<'a>,
 }
 
 /// An assignment to a reference local, as the walks see it.
@@ -291,7 +301,41 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     }
     cursor_roots(body, context, &mut walks);
     add_trees(body, trees, &mut walks);
+    walks.guarded = guarded_calls(body, &context.guards);
+    walks.exclusive_cursors = exclusive_cursors(body, context, &walks);
     walks
+}
+
+/// The cursor locals whose field nothing the method runs may write but their own `next()`
+/// calls. Another's rest is only an upper bound of the nodes its cursor has left: a copy's
+/// `next()` (`f = e; f.next()`) or a call that moves it (`skip(e)`) shortens it unseen, so a
+/// `next()` on it may throw where its rest says a node is left.
+fn exclusive_cursors(
+    body: &ir::Body,
+    context: &WalkContext<'_>,
+    walks: &Walks,
+) -> BTreeSet<ir::VarId> {
+    let moved_only_by_itself = |var: ir::VarId, cursor: &Cursor| {
+        body.statements().all(|(_, stmt)| match &stmt.kind {
+            StmtKind::Invoke { call, .. } => match walks.cursor_calls.get(&stmt.pc) {
+                // A new cursor's field is the new object's; `hasNext()` stores nothing.
+                Some(CursorCall::Create { .. } | CursorCall::HasMore(_)) => true,
+                Some(CursorCall::Advance(_)) if call.receiver == Some(Operand::Var(var)) => true,
+                _ => !(context.guards.call_writes)(stmt.pc, &cursor.field),
+            },
+            StmtKind::Store {
+                place: Place::Field { field, .. },
+                ..
+            } => field.name != cursor.field.name,
+            _ => true,
+        })
+    };
+    walks
+        .cursors
+        .iter()
+        .filter(|&(&var, cursor)| moved_only_by_itself(var, cursor))
+        .map(|(&var, _)| var)
+        .collect()
 }
 
 /// The roots cursors start at when their creation's argument is read from one in the same

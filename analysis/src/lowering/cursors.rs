@@ -10,7 +10,10 @@
 //! except the class's constructors and its `next()`s. A call of another `next()` on the same
 //! object (an alias) only shortens the rest, so the walking method's view — the rest at
 //! creation less its own `next()` calls — is never below the truth; `hasNext()` is taken as
-//! possibly false at any time, so a loop may always leave.
+//! possibly false at any time, so a loop may always leave. Being above the truth, the rest is
+//! the chain a `next()` call passes its callee only where nothing else may move the cursor
+//! ([`super::chains::Walks::exclusive_cursors`]); elsewhere a guard fact may say the chain has a
+//! node ([`super::guards`]).
 //!
 //! It only classifies; [`super::chains`] gives the locals their rests and [`super::body`] the
 //! actions.

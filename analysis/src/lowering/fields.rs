@@ -56,6 +56,7 @@ use super::cursors::{
     Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start, own_cursor_field,
 };
 use super::fresh::fresh_holders;
+use super::guards::GuardContext;
 use super::loops::{Loops, block_successors, find_loops};
 use super::trees::array_elements;
 use super::views;
@@ -251,6 +252,12 @@ type LinkingConstructor<'a> = Box<dyn Fn(u32) -> Option<(FieldRef, usize)> + 'a>
 
 /// What a method's call at an offset does to a cursor of the program's own, if anything.
 type CursorCalls<'a> = Box<dyn Fn(u32) -> Option<CursorCall> + 'a>;
+
+/// The fields a method's call at an offset tests as a `hasNext()` ([`has_more_at`]).
+type HasMore<'a> = Box<dyn Fn(u32) -> Vec<FieldRef> + 'a>;
+
+/// Whether a method's call at an offset may write an instance field like this one.
+type CallWrites<'a> = Box<dyn Fn(u32, &FieldRef) -> bool + 'a>;
 
 /// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
 pub struct Plans {
@@ -475,6 +482,28 @@ pub fn plan(
             Box::new(move |pc| cursor_call_at(writers, call_sites, method, pc)) as CursorCalls<'_>
         })
         .collect();
+    let has_more: Vec<HasMore<'_>> = methods
+        .iter()
+        .map(|method| {
+            Box::new(move |pc| has_more_at(java, graph, call_sites, method, pc)) as HasMore<'_>
+        })
+        .collect();
+    let call_writes: Vec<CallWrites<'_>> = methods
+        .iter()
+        .map(|method| {
+            let (resolver, index) = (&resolver, &writers_index);
+            let per_call = std::cell::OnceCell::new();
+            Box::new(move |pc: u32, field: &FieldRef| {
+                let per_call = per_call.get_or_init(|| {
+                    writes_per_call(graph, call_sites, &mut index.borrow_mut(), method)
+                });
+                let target = resolver.borrow_mut().resolve(field);
+                per_call
+                    .get(&pc)
+                    .is_none_or(|writes| writes.anything || writes.may_write_object_field(&target))
+            }) as CallWrites<'_>
+        })
+        .collect();
     let own_cursors: Vec<Option<FieldRef>> = methods
         .iter()
         .map(|method| {
@@ -490,6 +519,10 @@ pub fn plan(
         linking_constructor: &*linking[index],
         cursor_call: &*cursor_calls[index],
         own_cursor: own_cursors[index].clone(),
+        guards: GuardContext {
+            has_more: &*has_more[index],
+            call_writes: &*call_writes[index],
+        },
     };
     let mut plans = Vec::new();
     for (index, keys) in needed.iter().enumerate() {
@@ -1393,6 +1426,49 @@ impl CursorWriters<'_> {
             }
         }
     }
+}
+
+/// The fields the call at `pc` of `method` tests on its receiver as a `hasNext()`: every
+/// application method it may run returns non-zero only while its `this`'s field holds a node
+/// ([`CursorMethod::HasMore`]), and an object has at most one of those fields (one field, or
+/// each declared by a final class of its own). A JDK method it may run is left aside: its
+/// receiver, of a JDK class, has none of the application's fields.
+fn has_more_at(
+    java: &Program,
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    method: &MethodRef,
+    pc: u32,
+) -> Vec<FieldRef> {
+    let Some(node) = graph.node(method) else {
+        return Vec::new();
+    };
+    if call_sites.is_unresolved(node, pc) {
+        return Vec::new();
+    }
+    let mut fields: Vec<FieldRef> = Vec::new();
+    for &callee in call_sites.entered(node, pc) {
+        let callee = &graph.methods[callee];
+        if java.origin(&callee.method.class) == Some(Origin::Jdk) {
+            continue;
+        }
+        let tested = match (&callee.kind, cursor_method(java, &callee.method)) {
+            (NodeKind::Code, Some(CursorMethod::HasMore(field))) => field,
+            _ => return Vec::new(),
+        };
+        if !fields.contains(&tested) {
+            fields.push(tested);
+        }
+    }
+    let final_class = |field: &FieldRef| {
+        java.class(&field.class)
+            .is_ok_and(|class| class.access.is_final())
+    };
+    let one_each = fields.len() == 1
+        || fields.iter().enumerate().all(|(i, field)| {
+            final_class(field) && fields[..i].iter().all(|other| other.class != field.class)
+        });
+    if one_each { fields } else { Vec::new() }
 }
 
 /// What the call at `pc` of `method` does to a cursor, when it is resolved and every method it

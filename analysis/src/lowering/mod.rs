@@ -30,6 +30,7 @@ mod elements;
 mod exits;
 mod fields;
 mod fresh;
+mod guards;
 pub(crate) mod liveness;
 mod loops;
 mod powers;

@@ -39,7 +39,8 @@ fn assign(pc: u32, dst: u32, value: Expr) -> Stmt {
     }
 }
 
-fn block(stmts: Vec<Stmt>, terminator: Terminator) -> Block {
+/// A block with no exception handlers.
+pub(super) fn block(stmts: Vec<Stmt>, terminator: Terminator) -> Block {
     Block {
         stmts,
         terminator,

@@ -934,17 +934,41 @@ fn executions_count(call_set: &CallSet) -> Qty {
 /// `qty` does not depend on are projected out first: a count that does not depend on an
 /// argument the lowering cannot express must not become unbounded through it; nor does one
 /// that is piecewise constant in such an argument (an exception's constructor, whatever its
-/// message's length): each execution of the call then counts at most its largest constant.
+/// message's length, or a cursor's `next()` whatever its chain's length): each execution of
+/// the call then counts at most its largest constant over the values the call may pass
+/// ([`largest_per_execution`]), and a call that allocates nothing there adds nothing however
+/// often it runs.
 fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
     let sum = sum_over_formals(qty, set, call_set)?;
     if !sum.is_infinite() {
         return Ok(sum);
     }
-    let executions = executions_count(call_set);
-    match qty.largest_constant() {
-        Some(bound) if !executions.is_infinite() => Ok(executions.scale(&bound)),
-        _ => Ok(sum),
+    match largest_per_execution(qty, call_set) {
+        Some(bound) if bound.is_zero() => Ok(Qty::zero(&set.space.params)),
+        Some(bound) => {
+            let executions = executions_count(call_set);
+            Ok(match executions.is_infinite() {
+                true => sum,
+                false => executions.scale(&bound),
+            })
+        }
+        None => Ok(sum),
     }
+}
+
+/// The largest constant `qty` (over the callee's renamed formals) takes on the formals' values
+/// the call may pass (the call's set projected onto them: an argument the caller cannot bind
+/// ranges over what the call's facts allow, `next_length >= 1` after `hasNext()`); None when
+/// it is not piecewise constant there.
+fn largest_per_execution(qty: &Qty, call_set: &CallSet) -> Option<Rat> {
+    let qty = qty.over_its_variables();
+    let used = qty.params();
+    if !used.iter().all(|name| call_set.formals.contains(name)) {
+        return qty.largest_constant();
+    }
+    let used: Vec<&str> = used.iter().map(String::as_str).collect();
+    let region = call_set.set.project_onto(&used).to_set();
+    qty.largest_constant_on(&region)
 }
 
 fn sum_over_formals(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {

@@ -131,6 +131,30 @@ impl Qty {
         })
     }
 
+    /// [`Qty::largest_constant`] over `region` alone, whose columns name every parameter of
+    /// this quantity: the pieces whose domains meet the region (rationally: an integer-empty
+    /// meeting only makes it larger) and nothing else.
+    pub fn largest_constant_on(&self, region: &Set) -> Option<Rat> {
+        let Qty::Finite(pw) = self else {
+            return self.largest_constant();
+        };
+        let meets = |piece: &&Piece| {
+            piece.domain.parts.iter().any(|part| {
+                let part = embedded(part, &region.space);
+                region.parts.iter().any(|within| {
+                    let both = within.intersect(&part);
+                    !Polyhedron::from_constraints(both.n_columns(), both.all_constraints())
+                        .is_empty()
+                })
+            })
+        };
+        Qty::Finite(PiecewiseQuasiPolynomial {
+            space: pw.space.clone(),
+            pieces: pw.pieces.iter().filter(meets).cloned().collect(),
+        })
+        .largest_constant()
+    }
+
     /// `self + other` (over the same parameters); ∞ absorbs.
     pub fn add(&self, other: &Qty) -> Qty {
         if other.is_zero() {
@@ -673,4 +697,38 @@ fn narrowed(part: &BasicSet, space: &Space) -> BasicSet {
         }
     };
     part.moved_to(space.clone(), map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use membound_polyhedra::{parse_piecewise, parse_set};
+
+    /// A cursor's `next()`: 161 objects where its chain is empty (the exception), else none.
+    fn throws_when_empty() -> Qty {
+        let pw = parse_piecewise("[n] -> { 161 : n = 0 }").expect("a piecewise quasi-polynomial");
+        Qty::Finite(pw)
+    }
+
+    fn largest_on(region: &str) -> Option<Rat> {
+        let region = parse_set(region).expect("a set");
+        throws_when_empty().largest_constant_on(&region)
+    }
+
+    #[test]
+    fn the_largest_constant_on_a_region_counts_only_the_pieces_it_meets() {
+        // After `hasNext()`: the chain has a node, the exception's piece is out of reach.
+        assert_eq!(largest_on("{ [n] : n >= 1 }"), Some(Rat::zero()));
+        assert_eq!(largest_on("{ [n] : n >= 0 }"), Some(Rat::from(161)));
+        assert_eq!(largest_on("{ [n] : 0 <= n <= 3 }"), Some(Rat::from(161)));
+        // Over the caller's parameters too: some value of `m` lets the call pass 0.
+        assert_eq!(largest_on("[m] -> { [n] : n >= m }"), Some(Rat::from(161)));
+    }
+
+    #[test]
+    fn a_quantity_growing_in_the_region_has_no_largest_constant() {
+        let pw = parse_piecewise("[n] -> { n : n >= 0 }").expect("a piecewise quasi-polynomial");
+        let region = parse_set("{ [n] : n >= 1 }").expect("a set");
+        assert_eq!(Qty::Finite(pw).largest_constant_on(&region), None);
+    }
 }
