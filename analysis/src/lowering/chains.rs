@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cursors::{Cursor, CursorCall, Start};
 use super::exits::operand_source;
+use super::held::{Held, held_stores, holds_chain};
 use super::trees::{TreeRoots, add_trees, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -62,8 +63,8 @@ pub struct ChainRoot {
     pub name: String,
     /// What the formal is, for the certificate and `validate`.
     pub origin: String,
-    /// For the chain from a declared parameter (or a tree's from a field of one), its index:
-    /// callers bind it to their argument's.
+    /// For the chain from a declared parameter or from a field of one, its index: callers
+    /// bind it to their argument's.
     pub param: Option<u16>,
 }
 
@@ -83,6 +84,9 @@ pub enum WalkStep {
     /// `c = t.f`, `t` the parameter of a tree ([`Walks::trees`], by index): `t` is not null
     /// and `c`'s size is that of the child's root (an index into [`Walks::roots`]).
     Child { tree: usize, root: usize },
+    /// `p = h.first`: the length of the chain `h`'s object holds, when the lowering follows
+    /// it ([`super::held`]; `chain` an index into [`Held::chains`]).
+    Held { holder: ir::VarId, chain: usize },
 }
 
 /// A method's walks: its chain roots (formals, in order) and its walked locals.
@@ -105,6 +109,8 @@ pub struct Walks {
     /// Why the cursors created at these offsets have no rest: what the method runs that writes
     /// the field they follow, or where they start when that is no root.
     pub unfollowed: Vec<String>,
+    /// The chains held in a field of objects the method's locals hold ([`super::held`]).
+    pub held: Held,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -167,6 +173,8 @@ pub struct WalkContext<'a> {
 #[derive(Clone, Debug)]
 enum Assignment {
     Follow(ir::VarId, FieldRef),
+    /// A read of the field holding a chain of nodes of another class ([`holds_chain`]).
+    Held(ir::VarId, FieldRef),
     Copy(ir::VarId),
     Root(Root),
     Fresh,
@@ -231,7 +239,10 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     || assigned.iter().any(|(_, assignment)| match assignment {
                         Assignment::Follow(source, followed) => followed != field || !joins(source),
                         Assignment::Copy(source) => !joins(source),
-                        Assignment::Root(_) | Assignment::Fresh | Assignment::Null => false,
+                        Assignment::Root(_)
+                        | Assignment::Held(..)
+                        | Assignment::Fresh
+                        | Assignment::Null => false,
                     })
             })
             .map(|(&var, _)| var)
@@ -269,6 +280,10 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     Assignment::Root(root) => {
                         WalkStep::Start(chain_root(body, root, &along(&field), &mut walks.roots))
                     }
+                    Assignment::Held(holder, held) => WalkStep::Held {
+                        holder,
+                        chain: walks.held.chain(&held, &field, holder),
+                    },
                     Assignment::Fresh => WalkStep::Fresh,
                     Assignment::Null => WalkStep::Null,
                 };
@@ -284,6 +299,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     }
     cursor_roots(body, context, &mut walks);
     add_trees(body, trees, &mut walks);
+    held_stores(body, &mut walks);
     walks
 }
 
@@ -455,7 +471,13 @@ pub fn bind_callee_roots(
                             .roots
                             .iter()
                             .any(|r| r.root == root && r.along() == fields);
-                        if !known && !fields.iter().any(|f| context.may_write(f)) {
+                        // `caller_root` checked a field of `this` already.
+                        let holding = match &root {
+                            Root::ParamField(_, held) => Some(held),
+                            _ => None,
+                        };
+                        let written = fields.iter().chain(holding).any(|f| context.may_write(f));
+                        if !known && !written {
                             chain_root(body, root, &fields, &mut walks[caller].roots);
                             added = true;
                         }
@@ -487,7 +509,8 @@ fn caller_root(
             let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
             (on_this && context.this_field_fixed(held)).then(|| Root::This(held.clone()))
         }
-        // A tree's child: the same child of the caller's parameter passed on unchanged.
+        // A chain from a field of a parameter, or a tree's child: the same field of the
+        // caller's parameter passed on unchanged.
         Root::ParamField(_, held) => {
             let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
                 return None;
@@ -519,9 +542,10 @@ fn assignments(
                 Expr::Load(Place::Field {
                     object: Operand::Var(object),
                     field,
-                }) if root_of(body, context, value).is_none() => {
-                    Assignment::Follow(*object, field.clone())
-                }
+                }) if root_of(body, context, value).is_none() => match holds_chain(field) {
+                    true => Assignment::Held(*object, field.clone()),
+                    false => Assignment::Follow(*object, field.clone()),
+                },
                 Expr::Use(Operand::Var(source)) if !fixed_param(body, context, *source) => {
                     Assignment::Copy(*source)
                 }
@@ -605,10 +629,31 @@ fn family_fields(
                 copies.then(|| fields.get(copy)).flatten()
             })
         };
-        let linked = |var: ir::VarId| {
+        // A list's first node read from its holder and linked after a new node (`node.next =
+        // g.first`) walks the link's field.
+        let held_successor = |var: ir::VarId| {
+            let read = members.get(&var).is_some_and(|assigned| {
+                assigned
+                    .iter()
+                    .any(|(_, a)| matches!(a, Assignment::Held(..)))
+            });
             links
                 .iter()
-                .find(|(_, link)| link.node.contains(&var))
+                .find(|(_, link)| read && link.next == Some(var))
+                .map(|(field, _)| field)
+        };
+        // Of the links into a node, one whose successor walks its field (a new vertex's `next`
+        // rather than its `edges`), else the first.
+        let linked = |var: ir::VarId| {
+            let into = || links.iter().filter(|(_, link)| link.node.contains(&var));
+            let walks_on = |(field, link): &&(FieldRef, Link)| {
+                link.next.is_some_and(|next| {
+                    fields.get(&next).or_else(|| held_successor(next)) == Some(field)
+                })
+            };
+            into()
+                .find(walks_on)
+                .or_else(|| into().next())
                 .map(|(field, _)| field)
         };
         let copied: Vec<(ir::VarId, FieldRef)> = members
@@ -621,7 +666,8 @@ fn family_fields(
                 });
                 let field = from_source
                     .or_else(|| copied_by(var))
-                    .or_else(|| linked(var))?;
+                    .or_else(|| linked(var))
+                    .or_else(|| held_successor(var))?;
                 Some((var, field.clone()))
             })
             .collect();
@@ -882,8 +928,7 @@ pub(super) fn chain_root(
         ),
     };
     let param = match root {
-        Root::Param(var) => Some(index(var)),
-        Root::ParamField(var, _) if fields.len() > 1 => Some(index(var)),
+        Root::Param(var) | Root::ParamField(var, _) => Some(index(var)),
         _ => None,
     };
     let branches = if fields.len() > 1 {

@@ -29,6 +29,7 @@ mod division;
 mod exits;
 mod fields;
 mod fresh;
+mod held;
 pub(crate) mod liveness;
 mod loops;
 mod powers;
