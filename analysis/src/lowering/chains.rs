@@ -36,7 +36,7 @@ use membound_jvm::{FieldRef, Type};
 
 /// What the chain views take for granted; the certificate lists it when a bound has a chain
 /// length as a parameter.
-pub const ACYCLIC_CHAINS: &str = "a linked structure a method walks (origin `length of the chain from …`) is acyclic along the field walked: following it from the root reaches null after that many nodes; no other thread, reflection or JNI changes that field, the root's field or the field of a cursor walking it (an Iterator or Enumeration of the program's own) while the method runs";
+pub const ACYCLIC_CHAINS: &str = "a linked structure a method walks (origin `length of the chain from …`) is acyclic along the field walked: following it from the root reaches null after that many nodes; no other thread, reflection or JNI changes that field, the root's field, the field of an object that holds a list a method built or a call returned (`g.first`) or the field of a cursor walking it (an Iterator or Enumeration of the program's own) while the method runs";
 
 /// Where a walk starts: a value the method's callers (and the agent, at entry) can name.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -295,3 +295,186 @@ fn forgets(
 fn may_alias(written: &FieldRef, field: &FieldRef) -> bool {
     written.name == field.name && written.ty == field.ty
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::lowering::chains::{ChainRoot, Root};
+    use membound_front::ir::{Block, Body, Call, CallKind, Stmt, Var, VarId, VarOrigin};
+    use membound_jvm::{ClassName, MethodRef};
+
+    fn class(name: &str) -> Type {
+        Type::Ref(ClassName::new(name))
+    }
+
+    /// `Bag.first`, a `Node`, and `Node.next`.
+    fn first() -> FieldRef {
+        FieldRef {
+            class: ClassName::new("Bag"),
+            name: Arc::from("first"),
+            ty: class("Node"),
+        }
+    }
+
+    fn next() -> FieldRef {
+        FieldRef {
+            class: ClassName::new("Node"),
+            name: Arc::from("next"),
+            ty: class("Node"),
+        }
+    }
+
+    fn local(name: &str, ty: Type, slot: u16) -> Var {
+        Var {
+            name: Arc::from(name),
+            ty,
+            origin: VarOrigin::Local(slot),
+        }
+    }
+
+    fn stmt(pc: u32, kind: StmtKind) -> Stmt {
+        Stmt {
+            pc,
+            line: None,
+            kind,
+        }
+    }
+
+    fn call(pc: u32, dst: Option<u32>, name: &str, args: Vec<Operand>) -> Stmt {
+        let method = MethodRef::new(ClassName::new("T"), name, "(LBag;)LBag;");
+        let call = Call {
+            kind: CallKind::Static,
+            method,
+            receiver: None,
+            args,
+        };
+        let dst = dst.map(VarId);
+        stmt(pc, StmtKind::Invoke { dst, call })
+    }
+
+    fn body(name: &str, vars: Vec<Var>, stmts: Vec<Stmt>, returned: Option<u32>) -> Arc<Body> {
+        let returned = returned.map(|v| Operand::Var(VarId(v)));
+        Arc::new(Body {
+            method: MethodRef::new(ClassName::new("T"), name, "()LBag;"),
+            is_static: true,
+            vars,
+            params: Vec::new(),
+            blocks: vec![Block {
+                stmts,
+                terminator: Terminator::Return(returned),
+                handlers: Vec::new(),
+                pc: 0,
+            }],
+        })
+    }
+
+    /// A callee walking the list of its parameter's `first`: `bag_first_length`.
+    fn walking_callee() -> Walks {
+        let root = ChainRoot {
+            root: Root::ParamField(VarId(0), first()),
+            field: next(),
+            branches: Vec::new(),
+            name: "bag_first_length".to_string(),
+            origin: "length of the chain from field first of parameter 0 (bag)".to_string(),
+            param: Some(0),
+        };
+        Walks {
+            roots: vec![root],
+            ..Walks::default()
+        }
+    }
+
+    /// A callee returning a bag whose list it built: its chain returned.
+    fn building_callee() -> Walks {
+        let mut walks = Walks::default();
+        walks.held.chain(&first(), &next(), VarId(0));
+        walks.held.returned.push(0);
+        walks
+    }
+
+    #[test]
+    fn a_field_of_another_class_than_its_holder_holds_a_chain() {
+        assert!(holds_chain(&first()));
+        assert!(!holds_chain(&next()));
+        let count = FieldRef {
+            class: ClassName::new("Bag"),
+            name: Arc::from("count"),
+            ty: Type::Int,
+        };
+        assert!(!holds_chain(&count));
+    }
+
+    #[test]
+    fn a_returned_bag_passed_to_a_walking_callee_is_a_holder_forgotten_by_writing_calls() {
+        // b = build(); c = b; walk(c); touch(); walk(c); return c
+        let vars = vec![local("b", class("Bag"), 0), local("c", class("Bag"), 1)];
+        let stmts = vec![
+            call(0, Some(0), "build", Vec::new()),
+            stmt(
+                3,
+                StmtKind::Assign {
+                    dst: VarId(1),
+                    value: Expr::Use(Operand::Var(VarId(0))),
+                },
+            ),
+            call(4, None, "walk", vec![Operand::Var(VarId(1))]),
+            call(7, None, "touch", Vec::new()),
+            call(10, None, "walk", vec![Operand::Var(VarId(1))]),
+        ];
+        let caller = body("caller", vars, stmts, Some(1));
+        let callee = |name: &str| body(name, Vec::new(), Vec::new(), None);
+        let bodies = vec![caller, callee("build"), callee("walk"), callee("touch")];
+        let callees = HashMap::from([
+            ((0, 0), vec![1]),
+            ((0, 4), vec![2]),
+            ((0, 7), vec![3]),
+            ((0, 10), vec![2]),
+        ]);
+        let mut walks = vec![
+            Walks::default(),
+            building_callee(),
+            walking_callee(),
+            Walks::default(),
+        ];
+        // Only `build` (offset 0) and `touch` (offset 7) may write `first` or `next`.
+        let writes =
+            |method: usize, stmt: &ir::Stmt, _: &FieldRef| method == 0 && [0, 7].contains(&stmt.pc);
+        complete(&bodies, &callees, &writes, &mut walks);
+        let held = &walks[0].held;
+        assert_eq!(held.chains.len(), 1);
+        let chain = &held.chains[0];
+        assert_eq!((&chain.field, &chain.along), (&first(), &next()));
+        // `c` is passed and returned, `b` receives the built list and is copied into `c`.
+        assert_eq!(chain.holders, BTreeSet::from([VarId(0), VarId(1)]));
+        assert_eq!(held.returned, vec![0]);
+        let forgotten: Vec<u32> = held.forgets.keys().copied().collect();
+        assert_eq!(forgotten, vec![0, 7]);
+    }
+
+    #[test]
+    fn a_store_that_is_no_link_forgets_the_chains_of_its_field() {
+        // g.first = n (a held store) and n.next = m (no link): both forget the chain.
+        let vars = vec![
+            local("g", class("Bag"), 0),
+            local("n", class("Node"), 1),
+            local("m", class("Node"), 2),
+        ];
+        let store = |pc: u32, object: u32, field: FieldRef, value: u32| {
+            let place = Place::Field {
+                object: Operand::Var(VarId(object)),
+                field,
+            };
+            let value = Operand::Var(VarId(value));
+            stmt(pc, StmtKind::Store { place, value })
+        };
+        let stmts = vec![store(0, 0, first(), 1), store(4, 1, next(), 2)];
+        let bodies = vec![body("m", vars, stmts, None)];
+        let mut walks = vec![Walks::default()];
+        walks[0].held.chain(&first(), &next(), VarId(0));
+        complete(&bodies, &HashMap::new(), &|_, _, _| false, &mut walks);
+        let forgotten: Vec<u32> = walks[0].held.forgets.keys().copied().collect();
+        assert_eq!(forgotten, vec![0, 4]);
+    }
+}
