@@ -7,7 +7,8 @@
 //! and the walk leaves it unbounded, saying which call.
 
 use membound_tests::{
-    certificate_params, eval_method, fixture_certificate, pair, validate_json, validated_exactly,
+    analyze_into, certificate_params, compile_java_tree, eval_method, fixture_certificate, pair,
+    scratch_dir, validate_json, validated_exactly, workspace_root,
 };
 
 const RUN: &str = "held.Lists";
@@ -86,4 +87,21 @@ fn a_callee_inserting_into_the_list_between_build_and_walk_leaves_the_walk_unbou
 #[test]
 fn a_store_relinking_the_list_between_build_and_walk_leaves_the_walk_unbounded() {
     unbounded_through_visit("held.Lists.relinkedBetween", 29);
+}
+
+#[test]
+fn jolden_mst_main_walks_the_vertices_make_vertices_returns() {
+    // `Graph graph = makeVertices(nv); addEdges(graph, nv)`: `addEdges`' `g_first_length` is
+    // bound to the nv vertices inserted at the head of `graph.first`.
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let certificate = scratch_dir("held-lists-mst").join("mst.json");
+    analyze_into(&classes, "mst.MST.main", "count", &certificate);
+    let json = eval_method(&certificate, "mst.MST.main", "args_length=2,nv=20,cost=0");
+    assert!(json["mem_alloc"]["objects"].is_u64(), "{json:#}");
+    for nv in ["7", "20"] {
+        let (code, json) = validate_json(&certificate, "mst.MST", &["-v", nv]);
+        assert_eq!(code, 0, "{json:#}");
+        let comparisons = json["comparisons"].as_array().expect("comparisons");
+        assert!(!comparisons.is_empty(), "{json:#}");
+    }
 }
