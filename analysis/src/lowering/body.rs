@@ -182,6 +182,15 @@ pub fn returns_integer(method: &MethodRef) -> bool {
         .is_ok_and(|d| d.ret.as_ref().is_some_and(Type::is_integer))
 }
 
+/// Where a call's returned values go besides the threaded views.
+#[derive(Clone, Copy, Debug, Default)]
+struct Returning {
+    /// The variable of the method's integer result, when the caller keeps it.
+    value: Option<VarId>,
+    /// The local receiving the method's result, whose held chains the call may return.
+    holder: Option<ir::VarId>,
+}
+
 /// A method lowered to a procedure, with its requested points.
 #[derive(Clone, Debug)]
 pub struct LoweredBody {
@@ -272,6 +281,11 @@ struct Lowerer<'b, 't> {
     cursor_rests: HashMap<ir::VarId, VarId>,
     /// The formals of the chain roots, in the plan's order.
     chain_formals: Vec<VarId>,
+    /// (Holder local, held chain) → the length of the chain its object holds
+    /// ([`super::held`]).
+    held_lengths: HashMap<(ir::VarId, usize), VarId>,
+    /// The lengths of the held chains the procedure returns, in the plan's order.
+    returned_chains: Vec<VarId>,
     /// IR variable → the counter of its `next()` calls and the size bounding it (iterators).
     iterators: HashMap<ir::VarId, (VarId, VarId)>,
     wanted: Wanted,
@@ -328,6 +342,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             element_calls: Vec::new(),
             cursor_rests: HashMap::new(),
             chain_formals: Vec::new(),
+            held_lengths: HashMap::new(),
+            returned_chains: Vec::new(),
             iterators: HashMap::new(),
             wanted: Wanted::of(body),
             counters: BTreeMap::new(),
@@ -477,6 +493,13 @@ impl<'b, 't> Lowerer<'b, 't> {
             let left = self.new_var(&name, VarKind::Local);
             self.cursor_rests.insert(var, left);
         }
+        for (index, chain) in walks.held.chains.iter().enumerate() {
+            for &holder in &chain.holders {
+                let name = format!("{}_{}_length", self.body.var(holder).name, chain.field.name);
+                let length = self.new_var(&name, VarKind::Local);
+                self.held_lengths.insert((holder, index), length);
+            }
+        }
     }
 
     /// The size of tree `tree` ([`super::chains::Walks::trees`]): its parameter's formal.
@@ -578,6 +601,15 @@ impl<'b, 't> Lowerer<'b, 't> {
                 match self.affine(&index) {
                     Some(expr) => self.step(node, Action::Assign { var: at, expr }),
                     None => self.step(node, Action::Havoc(at)),
+                }
+            }
+            Some(WalkStep::Held { holder, chain }) => {
+                match self.held_lengths.get(&(holder, chain)) {
+                    Some(&length) => {
+                        let expr = Expr::var(length);
+                        self.step(node, Action::Assign { var: rest, expr })
+                    }
+                    None => self.step(node, Action::Havoc(rest)),
                 }
             }
             None => self.step(node, Action::Havoc(rest)),
@@ -711,12 +743,24 @@ impl<'b, 't> Lowerer<'b, 't> {
         })
     }
 
-    /// The variable holding an integer result at exit, returned after the threaded views.
+    /// The variable holding an integer result at exit, returned after the threaded views, and
+    /// those of the held chains of the result ([`super::held`]) after it.
     fn declare_returned(&mut self) {
         if returns_integer(&self.body.method) {
             let var = self.new_var("returned", VarKind::Local);
             self.procedure.returns.push(var);
             self.returned = Some(var);
+        }
+        let held = &self.fields.walks.held;
+        let names: Vec<String> = held
+            .returned
+            .iter()
+            .map(|&chain| format!("returned_{}_length", held.chains[chain].field.name))
+            .collect();
+        for name in names {
+            let var = self.new_var(&name, VarKind::Local);
+            self.procedure.returns.push(var);
+            self.returned_chains.push(var);
         }
     }
 
@@ -1055,13 +1099,38 @@ impl<'b, 't> Lowerer<'b, 't> {
                     },
                     _ => Action::Skip,
                 };
-                self.edge(node, self.procedure.exit, action)
+                let mut actions = vec![action];
+                actions.extend(self.returned_chain_actions(value.as_ref()));
+                self.connect(node, self.procedure.exit, actions);
             }
             // The exit is the normal completion callers continue from; a thrown exception
             // reaches this method's handlers through the block's exception edges, and its
             // callers' handlers through theirs.
             Terminator::Throw(_) => {}
         }
+    }
+
+    /// The lengths of the held chains the procedure returns, from the returned local's: unknown
+    /// when it holds none.
+    fn returned_chain_actions(&self, value: Option<&Operand>) -> Vec<Action> {
+        let held = &self.fields.walks.held;
+        held.returned
+            .iter()
+            .zip(&self.returned_chains)
+            .map(|(&chain, &var)| {
+                let length = match value {
+                    Some(Operand::Var(local)) => self.held_lengths.get(&(*local, chain)),
+                    _ => None,
+                };
+                match length {
+                    Some(&length) => Action::Assign {
+                        var,
+                        expr: Expr::var(length),
+                    },
+                    None => Action::Havoc(var),
+                }
+            })
+            .collect()
     }
 
     /// `p == c` or `p != c` on a parameter the body never assigns and a constant: joins keep
@@ -1188,10 +1257,19 @@ impl<'b, 't> Lowerer<'b, 't> {
             .iter()
             .any(|map| map.contains_key(var))
         };
-        (0..self.body.blocks.len())
-            .filter(|&b| self.loops.enclosing[b].contains(&head))
-            .flat_map(|b| &self.live.written[b])
-            .any(|var| live.contains(var) && numeric(var))
+        let inside = |b: &usize| self.loops.enclosing[*b].contains(&head);
+        let held = &self.fields.walks.held;
+        // A list the loop builds in a holder's field (`g.first = v`), the holder read after.
+        let held_store = (0..self.body.blocks.len())
+            .filter(inside)
+            .flat_map(|b| &self.body.blocks[b].stmts)
+            .filter_map(|stmt| held.stores.get(&stmt.pc))
+            .any(|store| live.contains(&store.holder));
+        held_store
+            || (0..self.body.blocks.len())
+                .filter(inside)
+                .flat_map(|b| &self.live.written[b])
+                .any(|var| live.contains(var) && numeric(var))
     }
 
     /// The formals of the integer parameters the body never assigns, each with its entry
@@ -1311,10 +1389,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                 // `new C` and a static field's read first initialize the class.
                 let node = match value {
                     ir::Expr::New(_) | ir::Expr::Load(ir::Place::Static(_)) => {
-                        self.calls(block, node, stmt.pc, None, None)
+                        self.calls(block, node, stmt.pc, None, Returning::default())
                     }
                     _ => node,
                 };
+                let node = self.forget_held(node, stmt.pc, &[]);
                 let node = match value {
                     ir::Expr::New(_) => self.point(block, node, PointKey::At(stmt.pc)),
                     ir::Expr::NewArray { dims, .. } => self.array_point(block, node, stmt.pc, dims),
@@ -1333,6 +1412,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     None => self.assign(node, stmt.pc, *dst, value),
                 };
                 let node = self.walk_step(node, stmt.pc, *dst);
+                let node = self.held_assign(node, *dst, value);
                 self.cursor_assign(node, *dst, value)
             }
             StmtKind::Invoke { dst, call } if self.body.cloned_array(call).is_some() => {
@@ -1350,16 +1430,23 @@ impl<'b, 't> Lowerer<'b, 't> {
             StmtKind::Invoke { dst, call } => {
                 let node = self.call_point(block, node, stmt.pc, call);
                 let summarized = dst.and_then(|dst| self.summarized_result(stmt.pc, dst, call));
-                let node = self.calls(block, node, stmt.pc, Some(call), summarized);
+                let returning = Returning {
+                    value: summarized,
+                    holder: *dst,
+                };
+                let node = self.calls(block, node, stmt.pc, Some(call), returning);
                 if (self.targets)(stmt.pc).ends_program {
                     // The program ends here: what follows starts from a node no path reaches.
                     return self.new_node();
                 }
+                let received = dst.map_or_else(Vec::new, |dst| self.received_chains(stmt.pc, dst));
+                let node = self.forget_held(node, stmt.pc, &received);
                 let node = self.view_effects(node, call);
                 let node = self.link_step(node, stmt.pc);
                 let node = match dst {
                     Some(dst) => {
                         self.forget_facts(*dst, facts);
+                        let node = self.unreceived_chains(node, *dst, &received);
                         let node = match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
                             None if summarized.is_some() => node,
@@ -1373,9 +1460,13 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             StmtKind::Store { place, value } => {
                 let node = match place {
-                    ir::Place::Static(_) => self.calls(block, node, stmt.pc, None, None),
+                    ir::Place::Static(_) => {
+                        self.calls(block, node, stmt.pc, None, Returning::default())
+                    }
                     _ => node,
                 };
+                let node = self.forget_held(node, stmt.pc, &[]);
+                let node = self.held_store(node, stmt.pc);
                 let node = self.store(node, stmt.pc, value);
                 self.link_step(node, stmt.pc)
             }
@@ -1601,7 +1692,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         node: NodeId,
         pc: u32,
         call: Option<&ir::Call>,
-        result: Option<VarId>,
+        returning: Returning,
     ) -> NodeId {
         let CallTargets {
             targets, complete, ..
@@ -1614,7 +1705,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             for target in targets {
                 let (ready, args) = self.arguments(node, pc, call, &target);
                 self.note_element_calls(pc, call, &target, args.len());
-                let results = self.results(&target, effects, result);
+                let results = self.results(&target, effects, returning);
                 let at = self.point(block, ready, PointKey::Call(pc, target.procedure));
                 let done = self.step(
                     at,
@@ -1654,12 +1745,13 @@ impl<'b, 't> Lowerer<'b, 't> {
     }
 
     /// The caller variable receiving each value `target` returns: the caller's own view when
-    /// the call returns it, `result` for the method's result, else a variable nothing reads.
+    /// the call returns it, `returning.value` for the method's result, the length of the chain
+    /// the holder of the result holds for a returned chain's, else a variable nothing reads.
     fn results(
         &mut self,
         target: &CallTarget<'_>,
         effects: &[(ViewKey, CallEffect)],
-        result: Option<VarId>,
+        returning: Returning,
     ) -> Vec<VarId> {
         let returned = target
             .fields
@@ -1678,10 +1770,130 @@ impl<'b, 't> Lowerer<'b, 't> {
             results.push(var);
         }
         if target.returns_value {
-            let var = result.unwrap_or_else(|| self.discarded());
+            let var = returning.value.unwrap_or_else(|| self.discarded());
+            results.push(var);
+        }
+        let held = &target.fields.walks.held;
+        for &chain in &held.returned {
+            let chain = &held.chains[chain];
+            let own = returning.holder.and_then(|holder| {
+                let own = self
+                    .fields
+                    .walks
+                    .held
+                    .held_by(holder, &chain.field, &chain.along)?;
+                self.held_lengths.get(&(holder, own)).copied()
+            });
+            let var = own.unwrap_or_else(|| self.discarded());
             results.push(var);
         }
         results
+    }
+
+    /// The lengths of the held chains `holder` has (chain index, variable), by chain.
+    fn holder_chains(&self, holder: ir::VarId) -> Vec<(usize, VarId)> {
+        let mut chains: Vec<(usize, VarId)> = self
+            .held_lengths
+            .iter()
+            .filter(|((held, _), _)| *held == holder)
+            .map(|(&(_, chain), &var)| (chain, var))
+            .collect();
+        chains.sort_unstable();
+        chains
+    }
+
+    /// Of the lengths of the chains `dst` holds, those the call at `pc` sets to the ones its
+    /// callees return: every method the call may run returns that chain of its result.
+    fn received_chains(&self, pc: u32, dst: ir::VarId) -> Vec<VarId> {
+        let CallTargets {
+            targets, complete, ..
+        } = (self.targets)(pc);
+        let chains = &self.fields.walks.held.chains;
+        self.holder_chains(dst)
+            .into_iter()
+            .filter(|&(chain, _)| {
+                let chain = &chains[chain];
+                let returns = |target: &CallTarget<'_>| {
+                    let held = &target.fields.walks.held;
+                    held.returned.iter().any(|&returned| {
+                        let returned = &held.chains[returned];
+                        returned.field == chain.field && returned.along == chain.along
+                    })
+                };
+                complete && !targets.is_empty() && targets.iter().all(returns)
+            })
+            .map(|(_, var)| var)
+            .collect()
+    }
+
+    /// Forgets the lengths of the chains `dst` holds that its call did not return.
+    fn unreceived_chains(&mut self, node: NodeId, dst: ir::VarId, received: &[VarId]) -> NodeId {
+        self.holder_chains(dst)
+            .into_iter()
+            .filter(|(_, var)| !received.contains(var))
+            .fold(node, |node, (_, var)| self.step(node, Action::Havoc(var)))
+    }
+
+    /// The lengths of held chains the statement at `pc` may change, on every holder.
+    fn held_forgotten(&self, pc: u32) -> Vec<VarId> {
+        let Some(chains) = self.fields.walks.held.forgets.get(&pc) else {
+            return Vec::new();
+        };
+        let mut forgotten: Vec<VarId> = self
+            .held_lengths
+            .iter()
+            .filter(|((_, chain), _)| chains.contains(chain))
+            .map(|(_, &var)| var)
+            .collect();
+        forgotten.sort_unstable();
+        forgotten
+    }
+
+    /// Forgets the lengths of held chains the statement at `pc` may change, but the `kept` ones
+    /// (which its call has just returned).
+    fn forget_held(&mut self, node: NodeId, pc: u32, kept: &[VarId]) -> NodeId {
+        self.held_forgotten(pc)
+            .into_iter()
+            .filter(|var| !kept.contains(var))
+            .fold(node, |node, var| self.step(node, Action::Havoc(var)))
+    }
+
+    /// `g.first = v` at `pc`, `v` walked: the chain `g` holds has `v`'s rest.
+    fn held_store(&mut self, node: NodeId, pc: u32) -> NodeId {
+        let Some(store) = self.fields.walks.held.stores.get(&pc) else {
+            return node;
+        };
+        let (Some(&length), Some(&rest)) = (
+            self.held_lengths.get(&(store.holder, store.chain)),
+            self.rests.get(&store.value),
+        ) else {
+            return node;
+        };
+        let expr = Expr::var(rest);
+        self.step(node, Action::Assign { var: length, expr })
+    }
+
+    /// What assigning `value` to `dst` does to the chains its object holds: a new object's
+    /// fields are null, a copy holds the source's, anything else unknown ones.
+    fn held_assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
+        let mut node = node;
+        for (chain, var) in self.holder_chains(dst) {
+            let expr = match value {
+                ir::Expr::New(_) => Some(Expr::constant(0)),
+                ir::Expr::Use(Operand::Var(source))
+                | ir::Expr::CheckCast(Operand::Var(source), _) => self
+                    .held_lengths
+                    .get(&(*source, chain))
+                    .map(|&v| Expr::var(v)),
+                _ => None,
+            };
+            let action = match expr {
+                Some(expr) => Action::Assign { var, expr },
+                None => Action::Havoc(var),
+            };
+            node = self.step(node, action);
+        }
+        node
     }
 
     /// The variable a call's integer result reaches through its callees' summaries: when every
@@ -1772,15 +1984,19 @@ impl<'b, 't> Lowerer<'b, 't> {
         var
     }
 
-    /// The views a call at `pc` may change: those it returns or forgets.
+    /// The views a call at `pc` may change: those it returns or forgets, and the lengths of the
+    /// held chains it may write.
     fn changed_by_call(&self, pc: u32) -> Vec<VarId> {
-        self.fields
+        let mut changed: Vec<VarId> = self
+            .fields
             .calls
             .get(&pc)
             .into_iter()
             .flatten()
             .filter_map(|(key, _)| self.field_vars.get(key).copied())
-            .collect()
+            .collect();
+        changed.extend(self.held_forgotten(pc));
+        changed
     }
 
     /// The actual of each formal of `target`. They are bound only when the instruction calls
@@ -1991,9 +2207,14 @@ impl<'b, 't> Lowerer<'b, 't> {
         let Some(Operand::Var(actual)) = actual else {
             return None;
         };
-        // A tree's child: the caller's own size of that child of the parameter it passes on.
+        // A chain from a field of a parameter or a tree's child: the caller's own of that field
+        // of the parameter it passes on, or the length of the chain a holder it passes holds.
         if let Root::ParamField(_, held) = &root.root {
-            return own(Root::ParamField(*actual, held.clone()));
+            return own(Root::ParamField(*actual, held.clone())).or_else(|| {
+                let chain = walks.held.held_by(*actual, held, &root.field)?;
+                let length = self.held_lengths.get(&(*actual, chain))?;
+                root.branches.is_empty().then(|| Expr::var(*length))
+            });
         }
         match walks.locals.iter().find(|w| w.var == *actual) {
             Some(walked) => (walked.field == root.field && walked.branches == root.branches)

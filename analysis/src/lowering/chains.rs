@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::cursors::{Cursor, CursorCall, Start};
 use super::exits::operand_source;
 use super::guards::{GuardContext, guarded_calls};
+use super::held::{Held, held_stores, holds_chain};
 use super::trees::{TreeRoots, add_trees, is_array_branch, is_tree, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -36,7 +37,7 @@ use membound_jvm::{FieldRef, Type};
 
 /// What the chain views take for granted; the certificate lists it when a bound has a chain
 /// length as a parameter.
-pub const ACYCLIC_CHAINS: &str = "a linked structure a method walks (origin `length of the chain from …`) is acyclic along the field walked: following it from the root reaches null after that many nodes; no other thread, reflection or JNI changes that field, the root's field or the field of a cursor walking it (an Iterator or Enumeration of the program's own) while the method runs";
+pub const ACYCLIC_CHAINS: &str = "a linked structure a method walks (origin `length of the chain from …`) is acyclic along the field walked: following it from the root reaches null after that many nodes; no other thread, reflection or JNI changes that field, the root's field, the field of an object that holds a list a method built or a call returned (`g.first`) or the field of a cursor walking it (an Iterator or Enumeration of the program's own) while the method runs";
 
 /// Where a walk starts: a value the method's callers (and the agent, at entry) can name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,8 +64,8 @@ pub struct ChainRoot {
     pub name: String,
     /// What the formal is, for the certificate and `validate`.
     pub origin: String,
-    /// For the chain from a declared parameter (or a tree's from a field of one), its index:
-    /// callers bind it to their argument's.
+    /// For the chain from a declared parameter or from a field of one, its index: callers
+    /// bind it to their argument's.
     pub param: Option<u16>,
 }
 
@@ -91,6 +92,9 @@ pub enum WalkStep {
         root: usize,
         index: Operand,
     },
+    /// `p = h.first`: the length of the chain `h`'s object holds, when the lowering follows
+    /// it ([`super::held`]; `chain` an index into [`Held::chains`]).
+    Held { holder: ir::VarId, chain: usize },
 }
 
 /// A method's walks: its chain roots (formals, in order) and its walked locals.
@@ -120,6 +124,8 @@ pub struct Walks {
     /// `hasNext()` said so and nothing since may have written them, [`super::guards`]): a
     /// callee's chain from such a field of its `this` has at least one node.
     pub guarded: BTreeMap<u32, Vec<FieldRef>>,
+    /// The chains held in a field of objects the method's locals hold ([`super::held`]).
+    pub held: Held,
 }
 
 /// A store of a walked field into a node the method has just created and nothing else can
@@ -184,6 +190,8 @@ pub struct WalkContext<'a> {
 #[derive(Clone, Debug)]
 enum Assignment {
     Follow(ir::VarId, FieldRef),
+    /// A read of the field holding a chain of nodes of another class ([`holds_chain`]).
+    Held(ir::VarId, FieldRef),
     Copy(ir::VarId),
     Root(Root),
     Fresh,
@@ -248,7 +256,10 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     || assigned.iter().any(|(_, assignment)| match assignment {
                         Assignment::Follow(source, followed) => followed != field || !joins(source),
                         Assignment::Copy(source) => !joins(source),
-                        Assignment::Root(_) | Assignment::Fresh | Assignment::Null => false,
+                        Assignment::Root(_)
+                        | Assignment::Held(..)
+                        | Assignment::Fresh
+                        | Assignment::Null => false,
                     })
             })
             .map(|(&var, _)| var)
@@ -286,6 +297,10 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     Assignment::Root(root) => {
                         WalkStep::Start(chain_root(body, root, &along(&field), &mut walks.roots))
                     }
+                    Assignment::Held(holder, held) => WalkStep::Held {
+                        holder,
+                        chain: walks.held.chain(&held, &field, holder),
+                    },
                     Assignment::Fresh => WalkStep::Fresh,
                     Assignment::Null => WalkStep::Null,
                 };
@@ -303,6 +318,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     add_trees(body, trees, &mut walks);
     walks.guarded = guarded_calls(body, &context.guards);
     walks.exclusive_cursors = exclusive_cursors(body, context, &walks);
+    held_stores(body, &mut walks);
     walks
 }
 
@@ -506,7 +522,13 @@ pub fn bind_callee_roots(
                             .roots
                             .iter()
                             .any(|r| r.root == root && r.along() == fields);
-                        if !known && !fields.iter().any(|f| context.may_write(f)) {
+                        // `caller_root` checked a field of `this` already.
+                        let holding = match &root {
+                            Root::ParamField(_, held) => Some(held),
+                            _ => None,
+                        };
+                        let written = fields.iter().chain(holding).any(|f| context.may_write(f));
+                        if !known && !written {
                             chain_root(body, root, &fields, &mut walks[caller].roots);
                             added = true;
                         }
@@ -538,7 +560,8 @@ fn caller_root(
             let on_this = context.this.is_some() && call.receiver == context.this.map(Operand::Var);
             (on_this && context.this_field_fixed(held)).then(|| Root::This(held.clone()))
         }
-        // A tree's child: the same child of the caller's parameter passed on unchanged.
+        // A chain from a field of a parameter, or a tree's child: the same field of the
+        // caller's parameter passed on unchanged.
         Root::ParamField(_, held) => {
             let Some(Operand::Var(actual)) = call.args.get(usize::from(root.param?)) else {
                 return None;
@@ -570,9 +593,10 @@ fn assignments(
                 Expr::Load(Place::Field {
                     object: Operand::Var(object),
                     field,
-                }) if root_of(body, context, value).is_none() => {
-                    Assignment::Follow(*object, field.clone())
-                }
+                }) if root_of(body, context, value).is_none() => match holds_chain(field) {
+                    true => Assignment::Held(*object, field.clone()),
+                    false => Assignment::Follow(*object, field.clone()),
+                },
                 Expr::Use(Operand::Var(source)) if !fixed_param(body, context, *source) => {
                     Assignment::Copy(*source)
                 }
@@ -656,10 +680,31 @@ fn family_fields(
                 copies.then(|| fields.get(copy)).flatten()
             })
         };
-        let linked = |var: ir::VarId| {
+        // A list's first node read from its holder and linked after a new node (`node.next =
+        // g.first`) walks the link's field.
+        let held_successor = |var: ir::VarId| {
+            let read = members.get(&var).is_some_and(|assigned| {
+                assigned
+                    .iter()
+                    .any(|(_, a)| matches!(a, Assignment::Held(..)))
+            });
             links
                 .iter()
-                .find(|(_, link)| link.node.contains(&var))
+                .find(|(_, link)| read && link.next == Some(var))
+                .map(|(field, _)| field)
+        };
+        // Of the links into a node, one whose successor walks its field (a new vertex's `next`
+        // rather than its `edges`), else the first.
+        let linked = |var: ir::VarId| {
+            let into = || links.iter().filter(|(_, link)| link.node.contains(&var));
+            let walks_on = |(field, link): &&(FieldRef, Link)| {
+                link.next.is_some_and(|next| {
+                    fields.get(&next).or_else(|| held_successor(next)) == Some(field)
+                })
+            };
+            into()
+                .find(walks_on)
+                .or_else(|| into().next())
                 .map(|(field, _)| field)
         };
         let copied: Vec<(ir::VarId, FieldRef)> = members
@@ -672,7 +717,8 @@ fn family_fields(
                 });
                 let field = from_source
                     .or_else(|| copied_by(var))
-                    .or_else(|| linked(var))?;
+                    .or_else(|| linked(var))
+                    .or_else(|| held_successor(var))?;
                 Some((var, field.clone()))
             })
             .collect();
@@ -938,8 +984,7 @@ pub(super) fn chain_root(
         ),
     };
     let param = match root {
-        Root::Param(var) => Some(index(var)),
-        Root::ParamField(var, _) if is_tree(fields) => Some(index(var)),
+        Root::Param(var) | Root::ParamField(var, _) => Some(index(var)),
         _ => None,
     };
     let branches = if is_tree(fields) {

@@ -57,6 +57,7 @@ use super::cursors::{
 };
 use super::fresh::fresh_holders;
 use super::guards::GuardContext;
+use super::held;
 use super::loops::{Loops, block_successors, find_loops};
 use super::trees::array_elements;
 use super::views;
@@ -637,6 +638,28 @@ pub fn plan(
         .map(|p| std::mem::take(&mut p.walks))
         .collect();
     chains::bind_callee_roots(bodies, &contexts, callees, &mut walks);
+    let writes = std::cell::RefCell::new(writes);
+    let per_call: std::cell::RefCell<HashMap<usize, BTreeMap<u32, Writes>>> = Default::default();
+    let call_writes = |method: usize, stmt: &ir::Stmt, field: &FieldRef| {
+        let mut per_call = per_call.borrow_mut();
+        let at = per_call.entry(method).or_insert_with(|| {
+            writes_per_call(
+                graph,
+                call_sites,
+                &mut writes.borrow_mut(),
+                &methods[method],
+            )
+        });
+        match at.get(&stmt.pc) {
+            Some(writes) => {
+                let field = resolver.borrow_mut().resolve(field);
+                writes.anything || writes.may_write_object_field(&field)
+            }
+            // An instruction that calls what the call graph does not list runs unseen code.
+            None => matches!(stmt.kind, StmtKind::Invoke { .. }),
+        }
+    };
+    held::complete(bodies, callees, &call_writes, &mut walks);
     for (plan, walks) in plans.iter_mut().zip(walks) {
         plan.walks = walks;
     }

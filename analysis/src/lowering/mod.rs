@@ -31,6 +31,7 @@ mod exits;
 mod fields;
 mod fresh;
 mod guards;
+mod held;
 pub(crate) mod liveness;
 mod loops;
 mod powers;
@@ -267,7 +268,13 @@ pub fn lower_within(
             .flat_map(|plan| &plan.walks.roots)
             .any(|root| root.branches.is_empty() != trees)
     };
-    if along(false) {
+    // A walk from a list a method holds in an object's field (`p = g.first`) relies on it too.
+    let reads_held = plans
+        .iter()
+        .flat_map(|plan| &plan.walks.locals)
+        .flat_map(|walked| &walked.steps)
+        .any(|(_, step)| matches!(step, chains::WalkStep::Held { .. }));
+    if along(false) || reads_held {
         assumptions.push(chains::ACYCLIC_CHAINS.to_string());
     }
     if along(true) {
