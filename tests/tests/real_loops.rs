@@ -400,6 +400,21 @@ fn narrow_counters_count_exactly_while_they_cannot_wrap() {
     assert!(text.contains(reason), "{text}");
 }
 
+/// A boolean parameter is 0 or 1 (the JVM's encoding): its bound has no piece for other values,
+/// and a run's flag binds it.
+#[test]
+fn a_boolean_parameter_is_zero_or_one() {
+    let cert = certificate("Narrow", "flagged");
+    let text = std::fs::read_to_string(&cert).expect("the certificate");
+    assert!(text.contains("on = 1"), "{text}");
+    assert!(!text.contains("on + 1 <= 0"), "{text}");
+    for (on, objects) in [(0, 0), (1, 1)] {
+        let (counted, _) = mem_alloc(&cert, "Narrow", "flagged", &format!("on={on}"));
+        assert_eq!(counted, objects, "on={on}");
+    }
+    assert_eq!(validated(&cert, "Narrow", &["4"]), (1.into(), 1.into()));
+}
+
 /// A counter's value after its loop is `max(init, n)`: the loop ran (it ends at n) or it did not
 /// (it keeps its first value), two cases joins keep apart, so an array sized by it after the loop
 /// is exact: max(0, n) cells after counting from 0, max(1, n) from 1 (an array's "bytes" in the

@@ -383,13 +383,19 @@ impl<'b, 't> Lowerer<'b, 't> {
             if !matches!(kind, FormalKind::Value | FormalKind::BoxedValue) {
                 preconditions.push(ge(formal, 0_i64));
             }
-            // A `byte`, `short` or `char` parameter (or box of one) holds only its type's values.
+            // A `byte`, `short` or `char` parameter (or box of one) holds only its type's values,
+            // a `boolean` 0 or 1 (JVMS 2.3.4: the JVM encodes false as 0 and true as 1).
             let held = match &var.ty {
                 Type::Ref(class) => views::boxed_type(class.internal()),
                 ty => Some(ty),
             };
-            if let Some(ty) = held.filter(|ty| ty.is_narrow_integer()) {
-                preconditions.extend(in_range(ty, Expr::var(formal)));
+            match held {
+                Some(Type::Boolean) => preconditions
+                    .extend([ge(Expr::var(formal), 0_i64), le(Expr::var(formal), 1_i64)]),
+                Some(ty) if ty.is_narrow_integer() => {
+                    preconditions.extend(in_range(ty, Expr::var(formal)))
+                }
+                _ => {}
             }
             match kind {
                 FormalKind::Value => self.value_of.insert(param, formal),
