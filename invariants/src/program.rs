@@ -218,6 +218,16 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// `var` gets `expr` when the value is known, an unknown value otherwise.
+    pub fn assign_or_havoc(var: VarId, expr: Option<Expr>) -> Action {
+        match expr {
+            Some(expr) => Action::Assign { var, expr },
+            None => Action::Havoc(var),
+        }
+    }
+}
+
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Edge {
     pub from: NodeId,

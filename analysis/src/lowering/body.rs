@@ -604,19 +604,14 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let within = Cond::And(vec![ge(rest, 0_i64), le(Expr::var(rest), elements)]);
                 let node = self.step(node, Action::Assume(within));
                 let at = self.element_indices[&dst];
-                match self.affine(&index) {
-                    Some(expr) => self.step(node, Action::Assign { var: at, expr }),
-                    None => self.step(node, Action::Havoc(at)),
-                }
+                self.step(node, Action::assign_or_havoc(at, self.affine(&index)))
             }
             Some(WalkStep::Held { holder, chain }) => {
-                match self.held_lengths.get(&(holder, chain)) {
-                    Some(&length) => {
-                        let expr = Expr::var(length);
-                        self.step(node, Action::Assign { var: rest, expr })
-                    }
-                    None => self.step(node, Action::Havoc(rest)),
-                }
+                let length = self.held_lengths.get(&(holder, chain));
+                self.step(
+                    node,
+                    Action::assign_or_havoc(rest, length.map(|&l| Expr::var(l))),
+                )
             }
             None => self.step(node, Action::Havoc(rest)),
         }
@@ -630,19 +625,11 @@ impl<'b, 't> Lowerer<'b, 't> {
             return node;
         };
         let cursors = &self.fields.walks.cursors;
-        let expr = match value {
-            ir::Expr::New(_) => Some(Expr::constant(0)),
-            ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _)
-                if cursors.get(source) == cursors.get(&dst) =>
-            {
-                self.cursor_rests.get(source).map(|&v| Expr::var(v))
-            }
-            _ => None,
-        };
-        match expr {
-            Some(expr) => self.step(node, Action::Assign { var: left, expr }),
-            None => self.step(node, Action::Havoc(left)),
-        }
+        let expr = assigned_count(value, |source| {
+            let same = cursors.get(&source) == cursors.get(&dst);
+            same.then(|| self.cursor_rests.get(&source).copied())?
+        });
+        self.step(node, Action::assign_or_havoc(left, expr))
     }
 
     /// What the call at `pc` does to a cursor: a new one has the rest of the chain it starts at
@@ -701,10 +688,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     let root = walks.cursor_roots.get(&pc)?;
                     Some(Expr::var(self.chain_formals[*root]))
                 });
-                match start {
-                    Some(expr) => self.step(node, Action::Assign { var: left, expr }),
-                    None => self.step(node, Action::Havoc(left)),
-                }
+                self.step(node, Action::assign_or_havoc(left, start))
             }
             CursorCall::HasMore(_) => {
                 let (Some(left), Some(&result)) =
@@ -1099,10 +1083,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             Terminator::Return(value) => {
                 let action = match (self.returned, value) {
-                    (Some(var), Some(value)) => match self.affine(value) {
-                        Some(expr) => Action::Assign { var, expr },
-                        None => Action::Havoc(var),
-                    },
+                    (Some(var), Some(value)) => Action::assign_or_havoc(var, self.affine(value)),
                     _ => Action::Skip,
                 };
                 let mut actions = vec![action];
@@ -1128,13 +1109,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     Some(Operand::Var(local)) => self.held_lengths.get(&(*local, chain)),
                     _ => None,
                 };
-                match length {
-                    Some(&length) => Action::Assign {
-                        var,
-                        expr: Expr::var(length),
-                    },
-                    None => Action::Havoc(var),
-                }
+                Action::assign_or_havoc(var, length.map(|&length| Expr::var(length)))
             })
             .collect()
     }
@@ -1527,10 +1502,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 StoreEffect::Assign => self.affine(value),
                 StoreEffect::Havoc => None,
             };
-            let action = match expr {
-                Some(expr) => Action::Assign { var, expr },
-                None => Action::Havoc(var),
-            };
+            let action = Action::assign_or_havoc(var, expr);
             node = self.step(node, action);
         }
         node
@@ -1884,20 +1856,10 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn held_assign(&mut self, node: NodeId, dst: ir::VarId, value: &ir::Expr) -> NodeId {
         let mut node = node;
         for (chain, var) in self.holder_chains(dst) {
-            let expr = match value {
-                ir::Expr::New(_) => Some(Expr::constant(0)),
-                ir::Expr::Use(Operand::Var(source))
-                | ir::Expr::CheckCast(Operand::Var(source), _) => self
-                    .held_lengths
-                    .get(&(*source, chain))
-                    .map(|&v| Expr::var(v)),
-                _ => None,
-            };
-            let action = match expr {
-                Some(expr) => Action::Assign { var, expr },
-                None => Action::Havoc(var),
-            };
-            node = self.step(node, action);
+            let expr = assigned_count(value, |source| {
+                self.held_lengths.get(&(source, chain)).copied()
+            });
+            node = self.step(node, Action::assign_or_havoc(var, expr));
         }
         node
     }
@@ -2317,16 +2279,13 @@ impl<'b, 't> Lowerer<'b, 't> {
             if let Some(node) = self.narrow(node, var, value) {
                 return node;
             }
-            return match self.affine_value(value) {
-                Some(expr) => self.step(node, Action::Assign { var, expr }),
-                None => self.step(node, Action::Havoc(var)),
-            };
+            return self.step(node, Action::assign_or_havoc(var, self.affine_value(value)));
         }
         if let Some(&length) = self.length_of.get(&dst) {
-            return match self.array_length_value(value) {
-                Some(expr) => self.step(node, Action::Assign { var: length, expr }),
-                None => self.step(node, Action::Havoc(length)),
-            };
+            return self.step(
+                node,
+                Action::assign_or_havoc(length, self.array_length_value(value)),
+            );
         }
         // A copy of a collection or an iterator copies its views; anything else is unknown.
         let source = match value {
@@ -2348,14 +2307,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             copies.push((bound, from.map(|f| f.1)));
         }
         copies.into_iter().fold(node, |node, (var, from)| {
-            let action = match from {
-                Some(from) => Action::Assign {
-                    var,
-                    expr: Expr::var(from),
-                },
-                None => Action::Havoc(var),
-            };
-            self.step(node, action)
+            self.step(node, Action::assign_or_havoc(var, from.map(Expr::var)))
         })
     }
 
@@ -2577,6 +2529,19 @@ fn in_entry_values(expr: &Expr, entry_values: &HashMap<VarId, VarId>) -> Option<
 }
 
 /// `low <= expr <= high` for the values of the integer type `ty`.
+/// What a count a local carries (a cursor's nodes left, the length of a chain its object
+/// holds) becomes when `value` is assigned to the local: 0 for a new object (its fields are
+/// null), the source's (`count_of` it) for a copy, unknown otherwise.
+fn assigned_count(value: &ir::Expr, count_of: impl Fn(ir::VarId) -> Option<VarId>) -> Option<Expr> {
+    match value {
+        ir::Expr::New(_) => Some(Expr::constant(0)),
+        ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
+            count_of(*source).map(Expr::var)
+        }
+        _ => None,
+    }
+}
+
 fn in_range(ty: &Type, expr: Expr) -> Option<Cond> {
     let (low, high) = ty.integer_range()?;
     Some(Cond::And(vec![ge(expr.clone(), low), le(expr, high)]))
