@@ -70,8 +70,7 @@ impl WholeOptions {
 
     /// When one method's analysis must stop (`--entry-time-limit`), counted from now.
     pub(super) fn deadline(&self) -> Result<Option<Instant>> {
-        Ok(time_limit(self.entry_time_limit)?
-            .map(|limit| Instant::now() + Duration::from_secs_f64(limit)))
+        Ok(deadline_after(time_limit(self.entry_time_limit)?))
     }
 }
 
@@ -222,9 +221,7 @@ impl EntryRun<'_> {
     /// certificate in which the entry is ∞ with the reason. The time limit is a deadline every
     /// phase checks: what it leaves unbounded is ∞ with the time limit as its reason.
     fn certificate(&self, view: &Program, method: &MethodRef) -> Certificate {
-        let deadline = self
-            .limit
-            .map(|limit| Instant::now() + Duration::from_secs_f64(limit));
+        let deadline = deadline_after(self.limit);
         let analysis = || -> Result<Certificate> {
             let hierarchy = Hierarchy::new(view);
             let graph = callgraph::build_within(
@@ -355,6 +352,11 @@ fn shard_of(all: &[MethodRef], (index, count): (usize, usize)) -> Result<Vec<Met
         )));
     }
     Ok(shard)
+}
+
+/// The instant `limit` seconds from now, when there is a limit.
+fn deadline_after(limit: Option<f64>) -> Option<Instant> {
+    limit.map(|limit| Instant::now() + Duration::from_secs_f64(limit))
 }
 
 fn time_limit(seconds: Option<f64>) -> Result<Option<f64>> {
