@@ -337,7 +337,7 @@ fn exclusive_cursors(
                 // A new cursor's field is the new object's; `hasNext()` stores nothing.
                 Some(CursorCall::Create { .. } | CursorCall::HasMore(_)) => true,
                 Some(CursorCall::Advance(_)) if call.receiver == Some(Operand::Var(var)) => true,
-                _ => !(context.guards.call_writes)(stmt.pc, &cursor.field),
+                _ => !(context.guards.call_writes)(stmt, &cursor.field),
             },
             StmtKind::Store {
                 place: Place::Field { field, .. },

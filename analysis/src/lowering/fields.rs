@@ -257,8 +257,9 @@ type CursorCalls<'a> = Box<dyn Fn(u32) -> Option<CursorCall> + 'a>;
 /// The fields a method's call at an offset tests as a `hasNext()` ([`has_more_at`]).
 type HasMore<'a> = Box<dyn Fn(u32) -> Vec<FieldRef> + 'a>;
 
-/// Whether a method's call at an offset may write an instance field like this one.
-type CallWrites<'a> = Box<dyn Fn(u32, &FieldRef) -> bool + 'a>;
+/// Whether a method's statement may write an instance field like this one through a call
+/// (an instruction calling what the call graph does not list runs unseen code).
+type CallWrites<'a> = Box<dyn Fn(&ir::Stmt, &FieldRef) -> bool + 'a>;
 
 /// The plans of the chain methods, and whether a view relies on [`JDK_NATIVES_KEEP_FIELDS`].
 pub struct Plans {
@@ -494,14 +495,17 @@ pub fn plan(
         .map(|method| {
             let (resolver, index) = (&resolver, &writers_index);
             let per_call = std::cell::OnceCell::new();
-            Box::new(move |pc: u32, field: &FieldRef| {
+            Box::new(move |stmt: &ir::Stmt, field: &FieldRef| {
                 let per_call = per_call.get_or_init(|| {
                     writes_per_call(graph, call_sites, &mut index.borrow_mut(), method)
                 });
-                let target = resolver.borrow_mut().resolve(field);
-                per_call
-                    .get(&pc)
-                    .is_none_or(|writes| writes.anything || writes.may_write_object_field(&target))
+                match per_call.get(&stmt.pc) {
+                    Some(writes) => {
+                        let field = resolver.borrow_mut().resolve(field);
+                        writes.anything || writes.may_write_object_field(&field)
+                    }
+                    None => matches!(stmt.kind, StmtKind::Invoke { .. }),
+                }
             }) as CallWrites<'_>
         })
         .collect();
@@ -638,28 +642,9 @@ pub fn plan(
         .map(|p| std::mem::take(&mut p.walks))
         .collect();
     chains::bind_callee_roots(bodies, &contexts, callees, &mut walks);
-    let writes = std::cell::RefCell::new(writes);
-    let per_call: std::cell::RefCell<HashMap<usize, BTreeMap<u32, Writes>>> = Default::default();
-    let call_writes = |method: usize, stmt: &ir::Stmt, field: &FieldRef| {
-        let mut per_call = per_call.borrow_mut();
-        let at = per_call.entry(method).or_insert_with(|| {
-            writes_per_call(
-                graph,
-                call_sites,
-                &mut writes.borrow_mut(),
-                &methods[method],
-            )
-        });
-        match at.get(&stmt.pc) {
-            Some(writes) => {
-                let field = resolver.borrow_mut().resolve(field);
-                writes.anything || writes.may_write_object_field(&field)
-            }
-            // An instruction that calls what the call graph does not list runs unseen code.
-            None => matches!(stmt.kind, StmtKind::Invoke { .. }),
-        }
-    };
-    held::complete(bodies, callees, &call_writes, &mut walks);
+    let method_call_writes =
+        |method: usize, stmt: &ir::Stmt, field: &FieldRef| call_writes[method](stmt, field);
+    held::complete(bodies, callees, &method_call_writes, &mut walks);
     for (plan, walks) in plans.iter_mut().zip(walks) {
         plan.walks = walks;
     }

@@ -27,8 +27,8 @@ pub struct GuardContext<'a> {
     /// non-zero result says the one of them its receiver has holds a node (several only when
     /// no object can have two of them).
     pub has_more: &'a dyn Fn(u32) -> Vec<FieldRef>,
-    /// Whether the call at this offset may write the field (of any object).
-    pub call_writes: &'a dyn Fn(u32, &FieldRef) -> bool,
+    /// Whether the statement, a call, may write the field (of any object).
+    pub call_writes: &'a dyn Fn(&ir::Stmt, &FieldRef) -> bool,
 }
 
 /// Per call offset, the fields of the call's receiver known to hold a node when it is entered.
@@ -123,7 +123,7 @@ impl BlockState {
                 ..
             } => self.written(|written| written.name == field.name),
             StmtKind::Invoke { dst, call } => {
-                self.written(|field| (context.call_writes)(stmt.pc, field));
+                self.written(|field| (context.call_writes)(stmt, field));
                 if let Some(dst) = dst {
                     self.assigned(*dst);
                 }

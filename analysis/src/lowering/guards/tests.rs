@@ -89,7 +89,7 @@ fn guarded_at(body: &Body, pc: u32) -> Vec<FieldRef> {
         HAS_NEXT => vec![field()],
         _ => Vec::new(),
     };
-    let call_writes = |at: u32, _: &FieldRef| at == WRITES;
+    let call_writes = |stmt: &Stmt, _: &FieldRef| stmt.pc == WRITES;
     let context = GuardContext {
         has_more: &has_more,
         call_writes: &call_writes,
