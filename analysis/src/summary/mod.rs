@@ -947,9 +947,10 @@ fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountErr
         Some(bound) if bound.is_zero() => Ok(Qty::zero(&set.space.params)),
         Some(bound) => {
             let executions = executions_count(call_set);
-            Ok(match executions.is_infinite() {
-                true => sum,
-                false => executions.scale(&bound),
+            Ok(if executions.is_infinite() {
+                sum
+            } else {
+                executions.scale(&bound)
             })
         }
         None => Ok(sum),

@@ -141,11 +141,10 @@ impl Qty {
         let meets = |piece: &&Piece| {
             piece.domain.parts.iter().any(|part| {
                 let part = embedded(part, &region.space);
-                region.parts.iter().any(|within| {
-                    let both = within.intersect(&part);
-                    !Polyhedron::from_constraints(both.n_columns(), both.all_constraints())
-                        .is_empty()
-                })
+                region
+                    .parts
+                    .iter()
+                    .any(|within| !within.intersect(&part).to_polyhedron().is_empty())
             })
         };
         Qty::Finite(PiecewiseQuasiPolynomial {
