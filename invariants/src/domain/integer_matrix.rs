@@ -4,7 +4,7 @@
 
 use membound_polyhedra::Int;
 use num_integer::Integer;
-use num_traits::{Signed, Zero};
+use num_traits::{One, Signed, Zero};
 
 pub(crate) type Row = Vec<Int>;
 
@@ -38,7 +38,7 @@ fn gather_pivot(rows: &mut [Row], from: usize, column: usize) -> bool {
     loop {
         let smallest = (from..rows.len())
             .filter(|&r| !rows[r][column].is_zero())
-            .min_by(|&a, &b| rows[a][column].abs().cmp(&rows[b][column].abs()));
+            .min_by(|&a, &b| rows[a][column].magnitude().cmp(rows[b][column].magnitude()));
         let Some(smallest) = smallest else {
             return false;
         };
@@ -94,6 +94,9 @@ pub(crate) fn congruences_of_basis(rows: &[Row], width: usize) -> Vec<(Row, Int)
 
 /// Makes row `t` and column `t` of `matrix` zero except at `(t, t)`, choosing the smallest
 /// entry of the lower-right block as pivot. False when that block is zero.
+///
+/// Zero factors are skipped: the bases met are mostly unit rows, where almost every factor
+/// is zero and subtracting anyway would rebuild the whole matrix at every step.
 fn diagonalise_at(matrix: &mut [Row], columns: &mut [Row], t: usize) -> bool {
     loop {
         let Some((r, c)) = smallest_entry(matrix, t) else {
@@ -105,12 +108,16 @@ fn diagonalise_at(matrix: &mut [Row], columns: &mut [Row], t: usize) -> bool {
         let mut clean = true;
         for r in t + 1..matrix.len() {
             let factor = matrix[r][t].div_floor(&pivot);
-            matrix[r] = sub_scaled(&matrix[r], &factor, &matrix[t]);
+            if !factor.is_zero() {
+                matrix[r] = sub_scaled(&matrix[r], &factor, &matrix[t]);
+            }
             clean &= matrix[r][t].is_zero();
         }
         for c in t + 1..matrix[t].len() {
             let factor = matrix[t][c].div_floor(&pivot);
-            subtract_column(matrix, columns, c, &factor, t);
+            if !factor.is_zero() {
+                subtract_column(matrix, columns, c, &factor, t);
+            }
             clean &= matrix[t][c].is_zero();
         }
         if clean {
@@ -119,13 +126,20 @@ fn diagonalise_at(matrix: &mut [Row], columns: &mut [Row], t: usize) -> bool {
     }
 }
 
+/// The position of a non-zero entry of least magnitude in the block below and right of
+/// `(t, t)` (the first one met when several tie; a unit ends the search at once).
 fn smallest_entry(matrix: &[Row], t: usize) -> Option<(usize, usize)> {
     let mut best: Option<(usize, usize)> = None;
     for (r, row) in matrix.iter().enumerate().skip(t) {
         for (c, value) in row.iter().enumerate().skip(t) {
-            let better = best.is_none_or(|(br, bc)| value.abs() < matrix[br][bc].abs());
-            if !value.is_zero() && better {
+            if value.is_zero() {
+                continue;
+            }
+            if best.is_none_or(|(br, bc)| value.magnitude() < matrix[br][bc].magnitude()) {
                 best = Some((r, c));
+                if value.magnitude().is_one() {
+                    return best;
+                }
             }
         }
     }
