@@ -28,6 +28,7 @@ mod cursors;
 mod division;
 mod elements;
 mod exits;
+mod extrema;
 mod fields;
 mod fresh;
 mod guards;
