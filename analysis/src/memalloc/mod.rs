@@ -23,7 +23,8 @@ use membound_polyhedra::{Int, Rat};
 use crate::lowering::{FormalKind, Lowered, formal_kinds, spec_formal_kinds, spec_formal_names};
 use crate::memrq::RegionAmounts;
 use crate::sites::{AllocationKind, ChainElement, ConcatShape, LocalSites};
-use crate::summary::{MethodSummary, SiteSummary, Summaries};
+use crate::summary::depth_free::DEPTH_FREE_RECURSION;
+use crate::summary::{Levels, MethodSummary, SiteSummary, Summaries};
 use membound_front::callgraph::{CallGraph, NodeId, NodeKind};
 use membound_front::program::Program;
 use membound_front::sizes::ObjectModel;
@@ -255,6 +256,7 @@ pub fn bounds(
             .chain(compact_strings(local))
             .chain(float_texts(local))
             .chain(lowered.assumptions.iter().cloned())
+            .chain(depth_free_recursion(summaries))
             .chain(spec_assumptions(graph))
             .chain(external_objects(graph))
             .chain(field_writers(graph))
@@ -333,6 +335,15 @@ fn assumptions(model: ObjectModel) -> Vec<String> {
         membound_front::callgraph::JDK_INITIALIZED.to_string(),
         format!("object sizes follow the {} object model", model.name()),
     ]
+}
+
+/// The assumption of a recursion bounded without its depth, when one is.
+fn depth_free_recursion(summaries: &Summaries) -> Option<String> {
+    summaries
+        .in_order()
+        .filter_map(|summary| summary.recursion.as_ref())
+        .any(|recursion| matches!(recursion.levels, Levels::Unbounded))
+        .then(|| DEPTH_FREE_RECURSION.to_string())
 }
 
 /// The assumption behind the bytes of bounded concatenations, when there is one.

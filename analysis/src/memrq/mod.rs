@@ -344,7 +344,8 @@ impl<'a> Regions<'a> {
     /// R of a recursive component's header: one activation per level is on the stack at once,
     /// each holding its region and those of the members on the way back to the header, and
     /// below the deepest one the largest stack of a call leaving the component:
-    /// `Σ_levels captured + max_levels below`.
+    /// `Σ_levels captured + max_levels below` (for a recursion bounded without its depth, see
+    /// [`Regions::depth_free`]).
     fn nested(
         &self,
         header: &MethodSummary,
@@ -358,6 +359,55 @@ impl<'a> Regions<'a> {
             .flatten()
             .map(|&(caller, _, _)| caller)
             .collect();
+        let amount = match &recursion.levels {
+            Levels::Unbounded => return self.depth_free(header, &members, adjacency, reasons),
+            Levels::Points(levels) => {
+                let level = self.level(header, recursion, &members, adjacency, reasons);
+                Amount {
+                    objects: add(
+                        &sum_over_points(&level.per_level_objects(), levels),
+                        &deepest_of_points(&level.below.objects, levels),
+                    ),
+                    bytes: add(
+                        &sum_over_points(&level.per_level_bytes(), levels),
+                        &deepest_of_points(&level.below.bytes, levels),
+                    ),
+                }
+            }
+            Levels::Depth(depth) => {
+                let level = self.level(header, recursion, &members, adjacency, reasons);
+                Amount {
+                    objects: add(
+                        &times_depth(&level.per_level_objects(), depth),
+                        &constant_or_inf(&level.below.objects),
+                    ),
+                    bytes: add(
+                        &times_depth(&level.per_level_bytes(), depth),
+                        &constant_or_inf(&level.below.bytes),
+                    ),
+                }
+            }
+        };
+        if matches!(recursion.levels, Levels::Depth(_)) && amount.bytes.may_be_infinite() {
+            reasons.push(format!(
+                "the regions of {}'s activations depend on formals that only a measure bounds",
+                header.method
+            ));
+        }
+        amount
+    }
+
+    /// One level of a solved recursion seen from its header: the header's region, the largest
+    /// sum of the regions of the members a path back to it goes through, and the largest stack
+    /// of a call leaving the component from the header or those members.
+    fn level(
+        &self,
+        header: &MethodSummary,
+        recursion: &Recursion,
+        members: &[NodeId],
+        adjacency: &[Vec<&membound_front::callgraph::Edge>],
+        reasons: &mut Vec<String>,
+    ) -> Level {
         let leaving = |node: NodeId| -> Vec<&membound_front::callgraph::Edge> {
             adjacency[node]
                 .iter()
@@ -365,8 +415,6 @@ impl<'a> Regions<'a> {
                 .filter(|edge| !members.contains(&edge.callee))
                 .collect()
         };
-        // Per activation of the header: its region, and the largest sum of the regions of
-        // the members a path back to it goes through.
         let (own_objects, own_bytes) = region_qty(header, |place| *place == Place::Captured);
         let mut below = self.below(header, &leaving(header.node), &[], reasons);
         let mut through_members = Vec::new();
@@ -388,44 +436,60 @@ impl<'a> Regions<'a> {
             }
             through_members.push(regions_on_path);
         }
-        let members_objects = maximum(through_members.iter().map(|a| a.objects.clone()).collect());
-        let members_bytes = maximum(through_members.iter().map(|a| a.bytes.clone()).collect());
-        let per_level = |own: &Qty, members: &Quantity| -> Qty {
-            if members.is_zero() {
-                own.clone()
-            } else {
-                own.add(&Qty::Expr(members.clone()))
+        Level {
+            own_objects,
+            own_bytes,
+            members_objects: maximum(through_members.iter().map(|a| a.objects.clone()).collect()),
+            members_bytes: maximum(through_members.iter().map(|a| a.bytes.clone()).collect()),
+            below,
+        }
+    }
+
+    /// R of a member of a recursion bounded without its depth ([`Levels::Unbounded`]): any
+    /// number of activations may be on the stack, so their regions must be empty; below the
+    /// deepest one, the largest stack of a call leaving the component from any member, at its
+    /// largest over the formals (the levels' values are not known).
+    fn depth_free(
+        &self,
+        header: &MethodSummary,
+        members: &[NodeId],
+        adjacency: &[Vec<&membound_front::callgraph::Edge>],
+        reasons: &mut Vec<String>,
+    ) -> Amount {
+        let mut below = Amount::zero();
+        for &member in members {
+            let captured = &self.captured[&member];
+            if !captured.objects.is_zero() || !captured.bytes.is_zero() {
+                reasons.push(format!(
+                    "{}'s activations keep objects in their regions, and any number of them may be on the stack (a recursion bounded without its depth)",
+                    self.graph.methods[member].method
+                ));
+                return Amount {
+                    objects: Quantity::Inf,
+                    bytes: Quantity::Inf,
+                };
             }
-        };
-        let amount = match &recursion.levels {
-            Levels::Points(levels) => Amount {
-                objects: add(
-                    &sum_over_points(&per_level(&own_objects, &members_objects), levels),
-                    &deepest_of_points(&below.objects, levels),
-                ),
-                bytes: add(
-                    &sum_over_points(&per_level(&own_bytes, &members_bytes), levels),
-                    &deepest_of_points(&below.bytes, levels),
-                ),
-            },
-            Levels::Depth(depth) => Amount {
-                objects: add(
-                    &times_depth(&per_level(&own_objects, &members_objects), depth),
-                    &constant_or_inf(&below.objects),
-                ),
-                bytes: add(
-                    &times_depth(&per_level(&own_bytes, &members_bytes), depth),
-                    &constant_or_inf(&below.bytes),
-                ),
-            },
-        };
-        if matches!(recursion.levels, Levels::Depth(_)) && amount.bytes.may_be_infinite() {
+            let Some(summary) = self.summaries.of(member) else {
+                continue;
+            };
+            let leaving: Vec<&membound_front::callgraph::Edge> = adjacency[member]
+                .iter()
+                .copied()
+                .filter(|edge| !members.contains(&edge.callee))
+                .collect();
+            let stack = self.below(summary, &leaving, &[], reasons);
+            below = Amount {
+                objects: maximum(vec![below.objects, constant_or_inf(&stack.objects)]),
+                bytes: maximum(vec![below.bytes, constant_or_inf(&stack.bytes)]),
+            };
+        }
+        if below.bytes.may_be_infinite() {
             reasons.push(format!(
-                "the regions of {}'s activations depend on formals that only a measure bounds",
+                "the regions below {}'s recursion depend on formals its levels do not bind",
                 header.method
             ));
         }
-        amount
+        below
     }
 
     /// The calls of a path of nodes.
@@ -681,6 +745,34 @@ fn deepest_of_points(quantity: &Quantity, levels: &Set) -> Quantity {
 
 /// `per_level · depth` with `per_level` at its largest, when that is a constant (the formals of the levels under a
 /// measured recursion's first call are not known), ∞ otherwise.
+/// One level of a solved recursion ([`Regions::level`]).
+struct Level {
+    own_objects: Qty,
+    own_bytes: Qty,
+    members_objects: Quantity,
+    members_bytes: Quantity,
+    below: Amount,
+}
+
+impl Level {
+    fn per_level_objects(&self) -> Qty {
+        per_level(&self.own_objects, &self.members_objects)
+    }
+
+    fn per_level_bytes(&self) -> Qty {
+        per_level(&self.own_bytes, &self.members_bytes)
+    }
+}
+
+/// A level's regions: the header's and those on the way back to it.
+fn per_level(own: &Qty, members: &Quantity) -> Qty {
+    if members.is_zero() {
+        own.clone()
+    } else {
+        own.add(&Qty::Expr(members.clone()))
+    }
+}
+
 fn times_depth(per_level: &Qty, depth: &Quantity) -> Quantity {
     match per_level.largest_constant() {
         None => Quantity::Inf,

@@ -15,10 +15,13 @@
 //! allocate a constant per call counts once per execution, at the largest (an execution runs one
 //! target).
 //!
-//! Members of a recursive component are ∞ with the reason; a call into code the analysis cannot
+//! A recursive component is solved as cost relations ([`recursion`]), or, where its cost does not
+//! grow with its depth, as a fixpoint of its members' summaries ([`depth_free`]); otherwise its
+//! members are ∞ with the reason. A call into code the analysis cannot
 //! see makes a method's totals ∞ (its sites stay counted) unless the analysis counts it 0 times,
 //! and a call counted 0 times adds nothing at all. It does not print and does not build certificates.
 
+pub(crate) mod depth_free;
 mod farkas;
 mod geometric;
 mod local;
@@ -211,6 +214,9 @@ pub enum Levels {
     Points(Set),
     /// At most this many levels, with formals known only through a measure.
     Depth(Quantity),
+    /// Any number of levels, none allocating on its way into the next ([`depth_free`]): only
+    /// the calls leaving the component hold regions below the deepest activation.
+    Unbounded,
 }
 
 /// The nested activations under a call of a recursive component's header.
@@ -370,6 +376,9 @@ fn summarize_component(
     let Err(unsolved) = recursion::component(inputs, &mut layered, &members, adjacency) else {
         return layered.into_ordered();
     };
+    if let Some(solved) = depth_free::summaries(inputs, done, &members, adjacency) {
+        return solved;
+    }
     let why = |method: &MethodRef| vec![format!("recursion through {method} ({unsolved})")];
     unbounded_summaries(inputs, done, &members, adjacency, &why)
 }
