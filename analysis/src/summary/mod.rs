@@ -20,6 +20,7 @@
 //! and a call counted 0 times adds nothing at all. It does not print and does not build certificates.
 
 mod farkas;
+mod fresh;
 mod geometric;
 mod local;
 mod measured;
@@ -654,11 +655,12 @@ impl CallSite<'_> {
                 // A call that never runs adds nothing, whatever its callee reaches.
                 Ok(call_set) if executions_count(&call_set).is_zero() => {}
                 Ok(call_set) => {
-                    let powers = self.power_arguments(summary);
+                    let powers = self.power_arguments(self.pc, summary);
                     diverges.extend(diverging_calls(summary, &call_set, &powers));
                     let call = Call {
                         set: call_set,
                         powers,
+                        fresh: self.fresh_bounds(summary),
                     };
                     self.compose_target(summary, &call, entries);
                     totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
@@ -727,14 +729,79 @@ impl CallSite<'_> {
         }
     }
 
-    /// The callee's formals this call passes as `1 << x` ([`powers`]).
-    fn power_arguments(&self, summary: &MethodSummary) -> Vec<PowerArgument> {
+    /// The callee's formals the call at `pc` passes as `1 << x` ([`powers`]).
+    fn power_arguments(&self, pc: u32, summary: &MethodSummary) -> Vec<PowerArgument> {
         PowerArgument::of_pairs(self.inputs.lowered.power_of_two_arguments(
             self.inputs.program,
             self.method,
-            self.pc,
+            pc,
             &summary.method,
         ))
+    }
+
+    /// The callee's trees this call passes fresh from an earlier call, each with the largest
+    /// size that call allows ([`fresh`]); a tree whose earlier call cannot be bounded is left
+    /// out (its sizes stay unbound).
+    fn fresh_bounds(&self, callee: &MethodSummary) -> Vec<fresh::FreshBound> {
+        let trees = self
+            .inputs
+            .lowered
+            .fresh_trees(self.method, self.pc, &callee.method);
+        if trees.is_empty() {
+            return Vec::new();
+        }
+        let hierarchy = membound_front::hierarchy::Hierarchy::new(self.inputs.program);
+        trees
+            .iter()
+            .filter_map(|tree| {
+                let largest = self.nodes_allocated_by(tree.source, &tree.node, &hierarchy)?;
+                Some(fresh::FreshBound::new(tree, largest))
+            })
+            .collect()
+    }
+
+    /// How many objects of `node` (or a subclass) the call at `source` allocates over all its
+    /// executions, in the caller's formals; `None` when that is not bounded.
+    fn nodes_allocated_by(
+        &self,
+        source: u32,
+        node: &membound_jvm::ClassName,
+        hierarchy: &membound_front::hierarchy::Hierarchy<'_>,
+    ) -> Option<Quantity> {
+        let mut targets: Vec<NodeId> = self
+            .inputs
+            .graph
+            .edges
+            .iter()
+            .filter(|edge| edge.caller == self.caller && edge.pc == source)
+            .map(|edge| edge.callee)
+            .collect();
+        targets.sort_unstable();
+        targets.dedup();
+        let mut total = Qty::zero(self.params);
+        for target in targets {
+            let Some(summary) = self.summaries.of(target) else {
+                // A target that reaches no site allocates nothing.
+                match self.inputs.local.reaches[target] {
+                    true => return None,
+                    false => continue,
+                }
+            };
+            let nodes = fresh::nodes_allocated(summary, self.inputs.local, hierarchy, node);
+            let set = self
+                .inputs
+                .lowered
+                .call_set(self.method, source, &summary.method)
+                .ok()?;
+            let call = Call {
+                powers: self.power_arguments(source, summary),
+                fresh: Vec::new(),
+                set,
+            };
+            let summed = call.sum(&nodes, &call.set.set.to_set()).ok()?;
+            total = total.add(&summed.aligned(self.params));
+        }
+        (!total.may_be_infinite()).then(|| total.to_quantity())
     }
 
     /// Why a callee's finite bound is ∞ summed over this call: what it depends on that the
@@ -843,10 +910,12 @@ impl CallSite<'_> {
     }
 }
 
-/// One call into one target: its set, and the formals it passes as powers of two.
+/// One call into one target: its set, the formals it passes as powers of two, and the trees it
+/// passes fresh from an earlier call.
 struct Call {
     set: CallSet,
     powers: Vec<PowerArgument>,
+    fresh: Vec<fresh::FreshBound>,
 }
 
 impl Call {
@@ -857,6 +926,9 @@ impl Call {
         let renamed = qty.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
         let fixed = qty::constant_dims(set);
         let quantity = renamed.to_quantity();
+        if let Some(bounded) = self.over_fresh_trees(&renamed, &quantity) {
+            return sum_through(&Qty::Expr(bounded), set, &self.set);
+        }
         let (Some((guard, substituted)), Some(elsewhere)) = (
             powers::substituted(&quantity, &self.powers, &fixed),
             powers::over_every_shift(&quantity, &self.powers, &fixed),
@@ -870,6 +942,23 @@ impl Call {
             on_powers.to_quantity(),
             elsewhere.to_quantity(),
         )))
+    }
+}
+
+impl Call {
+    /// `quantity` (`renamed` as a bound expression) bounded over the sizes of the trees the
+    /// call passes fresh, when it depends on one of them and the call passes no power of two.
+    fn over_fresh_trees(&self, renamed: &Qty, quantity: &Quantity) -> Option<Quantity> {
+        let variables = renamed.variables();
+        let reads_tree = self.fresh.iter().any(|tree| {
+            std::iter::once(&tree.size)
+                .chain(&tree.children)
+                .any(|formal| variables.contains(formal))
+        });
+        if !reads_tree || !self.powers.is_empty() {
+            return None;
+        }
+        fresh::over_fresh_trees(quantity, &self.fresh)
     }
 }
 
