@@ -26,7 +26,7 @@ use crate::sites::{AllocationKind, LocalSites};
 /// One fresh tree of a call: the callee's formals of its sizes (renamed with
 /// [`CALLEE_PREFIX`]) and the largest size, in the caller's formals.
 #[derive(Clone, Debug)]
-pub(super) struct FreshBound {
+pub struct FreshBound {
     pub size: String,
     pub children: Vec<String>,
     pub largest: Quantity,
@@ -66,6 +66,15 @@ pub(super) fn nodes_allocated(
         .fold(Qty::zero(&summary.params), |sum, entry| {
             sum.add(&entry.total(&summary.params).count)
         })
+}
+
+/// Whether some of `names` are sizes of the trees.
+pub(super) fn reads_tree(names: &[String], trees: &[FreshBound]) -> bool {
+    trees.iter().any(|tree| {
+        std::iter::once(&tree.size)
+            .chain(&tree.children)
+            .any(|formal| names.contains(formal))
+    })
 }
 
 /// An upper bound of `quantity` (over the callee's renamed formals) wherever the trees' sizes

@@ -153,6 +153,37 @@ pub struct MethodSummary {
     /// which a recursion under it never stops. Every quantity here holds elsewhere; written
     /// out, it is ∞ there ([`MethodSummary::written`]).
     pub diverges: Vec<Divergence>,
+    /// The calls passing trees fresh from an earlier call, with their bounds: memRq bounds the
+    /// callee's regions over them too.
+    pub fresh_calls: Vec<FreshCall>,
+}
+
+/// A call that passes its callee trees fresh from an earlier call ([`fresh`]).
+#[derive(Clone, Debug)]
+pub struct FreshCall {
+    pub pc: u32,
+    pub callee: MethodRef,
+    pub trees: Vec<fresh::FreshBound>,
+}
+
+impl MethodSummary {
+    /// An upper bound of `quantity` of `callee` (over its formals renamed with
+    /// [`CALLEE_PREFIX`]) over the sizes of the trees the call at `pc` passes it fresh, when
+    /// it depends on one of them.
+    pub fn over_fresh_trees(
+        &self,
+        pc: u32,
+        callee: &MethodRef,
+        quantity: &Quantity,
+    ) -> Option<Quantity> {
+        let call = self
+            .fresh_calls
+            .iter()
+            .find(|call| call.pc == pc && call.callee == *callee)?;
+        fresh::reads_tree(&quantity.params(), &call.trees)
+            .then(|| fresh::over_fresh_trees(quantity, &call.trees))
+            .flatten()
+    }
 }
 
 /// Parameter values of a method for which a recursion under a call of it never stops.
@@ -515,6 +546,7 @@ fn method_summary(
         add_part(summary, place, counted.map(|q| q.aligned(&params)));
     }
     let mut diverges = Vec::new();
+    let mut fresh_calls = Vec::new();
     for (pc, targets) in calls_by_offset(inputs, edges) {
         let call = CallSite {
             inputs,
@@ -524,7 +556,8 @@ fn method_summary(
             params: &params,
             pc,
         };
-        let (call_objects, call_bytes) = call.compose(&targets, &mut entries, &mut diverges);
+        let (call_objects, call_bytes) =
+            call.compose(&targets, &mut entries, &mut diverges, &mut fresh_calls);
         objects = objects.add(&call_objects);
         bytes = bytes.add(&call_bytes);
     }
@@ -543,6 +576,7 @@ fn method_summary(
         unbounded,
         recursion: None,
         diverges,
+        fresh_calls,
     }
 }
 
@@ -636,6 +670,7 @@ impl CallSite<'_> {
         targets: &[NodeId],
         entries: &mut Entries,
         diverges: &mut Vec<Divergence>,
+        fresh_calls: &mut Vec<FreshCall>,
     ) -> (Qty, Qty) {
         let mut totals: Vec<(Qty, Qty, Option<Call>)> = Vec::new();
         for &callee in targets {
@@ -662,6 +697,13 @@ impl CallSite<'_> {
                         powers,
                         fresh: self.fresh_bounds(summary),
                     };
+                    if !call.fresh.is_empty() {
+                        fresh_calls.push(FreshCall {
+                            pc: self.pc,
+                            callee: summary.method.clone(),
+                            trees: call.fresh.clone(),
+                        });
+                    }
                     self.compose_target(summary, &call, entries);
                     totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
                 }
@@ -949,13 +991,7 @@ impl Call {
     /// `quantity` (`renamed` as a bound expression) bounded over the sizes of the trees the
     /// call passes fresh, when it depends on one of them and the call passes no power of two.
     fn over_fresh_trees(&self, renamed: &Qty, quantity: &Quantity) -> Option<Quantity> {
-        let variables = renamed.variables();
-        let reads_tree = self.fresh.iter().any(|tree| {
-            std::iter::once(&tree.size)
-                .chain(&tree.children)
-                .any(|formal| variables.contains(formal))
-        });
-        if !reads_tree || !self.powers.is_empty() {
+        if !fresh::reads_tree(&renamed.variables(), &self.fresh) || !self.powers.is_empty() {
             return None;
         }
         fresh::over_fresh_trees(quantity, &self.fresh)
@@ -1122,6 +1158,7 @@ fn unbounded_summary(
         unbounded: Vec::new(),
         recursion: None,
         diverges: Vec::new(),
+        fresh_calls: Vec::new(),
     }
 }
 
