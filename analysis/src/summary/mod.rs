@@ -123,7 +123,14 @@ pub struct SiteSummary {
     pub parts: BTreeMap<Place, Counted>,
     /// Why something here is ∞.
     pub reasons: Vec<String>,
+    /// Whether every part counts allocations of class initializers, which run at most once
+    /// per run: callers add them once, however often they call ([`CLASS_INITIALIZER`]).
+    pub once: bool,
 }
+
+/// The name of a class initializer: it runs at most once per class in a run, so what it
+/// allocates counts once wherever the code that first uses its class runs.
+pub const CLASS_INITIALIZER: &str = "<clinit>";
 
 impl SiteSummary {
     /// All of it, wherever the objects live.
@@ -142,9 +149,14 @@ pub struct MethodSummary {
     /// The names of its formals: the parameters of every quantity here.
     pub params: Vec<String>,
     pub sites: Vec<SiteSummary>,
-    /// memAlloc: objects and bytes per call (∞ when it reaches code the analysis cannot see).
+    /// memAlloc: objects and bytes per call (∞ when it reaches code the analysis cannot see),
+    /// besides the once part.
     pub objects: Qty,
     pub bytes: Qty,
+    /// The objects and bytes of the class initializers it reaches: at most these in a whole
+    /// run, however often it is called (constants; its sites marked `once`).
+    pub once_objects: Qty,
+    pub once_bytes: Qty,
     /// Why the totals are ∞ beyond the sites' reasons.
     pub unbounded: Vec<String>,
     /// For the header of a solved recursive component: the levels of its nested activations.
@@ -480,6 +492,7 @@ fn entry(entries: &mut Entries, via: Option<u32>, site: usize) -> &mut SiteSumma
         via,
         parts: BTreeMap::new(),
         reasons: Vec::new(),
+        once: false,
     })
 }
 
@@ -547,6 +560,7 @@ fn method_summary(
     }
     let mut diverges = Vec::new();
     let mut fresh_calls = Vec::new();
+    let mut once = Once::zero(&params);
     for (pc, targets) in calls_by_offset(inputs, edges) {
         let call = CallSite {
             inputs,
@@ -556,8 +570,13 @@ fn method_summary(
             params: &params,
             pc,
         };
-        let (call_objects, call_bytes) =
-            call.compose(&targets, &mut entries, &mut diverges, &mut fresh_calls);
+        let (call_objects, call_bytes) = call.compose(
+            &targets,
+            &mut entries,
+            &mut diverges,
+            &mut fresh_calls,
+            &mut once,
+        );
         objects = objects.add(&call_objects);
         bytes = bytes.add(&call_bytes);
     }
@@ -577,6 +596,23 @@ fn method_summary(
         recursion: None,
         diverges,
         fresh_calls,
+        once_objects: once.objects,
+        once_bytes: once.bytes,
+    }
+}
+
+/// What class initializers allocate, counted once per run ([`CLASS_INITIALIZER`]).
+struct Once {
+    objects: Qty,
+    bytes: Qty,
+}
+
+impl Once {
+    fn zero(params: &[String]) -> Once {
+        Once {
+            objects: Qty::zero(params),
+            bytes: Qty::zero(params),
+        }
     }
 }
 
@@ -671,6 +707,7 @@ impl CallSite<'_> {
         entries: &mut Entries,
         diverges: &mut Vec<Divergence>,
         fresh_calls: &mut Vec<FreshCall>,
+        once: &mut Once,
     ) -> (Qty, Qty) {
         let mut totals: Vec<(Qty, Qty, Option<Call>)> = Vec::new();
         for &callee in targets {
@@ -704,7 +741,26 @@ impl CallSite<'_> {
                             trees: call.fresh.clone(),
                         });
                     }
-                    self.compose_target(summary, &call, entries);
+                    let initializer = self.whole_once(summary);
+                    self.compose_target(summary, &call, entries, initializer);
+                    if initializer {
+                        // The call's set already counts a class's first use once.
+                        let set = call.set.set.to_set();
+                        let sum = |qty: &Qty, once_part: &Qty| {
+                            call.sum(&qty.add(once_part), &set)
+                                .map(|q| q.aligned(self.params))
+                                .unwrap_or(Qty::Inf)
+                        };
+                        once.objects = once
+                            .objects
+                            .add(&sum(&summary.objects, &summary.once_objects));
+                        once.bytes = once.bytes.add(&sum(&summary.bytes, &summary.once_bytes));
+                        continue;
+                    }
+                    if let Some((objects, bytes)) = self.once_totals(summary) {
+                        once.objects = once.objects.add(&objects);
+                        once.bytes = once.bytes.add(&bytes);
+                    }
                     totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
                 }
                 Err(error) => {
@@ -726,14 +782,79 @@ impl CallSite<'_> {
         (objects, bytes)
     }
 
+    /// Whether everything `summary`'s method allocates counts once per run: it is a class
+    /// initializer.
+    fn whole_once(&self, summary: &MethodSummary) -> bool {
+        summary.method.name.as_ref() == CLASS_INITIALIZER
+    }
+
+    /// What a call of `summary`'s method (not a class initializer) adds to the caller's once
+    /// part: its own once part at its largest, a constant in the caller's formals; ∞ when that
+    /// is not a piecewise constant.
+    fn once_totals(&self, summary: &MethodSummary) -> Option<(Qty, Qty)> {
+        let constant = |qty: &Qty| match qty.largest_constant() {
+            Some(largest) => Qty::constant(self.params, largest),
+            None => Qty::Inf,
+        };
+        let nothing = summary.once_objects.is_zero() && summary.once_bytes.is_zero();
+        (!nothing).then(|| {
+            (
+                constant(&summary.once_objects),
+                constant(&summary.once_bytes),
+            )
+        })
+    }
+
+    /// One of `summary`'s entries added once under this call's offset, at its largest
+    /// constants; `None` when one of them is not a constant.
+    fn compose_once(
+        &self,
+        summary: &MethodSummary,
+        site: &SiteSummary,
+        entries: &mut Entries,
+    ) -> Option<()> {
+        let constant = |qty: &Qty| Some(Qty::constant(self.params, qty.largest_constant()?));
+        let parts: Vec<(Place, Counted)> = site
+            .parts
+            .iter()
+            .map(|(place, counted)| {
+                let counted = Counted {
+                    count: constant(&counted.count)?,
+                    objects: constant(&counted.objects)?,
+                    bytes: constant(&counted.bytes)?,
+                };
+                Some((self.place_in_caller(summary.node, place), counted))
+            })
+            .collect::<Option<_>>()?;
+        let target = entry(entries, Some(self.pc), site.site);
+        add_reasons(target, &site.reasons);
+        // Once only while every part is.
+        target.once = target.parts.is_empty() || target.once;
+        for (place, counted) in parts {
+            add_part(target, place, counted);
+        }
+        Some(())
+    }
+
     /// Every entry of `summary` summed over the call's points, under the fate the caller gives
-    /// its objects.
-    fn compose_target(&self, summary: &MethodSummary, call: &Call, entries: &mut Entries) {
+    /// its objects, and marked once when `all_once` (a class initializer's, whose call's set
+    /// counts it once); its once entries added once at their largest instead when they are
+    /// piecewise constants.
+    fn compose_target(
+        &self,
+        summary: &MethodSummary,
+        call: &Call,
+        entries: &mut Entries,
+        all_once: bool,
+    ) {
         let set = call.set.set.to_set();
         // Parts with the same site and place in the caller add up before they are summed.
         let mut grouped: BTreeMap<(usize, Place), Counted> = BTreeMap::new();
         let mut reasons: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         for site in &summary.sites {
+            if site.once && self.compose_once(summary, site, entries).is_some() {
+                continue;
+            }
             reasons
                 .entry(site.site)
                 .or_default()
@@ -749,6 +870,7 @@ impl CallSite<'_> {
         }
         for ((site, place), counted) in grouped {
             let target = entry(entries, Some(self.pc), site);
+            target.once = all_once && (target.parts.is_empty() || target.once);
             add_reasons(target, &reasons[&site]);
             if self.inputs.out_of_time() {
                 add_reasons(target, &[TIME_LIMIT_IN_SUMMARY.to_string()]);
@@ -1129,6 +1251,7 @@ fn unbounded_summary(
 ) -> MethodSummary {
     let method = inputs.graph.methods[id].method.clone();
     let params = inputs.lowered.formal_names(&method).unwrap_or_default();
+    let nothing = Qty::zero(&params);
     // The reason is the sites': `unbounded` is for code the analysis cannot see.
     let mut entries = Entries::new();
     let reached = component_sites(inputs, summaries, component);
@@ -1159,6 +1282,8 @@ fn unbounded_summary(
         recursion: None,
         diverges: Vec::new(),
         fresh_calls: Vec::new(),
+        once_objects: nothing.clone(),
+        once_bytes: nothing,
     }
 }
 
