@@ -83,3 +83,37 @@ fn a_user_subclass_of_a_jdk_class_enters_only_its_own_initializer() {
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(json["broken"], 0, "{json:#}");
 }
+
+/// `Helpers.loop` calls `Counter.next` n times, whose first use of `Registry` runs its
+/// initializer (an int[8] and an Object) once per run: the summaries carry it as a once part
+/// that callers add once, not n times, nor n^2 times from `nested`'s loop around `loop`.
+#[test]
+fn an_initializer_reached_through_a_helper_called_in_loops_counts_once() {
+    for (method, calls) in [("loop", 1), ("nested", 2)] {
+        let method = format!("initializers.Helpers.{method}");
+        let cert = fixture_certificate("initializers", &method, "count");
+        for n in 0..=5_i64 {
+            let evaluated = eval_method(&cert, &method, &format!("n={n}"));
+            // One box per call of `next`, and the initializer's two objects (9 units) once.
+            let boxes = n.pow(calls);
+            assert_eq!(
+                evaluated["mem_alloc"],
+                json!({"objects": boxes + 2, "bytes": boxes + 9}),
+                "{method}({n}): {evaluated:#}"
+            );
+        }
+        let (code, json) = validate_json(&cert, "initializers.Helpers", &["a", "b", "c"]);
+        assert_eq!((code, json["broken"].clone()), (0, json!(0)), "{json:#}");
+        // The run's boxes (the VM runs the initializer), below the bound: `main` enters `loop`
+        // four times (once itself, three times from `nested`), `nested` once.
+        let comparisons = json["comparisons"].as_array().expect("comparisons");
+        let (entries, runs) = match calls {
+            1 => (4, 12),
+            _ => (1, 9),
+        };
+        assert_eq!(
+            total_objects(comparisons),
+            (json!(runs), json!(runs + 2 * entries))
+        );
+    }
+}

@@ -43,7 +43,7 @@
 //! It does not lower anything ([`super::body`] does) and does not look at array or object
 //! fields: only integer ones.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use membound_front::callgraph::{CallGraph, CallSites, NodeKind};
 use membound_front::classpath::Origin;
@@ -57,6 +57,7 @@ use super::cursors::{
 };
 use super::extrema::Extremum;
 use super::fresh::fresh_holders;
+use super::fresh_trees;
 use super::guards::GuardContext;
 use super::held;
 use super::loops::{Loops, block_successors, find_loops};
@@ -266,6 +267,8 @@ type CallWrites<'a> = Box<dyn Fn(&ir::Stmt, &FieldRef) -> bool + 'a>;
 pub struct Plans {
     pub plans: Vec<FieldPlan>,
     pub assumes_jdk_natives: bool,
+    /// The calls passing a tree fresh from an earlier call ([`fresh_trees`]).
+    pub fresh_trees: fresh_trees::FreshTrees,
 }
 
 /// What the code reachable from a method may write.
@@ -368,6 +371,7 @@ pub fn plan(
     methods: &[MethodRef],
     bodies: &[std::sync::Arc<ir::Body>],
     callees: &HashMap<(usize, u32), Vec<usize>>,
+    complete: &HashSet<(usize, u32)>,
 ) -> Plans {
     let mut resolver = Resolver {
         java,
@@ -646,12 +650,15 @@ pub fn plan(
     let method_call_writes =
         |method: usize, stmt: &ir::Stmt, field: &FieldRef| call_writes[method](stmt, field);
     held::complete(bodies, callees, &method_call_writes, &mut walks);
+    let fresh_trees =
+        fresh_trees::fresh_trees(bodies, callees, complete, &method_call_writes, &walks);
     for (plan, walks) in plans.iter_mut().zip(walks) {
         plan.walks = walks;
     }
     Plans {
         plans,
         assumes_jdk_natives,
+        fresh_trees,
     }
 }
 
@@ -1749,7 +1756,7 @@ fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) 
 
 /// Whether a store into `array` may store a reference: its array's elements are not primitive
 /// (or its type is not known).
-fn stores_reference(body: &ir::Body, array: &Operand) -> bool {
+pub(super) fn stores_reference(body: &ir::Body, array: &Operand) -> bool {
     match array {
         Operand::Var(var) => match &body.var(*var).ty {
             Type::Array(element) => matches!(**element, Type::Ref(_) | Type::Array(_)),

@@ -31,6 +31,7 @@ mod exits;
 mod extrema;
 mod fields;
 mod fresh;
+mod fresh_trees;
 mod guards;
 mod held;
 pub(crate) mod liveness;
@@ -54,8 +55,8 @@ use crate::sites::{ChainElement, CreationSite, LocalSites};
 use membound_front::callgraph::{CallGraph, CallSites, NodeKind};
 use membound_front::program::Program as JavaProgram;
 use membound_front::specs::MethodSpec;
-use membound_jvm::MethodRef;
 use membound_jvm::error::{Error, Result};
+use membound_jvm::{ClassName, MethodRef};
 
 pub use body::{
     CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, counter_head,
@@ -94,6 +95,23 @@ pub struct Lowered {
     /// Per call (caller, offset, callee) passing elements of a tree's array field, its shares
     /// of the elements' sizes ([`elements`]).
     element_shares: HashMap<(ProcId, u32, ProcId), Vec<ElementShare>>,
+    /// Per call (caller, offset, callee), the callee's trees it passes fresh from an earlier
+    /// call ([`fresh_trees`]).
+    fresh_trees: HashMap<(MethodRef, u32, MethodRef), Vec<FreshTreeFormals>>,
+}
+
+/// A callee's tree that a call passes fresh from an earlier call of the caller: every node was
+/// created by that call, so the tree's size is at most what it allocates of the node's class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FreshTreeFormals {
+    /// The callee's formal of the tree's size (`top_size`).
+    pub size: String,
+    /// Its formals of the children's sizes, per branch (`top_children_size`).
+    pub children: Vec<String>,
+    /// The offset of the caller's call that returned the tree.
+    pub source: u32,
+    /// Every node is an object of this class or of a subclass.
+    pub node: ClassName,
 }
 
 /// What a procedure's walks along linked structures leave to its reasons.
@@ -239,6 +257,12 @@ pub fn lower_within(
             ((caller.0, pc), code)
         })
         .collect();
+    // The calls whose every target has code among the lowered methods.
+    let complete_in_code: HashSet<(usize, u32)> = complete
+        .iter()
+        .filter(|site| callees[site].iter().all(|callee| callee.0 < code_count))
+        .map(|&(caller, pc)| (caller.0, pc))
+        .collect();
     let plans = fields::plan(
         java,
         graph,
@@ -246,6 +270,7 @@ pub fn lower_within(
         &methods[..code_count],
         &bodies,
         &by_index,
+        &complete_in_code,
     );
     let mut assumptions = if plans.assumes_jdk_natives {
         vec![JDK_NATIVES_KEEP_FIELDS.to_string()]
@@ -262,6 +287,7 @@ pub fn lower_within(
     if exceptions == Exceptions::Dropped {
         assumptions.push(NO_EXCEPTIONS.to_string());
     }
+    let fresh_tree_plans = plans.fresh_trees;
     let mut plans = plans.plans;
     let along = |trees: bool| {
         plans
@@ -374,6 +400,7 @@ pub fn lower_within(
         element_calls.push((caller, lowered.element_calls));
         program.procedures.push(lowered.procedure);
     }
+    let fresh_trees = fresh_trees_by_method(&program, &methods, &plans, fresh_tree_plans);
     let mut analysis = analyze(&program, fixpoint);
     let element_shares =
         elements::element_shares(&program, &analysis, &points, &inductive, &element_calls);
@@ -390,7 +417,40 @@ pub fn lower_within(
         assumptions,
         path_sets: std::sync::Mutex::default(),
         element_shares,
+        fresh_trees,
     })
+}
+
+/// The fresh trees of the calls between lowered methods ([`fresh_trees`]), by methods, with
+/// the callee's tree formals by name.
+fn fresh_trees_by_method(
+    program: &Program,
+    methods: &[MethodRef],
+    plans: &[FieldPlan],
+    found: fresh_trees::FreshTrees,
+) -> HashMap<(MethodRef, u32, MethodRef), Vec<FreshTreeFormals>> {
+    let mut by_method: HashMap<(MethodRef, u32, MethodRef), Vec<FreshTreeFormals>> = HashMap::new();
+    for ((caller, pc, callee), trees) in found {
+        let procedure = program.procedure(ProcId(callee));
+        let walks = &plans[callee].walks;
+        // A procedure's root formals come last, in the roots' order.
+        let first_root = procedure.formals.len() - walks.roots.len();
+        let name = |root: usize| {
+            let formal = procedure.formals[first_root + root];
+            procedure.var_name(formal).to_string()
+        };
+        let named = trees.into_iter().map(|fresh| FreshTreeFormals {
+            size: name(fresh.size),
+            children: fresh.children.iter().map(|&root| name(root)).collect(),
+            source: fresh.source,
+            node: fresh.node,
+        });
+        by_method
+            .entry((methods[caller].clone(), pc, methods[callee].clone()))
+            .or_default()
+            .extend(named);
+    }
+    by_method
 }
 
 /// Projects each point's invariant onto its inductive variables, its array lengths and the
@@ -632,6 +692,18 @@ impl Lowered {
                 Some((name, caller_formal(exponent)?))
             })
             .collect()
+    }
+
+    /// The callee's trees the call at `pc` of `caller` passes fresh from an earlier call.
+    pub fn fresh_trees(
+        &self,
+        caller: &MethodRef,
+        pc: u32,
+        callee: &MethodRef,
+    ) -> &[FreshTreeFormals] {
+        self.fresh_trees
+            .get(&(caller.clone(), pc, callee.clone()))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The names `method`'s formals have as parameters of its counting invariants (one per

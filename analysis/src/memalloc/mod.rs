@@ -446,8 +446,8 @@ fn method_bound(
         method: method.clone(),
         params,
         mem_alloc: Amount {
-            objects: summary.written(&summary.objects),
-            bytes: summary.written(&summary.bytes),
+            objects: summary.written(&summary.objects.add(&summary.once_objects)),
+            bytes: summary.written(&summary.bytes.add(&summary.once_bytes)),
         },
         sites,
         unbounded: summary.unbounded.clone(),

@@ -587,7 +587,7 @@ impl<'a> Regions<'a> {
                             over_binding(&substituted)?,
                             over_binding(&elsewhere)?,
                         )),
-                        _ => over_binding(&renamed),
+                        _ => over_binding(&self.over_fresh_trees(path, renamed)),
                     }
                 };
                 Ok(Amount {
@@ -605,6 +605,20 @@ impl<'a> Regions<'a> {
                 Some(reason),
             ),
         }
+    }
+
+    /// `renamed` (a quantity of the last callee of `path`, over its renamed formals) bounded
+    /// over the trees a direct call passes it fresh ([`MethodSummary::over_fresh_trees`]); as it
+    /// is otherwise.
+    fn over_fresh_trees(&self, path: &[PathCall], renamed: Quantity) -> Quantity {
+        let [call] = path else {
+            return renamed;
+        };
+        let caller = self.graph.node(&call.caller);
+        caller
+            .and_then(|node| self.summaries.of(node))
+            .and_then(|summary| summary.over_fresh_trees(call.pc, &call.callee, &renamed))
+            .unwrap_or(renamed)
     }
 
     /// The region tree from `root`, unfolded call by call (at most [`TREE_NODES`] nodes, no

@@ -60,12 +60,18 @@ pub(super) fn summaries(
 /// counts once more every round.
 fn same(a: &MethodSummary, b: &MethodSummary) -> bool {
     let settled = |s: &MethodSummary| {
-        !s.objects.is_infinite()
-            && !s.bytes.is_infinite()
+        [&s.objects, &s.bytes, &s.once_objects, &s.once_bytes]
+            .iter()
+            .all(|qty| !qty.is_infinite())
             && s.unbounded.is_empty()
             && s.diverges.is_empty()
     };
-    settled(a) && settled(b) && a.objects == b.objects && a.bytes == b.bytes
+    settled(a)
+        && settled(b)
+        && a.objects == b.objects
+        && a.bytes == b.bytes
+        && a.once_objects == b.once_objects
+        && a.once_bytes == b.once_bytes
 }
 
 /// The fixpoint's summaries in the members' order, each site bounded by the totals, with the
@@ -83,11 +89,13 @@ fn marked(
         .collect();
     for &member in members {
         if let Some(mut summary) = layered.new.remove(&member) {
-            // No site allocates more than all of them together: the settled totals bound each.
+            // No site allocates more than all of them together: the settled totals (with the
+            // class initializers' once part) bound each.
+            let objects = summary.objects.add(&summary.once_objects);
             let most = Counted {
-                count: summary.objects.clone(),
-                objects: summary.objects.clone(),
-                bytes: summary.bytes.clone(),
+                count: objects.clone(),
+                objects,
+                bytes: summary.bytes.add(&summary.once_bytes),
             };
             for site in &mut summary.sites {
                 site.parts

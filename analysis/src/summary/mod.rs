@@ -23,6 +23,7 @@
 
 pub(crate) mod depth_free;
 mod farkas;
+mod fresh;
 mod geometric;
 mod local;
 mod measured;
@@ -125,7 +126,14 @@ pub struct SiteSummary {
     pub parts: BTreeMap<Place, Counted>,
     /// Why something here is ∞.
     pub reasons: Vec<String>,
+    /// Whether every part counts allocations of class initializers, which run at most once
+    /// per run: callers add them once, however often they call ([`CLASS_INITIALIZER`]).
+    pub once: bool,
 }
+
+/// The name of a class initializer: it runs at most once per class in a run, so what it
+/// allocates counts once wherever the code that first uses its class runs.
+pub const CLASS_INITIALIZER: &str = "<clinit>";
 
 impl SiteSummary {
     /// All of it, wherever the objects live.
@@ -144,9 +152,14 @@ pub struct MethodSummary {
     /// The names of its formals: the parameters of every quantity here.
     pub params: Vec<String>,
     pub sites: Vec<SiteSummary>,
-    /// memAlloc: objects and bytes per call (∞ when it reaches code the analysis cannot see).
+    /// memAlloc: objects and bytes per call (∞ when it reaches code the analysis cannot see),
+    /// besides the once part.
     pub objects: Qty,
     pub bytes: Qty,
+    /// The objects and bytes of the class initializers it reaches: at most these in a whole
+    /// run, however often it is called (constants; its sites marked `once`).
+    pub once_objects: Qty,
+    pub once_bytes: Qty,
     /// Why the totals are ∞ beyond the sites' reasons.
     pub unbounded: Vec<String>,
     /// For the header of a solved recursive component: the levels of its nested activations.
@@ -155,6 +168,37 @@ pub struct MethodSummary {
     /// which a recursion under it never stops. Every quantity here holds elsewhere; written
     /// out, it is ∞ there ([`MethodSummary::written`]).
     pub diverges: Vec<Divergence>,
+    /// The calls passing trees fresh from an earlier call, with their bounds: memRq bounds the
+    /// callee's regions over them too.
+    pub fresh_calls: Vec<FreshCall>,
+}
+
+/// A call that passes its callee trees fresh from an earlier call ([`fresh`]).
+#[derive(Clone, Debug)]
+pub struct FreshCall {
+    pub pc: u32,
+    pub callee: MethodRef,
+    pub trees: Vec<fresh::FreshBound>,
+}
+
+impl MethodSummary {
+    /// An upper bound of `quantity` of `callee` (over its formals renamed with
+    /// [`CALLEE_PREFIX`]) over the sizes of the trees the call at `pc` passes it fresh, when
+    /// it depends on one of them.
+    pub fn over_fresh_trees(
+        &self,
+        pc: u32,
+        callee: &MethodRef,
+        quantity: &Quantity,
+    ) -> Option<Quantity> {
+        let call = self
+            .fresh_calls
+            .iter()
+            .find(|call| call.pc == pc && call.callee == *callee)?;
+        fresh::reads_tree(&quantity.params(), &call.trees)
+            .then(|| fresh::over_fresh_trees(quantity, &call.trees))
+            .flatten()
+    }
 }
 
 /// Parameter values of a method for which a recursion under a call of it never stops.
@@ -457,6 +501,7 @@ fn entry(entries: &mut Entries, via: Option<u32>, site: usize) -> &mut SiteSumma
         via,
         parts: BTreeMap::new(),
         reasons: Vec::new(),
+        once: false,
     })
 }
 
@@ -523,6 +568,8 @@ fn method_summary(
         add_part(summary, place, counted.map(|q| q.aligned(&params)));
     }
     let mut diverges = Vec::new();
+    let mut fresh_calls = Vec::new();
+    let mut once = Once::zero(&params);
     for (pc, targets) in calls_by_offset(inputs, edges) {
         let call = CallSite {
             inputs,
@@ -532,7 +579,13 @@ fn method_summary(
             params: &params,
             pc,
         };
-        let (call_objects, call_bytes) = call.compose(&targets, &mut entries, &mut diverges);
+        let (call_objects, call_bytes) = call.compose(
+            &targets,
+            &mut entries,
+            &mut diverges,
+            &mut fresh_calls,
+            &mut once,
+        );
         objects = objects.add(&call_objects);
         bytes = bytes.add(&call_bytes);
     }
@@ -551,6 +604,24 @@ fn method_summary(
         unbounded,
         recursion: None,
         diverges,
+        fresh_calls,
+        once_objects: once.objects,
+        once_bytes: once.bytes,
+    }
+}
+
+/// What class initializers allocate, counted once per run ([`CLASS_INITIALIZER`]).
+struct Once {
+    objects: Qty,
+    bytes: Qty,
+}
+
+impl Once {
+    fn zero(params: &[String]) -> Once {
+        Once {
+            objects: Qty::zero(params),
+            bytes: Qty::zero(params),
+        }
     }
 }
 
@@ -644,6 +715,8 @@ impl CallSite<'_> {
         targets: &[NodeId],
         entries: &mut Entries,
         diverges: &mut Vec<Divergence>,
+        fresh_calls: &mut Vec<FreshCall>,
+        once: &mut Once,
     ) -> (Qty, Qty) {
         let mut totals: Vec<(Qty, Qty, Option<Call>)> = Vec::new();
         for &callee in targets {
@@ -663,13 +736,40 @@ impl CallSite<'_> {
                 // A call that never runs adds nothing, whatever its callee reaches.
                 Ok(call_set) if executions_count(&call_set).is_zero() => {}
                 Ok(call_set) => {
-                    let powers = self.power_arguments(summary);
+                    let powers = self.power_arguments(self.pc, summary);
                     diverges.extend(diverging_calls(summary, &call_set, &powers));
                     let call = Call {
                         set: call_set,
                         powers,
+                        fresh: self.fresh_bounds(summary),
                     };
-                    self.compose_target(summary, &call, entries);
+                    if !call.fresh.is_empty() {
+                        fresh_calls.push(FreshCall {
+                            pc: self.pc,
+                            callee: summary.method.clone(),
+                            trees: call.fresh.clone(),
+                        });
+                    }
+                    let initializer = self.whole_once(summary);
+                    self.compose_target(summary, &call, entries, initializer);
+                    if initializer {
+                        // The call's set already counts a class's first use once.
+                        let set = call.set.set.to_set();
+                        let sum = |qty: &Qty, once_part: &Qty| {
+                            call.sum(&qty.add(once_part), &set)
+                                .map(|q| q.aligned(self.params))
+                                .unwrap_or(Qty::Inf)
+                        };
+                        once.objects = once
+                            .objects
+                            .add(&sum(&summary.objects, &summary.once_objects));
+                        once.bytes = once.bytes.add(&sum(&summary.bytes, &summary.once_bytes));
+                        continue;
+                    }
+                    if let Some((objects, bytes)) = self.once_totals(summary) {
+                        once.objects = once.objects.add(&objects);
+                        once.bytes = once.bytes.add(&bytes);
+                    }
                     totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
                 }
                 Err(error) => {
@@ -691,14 +791,79 @@ impl CallSite<'_> {
         (objects, bytes)
     }
 
+    /// Whether everything `summary`'s method allocates counts once per run: it is a class
+    /// initializer.
+    fn whole_once(&self, summary: &MethodSummary) -> bool {
+        summary.method.name.as_ref() == CLASS_INITIALIZER
+    }
+
+    /// What a call of `summary`'s method (not a class initializer) adds to the caller's once
+    /// part: its own once part at its largest, a constant in the caller's formals; ∞ when that
+    /// is not a piecewise constant.
+    fn once_totals(&self, summary: &MethodSummary) -> Option<(Qty, Qty)> {
+        let constant = |qty: &Qty| match qty.largest_constant() {
+            Some(largest) => Qty::constant(self.params, largest),
+            None => Qty::Inf,
+        };
+        let nothing = summary.once_objects.is_zero() && summary.once_bytes.is_zero();
+        (!nothing).then(|| {
+            (
+                constant(&summary.once_objects),
+                constant(&summary.once_bytes),
+            )
+        })
+    }
+
+    /// One of `summary`'s entries added once under this call's offset, at its largest
+    /// constants; `None` when one of them is not a constant.
+    fn compose_once(
+        &self,
+        summary: &MethodSummary,
+        site: &SiteSummary,
+        entries: &mut Entries,
+    ) -> Option<()> {
+        let constant = |qty: &Qty| Some(Qty::constant(self.params, qty.largest_constant()?));
+        let parts: Vec<(Place, Counted)> = site
+            .parts
+            .iter()
+            .map(|(place, counted)| {
+                let counted = Counted {
+                    count: constant(&counted.count)?,
+                    objects: constant(&counted.objects)?,
+                    bytes: constant(&counted.bytes)?,
+                };
+                Some((self.place_in_caller(summary.node, place), counted))
+            })
+            .collect::<Option<_>>()?;
+        let target = entry(entries, Some(self.pc), site.site);
+        add_reasons(target, &site.reasons);
+        // Once only while every part is.
+        target.once = target.parts.is_empty() || target.once;
+        for (place, counted) in parts {
+            add_part(target, place, counted);
+        }
+        Some(())
+    }
+
     /// Every entry of `summary` summed over the call's points, under the fate the caller gives
-    /// its objects.
-    fn compose_target(&self, summary: &MethodSummary, call: &Call, entries: &mut Entries) {
+    /// its objects, and marked once when `all_once` (a class initializer's, whose call's set
+    /// counts it once); its once entries added once at their largest instead when they are
+    /// piecewise constants.
+    fn compose_target(
+        &self,
+        summary: &MethodSummary,
+        call: &Call,
+        entries: &mut Entries,
+        all_once: bool,
+    ) {
         let set = call.set.set.to_set();
         // Parts with the same site and place in the caller add up before they are summed.
         let mut grouped: BTreeMap<(usize, Place), Counted> = BTreeMap::new();
         let mut reasons: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         for site in &summary.sites {
+            if site.once && self.compose_once(summary, site, entries).is_some() {
+                continue;
+            }
             reasons
                 .entry(site.site)
                 .or_default()
@@ -714,6 +879,7 @@ impl CallSite<'_> {
         }
         for ((site, place), counted) in grouped {
             let target = entry(entries, Some(self.pc), site);
+            target.once = all_once && (target.parts.is_empty() || target.once);
             add_reasons(target, &reasons[&site]);
             if self.inputs.out_of_time() {
                 add_reasons(target, &[TIME_LIMIT_IN_SUMMARY.to_string()]);
@@ -736,14 +902,79 @@ impl CallSite<'_> {
         }
     }
 
-    /// The callee's formals this call passes as `1 << x` ([`powers`]).
-    fn power_arguments(&self, summary: &MethodSummary) -> Vec<PowerArgument> {
+    /// The callee's formals the call at `pc` passes as `1 << x` ([`powers`]).
+    fn power_arguments(&self, pc: u32, summary: &MethodSummary) -> Vec<PowerArgument> {
         PowerArgument::of_pairs(self.inputs.lowered.power_of_two_arguments(
             self.inputs.program,
             self.method,
-            self.pc,
+            pc,
             &summary.method,
         ))
+    }
+
+    /// The callee's trees this call passes fresh from an earlier call, each with the largest
+    /// size that call allows ([`fresh`]); a tree whose earlier call cannot be bounded is left
+    /// out (its sizes stay unbound).
+    fn fresh_bounds(&self, callee: &MethodSummary) -> Vec<fresh::FreshBound> {
+        let trees = self
+            .inputs
+            .lowered
+            .fresh_trees(self.method, self.pc, &callee.method);
+        if trees.is_empty() {
+            return Vec::new();
+        }
+        let hierarchy = membound_front::hierarchy::Hierarchy::new(self.inputs.program);
+        trees
+            .iter()
+            .filter_map(|tree| {
+                let largest = self.nodes_allocated_by(tree.source, &tree.node, &hierarchy)?;
+                Some(fresh::FreshBound::new(tree, largest))
+            })
+            .collect()
+    }
+
+    /// How many objects of `node` (or a subclass) the call at `source` allocates over all its
+    /// executions, in the caller's formals; `None` when that is not bounded.
+    fn nodes_allocated_by(
+        &self,
+        source: u32,
+        node: &membound_jvm::ClassName,
+        hierarchy: &membound_front::hierarchy::Hierarchy<'_>,
+    ) -> Option<Quantity> {
+        let mut targets: Vec<NodeId> = self
+            .inputs
+            .graph
+            .edges
+            .iter()
+            .filter(|edge| edge.caller == self.caller && edge.pc == source)
+            .map(|edge| edge.callee)
+            .collect();
+        targets.sort_unstable();
+        targets.dedup();
+        let mut total = Qty::zero(self.params);
+        for target in targets {
+            let Some(summary) = self.summaries.of(target) else {
+                // A target that reaches no site allocates nothing.
+                match self.inputs.local.reaches[target] {
+                    true => return None,
+                    false => continue,
+                }
+            };
+            let nodes = fresh::nodes_allocated(summary, self.inputs.local, hierarchy, node);
+            let set = self
+                .inputs
+                .lowered
+                .call_set(self.method, source, &summary.method)
+                .ok()?;
+            let call = Call {
+                powers: self.power_arguments(source, summary),
+                fresh: Vec::new(),
+                set,
+            };
+            let summed = call.sum(&nodes, &call.set.set.to_set()).ok()?;
+            total = total.add(&summed.aligned(self.params));
+        }
+        (!total.may_be_infinite()).then(|| total.to_quantity())
     }
 
     /// Why a callee's finite bound is ∞ summed over this call: what it depends on that the
@@ -852,10 +1083,12 @@ impl CallSite<'_> {
     }
 }
 
-/// One call into one target: its set, and the formals it passes as powers of two.
+/// One call into one target: its set, the formals it passes as powers of two, and the trees it
+/// passes fresh from an earlier call.
 struct Call {
     set: CallSet,
     powers: Vec<PowerArgument>,
+    fresh: Vec<fresh::FreshBound>,
 }
 
 impl Call {
@@ -866,6 +1099,9 @@ impl Call {
         let renamed = qty.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
         let fixed = qty::constant_dims(set);
         let quantity = renamed.to_quantity();
+        if let Some(bounded) = self.over_fresh_trees(&renamed, &quantity) {
+            return sum_through(&Qty::Expr(bounded), set, &self.set);
+        }
         let (Some((guard, substituted)), Some(elsewhere)) = (
             powers::substituted(&quantity, &self.powers, &fixed),
             powers::over_every_shift(&quantity, &self.powers, &fixed),
@@ -879,6 +1115,17 @@ impl Call {
             on_powers.to_quantity(),
             elsewhere.to_quantity(),
         )))
+    }
+}
+
+impl Call {
+    /// `quantity` (`renamed` as a bound expression) bounded over the sizes of the trees the
+    /// call passes fresh, when it depends on one of them and the call passes no power of two.
+    fn over_fresh_trees(&self, renamed: &Qty, quantity: &Quantity) -> Option<Quantity> {
+        if !fresh::reads_tree(&renamed.variables(), &self.fresh) || !self.powers.is_empty() {
+            return None;
+        }
+        fresh::over_fresh_trees(quantity, &self.fresh)
     }
 }
 
@@ -1013,6 +1260,7 @@ fn unbounded_summary(
 ) -> MethodSummary {
     let method = inputs.graph.methods[id].method.clone();
     let params = inputs.lowered.formal_names(&method).unwrap_or_default();
+    let nothing = Qty::zero(&params);
     // The reason is the sites': `unbounded` is for code the analysis cannot see.
     let mut entries = Entries::new();
     let reached = component_sites(inputs, summaries, component);
@@ -1042,6 +1290,9 @@ fn unbounded_summary(
         unbounded: Vec::new(),
         recursion: None,
         diverges: Vec::new(),
+        fresh_calls: Vec::new(),
+        once_objects: nothing.clone(),
+        once_bytes: nothing,
     }
 }
 

@@ -188,6 +188,10 @@ fn solve(
     let mut totals: BTreeMap<usize, (Counted, BTreeSet<Place>, Vec<String>)> = BTreeMap::new();
     for site in &base.sites {
         entries.insert((site.via, site.site), site.clone());
+        if site.once {
+            // Class initializers run once per run, however many activations reach them.
+            continue;
+        }
         let (counted, places, reasons) = totals.entry(site.site).or_insert_with(|| {
             (
                 super::Counted::zero(&base.params),
