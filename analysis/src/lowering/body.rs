@@ -40,6 +40,7 @@ use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
 use super::fields::{CallEffect, FieldPlan, LoopExit, StoreEffect, ViewKey, ViewMode};
+use super::fresh;
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use super::views::{self, ViewCall, ViewType, view_type};
@@ -2025,6 +2026,12 @@ impl<'b, 't> Lowerer<'b, 't> {
                         .is_some_and(|r| self.is_this(r)) =>
                 {
                     self.field_value(&view.key)
+                }
+                // A constructor on the object `new` just made: every field is still 0.
+                (ViewMode::Formal | ViewMode::Threaded, ViewKey::This(_))
+                    if fresh::constructs_new_object(self.body, pc) =>
+                {
+                    Some(Expr::constant(0_i64))
                 }
                 _ => None,
             };
