@@ -2453,6 +2453,16 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn affine_value(&self, value: &ir::Expr) -> Option<Expr> {
         match value {
             ir::Expr::Use(operand) => self.affine(operand),
+            // A shift left by a constant multiplies by a power of two, as long as nothing
+            // overflows (the assumption every product already makes).
+            ir::Expr::Binary {
+                op: BinOp::Shl,
+                lhs,
+                rhs: Operand::Const(Const::Int(count)),
+            } => {
+                let mask = if self.is_int_operand(lhs) { 31 } else { 63 };
+                Some(self.affine(lhs)?.scaled(&(Int::from(1) << (count & mask))))
+            }
             ir::Expr::Binary { op, lhs, rhs } => {
                 let (lhs, rhs) = (self.affine(lhs)?, self.affine(rhs)?);
                 match op {

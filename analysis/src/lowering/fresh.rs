@@ -39,12 +39,14 @@ pub fn fresh_holders(body: &Body) -> BTreeMap<VarId, Vec<u32>> {
     holders
 }
 
-/// Whether the call at `pc` runs a constructor on an object `new` made earlier in its block
-/// (through the block's copies): an object no other code has seen, whose fields all hold their
-/// default 0, since the verifier lets no instruction but a constructor call use an object
-/// before it is initialized. (A constructor calling its superclass's on `this` is no such
-/// call: its own fields may have been stored first.)
+/// Whether the call at `pc` runs a constructor on an object `new` made: an object no other
+/// code has seen, whose fields all hold their default 0, since the verifier lets no
+/// instruction but a constructor call use an object before it is initialized. Outside a
+/// constructor every constructor call is one; inside, one whose receiver `new` made earlier
+/// in its block (through the block's copies), since a constructor calling its superclass's
+/// on `this` may have stored its own fields first.
 pub fn constructs_new_object(body: &Body, pc: u32) -> bool {
+    let in_constructor = &*body.method.name == "<init>";
     body.blocks.iter().enumerate().any(|(b, block)| {
         block.stmts.iter().enumerate().any(|(index, stmt)| {
             let StmtKind::Invoke { call, .. } = &stmt.kind else {
@@ -64,11 +66,12 @@ pub fn constructs_new_object(body: &Body, pc: u32) -> bool {
             stmt.pc == pc
                 && call.kind == CallKind::Special
                 && &*call.method.name == "<init>"
-                && call
-                    .receiver
-                    .as_ref()
-                    .and_then(|receiver| traced(body, b, index, receiver))
-                    .is_some_and(made_by_new)
+                && (!in_constructor
+                    || call
+                        .receiver
+                        .as_ref()
+                        .and_then(|receiver| traced(body, b, index, receiver))
+                        .is_some_and(made_by_new))
         })
     })
 }
