@@ -1,7 +1,8 @@
 //! What made library methods ∞ inside the JDK (issue 18 items 3/4, issue 20 item 7), on
 //! tests/fixtures/jdk_reach: the natives of `java.lang.reflect.Array` as bundled specs, a new
 //! `NullPointerException` (whose message the JVM never makes), the JDK's `assert` statements
-//! (whose `AssertionError(Object)` reached every `toString` in a recursion no run has), and
+//! (whose `AssertionError(Object)` reached every `toString` in a recursion no run has),
+//! `Throwable.setStackTrace` as a spec (a recursion through every throwable's constructor), and
 //! the reason an array's bytes are ∞, which names the array and its length. Each bound is
 //! validated against real runs under the agent.
 
@@ -149,6 +150,24 @@ fn the_jdks_asserts_make_no_recursion() {
     }
 }
 
+/// `Throwable.setStackTrace` copies the array it is given (a bundled spec): a throwable
+/// whose `fillInStackTrace` sets one (guava's `TimeoutFutureException`) no longer makes a
+/// recursion through every `Throwable`'s constructor, and what the copies took is compared
+/// with the spec: two arrays, one per call.
+#[test]
+fn set_stack_trace_copies_the_array() {
+    let spec = "java.lang.Throwable.setStackTrace([Ljava/lang/StackTraceElement;)V: allocates at most 1 × java.lang.StackTraceElement[]";
+    let (certificate, value) = analyze("stackTraces");
+    assert!(mentions(&value, spec), "{value:#}");
+    assert!(!mentions(&value, "recursion through"), "{value:#}");
+    for n in SIZES {
+        let report = validated(&certificate, "stackTraces", n);
+        let (observed, _) =
+            comparison(&report, "under library specs", "objects").expect("the spec's comparison");
+        assert_eq!(observed, 2, "{report:#}");
+    }
+}
+
 /// An array whose length no parameter bounds says which array (type, method, offset, line)
 /// and which length: here an element of the array parameter.
 #[test]
@@ -158,7 +177,7 @@ fn an_unbounded_array_names_its_site_and_length() {
     assert!(
         mentions(
             &value,
-            "the int[] made at Calls.elementSized([I)I@5 (line 79): its length `counts[0] + 1` is not bounded by the parameters"
+            "the int[] made at Calls.elementSized([I)I@5 (line 101): its length `counts[0] + 1` is not bounded by the parameters"
         ),
         "{value:#}"
     );
