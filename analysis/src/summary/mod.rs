@@ -734,10 +734,11 @@ impl CallSite<'_> {
                     .try_map(|qty| call.sum(qty, &set))
                     .map_err(|error| format!("not counted exactly: {error}")),
             };
+            let target = entry(entries, Some(self.pc), site);
             if matches!(&summed, Ok(summed) if summed.count.is_zero()) {
+                add_part(target, place, Counted::zero(self.params));
                 continue;
             }
-            let target = entry(entries, Some(self.pc), site);
             add_reasons(target, &reasons[&site]);
             let part = match summed {
                 Ok(summed) => {
