@@ -178,13 +178,18 @@ impl Program {
     }
 
     /// The lifted body of a method, not kept: for passes over a whole call graph, where keeping
-    /// every body of the JDK that a program reaches would cost gigabytes.
+    /// every body of the JDK that a program reaches would cost gigabytes. A JDK method's
+    /// `assert` statements are cut ([`ir::without_assertions`]).
     pub fn lift(&self, method: &MethodRef) -> Result<Body> {
         let class = self.class(&method.class)?;
         let declared = class
             .method(&method.name, &method.descriptor)
             .ok_or_else(|| Error::Input(format!("method {method} is not declared")))?;
-        ir::lift_method(&class, declared)
+        let body = ir::lift_method(&class, declared)?;
+        Ok(match self.classpath.origin(&method.class) {
+            Some(Origin::Jdk) => ir::without_assertions(body),
+            _ => body,
+        })
     }
 
     /// Whether the class is on the classpath (without loading it).

@@ -41,6 +41,7 @@ use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
 use super::extrema::Extremum;
 use super::fields::{CallEffect, FieldPlan, LoopExit, StoreEffect, ViewKey, ViewMode};
+use super::fresh;
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use super::views::{self, ViewCall, ViewType, view_type};
@@ -2030,6 +2031,12 @@ impl<'b, 't> Lowerer<'b, 't> {
                 {
                     self.field_value(&view.key)
                 }
+                // A constructor on the object `new` just made: every field is still 0.
+                (ViewMode::Formal | ViewMode::Threaded, ViewKey::This(_))
+                    if fresh::constructs_new_object(self.body, pc) =>
+                {
+                    Some(Expr::constant(0_i64))
+                }
                 _ => None,
             };
             let expr = match expr {
@@ -2473,6 +2480,16 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn affine_value(&self, value: &ir::Expr) -> Option<Expr> {
         match value {
             ir::Expr::Use(operand) => self.affine(operand),
+            // A shift left by a constant multiplies by a power of two, as long as nothing
+            // overflows (the assumption every product already makes).
+            ir::Expr::Binary {
+                op: BinOp::Shl,
+                lhs,
+                rhs: Operand::Const(Const::Int(count)),
+            } => {
+                let mask = if self.is_int_operand(lhs) { 31 } else { 63 };
+                Some(self.affine(lhs)?.scaled(&(Int::from(1) << (count & mask))))
+            }
             ir::Expr::Binary { op, lhs, rhs } => {
                 let (lhs, rhs) = (self.affine(lhs)?, self.affine(rhs)?);
                 match op {

@@ -33,8 +33,9 @@ pub fn describe_loop(method: &MethodRef, body: &Body, head_pc: u32) -> Option<St
 }
 
 /// Argument `index` (the receiver aside) of the call at `pc` in `body`, as the operation
-/// computing it, when that is one the lowering does not follow (a shift or a bitwise operation,
-/// a product of two variables, a quotient by one): `(1 << levels)`; `None` otherwise.
+/// computing it, when that is one the lowering does not follow (a shift by a variable, a right
+/// shift or a bitwise operation, a product of two variables, a quotient by one):
+/// `(1 << levels)`; `None` otherwise.
 pub fn untracked_argument(body: &Body, pc: u32, index: usize) -> Option<String> {
     let (block, definition, var) = argument_definition(body, pc, index)?;
     let StmtKind::Assign {
@@ -48,7 +49,7 @@ pub fn untracked_argument(body: &Body, pc: u32, index: usize) -> Option<String> 
     let followed = match op {
         BinOp::Add | BinOp::Sub => true,
         BinOp::Mul => constant(lhs) || constant(rhs),
-        BinOp::Div | BinOp::Rem => constant(rhs),
+        BinOp::Div | BinOp::Rem | BinOp::Shl => constant(rhs),
         _ => false,
     };
     (!followed).then(|| value_source(body, block, definition, var, value))

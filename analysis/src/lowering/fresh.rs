@@ -7,7 +7,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use membound_front::ir::{Body, Expr, Operand, Place, StmtKind, VarId};
+use membound_front::ir::{Body, CallKind, Expr, Operand, Place, StmtKind, VarId};
+
+use super::exits::traced;
 
 /// The holders of fresh objects, each with the offsets of its object's constructor calls.
 pub fn fresh_holders(body: &Body) -> BTreeMap<VarId, Vec<u32>> {
@@ -35,6 +37,43 @@ pub fn fresh_holders(body: &Body) -> BTreeMap<VarId, Vec<u32>> {
         }
     }
     holders
+}
+
+/// Whether the call at `pc` runs a constructor on an object `new` made: an object no other
+/// code has seen, whose fields all hold their default 0, since the verifier lets no
+/// instruction but a constructor call use an object before it is initialized. Outside a
+/// constructor every constructor call is one; inside, one whose receiver `new` made earlier
+/// in its block (through the block's copies), since a constructor calling its superclass's
+/// on `this` may have stored its own fields first.
+pub fn constructs_new_object(body: &Body, pc: u32) -> bool {
+    let in_constructor = &*body.method.name == "<init>";
+    body.blocks.iter().enumerate().any(|(b, block)| {
+        block.stmts.iter().enumerate().any(|(index, stmt)| {
+            let StmtKind::Invoke { call, .. } = &stmt.kind else {
+                return false;
+            };
+            let made_by_new = |(_, definition): (VarId, Option<usize>)| {
+                definition.is_some_and(|d| {
+                    matches!(
+                        block.stmts[d].kind,
+                        StmtKind::Assign {
+                            value: Expr::New(_),
+                            ..
+                        }
+                    )
+                })
+            };
+            stmt.pc == pc
+                && call.kind == CallKind::Special
+                && &*call.method.name == "<init>"
+                && (!in_constructor
+                    || call
+                        .receiver
+                        .as_ref()
+                        .and_then(|receiver| traced(body, b, index, receiver))
+                        .is_some_and(made_by_new))
+        })
+    })
 }
 
 /// Every variable's definitions with their offsets and assigned values (`None`: a call's

@@ -333,6 +333,7 @@ fn assumptions(model: ObjectModel) -> Vec<String> {
     vec![
         "integer arithmetic does not overflow".to_string(),
         membound_front::callgraph::JDK_INITIALIZED.to_string(),
+        membound_front::ir::JDK_ASSERTIONS_DISABLED.to_string(),
         format!("object sizes follow the {} object model", model.name()),
     ]
 }

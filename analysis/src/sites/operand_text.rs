@@ -26,26 +26,31 @@ impl Renderer<'_> {
 
     fn var(&self, var: VarId, before: usize, depth: usize) -> String {
         let info = self.body.var(var);
-        if depth > 0
-            && matches!(info.origin, VarOrigin::Stack(_))
-            && let Some((at, expr)) = self.definition(var, before)
-            && let Some(text) = self.expr(expr, at, depth - 1)
-        {
-            return text;
+        if depth > 0 && matches!(info.origin, VarOrigin::Stack(_)) {
+            let text = match self.definition(var, before) {
+                Some((at, StmtKind::Assign { value, .. })) => self.expr(value, at, depth - 1),
+                Some((_, StmtKind::Invoke { call, .. })) => Some(format!(
+                    "{}.{}(…)",
+                    call.method.class.simple(),
+                    call.method.name
+                )),
+                _ => None,
+            };
+            if let Some(text) = text {
+                return text;
+            }
         }
         info.name.to_string()
     }
 
-    /// The last assignment to `var` among the block's statements before `before`.
-    fn definition(&self, var: VarId, before: usize) -> Option<(usize, &Expr)> {
+    /// The last statement among the block's before `before` that sets `var`.
+    fn definition(&self, var: VarId, before: usize) -> Option<(usize, &StmtKind)> {
         self.block.stmts[..before.min(self.block.stmts.len())]
             .iter()
             .enumerate()
             .rev()
-            .find_map(|(at, stmt)| match &stmt.kind {
-                StmtKind::Assign { dst, value } if *dst == var => Some((at, value)),
-                _ => None,
-            })
+            .find(|(_, stmt)| stmt.assigns(var))
+            .map(|(at, stmt)| (at, &stmt.kind))
     }
 
     fn expr(&self, expr: &Expr, at: usize, depth: usize) -> Option<String> {
@@ -65,6 +70,11 @@ impl Renderer<'_> {
                 format!("{}.{}", self.operand(object, at, depth), field.name)
             }
             Expr::Load(Place::Static(field)) => format!("{}.{}", field.class.simple(), field.name),
+            Expr::Load(Place::ArrayElement { array, index }) => format!(
+                "{}[{}]",
+                self.operand(array, at, depth),
+                self.operand(index, at, depth)
+            ),
             Expr::Convert(operand, _) => self.operand(operand, at, depth),
             _ => return None,
         };

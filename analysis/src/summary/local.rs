@@ -96,7 +96,7 @@ pub fn local_amount(
                 )
             });
         } else if objects.is_infinite() || bytes.is_infinite() {
-            reasons.push("the array's lengths are not bounded by the parameters".to_string());
+            reasons.push(unbounded_lengths(site, &invariant));
         }
     }
     LocalAmount {
@@ -131,6 +131,35 @@ fn unbounded_loops(
         loops.extend(lowered.unfollowed_walks(&site.method).iter().cloned());
     }
     loops
+}
+
+/// Why an array site that runs a bounded number of times has ∞ objects or bytes: the array,
+/// where it is made, and each dimension its invariant leaves without an upper bound, by its
+/// source text (the variable, field or call result it is given), or the spec that bounds none.
+fn unbounded_lengths(site: &LocalSite, invariant: &SiteInvariant) -> String {
+    let line = site
+        .line
+        .map_or_else(String::new, |line| format!(" (line {line})"));
+    let array = format!(
+        "the {} made at {}@{}{line}",
+        site.allocation.ty, site.method, site.pc
+    );
+    let unbounded: Vec<&str> = invariant
+        .lengths
+        .iter()
+        .zip(&site.allocation.dims)
+        .filter(|(column, _)| !invariant.set.bounds_above(column))
+        .map(|(_, dim)| dim.as_str())
+        .collect();
+    match unbounded.as_slice() {
+        [] => format!("{array}: its lengths are not bounded by the parameters"),
+        ["unbounded"] => format!("{array}: its spec states no bound on its length"),
+        [dim] => format!("{array}: its length `{dim}` is not bounded by the parameters"),
+        dims => format!(
+            "{array}: its lengths `{}` are not bounded by the parameters",
+            dims.join("`, `")
+        ),
+    }
 }
 
 type Amounts = membound_jvm::error::Result<(Qty, Qty)>;

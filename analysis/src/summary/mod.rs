@@ -719,6 +719,10 @@ impl CallSite<'_> {
         once: &mut Once,
     ) -> (Qty, Qty) {
         let mut totals: Vec<(Qty, Qty, Option<Call>)> = Vec::new();
+        // Targets whose total is ∞ while the sites they run at this call's values are not:
+        // those sites' sums, added to the others' (a sum where one execution runs one target,
+        // so above the largest).
+        let mut summed: Vec<(Qty, Qty)> = Vec::new();
         for &callee in targets {
             let Some(summary) = self.summaries.of(callee) else {
                 continue;
@@ -751,7 +755,7 @@ impl CallSite<'_> {
                         });
                     }
                     let initializer = self.whole_once(summary);
-                    self.compose_target(summary, &call, entries, initializer);
+                    let from_sites = self.compose_target(summary, &call, entries, initializer);
                     if initializer {
                         // The call's set already counts a class's first use once.
                         let set = call.set.set.to_set();
@@ -770,7 +774,14 @@ impl CallSite<'_> {
                         once.objects = once.objects.add(&objects);
                         once.bytes = once.bytes.add(&bytes);
                     }
-                    totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
+                    let callee_infinite =
+                        summary.objects.is_infinite() || summary.bytes.is_infinite();
+                    if callee_infinite && !from_sites.0.is_infinite() && !from_sites.1.is_infinite()
+                    {
+                        summed.push(from_sites);
+                    } else {
+                        totals.push((summary.objects.clone(), summary.bytes.clone(), Some(call)));
+                    }
                 }
                 Err(error) => {
                     self.unbounded_target(summary, &error.to_string(), entries);
@@ -778,7 +789,11 @@ impl CallSite<'_> {
                 }
             }
         }
-        let (objects, bytes) = self.call_totals(&totals);
+        let (mut objects, mut bytes) = self.call_totals(&totals);
+        for (target_objects, target_bytes) in &summed {
+            objects = objects.add(target_objects);
+            bytes = bytes.add(target_bytes);
+        }
         if (objects.is_infinite() || bytes.is_infinite()) && self.inputs.out_of_time() {
             // The totals' counts may have stopped at the deadline: the sites say so.
             for summary in targets
@@ -848,14 +863,17 @@ impl CallSite<'_> {
     /// Every entry of `summary` summed over the call's points, under the fate the caller gives
     /// its objects, and marked once when `all_once` (a class initializer's, whose call's set
     /// counts it once); its once entries added once at their largest instead when they are
-    /// piecewise constants.
+    /// piecewise constants. Returns the sum of the other entries. A site that runs 0 times at
+    /// the values the call passes adds nothing (a `NullPointerException`'s message, made only
+    /// when a second stack trace is filled in, for a constructor on a new exception): the sum
+    /// can then be finite where the callee's total, over every value of its formals, is ∞.
     fn compose_target(
         &self,
         summary: &MethodSummary,
         call: &Call,
         entries: &mut Entries,
         all_once: bool,
-    ) {
+    ) -> (Qty, Qty) {
         let set = call.set.set.to_set();
         // Parts with the same site and place in the caller add up before they are summed.
         let mut grouped: BTreeMap<(usize, Place), Counted> = BTreeMap::new();
@@ -877,29 +895,37 @@ impl CallSite<'_> {
                 grouped.insert(key, sum);
             }
         }
+        let mut total = Counted::zero(self.params);
         for ((site, place), counted) in grouped {
+            let summed = match self.inputs.out_of_time() {
+                true => Err(TIME_LIMIT_IN_SUMMARY.to_string()),
+                false => counted
+                    .try_map(|qty| call.sum(qty, &set))
+                    .map_err(|error| format!("not counted exactly: {error}")),
+            };
             let target = entry(entries, Some(self.pc), site);
             target.once = all_once && (target.parts.is_empty() || target.once);
-            add_reasons(target, &reasons[&site]);
-            if self.inputs.out_of_time() {
-                add_reasons(target, &[TIME_LIMIT_IN_SUMMARY.to_string()]);
-                add_part(target, place, Counted::infinite());
+            if matches!(&summed, Ok(summed) if summed.count.is_zero()) {
+                add_part(target, place, Counted::zero(self.params));
                 continue;
             }
-            let summed = counted.try_map(|qty| call.sum(qty, &set));
-            match summed {
+            add_reasons(target, &reasons[&site]);
+            let part = match summed {
                 Ok(summed) => {
                     if summed.bytes.may_be_infinite() && !counted.bytes.may_be_infinite() {
                         add_reasons(target, &[self.unbounded_call(summary, &counted.bytes)]);
                     }
-                    add_part(target, place, summed.map(|q| q.aligned(self.params)))
+                    summed.map(|q| q.aligned(self.params))
                 }
-                Err(error) => {
-                    add_reasons(target, &[format!("not counted exactly: {error}")]);
-                    add_part(target, place, Counted::infinite());
+                Err(why) => {
+                    add_reasons(target, &[why]);
+                    Counted::infinite()
                 }
-            }
+            };
+            total = total.add(&part);
+            add_part(target, place, part);
         }
+        (total.objects, total.bytes)
     }
 
     /// The callee's formals the call at `pc` passes as `1 << x` ([`powers`]).

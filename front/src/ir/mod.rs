@@ -13,9 +13,11 @@ use std::sync::Arc;
 
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
+mod assertions;
 mod lift;
 mod print;
 
+pub use assertions::{JDK_ASSERTIONS_DISABLED, without_assertions};
 pub use lift::lift_method;
 pub use print::{body_to_json, print_body};
 
