@@ -36,6 +36,7 @@ use membound_polyhedra::Int;
 
 use super::Exceptions;
 use super::accumulators::accumulators;
+use super::appends::AppendEffect;
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
@@ -731,6 +732,43 @@ impl<'b, 't> Lowerer<'b, 't> {
             let expr = expr.clone();
             self.step(node, Action::Assign { var, expr })
         })
+    }
+
+    /// A store appending a new node at the tail of a list the method builds
+    /// ([`super::appends`]): the chains of the list's nodes get one node more, that of the new
+    /// node and null stay, and the rest of any other walked local is forgotten.
+    fn append_step(&mut self, node: NodeId, pc: u32) -> NodeId {
+        let walks = &self.fields.walks;
+        let Some(append) = walks.appends.iter().find(|append| append.pc == pc) else {
+            return node;
+        };
+        let mut effects: Vec<(VarId, AppendEffect)> = self
+            .rests
+            .iter()
+            .map(|(&local, &rest)| (rest, append.effect(local)))
+            .collect();
+        effects.sort_unstable_by_key(|&(rest, _)| rest);
+        effects
+            .into_iter()
+            .fold(node, |node, (rest, effect)| match effect {
+                AppendEffect::Keep => node,
+                AppendEffect::Extend => self.one_more_unless_empty(node, rest),
+                AppendEffect::Forget => self.step(node, Action::Havoc(rest)),
+            })
+    }
+
+    /// A rest of at least one node gets one more; a rest of 0 (null) stays.
+    fn one_more_unless_empty(&mut self, node: NodeId, rest: VarId) -> NodeId {
+        let joined = self.new_node();
+        let on_list = self.step(node, Action::Assume(ge(rest, 1_i64)));
+        let expr = Expr::var(rest) + 1;
+        self.edge(on_list, joined, Action::Assign { var: rest, expr });
+        self.edge(
+            node,
+            joined,
+            Action::Assume(le(Expr::var(rest), Expr::constant(0))),
+        );
+        joined
     }
 
     /// The variable holding an integer result at exit, returned after the threaded views, and
@@ -1449,6 +1487,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let node = self.forget_held(node, stmt.pc, &[]);
                 let node = self.held_store(node, stmt.pc);
                 let node = self.store(node, stmt.pc, value);
+                let node = self.append_step(node, stmt.pc);
                 self.link_step(node, stmt.pc)
             }
             StmtKind::Monitor { .. } => node,

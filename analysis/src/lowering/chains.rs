@@ -26,6 +26,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::appends::{Append, tail_appends};
 use super::cursors::{Cursor, CursorCall, Start};
 use super::exits::operand_source;
 use super::guards::{GuardContext, guarded_calls};
@@ -104,6 +105,9 @@ pub struct Walks {
     pub locals: Vec<WalkedLocal>,
     /// The stores that link new nodes into the walked chains.
     pub links: Vec<Link>,
+    /// The stores that append a new node at the tail of a list the method builds
+    /// ([`super::appends`]).
+    pub appends: Vec<Append>,
     /// The locals holding cursors of the program's own ([`super::cursors`]), each with its
     /// cursor: their rests count the nodes left to return.
     pub cursors: BTreeMap<ir::VarId, Cursor>,
@@ -229,8 +233,9 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         read_as_steps(assigned);
     }
     let (cursors, cursor_calls) = cursor_locals(body, context);
+    let appends = tail_appends(body, context.guards.call_writes);
     let (fields, links) = loop {
-        let fields = family_fields(&members, &candidates, &cursor_calls);
+        let fields = family_fields(&members, &candidates, &appends, &cursor_calls);
         let links: Vec<&(FieldRef, Link)> = candidates
             .iter()
             .filter(|(field, link)| {
@@ -238,11 +243,13 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     .is_none_or(|next| fields.get(&next) == Some(field))
             })
             .collect();
+        // Appends at a list's tail change no chain but those of the list's own nodes, as the
+        // links of new nodes do.
         let linking = |field: &FieldRef| -> Vec<u32> {
-            links
-                .iter()
-                .filter(|(linked, _)| linked == field)
-                .map(|(_, link)| link.pc)
+            let linked = links.iter().filter(|(linked, _)| linked == field);
+            let appended = appends.iter().filter(|append| append.field == *field);
+            (linked.map(|(_, link)| link.pc))
+                .chain(appended.map(|append| append.pc))
                 .collect()
         };
         let broken: Vec<ir::VarId> = members
@@ -276,6 +283,7 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     };
     let mut walks = Walks {
         links,
+        appends,
         cursors,
         cursor_calls: cursor_calls
             .into_iter()
@@ -624,11 +632,13 @@ fn assignments(
 }
 
 /// The field each member's family follows: that of its own follows when they agree, else
-/// that the members following from it follow, that of a member it copies, of one that copies
-/// it, or of a link into the node it holds; none when its follows disagree.
+/// that the members following from it follow, that of an append at a list's tail it takes part
+/// in, that of a member it copies, of one that copies it, or of a link into the node it holds;
+/// none when its follows disagree.
 fn family_fields(
     members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
     links: &[(FieldRef, Link)],
+    appends: &[Append],
     cursor_calls: &CallsWithArguments,
 ) -> BTreeMap<ir::VarId, FieldRef> {
     let mut fields = BTreeMap::new();
@@ -657,6 +667,14 @@ fn family_fields(
             && followed.all(|f| f == first)
         {
             fields.insert(var, first.clone());
+        }
+    }
+    // The tail and the new node of an append at a list's tail walk the appended field.
+    for append in appends {
+        for var in [append.tail, append.node] {
+            if members.contains_key(&var) {
+                fields.entry(var).or_insert_with(|| append.field.clone());
+            }
         }
     }
     // A local a cursor is created at walks the field the cursor follows.

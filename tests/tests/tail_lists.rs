@@ -1,0 +1,75 @@
+//! Lists built by appending at the tail (fixture `tail_lists`, the shape of JOlden em3d's node
+//! tables): `last.next = node; last = node` on the nodes a loop creates, the first kept on the
+//! branch where there was no last. A walk from the first, in the method or in a callee it
+//! passes the first to, is bounded by the nodes appended, exact and equal to real runs; a store
+//! linking after another node than the tail, or a new node made before the last one is linked,
+//! leaves the walk unbounded, saying which call.
+
+use membound_tests::{
+    certificate_params, eval_method, fixture_certificate, pair, validate_json, validated_exactly,
+};
+
+const RUN: &str = "tail.Lists";
+
+/// The certificate (count model) of `method`, whose one parameter is `n`.
+fn certificate(method: &str) -> std::path::PathBuf {
+    let certificate = fixture_certificate("tail_lists", method, "count");
+    assert_eq!(
+        certificate_params(&certificate, method),
+        vec![pair("n", "parameter 0 (int n)")]
+    );
+    certificate
+}
+
+/// The objects `method` allocates for each `n` of `range` equal `expected`, and `validate` of
+/// a run of the fixture's main (n = 0..=5) matches every comparison exactly.
+fn exact_and_validated(
+    method: &str,
+    range: std::ops::RangeInclusive<i64>,
+    expected: impl Fn(i64) -> i64,
+) {
+    let certificate = certificate(method);
+    for n in range {
+        let json = eval_method(&certificate, method, &format!("n={n}"));
+        assert_eq!(json["mem_alloc"]["objects"], expected(n), "{method}({n})");
+    }
+    validated_exactly(&certificate, RUN, &[]);
+}
+
+#[test]
+fn a_walk_from_the_first_of_nodes_appended_at_the_tail_visits_each_once() {
+    // n nodes and a visit per node.
+    exact_and_validated("tail.Lists.appendThenWalk", -2..=6, |n| 2 * n.max(0));
+}
+
+#[test]
+fn nodes_kept_in_a_table_and_appended_after_the_previous_one_are_walked_exactly() {
+    // The table, n nodes and a visit per node.
+    exact_and_validated("tail.Lists.tableThenWalk", 0..=6, |n| 2 * n + 1);
+}
+
+/// `method`'s certificate: unbounded at n = 3, through its call to `visit` (whose walk of the
+/// list from `first` it cannot bind), and never below a run.
+fn unbounded_walk(method: &str) {
+    let certificate = certificate(method);
+    let json = eval_method(&certificate, method, "n=3");
+    assert_eq!(json["mem_alloc"]["objects"], "infty", "{json:#}");
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    let reason = format!(
+        "of {method}(I)I to tail.Lists.visit(Ltail/Lists$Node;)I: its bound depends on \
+         first_length"
+    );
+    assert!(text.contains(&reason), "{text}");
+    let (code, json) = validate_json(&certificate, RUN, &[]);
+    assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
+}
+
+#[test]
+fn a_node_linked_after_the_first_rather_than_the_tail_leaves_the_walk_unbounded() {
+    unbounded_walk("tail.Lists.linkedAfterFirst");
+}
+
+#[test]
+fn a_second_new_node_before_the_last_is_linked_leaves_the_walk_unbounded() {
+    unbounded_walk("tail.Lists.twoBeforeLinking");
+}
