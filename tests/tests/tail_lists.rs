@@ -3,7 +3,8 @@
 //! branch where there was no last. A walk from the first, in the method or in a callee it
 //! passes the first to, is bounded by the nodes appended, exact and equal to real runs; a store
 //! linking after another node than the tail, or a new node made before the last one is linked,
-//! leaves the walk unbounded, saying which call.
+//! leaves the walk unbounded, saying which call. A callee building such a list writes the field
+//! only on the nodes it creates, so its caller's walks of other lists stay bounded.
 
 use membound_tests::{
     certificate_params, eval_method, fixture_certificate, pair, validate_json, validated_exactly,
@@ -46,6 +47,29 @@ fn a_walk_from_the_first_of_nodes_appended_at_the_tail_visits_each_once() {
 fn nodes_kept_in_a_table_and_appended_after_the_previous_one_are_walked_exactly() {
     // The table, n nodes and a visit per node.
     exact_and_validated("tail.Lists.tableThenWalk", 0..=6, |n| 2 * n + 1);
+}
+
+#[test]
+fn a_callee_appending_to_its_own_list_leaves_the_callers_list_walked() {
+    // `appended(n)` writes `next`, but only on the nodes it creates: the walk of the list the
+    // caller was given keeps its length at entry.
+    let method = "tail.Lists.walkAfterBuilding";
+    let certificate = fixture_certificate("tail_lists", method, "count");
+    assert_eq!(
+        certificate_params(&certificate, method),
+        vec![
+            pair("n", "parameter 1 (int n)"),
+            pair(
+                "list_length",
+                "length of the chain from parameter 0 (list) along tail.Lists$Node.next"
+            ),
+        ]
+    );
+    for (length, n) in [(0, 0), (0, 3), (4, 0), (3, 5)] {
+        let json = eval_method(&certificate, method, &format!("list_length={length},n={n}"));
+        assert_eq!(json["mem_alloc"]["objects"], length + n, "{length}, {n}");
+    }
+    validated_exactly(&certificate, RUN, &[]);
 }
 
 /// `method`'s certificate: unbounded at n = 3, through its call to `visit` (whose walk of the

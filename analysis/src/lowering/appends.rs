@@ -125,7 +125,8 @@ pub fn tail_appends(
     appends
 }
 
-/// The reference fields the body stores a local into, on an object a local holds.
+/// The fields of a node's own class (`Node.next`) the body stores a local into, on an object a
+/// local holds: the fields an append may link along.
 fn appended_fields(body: &ir::Body) -> BTreeSet<FieldRef> {
     body.statements()
         .filter_map(|(_, stmt)| match &stmt.kind {
@@ -136,10 +137,15 @@ fn appended_fields(body: &ir::Body) -> BTreeSet<FieldRef> {
                         field,
                     },
                 value: Operand::Var(_),
-            } if matches!(field.ty, Type::Ref(_)) => Some(field.clone()),
+            } if field.ty == Type::Ref(field.class.clone()) => Some(field.clone()),
             _ => None,
         })
         .collect()
+}
+
+/// Whether the body stores into a field an append may link along (cheap, before the analysis).
+pub fn has_appended_fields(body: &ir::Body) -> bool {
+    !appended_fields(body).is_empty()
 }
 
 /// The states at each block's entry at the fixpoint (`Some(empty map)` for a block no path

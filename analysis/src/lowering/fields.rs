@@ -51,6 +51,7 @@ use membound_front::ir::{self, CallKind, DynamicCall, Operand, Place, StmtKind};
 use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
+use super::appends::{has_appended_fields, tail_appends};
 use super::chains::{self, WalkContext, Walks, walks};
 use super::cursors::{
     Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start, own_cursor_field,
@@ -373,6 +374,7 @@ pub fn plan(
         cache: HashMap::new(),
     };
     let node_writes = node_writes(java, graph, &mut resolver);
+    let node_writes = without_tail_appends(java, graph, call_sites, node_writes, &mut resolver);
     let own: Vec<Own> = bodies
         .iter()
         .map(|b| own_fields(b, &mut resolver))
@@ -1663,7 +1665,7 @@ fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -
         .methods
         .iter()
         .map(|node| match &node.kind {
-            NodeKind::Code => code_writes(java, &node.method, resolver),
+            NodeKind::Code => code_writes(java, &node.method, resolver, &[]),
             // A spec states whether its method writes fields of the program; one that stores
             // into its arguments (or does not say) may store into an array of references.
             NodeKind::Spec(spec) => Writes {
@@ -1690,7 +1692,53 @@ fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -
     writes
 }
 
-fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) -> Writes {
+/// Each node's writes without its stores that append a new node at the tail of a list its
+/// activation builds ([`super::appends`]): they write only objects created during that
+/// activation, so they change nothing its callers (or the activations below it) hold. The
+/// appends are proven with every write counted, the calls' own appends too.
+fn without_tail_appends(
+    java: &Program,
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    node_writes: Vec<Writes>,
+    resolver: &mut Resolver<'_>,
+) -> Vec<Writes> {
+    let mut index = WriteIndex::new(graph, node_writes.clone());
+    let mut without = node_writes;
+    for (node, method) in graph.methods.iter().enumerate() {
+        let Ok(body) = java.body(&method.method) else {
+            continue;
+        };
+        if !matches!(method.kind, NodeKind::Code) || !has_appended_fields(&body) {
+            continue;
+        }
+        let per_call = writes_per_call(graph, call_sites, &mut index, &method.method);
+        let resolving = std::cell::RefCell::new(&mut *resolver);
+        let call_writes = |stmt: &ir::Stmt, field: &FieldRef| match per_call.get(&stmt.pc) {
+            Some(writes) => {
+                let field = resolving.borrow_mut().resolve(field);
+                writes.anything || writes.may_write_object_field(&field)
+            }
+            None => matches!(stmt.kind, StmtKind::Invoke { .. }),
+        };
+        let appends: Vec<u32> = tail_appends(&body, &call_writes)
+            .iter()
+            .map(|append| append.pc)
+            .collect();
+        if !appends.is_empty() {
+            without[node] = code_writes(java, &method.method, resolver, &appends);
+        }
+    }
+    without
+}
+
+/// What a method's own code may write, but its stores at the offsets `skipped`.
+fn code_writes(
+    java: &Program,
+    method: &MethodRef,
+    resolver: &mut Resolver<'_>,
+    skipped: &[u32],
+) -> Writes {
     let Ok(body) = java.body(method) else {
         return Writes {
             anything: true,
@@ -1700,6 +1748,7 @@ fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) 
     let mut writes = Writes::default();
     for (_, stmt) in body.statements() {
         match &stmt.kind {
+            StmtKind::Store { .. } if skipped.contains(&stmt.pc) => {}
             StmtKind::Store { place, .. } => {
                 let elements;
                 let (is_static, field) = match place {
