@@ -4,7 +4,9 @@
 //! passes the first to, is bounded by the nodes appended, exact and equal to real runs; a store
 //! linking after another node than the tail, or a new node made before the last one is linked,
 //! leaves the walk unbounded, saying which call. A callee building such a list writes the field
-//! only on the nodes it creates, so its caller's walks of other lists stay bounded.
+//! only on the nodes it creates, so its caller's walks of other lists stay bounded; and a
+//! table of the nodes (`table[i] = node`, em3d's `fillTable`) returned to a caller holds the
+//! list's length in its first cell, which the caller walks, itself or from a bag's field.
 
 use membound_tests::{
     certificate_params, eval_method, fixture_certificate, pair, validate_json, validated_exactly,
@@ -47,6 +49,20 @@ fn a_walk_from_the_first_of_nodes_appended_at_the_tail_visits_each_once() {
 fn nodes_kept_in_a_table_and_appended_after_the_previous_one_are_walked_exactly() {
     // The table, n nodes and a visit per node.
     exact_and_validated("tail.Lists.tableThenWalk", 0..=6, |n| 2 * n + 1);
+}
+
+#[test]
+fn a_walk_from_the_first_cell_of_a_table_a_callee_built_visits_each_node_once() {
+    // `table(n)` returns its table with the length of the list from its first cell; the
+    // caller's walk from `n > 0 ? table[0] : null`: the table, n nodes and a visit per node.
+    exact_and_validated("tail.Lists.walkFromFirstCell", -2..=6, |n| 2 * n.max(0) + 1);
+}
+
+#[test]
+fn a_bag_holding_the_first_cell_of_a_built_table_is_walked_exactly() {
+    // em3d's `g.eNodes = n > 0 ? eTable[0] : null` (stored through javac's copy of `g`): the
+    // bag, the table, n nodes and a visit per node.
+    exact_and_validated("tail.Lists.walkFromBag", -2..=6, |n| 2 * n.max(0) + 2);
 }
 
 #[test]

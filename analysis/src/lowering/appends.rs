@@ -93,15 +93,33 @@ impl Append {
     }
 }
 
-/// The stores of `body` proven to append at a list's tail.
+/// What a store puts in place, when it is a node of a list the method builds by appends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoredNode {
+    /// The node created last.
+    Latest,
+    /// Null or a node of the list created before the last one.
+    Earlier,
+}
+
+/// A method's appends at its lists' tails, and what its other stores of a local put in place.
+#[derive(Clone, Debug, Default)]
+pub struct Lists {
+    /// The stores proven to append, by offset.
+    pub appends: Vec<Append>,
+    /// By offset, the stores of a local that hold a node of the list (in every phase the list
+    /// may be in there), where the method appends to one.
+    pub stored: BTreeMap<u32, StoredNode>,
+}
+
+/// The stores of `body` proven to append at a list's tail, and what its other stores put.
 /// `call_writes` says whether a call may write a field (of any object).
-pub fn tail_appends(
-    body: &ir::Body,
-    call_writes: &dyn Fn(&ir::Stmt, &FieldRef) -> bool,
-) -> Vec<Append> {
-    let mut appends = Vec::new();
+pub fn tail_appends(body: &ir::Body, call_writes: &dyn Fn(&ir::Stmt, &FieldRef) -> bool) -> Lists {
+    let mut lists = Lists::default();
     for field in appended_fields(body) {
         let entries = entry_states(body, &field, call_writes);
+        let mut stored = BTreeMap::new();
+        let mut appends = Vec::new();
         for (index, block) in body.blocks.iter().enumerate() {
             let mut state = entries[index].clone();
             for stmt in &block.stmts {
@@ -117,12 +135,42 @@ pub fn tail_appends(
                         kinds,
                     });
                 }
+                if let Some(node) = stored_node(&state, stmt) {
+                    stored.insert(stmt.pc, node);
+                }
                 state = transfer(state, stmt, &field, call_writes);
             }
         }
+        if !appends.is_empty() {
+            lists.appends.extend(appends);
+            lists.stored.extend(stored);
+        }
     }
-    appends.sort_by_key(|append| append.pc);
-    appends
+    lists.appends.sort_by_key(|append| append.pc);
+    lists
+}
+
+/// What a store of a local puts in place, when every phase agrees it is a node of the list.
+fn stored_node(state: &State, stmt: &ir::Stmt) -> Option<StoredNode> {
+    let StmtKind::Store {
+        value: Operand::Var(value),
+        ..
+    } = &stmt.kind
+    else {
+        return None;
+    };
+    let phases = state.as_ref().filter(|phases| !phases.is_empty())?;
+    let mut held = BTreeSet::new();
+    for kinds in phases.values() {
+        held.extend(kinds.get(value)?);
+    }
+    if held == BTreeSet::from([Kind::Latest]) {
+        Some(StoredNode::Latest)
+    } else if held.iter().all(|kind| *kind != Kind::Latest) {
+        Some(StoredNode::Earlier)
+    } else {
+        None
+    }
 }
 
 /// The fields of a node's own class (`Node.next`) the body stores a local into, on an object a

@@ -374,7 +374,7 @@ pub fn plan(
         cache: HashMap::new(),
     };
     let node_writes = node_writes(java, graph, &mut resolver);
-    let node_writes = without_tail_appends(java, graph, call_sites, node_writes, &mut resolver);
+    let node_writes = without_fresh_writes(java, graph, call_sites, node_writes, &mut resolver);
     let own: Vec<Own> = bodies
         .iter()
         .map(|b| own_fields(b, &mut resolver))
@@ -1692,11 +1692,12 @@ fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -
     writes
 }
 
-/// Each node's writes without its stores that append a new node at the tail of a list its
-/// activation builds ([`super::appends`]): they write only objects created during that
-/// activation, so they change nothing its callers (or the activations below it) hold. The
-/// appends are proven with every write counted, the calls' own appends too.
-fn without_tail_appends(
+/// Each node's writes without its stores that write only objects created during its
+/// activation: those that append a new node at the tail of a list it builds
+/// ([`super::appends`]) and those into the cells of an array it created (`table[i] = node`,
+/// `table` only ever set to a new array). They change nothing its callers (or the activations
+/// below it) hold. The appends are proven with every write counted, the calls' own too.
+fn without_fresh_writes(
     java: &Program,
     graph: &CallGraph,
     call_sites: &CallSites,
@@ -1709,7 +1710,10 @@ fn without_tail_appends(
         let Ok(body) = java.body(&method.method) else {
             continue;
         };
-        if !matches!(method.kind, NodeKind::Code) || !has_appended_fields(&body) {
+        let fresh_cells = fresh_array_stores(&body);
+        if !matches!(method.kind, NodeKind::Code)
+            || (!has_appended_fields(&body) && fresh_cells.is_empty())
+        {
             continue;
         }
         let per_call = writes_per_call(graph, call_sites, &mut index, &method.method);
@@ -1721,15 +1725,47 @@ fn without_tail_appends(
             }
             None => matches!(stmt.kind, StmtKind::Invoke { .. }),
         };
-        let appends: Vec<u32> = tail_appends(&body, &call_writes)
+        let skipped: Vec<u32> = (tail_appends(&body, &call_writes).appends)
             .iter()
             .map(|append| append.pc)
+            .chain(fresh_cells)
             .collect();
-        if !appends.is_empty() {
-            without[node] = code_writes(java, &method.method, resolver, &appends);
+        if !skipped.is_empty() {
+            without[node] = code_writes(java, &method.method, resolver, &skipped);
         }
     }
     without
+}
+
+/// The offsets of the stores into the cells of an array the method created: through a local
+/// every assignment of which is a new array.
+fn fresh_array_stores(body: &ir::Body) -> Vec<u32> {
+    let only_new_arrays = |array: ir::VarId| {
+        let mut assignments = body.statements().filter(|(_, stmt)| stmt.assigns(array));
+        !matches!(body.var(array).origin, ir::VarOrigin::Param(_))
+            && assignments.all(|(_, stmt)| {
+                matches!(
+                    &stmt.kind,
+                    StmtKind::Assign {
+                        value: ir::Expr::NewArray { .. },
+                        ..
+                    }
+                )
+            })
+    };
+    body.statements()
+        .filter_map(|(_, stmt)| match &stmt.kind {
+            StmtKind::Store {
+                place:
+                    Place::ArrayElement {
+                        array: Operand::Var(array),
+                        ..
+                    },
+                ..
+            } if only_new_arrays(*array) => Some(stmt.pc),
+            _ => None,
+        })
+        .collect()
 }
 
 /// What a method's own code may write, but its stores at the offsets `skipped`.
@@ -1795,7 +1831,7 @@ fn code_writes(
 
 /// Whether a store into `array` may store a reference: its array's elements are not primitive
 /// (or its type is not known).
-fn stores_reference(body: &ir::Body, array: &Operand) -> bool {
+pub(super) fn stores_reference(body: &ir::Body, array: &Operand) -> bool {
     match array {
         Operand::Var(var) => match &body.var(*var).ty {
             Type::Array(element) => matches!(**element, Type::Ref(_) | Type::Array(_)),
