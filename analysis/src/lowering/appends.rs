@@ -107,9 +107,9 @@ pub enum StoredNode {
 pub struct Lists {
     /// The stores proven to append, by offset.
     pub appends: Vec<Append>,
-    /// By offset, the stores of a local that hold a node of the list (in every phase the list
-    /// may be in there), where the method appends to one.
-    pub stored: BTreeMap<u32, StoredNode>,
+    /// By the field appended along and the offset, the stores of a local that hold a node of
+    /// that list (in every phase the list may be in there).
+    pub stored: BTreeMap<(FieldRef, u32), StoredNode>,
 }
 
 /// The stores of `body` proven to append at a list's tail, and what its other stores put.
@@ -136,7 +136,7 @@ pub fn tail_appends(body: &ir::Body, call_writes: &dyn Fn(&ir::Stmt, &FieldRef) 
                     });
                 }
                 if let Some(node) = stored_node(&state, stmt) {
-                    stored.insert(stmt.pc, node);
+                    stored.insert((field.clone(), stmt.pc), node);
                 }
                 state = transfer(state, stmt, &field, call_writes);
             }

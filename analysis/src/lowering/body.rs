@@ -2088,7 +2088,8 @@ impl<'b, 't> Lowerer<'b, 't> {
     fn stored_head(&self, pc: u32, head: VarId, chain: &usize) -> Action {
         let along = &self.fields.walks.held.chains[*chain].along;
         let created = self.created.iter().find(|(field, _)| field == along);
-        match (self.fields.walks.stored_nodes.get(&pc), created) {
+        let stored = self.fields.walks.stored_nodes.get(&(along.clone(), pc));
+        match (stored, created) {
             (Some(StoredNode::Latest), Some(&(_, created))) => Action::Assign {
                 var: head,
                 expr: Expr::var(created),

@@ -108,8 +108,9 @@ pub struct Walks {
     /// The stores that append a new node at the tail of a list the method builds
     /// ([`super::appends`]).
     pub appends: Vec<Append>,
-    /// By offset, the stores of a local holding a node of such a list, and which node.
-    pub stored_nodes: BTreeMap<u32, StoredNode>,
+    /// By the field appended along and the offset, the stores of a local holding a node of
+    /// such a list, and which node.
+    pub stored_nodes: BTreeMap<(FieldRef, u32), StoredNode>,
     /// The locals holding cursors of the program's own ([`super::cursors`]), each with its
     /// cursor: their rests count the nodes left to return.
     pub cursors: BTreeMap<ir::VarId, Cursor>,
