@@ -464,3 +464,112 @@ fn null_tested(
     }
     kept
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use membound_jvm::ClassName;
+
+    fn next() -> FieldRef {
+        let node = ClassName::new("Node");
+        FieldRef {
+            class: node.clone(),
+            name: Arc::from("next"),
+            ty: Type::Ref(node),
+        }
+    }
+
+    fn kinds(held: &[(u32, &[Kind])]) -> Kinds {
+        held.iter()
+            .map(|(var, kinds)| (ir::VarId(*var), kinds.iter().copied().collect()))
+            .collect()
+    }
+
+    fn append(held: &[(u32, &[Kind])]) -> Append {
+        Append {
+            pc: 0,
+            field: next(),
+            tail: ir::VarId(0),
+            node: ir::VarId(1),
+            kinds: kinds(held),
+        }
+    }
+
+    #[test]
+    fn an_append_lengthens_the_lists_nodes_keeps_null_and_the_new_node_and_forgets_the_rest() {
+        let append = append(&[
+            (0, &[Kind::Tail]),
+            (1, &[Kind::Latest]),
+            (2, &[Kind::Null, Kind::Old]),
+            (3, &[Kind::Null]),
+            (4, &[Kind::Old, Kind::Latest]),
+        ]);
+        let effects: Vec<AppendEffect> = (0..6).map(|v| append.effect(ir::VarId(v))).collect();
+        assert_eq!(
+            effects,
+            vec![
+                AppendEffect::Extend,
+                AppendEffect::Keep,
+                AppendEffect::Extend,
+                AppendEffect::Keep,
+                // Either the node appended (the same) or an older one (one more): unknown.
+                AppendEffect::Forget,
+                // Not tracked: a parameter, a field read, a call's result.
+                AppendEffect::Forget,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_new_node_before_the_last_one_is_linked_loses_the_lists_shape() {
+        let settled = kinds(&[(0, &[Kind::Latest]), (1, &[Kind::Null, Kind::Old])]);
+        let (phase, pending) = created_node(Phase::Settled, settled, ir::VarId(2)).expect("next");
+        assert_eq!(phase, Phase::Pending);
+        let expected = kinds(&[
+            (0, &[Kind::Tail]),
+            (1, &[Kind::Null, Kind::Old]),
+            (2, &[Kind::Latest]),
+        ]);
+        assert_eq!(pending, expected);
+        assert!(created_node(Phase::Pending, pending, ir::VarId(3)).is_none());
+    }
+
+    #[test]
+    fn joins_keep_phases_apart_and_forget_a_local_either_side_does_not_track() {
+        let left: State = Some(BTreeMap::from([(
+            Phase::Settled,
+            kinds(&[(0, &[Kind::Latest]), (1, &[Kind::Null])]),
+        )]));
+        let right: State = Some(BTreeMap::from([
+            (Phase::Settled, kinds(&[(0, &[Kind::Old])])),
+            (Phase::Empty, kinds(&[(0, &[Kind::Null])])),
+        ]));
+        let joined = join(&left, &right).expect("both known");
+        assert_eq!(
+            joined[&Phase::Settled],
+            kinds(&[(0, &[Kind::Latest, Kind::Old])])
+        );
+        assert_eq!(joined[&Phase::Empty], kinds(&[(0, &[Kind::Null])]));
+        assert_eq!(join(&left, &None), None);
+    }
+
+    #[test]
+    fn a_null_test_keeps_the_phases_where_the_local_may_be_what_its_side_says() {
+        let phases = BTreeMap::from([
+            (Phase::Settled, kinds(&[(0, &[Kind::Null])])),
+            (Phase::Pending, kinds(&[(0, &[Kind::Tail])])),
+        ]);
+        let null = null_tested(&phases, ir::VarId(0), true);
+        assert_eq!(
+            null.keys().copied().collect::<Vec<_>>(),
+            vec![Phase::Settled]
+        );
+        let not_null = null_tested(&phases, ir::VarId(0), false);
+        assert_eq!(
+            not_null.keys().copied().collect::<Vec<_>>(),
+            vec![Phase::Pending]
+        );
+    }
+}
