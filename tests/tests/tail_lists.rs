@@ -9,7 +9,8 @@
 //! list's length in its first cell, which the caller walks, itself or from a bag's field.
 
 use membound_tests::{
-    certificate_params, eval_method, fixture_certificate, pair, validate_json, validated_exactly,
+    analyze_into, certificate_params, compile_java_tree, eval_method, fixture_certificate, pair,
+    scratch_dir, total_objects, validate_json, validated_exactly, workspace_root,
 };
 
 const RUN: &str = "tail.Lists";
@@ -112,4 +113,35 @@ fn a_node_linked_after_the_first_rather_than_the_tail_leaves_the_walk_unbounded(
 #[test]
 fn a_second_new_node_before_the_last_is_linked_leaves_the_walk_unbounded() {
     unbounded_walk("tail.Lists.twoBeforeLinking");
+}
+
+#[test]
+fn jolden_em3d_create_walks_the_node_lists_of_its_tables_and_counts_its_objects_exactly() {
+    // `fillTable` appends each node after the previous one and keeps it in its table;
+    // `create` walks the lists from `eTable[0]` and `hTable[0]` (through `g.eNodes`), so its
+    // objects are 8 numNodes + 3 (`Em3d.<clinit>` has run before `create` does, wherever a
+    // callee first uses `Em3d`). Its bytes wait on the `fromCount`-sized arrays (issue 20).
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let certificate = scratch_dir("tail-lists-em3d").join("create.json");
+    let method = "em3d.Em3d.create";
+    analyze_into(&classes, method, "hotspot-coops", &certificate);
+    for (nodes, degree) in [(0, 3), (1, 3), (10, 5), (20, 6)] {
+        let json = eval_method(
+            &certificate,
+            method,
+            &format!("numNodes={nodes},numDegree={degree}"),
+        );
+        assert_eq!(
+            json["mem_alloc"]["objects"],
+            8 * nodes + 3,
+            "{nodes}: {json:#}"
+        );
+    }
+    for (nodes, degree) in [("10", "5"), ("100", "7")] {
+        let (code, json) = validate_json(&certificate, "em3d.Em3d", &["-n", nodes, "-d", degree]);
+        assert_eq!(code, 0, "{json:#}");
+        let comparisons = json["comparisons"].as_array().expect("comparisons");
+        let (observed, predicted) = total_objects(comparisons);
+        assert_eq!(observed, predicted, "{json:#}");
+    }
 }
