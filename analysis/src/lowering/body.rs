@@ -2792,7 +2792,10 @@ fn in_entry_values(expr: &Expr, entry_values: &HashMap<VarId, VarId>) -> Option<
 /// null), the source's (`count_of` it) for a copy, unknown otherwise.
 fn assigned_count(value: &ir::Expr, count_of: impl Fn(ir::VarId) -> Option<VarId>) -> Option<Expr> {
     match value {
-        ir::Expr::New(_) | ir::Expr::NewArray { .. } => Some(Expr::constant(0)),
+        // A new object's fields are null, and so are the cells of a new array of one dimension
+        // (those of `new C[n][m]` hold arrays).
+        ir::Expr::New(_) => Some(Expr::constant(0)),
+        ir::Expr::NewArray { dims, .. } if dims.len() == 1 => Some(Expr::constant(0)),
         ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
             count_of(*source).map(Expr::var)
         }
