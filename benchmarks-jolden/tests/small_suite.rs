@@ -9,8 +9,9 @@ use std::process::Command;
 /// Methods the analysis bounds exactly (README's closed forms; counted loops only, no opaque
 /// branch): every row of theirs must have an error of 0. `em3d.Node.makeFromNodes`'s bound
 /// takes the field `this.fromCount`, which the agent records at each entry. Not here while the
-/// analysis does not count them exactly: `em3d.Em3d.create` and `mst.MST.addEdges`, which walk
-/// the programs' linked lists (issue 20), and `voronoi.Voronoi.makePoints`, a recursion over an
+/// analysis does not count them exactly: `em3d.Em3d.create` (its objects are exact; its bytes
+/// take the `fromCount`-sized arrays of every node) and `mst.MST.addEdges`, which walk the
+/// programs' linked lists (issue 20), and `voronoi.Voronoi.makePoints`, a recursion over an
 /// interval split in two (issue 17).
 const EXACT: &[&str] = &[
     "bh.BH.createTestData",

@@ -36,6 +36,7 @@ use membound_polyhedra::Int;
 
 use super::Exceptions;
 use super::accumulators::accumulators;
+use super::appends::{AppendEffect, StoredNode};
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
@@ -47,7 +48,7 @@ use super::loops::{Loops, block_successors, find_loops};
 use super::views::{self, ViewCall, ViewType, view_type};
 use crate::sites::{CONCAT_BYTES_PER_CHAR, concat_text};
 use membound_front::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
-use membound_jvm::{MethodRef, NumericMeasure, Type};
+use membound_jvm::{FieldRef, MethodRef, NumericMeasure, Type};
 
 /// How a declared parameter enters the numeric program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -286,6 +287,11 @@ struct Lowerer<'b, 't> {
     /// (Holder local, held chain) → the length of the chain its object holds
     /// ([`super::held`]).
     held_lengths: HashMap<(ir::VarId, usize), VarId>,
+    /// Per field the method appends nodes along ([`super::appends`]), the nodes of its class
+    /// created so far; and per held length along such a field, the number of the node its chain
+    /// starts at (which an append lengthens only when created before the node appended).
+    created: Vec<(FieldRef, VarId)>,
+    heads: HashMap<VarId, VarId>,
     /// The lengths of the held chains the procedure returns, in the plan's order.
     returned_chains: Vec<VarId>,
     /// IR variable → the counter of its `next()` calls and the size bounding it (iterators).
@@ -345,6 +351,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             cursor_rests: HashMap::new(),
             chain_formals: Vec::new(),
             held_lengths: HashMap::new(),
+            created: Vec::new(),
+            heads: HashMap::new(),
             returned_chains: Vec::new(),
             iterators: HashMap::new(),
             wanted: Wanted::of(body),
@@ -501,11 +509,24 @@ impl<'b, 't> Lowerer<'b, 't> {
             let left = self.new_var(&name, VarKind::Local);
             self.cursor_rests.insert(var, left);
         }
+        for append in &walks.appends {
+            if !self.created.iter().any(|(field, _)| *field == append.field) {
+                let name = format!("{}_created", append.field.name);
+                let created = self.new_var(&name, VarKind::Local);
+                self.created.push((append.field.clone(), created));
+            }
+        }
         for (index, chain) in walks.held.chains.iter().enumerate() {
+            let appended = self.created.iter().any(|(field, _)| *field == chain.along);
             for &holder in &chain.holders {
                 let name = format!("{}_{}_length", self.body.var(holder).name, chain.field.name);
                 let length = self.new_var(&name, VarKind::Local);
                 self.held_lengths.insert((holder, index), length);
+                if appended {
+                    let name = format!("{}_{}_head", self.body.var(holder).name, chain.field.name);
+                    let head = self.new_var(&name, VarKind::Local);
+                    self.heads.insert(length, head);
+                }
             }
         }
     }
@@ -735,6 +756,77 @@ impl<'b, 't> Lowerer<'b, 't> {
         })
     }
 
+    /// A store appending a new node at the tail of a list the method builds
+    /// ([`super::appends`]): the chains of the list's nodes get one node more, that of the new
+    /// node and null stay, and the rest of any other walked local is forgotten.
+    fn append_step(&mut self, node: NodeId, pc: u32) -> NodeId {
+        let walks = &self.fields.walks;
+        let Some(append) = walks.appends.iter().find(|append| append.pc == pc) else {
+            return node;
+        };
+        let mut effects: Vec<(VarId, AppendEffect)> = self
+            .rests
+            .iter()
+            .map(|(&local, &rest)| (rest, append.effect(local)))
+            .collect();
+        effects.sort_unstable_by_key(|&(rest, _)| rest);
+        let node = effects
+            .into_iter()
+            .fold(node, |node, (rest, effect)| match effect {
+                AppendEffect::Keep => node,
+                AppendEffect::Extend => self.one_more_unless_empty(node, rest),
+                AppendEffect::Forget => self.step(node, Action::Havoc(rest)),
+            });
+        self.lengthen_held(node, &append.field)
+    }
+
+    /// At an append along `field`, each held chain along it: one node more where it starts at
+    /// a node created before the one appended (every such node is on the list), the same where
+    /// it is empty or starts at the node appended or at a node not created here (unknown
+    /// start: either).
+    fn lengthen_held(&mut self, node: NodeId, field: &FieldRef) -> NodeId {
+        let Some(&(_, created)) = self.created.iter().find(|(f, _)| f == field) else {
+            return node;
+        };
+        let chains = &self.fields.walks.held.chains;
+        let mut lengths: Vec<VarId> = (self.held_lengths.iter())
+            .filter(|((_, chain), _)| chains[*chain].along == *field)
+            .map(|(_, &length)| length)
+            .collect();
+        lengths.sort_unstable();
+        lengths.into_iter().fold(node, |node, length| {
+            let Some(&head) = self.heads.get(&length) else {
+                return self.step(node, Action::Havoc(length));
+            };
+            let joined = self.new_node();
+            let earlier = Cond::And(vec![
+                ge(length, 1_i64),
+                le(Expr::var(head), Expr::var(created) - 1),
+            ]);
+            let lengthened = self.step(node, Action::Assume(earlier));
+            let expr = Expr::var(length) + 1;
+            self.edge(lengthened, joined, Action::Assign { var: length, expr });
+            self.edge(node, joined, Action::Assume(le(length, 0_i64)));
+            let later = ge(Expr::var(head), Expr::var(created));
+            self.edge(node, joined, Action::Assume(later));
+            joined
+        })
+    }
+
+    /// A rest of at least one node gets one more; a rest of 0 (null) stays.
+    fn one_more_unless_empty(&mut self, node: NodeId, rest: VarId) -> NodeId {
+        let joined = self.new_node();
+        let on_list = self.step(node, Action::Assume(ge(rest, 1_i64)));
+        let expr = Expr::var(rest) + 1;
+        self.edge(on_list, joined, Action::Assign { var: rest, expr });
+        self.edge(
+            node,
+            joined,
+            Action::Assume(le(Expr::var(rest), Expr::constant(0))),
+        );
+        joined
+    }
+
     /// The variable holding an integer result at exit, returned after the threaded views, and
     /// those of the held chains of the result ([`super::held`]) after it.
     fn declare_returned(&mut self) {
@@ -877,6 +969,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 })
                 .collect()
         };
+        start.extend(self.created.iter().map(|&(_, created)| Action::Assign {
+            var: created,
+            expr: Expr::constant(0),
+        }));
         if let Some(&first) = self.block_entries.first() {
             start.extend(self.edge_actions(None, 0));
             self.connect(NodeId(0), first, start);
@@ -1049,6 +1145,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
                 self.split_parameter_test(*op, lhs, rhs);
                 self.split_loop_entry(block, *op, lhs, rhs);
+                self.split_held_choice(block, *op, lhs, rhs);
                 let negated = match (op, lhs, rhs) {
                     (CmpOp::Eq | CmpOp::Ne, Operand::Var(v), Operand::Const(Const::Null)) => {
                         let other = if *op == CmpOp::Eq {
@@ -1124,20 +1221,66 @@ impl<'b, 't> Lowerer<'b, 't> {
         if !matches!(op, CmpOp::Eq | CmpOp::Ne) {
             return;
         }
-        let ((Operand::Var(param), Operand::Const(_)) | (Operand::Const(_), Operand::Var(param))) =
-            (lhs, rhs)
-        else {
-            return;
-        };
-        if !self.body.params.contains(param) || self.body.assigns(*param) {
-            return;
-        }
-        let (Some(left), Some(right)) = (self.affine(lhs), self.affine(rhs)) else {
+        let Some((left, right)) = self.fixed_parameter_test(lhs, rhs) else {
             return;
         };
         let difference = left.minus(&right);
         let splits = [difference.clone(), difference.negated()];
         self.procedure.sign_splits.extend(splits);
+    }
+
+    /// The sides of a test of a parameter the body never assigns against a constant.
+    fn fixed_parameter_test(&self, lhs: &Operand, rhs: &Operand) -> Option<(Expr, Expr)> {
+        let ((Operand::Var(param), Operand::Const(_)) | (Operand::Const(_), Operand::Var(param))) =
+            (lhs, rhs)
+        else {
+            return None;
+        };
+        if !self.body.params.contains(param) || self.body.assigns(*param) {
+            return None;
+        }
+        Some((self.affine(lhs)?, self.affine(rhs)?))
+    }
+
+    /// A test of a parameter the body never assigns against a constant that chooses whether a
+    /// walk starts from a held chain (em3d's `g.eNodes = n > 0 ? table[0] : null`): joins keep
+    /// its two sides apart, so the walk's length is `n` on one and 0 on the other, where one
+    /// convex hull of both keeps no upper bound.
+    fn split_held_choice(&mut self, block: usize, op: CmpOp, lhs: &Operand, rhs: &Operand) {
+        let Terminator::If {
+            then_target,
+            else_target,
+            ..
+        } = &self.body.blocks[block].terminator
+        else {
+            return;
+        };
+        let starts_held_walk = |target: &ir::BlockId| {
+            let stmts = &self.body.blocks[target.0 as usize].stmts;
+            let walks = &self.fields.walks;
+            stmts.iter().any(|stmt| {
+                (walks.locals.iter().flat_map(|walked| &walked.steps))
+                    .any(|(pc, step)| *pc == stmt.pc && matches!(step, WalkStep::Held { .. }))
+            })
+        };
+        if !starts_held_walk(then_target) && !starts_held_walk(else_target) {
+            return;
+        }
+        // The test holds on one side of `split <= 0`, `split >= 1`.
+        let Some((left, right)) = self.fixed_parameter_test(lhs, rhs) else {
+            return;
+        };
+        let split = match op {
+            CmpOp::Le | CmpOp::Gt => left.minus(&right),
+            CmpOp::Lt | CmpOp::Ge => left.minus(&right) + 1,
+            CmpOp::Eq | CmpOp::Ne => return,
+        };
+        let Some(split) = in_entry_values(&split, &self.entry_values()) else {
+            return;
+        };
+        if !self.procedure.sign_splits.contains(&split) {
+            self.procedure.sign_splits.push(split);
+        }
     }
 
     /// A loop's exit test comparing a local with values fixed for the run (`i < n`, `n` a
@@ -1377,6 +1520,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     _ => node,
                 };
                 let node = self.forget_held(node, stmt.pc, &[]);
+                let node = self.count_created(node, value);
                 let node = match value {
                     ir::Expr::New(_) => self.point(block, node, PointKey::At(stmt.pc)),
                     ir::Expr::NewArray { dims, .. } => self.array_point(block, node, stmt.pc, dims),
@@ -1424,6 +1568,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
                 let received = dst.map_or_else(Vec::new, |dst| self.received_chains(stmt.pc, dst));
                 let node = self.forget_held(node, stmt.pc, &received);
+                let node = self.forget_heads(node, &received);
                 let node = self.view_effects(node, call);
                 let node = self.link_step(node, stmt.pc);
                 let node = match dst {
@@ -1451,9 +1596,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                     }
                     _ => node,
                 };
-                let node = self.forget_held(node, stmt.pc, &[]);
+                let kept = self.cell_store_kept(stmt.pc);
+                let node = self.forget_held(node, stmt.pc, &kept);
                 let node = self.held_store(node, stmt.pc);
                 let node = self.store(node, stmt.pc, value);
+                let node = self.append_step(node, stmt.pc);
                 self.link_step(node, stmt.pc)
             }
             StmtKind::Monitor { .. } => node,
@@ -1811,10 +1958,57 @@ impl<'b, 't> Lowerer<'b, 't> {
 
     /// Forgets the lengths of the chains `dst` holds that its call did not return.
     fn unreceived_chains(&mut self, node: NodeId, dst: ir::VarId, received: &[VarId]) -> NodeId {
-        self.holder_chains(dst)
+        let unreceived: Vec<VarId> = self
+            .holder_chains(dst)
             .into_iter()
             .filter(|(_, var)| !received.contains(var))
-            .fold(node, |node, (_, var)| self.step(node, Action::Havoc(var)))
+            .map(|(_, var)| var)
+            .collect();
+        let node = self.forget_heads(node, &unreceived);
+        unreceived
+            .into_iter()
+            .fold(node, |node, var| self.step(node, Action::Havoc(var)))
+    }
+
+    /// Forgets the starts of the chains whose `lengths` change otherwise than by a held store.
+    fn forget_heads(&mut self, node: NodeId, lengths: &[VarId]) -> NodeId {
+        let heads: Vec<VarId> = lengths
+            .iter()
+            .filter_map(|l| self.heads.get(l))
+            .copied()
+            .collect();
+        heads
+            .into_iter()
+            .fold(node, |node, head| self.step(node, Action::Havoc(head)))
+    }
+
+    /// A new node of a class the method appends along a field of: one more created.
+    fn count_created(&mut self, node: NodeId, value: &ir::Expr) -> NodeId {
+        let ir::Expr::New(class) = value else {
+            return node;
+        };
+        let counted: Vec<VarId> = (self.created.iter())
+            .filter(|(field, _)| field.class == *class)
+            .map(|&(_, created)| created)
+            .collect();
+        counted.into_iter().fold(node, |node, created| {
+            let expr = Expr::var(created) + 1;
+            self.step(node, Action::Assign { var: created, expr })
+        })
+    }
+
+    /// At a store into an array's cell that sets its holder's chain where the index is 0, the
+    /// holder's length and start: kept where the index is not 0, not forgotten before.
+    fn cell_store_kept(&self, pc: u32) -> Vec<VarId> {
+        let Some(store) = self.fields.walks.held.stores.get(&pc) else {
+            return Vec::new();
+        };
+        if store.index.is_none() {
+            return Vec::new();
+        }
+        let length = self.held_lengths.get(&(store.holder, store.chain));
+        let head = length.and_then(|l| self.heads.get(l));
+        length.into_iter().chain(head).copied().collect()
     }
 
     /// The lengths of held chains the statement at `pc` may change, on every holder.
@@ -1835,9 +2029,14 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// Forgets the lengths of held chains the statement at `pc` may change, but the `kept` ones
     /// (which its call has just returned).
     fn forget_held(&mut self, node: NodeId, pc: u32, kept: &[VarId]) -> NodeId {
-        self.held_forgotten(pc)
+        let forgotten: Vec<VarId> = self
+            .held_forgotten(pc)
             .into_iter()
             .filter(|var| !kept.contains(var))
+            .collect();
+        let node = self.forget_heads(node, &forgotten);
+        forgotten
+            .into_iter()
             .fold(node, |node, var| self.step(node, Action::Havoc(var)))
     }
 
@@ -1852,8 +2051,60 @@ impl<'b, 't> Lowerer<'b, 't> {
         ) else {
             return node;
         };
-        let expr = Expr::var(rest);
-        self.step(node, Action::Assign { var: length, expr })
+        let aliased = (store.aliases.iter())
+            .filter_map(|alias| self.held_lengths.get(&(*alias, store.chain)));
+        let mut actions: Vec<Action> = std::iter::once(&length)
+            .chain(aliased)
+            .map(|&var| Action::Assign {
+                var,
+                expr: Expr::var(rest),
+            })
+            .collect();
+        if let Some(&head) = self.heads.get(&length) {
+            actions.push(self.stored_head(pc, head, &store.chain));
+        }
+        let Some(index) = &store.index else {
+            return actions
+                .into_iter()
+                .fold(node, |node, action| self.step(node, action));
+        };
+        let joined = self.new_node();
+        match self.affine(index) {
+            Some(index) => {
+                let first = self.step(node, Action::Assume(eq(index.clone(), 0_i64)));
+                self.connect(first, joined, actions);
+                self.edge(node, joined, Action::Assume(le(index.clone(), -1_i64)));
+                self.edge(node, joined, Action::Assume(ge(index, 1_i64)));
+            }
+            None => {
+                let unknown = actions.iter().map(|action| match action {
+                    Action::Assign { var, .. } => Action::Havoc(*var),
+                    other => other.clone(),
+                });
+                self.connect(node, joined, unknown.collect());
+            }
+        }
+        joined
+    }
+
+    /// The number of the node a held store at `pc` starts its chain at: that of the node
+    /// created last, 0 for null or an earlier node of the list (no later append lengthens one
+    /// but by the node appended), unknown otherwise.
+    fn stored_head(&self, pc: u32, head: VarId, chain: &usize) -> Action {
+        let along = &self.fields.walks.held.chains[*chain].along;
+        let created = self.created.iter().find(|(field, _)| field == along);
+        let stored = self.fields.walks.stored_nodes.get(&(along.clone(), pc));
+        match (stored, created) {
+            (Some(StoredNode::Latest), Some(&(_, created))) => Action::Assign {
+                var: head,
+                expr: Expr::var(created),
+            },
+            (Some(StoredNode::Earlier), _) => Action::Assign {
+                var: head,
+                expr: Expr::constant(0),
+            },
+            _ => Action::Havoc(head),
+        }
     }
 
     /// What assigning `value` to `dst` does to the chains its object holds: a new object's
@@ -1865,6 +2116,13 @@ impl<'b, 't> Lowerer<'b, 't> {
                 self.held_lengths.get(&(source, chain)).copied()
             });
             node = self.step(node, Action::assign_or_havoc(var, expr));
+            if let Some(&head) = self.heads.get(&var) {
+                let expr = assigned_count(value, |source| {
+                    let length = self.held_lengths.get(&(source, chain))?;
+                    self.heads.get(length).copied()
+                });
+                node = self.step(node, Action::assign_or_havoc(head, expr));
+            }
         }
         node
     }
@@ -2578,7 +2836,10 @@ fn in_entry_values(expr: &Expr, entry_values: &HashMap<VarId, VarId>) -> Option<
 /// null), the source's (`count_of` it) for a copy, unknown otherwise.
 fn assigned_count(value: &ir::Expr, count_of: impl Fn(ir::VarId) -> Option<VarId>) -> Option<Expr> {
     match value {
+        // A new object's fields are null, and so are the cells of a new array of one dimension
+        // (those of `new C[n][m]` hold arrays).
         ir::Expr::New(_) => Some(Expr::constant(0)),
+        ir::Expr::NewArray { dims, .. } if dims.len() == 1 => Some(Expr::constant(0)),
         ir::Expr::Use(Operand::Var(source)) | ir::Expr::CheckCast(Operand::Var(source), _) => {
             count_of(*source).map(Expr::var)
         }

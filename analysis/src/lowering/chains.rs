@@ -26,10 +26,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::appends::{Append, StoredNode, tail_appends};
 use super::cursors::{Cursor, CursorCall, Start};
 use super::exits::operand_source;
 use super::guards::{GuardContext, guarded_calls};
-use super::held::{Held, held_stores, holds_chain};
+use super::held::{Held, first_cell, held_stores, holds_chain, is_first_index};
 use super::trees::{TreeRoots, add_trees, is_array_branch, is_tree, tree_candidates};
 
 use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind};
@@ -104,6 +105,12 @@ pub struct Walks {
     pub locals: Vec<WalkedLocal>,
     /// The stores that link new nodes into the walked chains.
     pub links: Vec<Link>,
+    /// The stores that append a new node at the tail of a list the method builds
+    /// ([`super::appends`]).
+    pub appends: Vec<Append>,
+    /// By the field appended along and the offset, the stores of a local holding a node of
+    /// such a list, and which node.
+    pub stored_nodes: BTreeMap<(FieldRef, u32), StoredNode>,
     /// The locals holding cursors of the program's own ([`super::cursors`]), each with its
     /// cursor: their rests count the nodes left to return.
     pub cursors: BTreeMap<ir::VarId, Cursor>,
@@ -229,8 +236,11 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
         read_as_steps(assigned);
     }
     let (cursors, cursor_calls) = cursor_locals(body, context);
+    let lists = tail_appends(body, context.guards.call_writes);
+    let appends = lists.appends;
+    let stored = stored_as_held(body);
     let (fields, links) = loop {
-        let fields = family_fields(&members, &candidates, &cursor_calls);
+        let fields = family_fields(&members, &candidates, &appends, &stored, &cursor_calls);
         let links: Vec<&(FieldRef, Link)> = candidates
             .iter()
             .filter(|(field, link)| {
@@ -238,11 +248,13 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
                     .is_none_or(|next| fields.get(&next) == Some(field))
             })
             .collect();
+        // Appends at a list's tail change no chain but those of the list's own nodes, as the
+        // links of new nodes do.
         let linking = |field: &FieldRef| -> Vec<u32> {
-            links
-                .iter()
-                .filter(|(linked, _)| linked == field)
-                .map(|(_, link)| link.pc)
+            let linked = links.iter().filter(|(linked, _)| linked == field);
+            let appended = appends.iter().filter(|append| append.field == *field);
+            (linked.map(|(_, link)| link.pc))
+                .chain(appended.map(|append| append.pc))
                 .collect()
         };
         let broken: Vec<ir::VarId> = members
@@ -276,6 +288,8 @@ pub fn walks(body: &ir::Body, context: &WalkContext<'_>) -> Walks {
     };
     let mut walks = Walks {
         links,
+        appends,
+        stored_nodes: lists.stored,
         cursors,
         cursor_calls: cursor_calls
             .into_iter()
@@ -597,6 +611,10 @@ fn assignments(
                     true => Assignment::Held(*object, field.clone()),
                     false => Assignment::Follow(*object, field.clone()),
                 },
+                Expr::Load(Place::ArrayElement {
+                    array: Operand::Var(array),
+                    index,
+                }) if !is_param && is_first_index(index) => Assignment::Held(*array, first_cell()),
                 Expr::Use(Operand::Var(source)) if !fixed_param(body, context, *source) => {
                     Assignment::Copy(*source)
                 }
@@ -624,11 +642,15 @@ fn assignments(
 }
 
 /// The field each member's family follows: that of its own follows when they agree, else
-/// that the members following from it follow, that of a member it copies, of one that copies
-/// it, or of a link into the node it holds; none when its follows disagree.
+/// that the members following from it follow, that of an append at a list's tail it takes part
+/// in, that of a member it copies, of one that copies it, of a link into the node it holds, or
+/// that of the members reading the holder's field it is stored into; none when its follows
+/// disagree.
 fn family_fields(
     members: &BTreeMap<ir::VarId, Vec<(u32, Assignment)>>,
     links: &[(FieldRef, Link)],
+    appends: &[Append],
+    stored: &[(ir::VarId, FieldRef)],
     cursor_calls: &CallsWithArguments,
 ) -> BTreeMap<ir::VarId, FieldRef> {
     let mut fields = BTreeMap::new();
@@ -657,6 +679,14 @@ fn family_fields(
             && followed.all(|f| f == first)
         {
             fields.insert(var, first.clone());
+        }
+    }
+    // The tail and the new node of an append at a list's tail walk the appended field.
+    for append in appends {
+        for var in [append.tail, append.node] {
+            if members.contains_key(&var) {
+                fields.entry(var).or_insert_with(|| append.field.clone());
+            }
         }
     }
     // A local a cursor is created at walks the field the cursor follows.
@@ -707,6 +737,22 @@ fn family_fields(
                 .or_else(|| into().next())
                 .map(|(field, _)| field)
         };
+        // A node stored into a holder's field (`g.first = v`) walks what the members reading
+        // that field (`p = g.first`) walk.
+        let read_from = |holding: &FieldRef| {
+            members.iter().find_map(|(reader, assigned)| {
+                let reads = assigned
+                    .iter()
+                    .any(|(_, a)| matches!(a, Assignment::Held(_, f) if f == holding));
+                reads.then(|| fields.get(reader)).flatten()
+            })
+        };
+        let stored_as_held = |var: ir::VarId| {
+            stored
+                .iter()
+                .filter(|(value, _)| *value == var)
+                .find_map(|(_, holding)| read_from(holding))
+        };
         let copied: Vec<(ir::VarId, FieldRef)> = members
             .iter()
             .filter(|(var, _)| !fields.contains_key(*var))
@@ -718,7 +764,8 @@ fn family_fields(
                 let field = from_source
                     .or_else(|| copied_by(var))
                     .or_else(|| linked(var))
-                    .or_else(|| held_successor(var))?;
+                    .or_else(|| held_successor(var))
+                    .or_else(|| stored_as_held(var))?;
                 Some((var, field.clone()))
             })
             .collect();
@@ -727,6 +774,24 @@ fn family_fields(
         }
         fields.extend(copied);
     }
+}
+
+/// The locals stored into a field that may hold a chain ([`holds_chain`]) or into an array's
+/// cell ([`first_cell`]), with that field.
+fn stored_as_held(body: &ir::Body) -> Vec<(ir::VarId, FieldRef)> {
+    body.statements()
+        .filter_map(|(_, stmt)| match &stmt.kind {
+            StmtKind::Store {
+                place: Place::Field { field, .. },
+                value: Operand::Var(value),
+            } if holds_chain(field) => Some((*value, field.clone())),
+            StmtKind::Store {
+                place: Place::ArrayElement { .. },
+                value: Operand::Var(value),
+            } => Some((*value, first_cell())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A local passed to a call that only ever holds one field of one parameter (`count(n.next)`)

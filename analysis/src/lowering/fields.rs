@@ -51,6 +51,7 @@ use membound_front::ir::{self, CallKind, DynamicCall, Operand, Place, StmtKind};
 use membound_front::program::Program;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
+use super::appends::{has_appended_fields, tail_appends};
 use super::chains::{self, WalkContext, Walks, walks};
 use super::cursors::{
     Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start, own_cursor_field,
@@ -378,6 +379,7 @@ pub fn plan(
         cache: HashMap::new(),
     };
     let node_writes = node_writes(java, graph, &mut resolver);
+    let node_writes = without_fresh_writes(java, graph, call_sites, node_writes, &mut resolver);
     let own: Vec<Own> = bodies
         .iter()
         .map(|b| own_fields(b, &mut resolver))
@@ -1673,7 +1675,7 @@ fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -
         .methods
         .iter()
         .map(|node| match &node.kind {
-            NodeKind::Code => code_writes(java, &node.method, resolver),
+            NodeKind::Code => code_writes(java, &node.method, resolver, &[]),
             // A spec states whether its method writes fields of the program; one that stores
             // into its arguments (or does not say) may store into an array of references.
             NodeKind::Spec(spec) => Writes {
@@ -1700,7 +1702,89 @@ fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -
     writes
 }
 
-fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) -> Writes {
+/// Each node's writes without its stores that write only objects created during its
+/// activation: those that append a new node at the tail of a list it builds
+/// ([`super::appends`]) and those into the cells of an array it created (`table[i] = node`,
+/// `table` only ever set to a new array). They change nothing its callers (or the activations
+/// below it) hold. The appends are proven with every write counted, the calls' own too.
+fn without_fresh_writes(
+    java: &Program,
+    graph: &CallGraph,
+    call_sites: &CallSites,
+    node_writes: Vec<Writes>,
+    resolver: &mut Resolver<'_>,
+) -> Vec<Writes> {
+    let mut index = WriteIndex::new(graph, node_writes.clone());
+    let mut without = node_writes;
+    for (node, method) in graph.methods.iter().enumerate() {
+        let Ok(body) = java.body(&method.method) else {
+            continue;
+        };
+        let fresh_cells = fresh_array_stores(&body);
+        if !matches!(method.kind, NodeKind::Code)
+            || (!has_appended_fields(&body) && fresh_cells.is_empty())
+        {
+            continue;
+        }
+        let per_call = writes_per_call(graph, call_sites, &mut index, &method.method);
+        let resolving = std::cell::RefCell::new(&mut *resolver);
+        let call_writes = |stmt: &ir::Stmt, field: &FieldRef| match per_call.get(&stmt.pc) {
+            Some(writes) => {
+                let field = resolving.borrow_mut().resolve(field);
+                writes.anything || writes.may_write_object_field(&field)
+            }
+            None => matches!(stmt.kind, StmtKind::Invoke { .. }),
+        };
+        let skipped: Vec<u32> = (tail_appends(&body, &call_writes).appends)
+            .iter()
+            .map(|append| append.pc)
+            .chain(fresh_cells)
+            .collect();
+        if !skipped.is_empty() {
+            without[node] = code_writes(java, &method.method, resolver, &skipped);
+        }
+    }
+    without
+}
+
+/// The offsets of the stores into the cells of an array the method created: through a local
+/// every assignment of which is a new array.
+fn fresh_array_stores(body: &ir::Body) -> Vec<u32> {
+    let only_new_arrays = |array: ir::VarId| {
+        let mut assignments = body.statements().filter(|(_, stmt)| stmt.assigns(array));
+        !matches!(body.var(array).origin, ir::VarOrigin::Param(_))
+            && assignments.all(|(_, stmt)| {
+                matches!(
+                    &stmt.kind,
+                    StmtKind::Assign {
+                        value: ir::Expr::NewArray { .. },
+                        ..
+                    }
+                )
+            })
+    };
+    body.statements()
+        .filter_map(|(_, stmt)| match &stmt.kind {
+            StmtKind::Store {
+                place:
+                    Place::ArrayElement {
+                        array: Operand::Var(array),
+                        ..
+                    },
+                ..
+            } if only_new_arrays(*array) => Some(stmt.pc),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What a method's own code may write, but its stores at the offsets `skipped`.
+fn code_writes(
+    java: &Program,
+    method: &MethodRef,
+    resolver: &mut Resolver<'_>,
+    skipped: &[u32],
+) -> Writes {
     let Ok(body) = java.body(method) else {
         return Writes {
             anything: true,
@@ -1710,6 +1794,7 @@ fn code_writes(java: &Program, method: &MethodRef, resolver: &mut Resolver<'_>) 
     let mut writes = Writes::default();
     for (_, stmt) in body.statements() {
         match &stmt.kind {
+            StmtKind::Store { .. } if skipped.contains(&stmt.pc) => {}
             StmtKind::Store { place, .. } => {
                 let elements;
                 let (is_static, field) = match place {

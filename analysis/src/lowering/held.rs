@@ -21,8 +21,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::chains::Walks;
-use membound_front::ir::{self, Expr, Operand, Place, StmtKind, Terminator};
-use membound_jvm::{FieldRef, Type};
+use super::fields::stores_reference;
+use super::trees::array_elements;
+use membound_front::ir::{self, Const, Expr, Operand, Place, StmtKind, Terminator};
+use membound_jvm::{ClassName, FieldRef, Type};
 
 /// One chain its holders' objects hold: from the holder's `field` along `along`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,14 +37,21 @@ pub struct HeldChain {
     pub holders: BTreeSet<ir::VarId>,
 }
 
-/// A store that sets a holder's chain to a walked local's (`g.first = v`).
-#[derive(Clone, Copy, Debug)]
+/// A store that sets a holder's chain to a walked local's (`g.first = v`, or `table[i] = v`
+/// for the chain from an array's first cell where `i` is 0).
+#[derive(Clone, Debug)]
 pub struct HeldStore {
     /// An index into [`Held::chains`].
     pub chain: usize,
     pub holder: ir::VarId,
     /// The walked local stored: the chain's length is its rest.
     pub value: ir::VarId,
+    /// For a store into an array's cell, its index: the chain from the first cell is set where
+    /// it is 0 and left where it is not.
+    pub index: Option<Operand>,
+    /// The other locals certainly holding the holder's object there (`$s0 = g; …; $s0.first =
+    /// v`, the copy javac makes before a conditional expression): their chain is set too.
+    pub aliases: Vec<ir::VarId>,
 }
 
 /// A method's held chains and what its statements do to them.
@@ -96,36 +105,142 @@ pub fn holds_chain(field: &FieldRef) -> bool {
     matches!(&field.ty, Type::Ref(class) if *class != field.class)
 }
 
+/// The first cell of an array of references, as a holder's field: `table[0]` holds the chain
+/// of a list whose nodes the array's cells hold (em3d's node tables). A pseudo-field whose name
+/// no field of a class file can have; a store into any array of references may write it (the
+/// writes of [`array_elements`]).
+pub fn first_cell() -> FieldRef {
+    FieldRef {
+        class: ClassName::new("java/lang/Object"),
+        name: "first cell".into(),
+        ty: Type::Ref(ClassName::new("java/lang/Object")),
+    }
+}
+
+/// Whether an operand is the index of an array's first cell.
+pub fn is_first_index(index: &Operand) -> bool {
+    matches!(index, Operand::Const(Const::Int(0)))
+}
+
 /// Adds the stores that set a local's object's chain to a walked local's (`g.first = v`, `v`
 /// walked along another field).
 pub(super) fn held_stores(body: &ir::Body, walks: &mut Walks) {
+    let copies = must_copies(body);
     for (_, stmt) in body.statements() {
         let StmtKind::Store {
-            place:
-                Place::Field {
-                    object: Operand::Var(holder),
-                    field,
-                },
+            place,
             value: Operand::Var(value),
         } = &stmt.kind
         else {
             continue;
         };
+        let (holder, field, index) = match place {
+            Place::Field {
+                object: Operand::Var(holder),
+                field,
+            } if holds_chain(field) => (*holder, field.clone(), None),
+            Place::ArrayElement {
+                array: Operand::Var(holder),
+                index,
+            } => (*holder, first_cell(), Some(index.clone())),
+            _ => continue,
+        };
         let walked = walks
             .locals
             .iter()
-            .find(|w| w.var == *value && w.branches.is_empty() && w.field != *field);
-        if let Some(along) = walked.map(|w| w.field.clone())
-            && holds_chain(field)
-        {
-            let chain = walks.held.chain(field, &along, *holder);
+            .find(|w| w.var == *value && w.branches.is_empty() && w.field != field);
+        if let Some(along) = walked.map(|w| w.field.clone()) {
+            let chain = walks.held.chain(&field, &along, holder);
+            let aliases = (copies.get(&stmt.pc).into_iter().flatten())
+                .filter_map(|&(a, b)| match (a == holder, b == holder) {
+                    (true, _) => Some(b),
+                    (_, true) => Some(a),
+                    _ => None,
+                })
+                .collect();
             let store = HeldStore {
                 chain,
-                holder: *holder,
+                holder,
                 value: *value,
+                index,
+                aliases,
             };
             walks.held.stores.insert(stmt.pc, store);
         }
+    }
+}
+
+/// Pairs of locals certainly holding the same value.
+type Copies = BTreeSet<(ir::VarId, ir::VarId)>;
+
+/// Per store offset, the pairs of reference locals certainly equal before it: a forward
+/// must-analysis of copies (`a = b`), killed where either is assigned; joins keep the pairs
+/// every predecessor has, an exception handler starts with none.
+fn must_copies(body: &ir::Body) -> BTreeMap<u32, Copies> {
+    let mut entries: Vec<Option<Copies>> = vec![None; body.blocks.len()];
+    for block in &body.blocks {
+        for handler in &block.handlers {
+            entries[handler.target.0 as usize] = Some(Copies::new());
+        }
+    }
+    if let Some(first) = entries.first_mut() {
+        *first = Some(Copies::new());
+    }
+    let mut at_stores = BTreeMap::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (index, block) in body.blocks.iter().enumerate() {
+            let Some(mut copies) = entries[index].clone() else {
+                continue;
+            };
+            for stmt in &block.stmts {
+                if matches!(stmt.kind, StmtKind::Store { .. }) {
+                    at_stores.insert(stmt.pc, copies.clone());
+                }
+                copied(&mut copies, stmt);
+            }
+            for successor in block.terminator.successors() {
+                let slot = &mut entries[successor.0 as usize];
+                let joined = match slot {
+                    None => copies.clone(),
+                    Some(known) => known.intersection(&copies).copied().collect(),
+                };
+                if slot.as_ref() != Some(&joined) {
+                    *slot = Some(joined);
+                    changed = true;
+                }
+            }
+        }
+    }
+    at_stores
+}
+
+/// The copies after `stmt`: an assignment kills its destination's pairs, and a copy of a
+/// local pairs it with its source and the source's equals.
+fn copied(copies: &mut Copies, stmt: &ir::Stmt) {
+    let (dst, value) = match &stmt.kind {
+        StmtKind::Assign { dst, value } => (*dst, Some(value)),
+        StmtKind::Invoke { dst: Some(dst), .. } => (*dst, None),
+        _ => return,
+    };
+    copies.retain(|&(a, b)| a != dst && b != dst);
+    if let Some(Expr::Use(Operand::Var(source))) = value
+        && *source != dst
+    {
+        let equals: Vec<ir::VarId> = (copies.iter())
+            .filter_map(|&(a, b)| match (a == *source, b == *source) {
+                (true, _) => Some(b),
+                (_, true) => Some(a),
+                _ => None,
+            })
+            .chain([*source])
+            .collect();
+        copies.extend(
+            equals
+                .into_iter()
+                .map(|other| (dst.min(other), dst.max(other))),
+        );
     }
 }
 
@@ -156,7 +271,11 @@ pub fn complete(
         }
     }
     for (method, body) in bodies.iter().enumerate() {
-        let links: Vec<u32> = walks[method].links.iter().map(|l| l.pc).collect();
+        // Appends at a list's tail lengthen its chains rather than forget them (see
+        // [`super::body`]), as links of new nodes change no chain.
+        let links: Vec<u32> = (walks[method].links.iter().map(|l| l.pc))
+            .chain(walks[method].appends.iter().map(|a| a.pc))
+            .collect();
         let held = &mut walks[method].held;
         if held.chains.is_empty() {
             continue;
@@ -259,8 +378,8 @@ fn returned(body: &ir::Body, held: &mut Held) -> bool {
 }
 
 /// Per offset, the chains the statement may change on some holder: a store of a field like
-/// the holding one or (unless it links a new node, `links`) the chain's own, and a call that
-/// may write either (`call_writes`).
+/// the holding one (any array's cell for the first cell's) or (unless it links a new node or
+/// appends one, `links`) the chain's own, and a call that may write either (`call_writes`).
 fn forgets(
     body: &ir::Body,
     links: &[u32],
@@ -273,15 +392,23 @@ fn forgets(
             StmtKind::Store {
                 place: Place::Field { field, .. },
                 ..
-            } => Some(field),
+            } => Some(field.clone()),
+            StmtKind::Store {
+                place: Place::ArrayElement { array, .. },
+                ..
+            } if stores_reference(body, array) => Some(first_cell()),
             _ => None,
         };
         for (index, chain) in chains.iter().enumerate() {
-            let stores = stored.is_some_and(|written| {
+            let stores = stored.as_ref().is_some_and(|written| {
                 may_alias(written, &chain.field)
                     || (may_alias(written, &chain.along) && !links.contains(&stmt.pc))
             });
-            let calls = call_writes(stmt, &chain.field) || call_writes(stmt, &chain.along);
+            let holding = match chain.field == first_cell() {
+                true => array_elements(),
+                false => chain.field.clone(),
+            };
+            let calls = call_writes(stmt, &holding) || call_writes(stmt, &chain.along);
             if stores || calls {
                 forgets.entry(stmt.pc).or_default().insert(index);
             }

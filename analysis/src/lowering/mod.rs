@@ -22,6 +22,7 @@
 //! integer overflow.
 
 mod accumulators;
+mod appends;
 mod body;
 mod chains;
 mod cursors;

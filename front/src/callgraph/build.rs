@@ -603,11 +603,17 @@ impl Builder<'_, '_> {
             return;
         }
         let running = self.graph.methods[site.caller].method.class.clone();
+        // Every method of the graph runs inside the entry's activation, which starts only once
+        // the initialization of the entry's class has (`Em3d.create` calling a method of `Node`
+        // that calls `Em3d.nextInt`: `Em3d.<clinit>` does not run there).
+        let entry = self.graph.methods[0].method.class.clone();
         for clinit in self.hierarchy.initializers(class) {
             // A JDK superclass's initializer has run already (`JDK_INITIALIZED`): following
             // `java.util.Random.<clinit>` from a user's subclass reached serialization code.
             let jdk = self.hierarchy.program().origin(&clinit.class) == Some(Origin::Jdk);
-            if !jdk && !self.initialization_started(&running, &clinit.class) {
+            let started = self.initialization_started(&running, &clinit.class)
+                || self.initialization_started(&entry, &clinit.class);
+            if !jdk && !started {
                 self.add_edge(site, clinit, EdgeKind::ClassInit, Dispatch::Exact);
             }
         }
