@@ -121,7 +121,7 @@ enum Key {
     /// An allocation (or the object of a constructor reference) at this pc.
     Alloc(u32),
     /// The object an `invokedynamic` lambda factory makes at this pc: it holds the captured
-    /// values and is no creation site.
+    /// values, and is a creation site when it captures any (a new object per evaluation).
     Lambda(u32),
     /// A fresh node of the summary of `callee` instantiated at the call at `pc`.
     Callee {
@@ -594,7 +594,8 @@ impl Graph {
         let mut translation = Translation::default();
         for (node, key) in self.keys.iter().enumerate() {
             match key {
-                Key::Alloc(pc) => {
+                // A lambda's object is a creation site where it captures values.
+                Key::Alloc(pc) | Key::Lambda(pc) => {
                     translation.allocations.insert(*pc, class[node].clone());
                 }
                 Key::Callee { pc, callee, roots } => {
@@ -602,7 +603,7 @@ impl Graph {
                         .callees
                         .insert((*pc, *callee, roots.clone()), class[node].clone());
                 }
-                Key::Global | Key::Param(_) | Key::Inside(_) | Key::Lambda(_) => {}
+                Key::Global | Key::Param(_) | Key::Inside(_) => {}
             }
         }
         (summary, translation)

@@ -456,9 +456,41 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
 
 /// `a + b` as one expression of their common shape: two polynomials added, or two cases with
 /// the same guards whose arms (and defaults) add up. `None` when the shapes differ.
+///
+/// Where the arms apply does not matter to a sum, so no domain is built: merging many items
+/// tries every pair, and reading their parameters for each try made that quadratic in their
+/// size.
 fn leafwise_sum(a: &Quantity, b: &Quantity) -> Option<Quantity> {
-    let params = parameters_of(&[a, b]);
-    leafwise(a, b, &ParamDomain::universe(params), &add_leaves, false)
+    match (a, b) {
+        (BoundExpr::Pol(x), BoundExpr::Pol(y)) => Some(BoundExpr::Pol(x.add(y))),
+        (
+            BoundExpr::Cases {
+                arms: a,
+                default: da,
+            },
+            BoundExpr::Cases {
+                arms: b,
+                default: db,
+            },
+        ) if a.len() == b.len() => {
+            let arms = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| {
+                    (x.guard == y.guard).then_some(())?;
+                    Some(Arm {
+                        guard: x.guard.clone(),
+                        expr: leafwise_sum(&x.expr, &y.expr)?,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(BoundExpr::Cases {
+                arms,
+                default: Box::new(leafwise_sum(da, db)?),
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The sum of `items`, with items that appear more than once written once with their count

@@ -10,7 +10,7 @@ use membound_jvm::error::Result;
 use membound_jvm::{ClassName, MethodRef, Type};
 
 use super::operand_text;
-use super::{Allocation, AllocationKind, concat_shape};
+use super::{Allocation, AllocationKind, Captures, concat_shape};
 
 /// One allocating instruction of a method (or one allocation its spec states).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +114,24 @@ fn allocations<'g>(
                     ty: Type::Ref(ClassName::new("java/lang/String")),
                     dims: Vec::new(),
                 },
+                StmtKind::Invoke {
+                    call:
+                        Call {
+                            kind: CallKind::Dynamic(DynamicCall::Lambda { interface, .. }),
+                            method,
+                            ..
+                        },
+                    ..
+                } => {
+                    let Some(captures) = Captures::of(&method.parsed_descriptor()?) else {
+                        continue;
+                    };
+                    Allocation {
+                        kind: AllocationKind::CapturingLambda(captures),
+                        ty: Type::Ref(interface.clone()),
+                        dims: Vec::new(),
+                    }
+                }
                 StmtKind::Invoke { call, .. } => match (copy(stmt.pc), &call.receiver) {
                     (Some(ty @ Type::Array(_)), Some(array)) => {
                         array_clone(&body, block, index, ty, array)

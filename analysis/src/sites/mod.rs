@@ -18,7 +18,7 @@ mod render;
 use membound_front::callgraph::{CallGraph, Edge, NodeId, NodeKind};
 use membound_front::program::Program;
 use membound_jvm::error::Result;
-use membound_jvm::{MethodRef, Type};
+use membound_jvm::{ClassName, MethodDescriptor, MethodRef, Type};
 
 pub use concat::{
     CONCAT_BYTES_PER_CHAR, ConcatShape, ConcatText, FLOAT_TEXT_CHARS, TextAllocation, TextObject,
@@ -69,6 +69,58 @@ pub enum AllocationKind {
     StringConcat(ConcatShape),
     /// The object a constructor reference creates when its functional method runs.
     ConstructorReference,
+    /// The object a lambda or method reference that captures values is on each evaluation
+    /// (`() -> k + 1`, `list::add`): an instance of a class the JDK spins at run time, sized by
+    /// what it captures. One that captures nothing is a singleton made when its call site is
+    /// linked, and no site.
+    CapturingLambda(Captures),
+}
+
+/// The values a capturing lambda's object holds, by size: its class exists only at run time,
+/// so their types alone size it ([`membound_front::sizes::ObjectModel::captured_size`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Captures {
+    pub longs: u16,
+    pub ints: u16,
+    pub shorts: u16,
+    pub bytes: u16,
+    pub references: u16,
+}
+
+impl Captures {
+    /// What the lambda factory call of `descriptor` (its parameters are the captured values)
+    /// captures; `None` when it captures nothing.
+    pub fn of(descriptor: &MethodDescriptor) -> Option<Captures> {
+        if descriptor.params.is_empty() {
+            return None;
+        }
+        let count = |sized: fn(&Type) -> bool| {
+            u16::try_from(descriptor.params.iter().filter(|ty| sized(ty)).count())
+                .unwrap_or(u16::MAX)
+        };
+        Some(Captures {
+            longs: count(|ty| matches!(ty, Type::Long | Type::Double)),
+            ints: count(|ty| matches!(ty, Type::Int | Type::Float)),
+            shorts: count(|ty| matches!(ty, Type::Char | Type::Short)),
+            bytes: count(|ty| matches!(ty, Type::Boolean | Type::Byte)),
+            references: count(Type::is_reference),
+        })
+    }
+
+    /// Types of the captured values' sizes, one per value (a reference as an `Object`).
+    pub fn types(self) -> Vec<Type> {
+        let object = Type::Ref(ClassName::new("java/lang/Object"));
+        [
+            (self.longs, Type::Long),
+            (self.ints, Type::Int),
+            (self.shorts, Type::Short),
+            (self.bytes, Type::Byte),
+            (self.references, object),
+        ]
+        .into_iter()
+        .flat_map(|(count, ty)| std::iter::repeat_n(ty, usize::from(count)))
+        .collect()
+    }
 }
 
 /// A creation site: the allocation and the chain that reaches it from the entry.

@@ -103,10 +103,12 @@ fn kind_name(kind: AllocationKind) -> &'static str {
         AllocationKind::Array => "array",
         AllocationKind::StringConcat(_) => "string-concat",
         AllocationKind::ConstructorReference => "constructor-reference",
+        AllocationKind::CapturingLambda(_) => "capturing-lambda",
     }
 }
 
-/// `new thesis.A`, `new int[n][]`, `string concatenation`, `new C (constructor reference)`.
+/// `new thesis.A`, `new int[n][]`, `string concatenation`, `new C (constructor reference)`,
+/// a capturing lambda's object.
 fn allocation_text(allocation: &Allocation) -> String {
     match allocation.kind {
         AllocationKind::Object => format!("new {}", allocation.ty),
@@ -116,6 +118,12 @@ fn allocation_text(allocation: &Allocation) -> String {
         }
         AllocationKind::ConstructorReference => {
             format!("new {} (constructor reference)", allocation.ty)
+        }
+        AllocationKind::CapturingLambda(_) => {
+            format!(
+                "a capturing lambda's {} (its class made at run time)",
+                allocation.ty
+            )
         }
     }
 }

@@ -58,6 +58,13 @@ pub fn local_amount(
         AllocationKind::Object | AllocationKind::ConstructorReference => {
             object_amount(program, model, &site.allocation.ty, &executions)
         }
+        AllocationKind::CapturingLambda(captures) => {
+            let size = model.captured_size(&captures.types());
+            Ok((
+                executions.clone(),
+                executions.scale(&Rat::from(Int::from(size))),
+            ))
+        }
         AllocationKind::Array => array_amount(
             model,
             &site.allocation.ty,

@@ -155,6 +155,27 @@ impl ObjectModel {
         Ok(align_up(end, OBJECT_ALIGNMENT))
     }
 
+    /// Bytes of one object that a capturing lambda's creation makes (for `count`: 1): an
+    /// instance of the class the JDK spins for it at run time, an `Object` with one final field
+    /// per captured value, in order.
+    pub fn captured_size(self, captured: &[Type]) -> u64 {
+        let Some(geometry) = self.geometry() else {
+            return 1;
+        };
+        let fields: Vec<OwnField> = captured
+            .iter()
+            .enumerate()
+            .map(|(index, ty)| OwnField {
+                name: Arc::from(format!("arg${}", index + 1)),
+                size: value_size(ty, geometry),
+                reference: ty.is_reference(),
+            })
+            .collect();
+        let mut layout = Layout::inherit(geometry.header, &[], None);
+        Contention::default().place(&mut layout, &fields);
+        align_up(layout.end(), OBJECT_ALIGNMENT)
+    }
+
     /// How an array of `element` is sized. For `count`: base 0, element size 1, alignment 1
     /// (an array counts its cells).
     pub fn array_layout(self, element: &Type) -> ArrayLayout {
