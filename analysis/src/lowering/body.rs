@@ -40,7 +40,6 @@ use super::appends::{AppendEffect, StoredNode};
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
-use super::extrema::Extremum;
 use super::fields::{CallEffect, FieldPlan, LoopExit, StoreEffect, ViewKey, ViewMode};
 use super::fresh;
 use super::liveness::{Liveness, liveness};
@@ -1578,10 +1577,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                         let node = match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
                             None if summarized.is_some() => node,
-                            None => match self.extremum(node, *dst, call) {
-                                Some(node) => node,
-                                None => self.call_result(node, *dst, call),
-                            },
+                            None => self.call_result(node, *dst, call),
                         };
                         self.walk_step(node, stmt.pc, *dst)
                     }
@@ -2692,29 +2688,6 @@ impl<'b, 't> Lowerer<'b, 't> {
             ),
             _ => self.havoc(node, dst),
         }
-    }
-
-    /// `dst = Math.min(a, b)`, `max` or `abs`: a branch per value the result may take (see
-    /// [`Extremum`]), joined after the call.
-    fn extremum(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> Option<NodeId> {
-        let extremum = Extremum::of(call)?;
-        let &result = self.value_of.get(&dst)?;
-        let args: Vec<Option<Expr>> = call.args.iter().map(|arg| self.affine(arg)).collect();
-        let branches = extremum.branches(&args, result)?;
-        // Over the formals' entry values where it can be: a formal is havocked at joins once
-        // dead, which would blur the split.
-        let split = extremum
-            .split(&args)
-            .map(|split| in_entry_values(&split, &self.entry_values()).unwrap_or(split));
-        let split = split.filter(|split| !split.terms.is_empty());
-        if let Some(split) = split.filter(|split| !self.procedure.sign_splits.contains(split)) {
-            self.procedure.sign_splits.push(split);
-        }
-        let joined = self.new_node();
-        for actions in branches {
-            self.connect(node, joined, actions);
-        }
-        Some(joined)
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
