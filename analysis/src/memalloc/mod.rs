@@ -472,7 +472,7 @@ fn site_bound(
         },
         via,
         ty: allocation.allocation.ty.clone(),
-        kind: allocation.allocation.kind,
+        kind: allocation.allocation.kind.clone(),
         count: summary.written(&total.count),
         amount: Amount {
             objects: summary.written(&total.objects),

@@ -10,7 +10,7 @@ use membound_jvm::error::Result;
 use membound_jvm::{ClassName, MethodRef, Type};
 
 use super::operand_text;
-use super::{Allocation, AllocationKind, concat_shape};
+use super::{Allocation, AllocationKind, concat_shape, format_shape};
 
 /// One allocating instruction of a method (or one allocation its spec states).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
     let adjacency = graph.adjacency();
     for (id, node) in graph.methods.iter().enumerate() {
         let mut found: Vec<(u32, Option<u32>, Allocation)> = match &node.kind {
-            NodeKind::Code => allocations(program, &node.method, |pc| graph.copies.get(&(id, pc)))?,
+            NodeKind::Code => allocations(program, graph, id)?,
             NodeKind::Spec(spec) => spec_allocations(spec),
             _ => Vec::new(),
         };
@@ -67,14 +67,16 @@ pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
     Ok(local)
 }
 
-/// The allocating statements of one method body; `copy(pc)` is the type of the copy a
-/// `clone()` at `pc` makes without a call (the call graph's [`CallGraph::copies`]).
-fn allocations<'g>(
+/// The allocating statements of the body of the graph's method `node`, with the copies a
+/// `clone()` makes without a call ([`CallGraph::copies`]) and the format calls the graph
+/// takes for allocations ([`CallGraph::formats`]).
+fn allocations(
     program: &Program,
-    method: &MethodRef,
-    copy: impl Fn(u32) -> Option<&'g Type>,
+    graph: &CallGraph,
+    node: NodeId,
 ) -> Result<Vec<(u32, Option<u32>, Allocation)>> {
-    let body = program.lift(method)?;
+    let body = program.lift(&graph.methods[node].method)?;
+    let copy = |pc: u32| graph.copies.get(&(node, pc));
     let mut found = Vec::new();
     for block in &body.blocks {
         for (index, stmt) in block.stmts.iter().enumerate() {
@@ -114,6 +116,15 @@ fn allocations<'g>(
                     ty: Type::Ref(ClassName::new("java/lang/String")),
                     dims: Vec::new(),
                 },
+                StmtKind::Invoke { .. } if graph.formats.contains_key(&(node, stmt.pc)) => {
+                    Allocation {
+                        kind: AllocationKind::Format(format_shape(
+                            &graph.formats[&(node, stmt.pc)],
+                        )),
+                        ty: Type::Ref(ClassName::new("java/lang/String")),
+                        dims: Vec::new(),
+                    }
+                }
                 StmtKind::Invoke { call, .. } => match (copy(stmt.pc), &call.receiver) {
                     (Some(ty @ Type::Array(_)), Some(array)) => {
                         array_clone(&body, block, index, ty, array)

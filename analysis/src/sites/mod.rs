@@ -11,6 +11,7 @@
 //! IR, not how often anything runs.
 
 mod concat;
+mod format;
 mod local;
 mod operand_text;
 mod render;
@@ -24,6 +25,7 @@ pub use concat::{
     CONCAT_BYTES_PER_CHAR, ConcatShape, ConcatText, FLOAT_TEXT_CHARS, TextAllocation, TextObject,
     concat_shape, concat_text, float_text,
 };
+pub use format::{FormatShape, format_shape};
 pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 
@@ -59,7 +61,7 @@ pub struct Allocation {
     pub dims: Vec<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AllocationKind {
     /// `new C`.
     Object,
@@ -67,6 +69,8 @@ pub enum AllocationKind {
     Array,
     /// The `String` (and its backing array) built by a string-concatenation `invokedynamic`.
     StringConcat(ConcatShape),
+    /// What a `String.format` call with a literal format makes (the call graph's `formats`).
+    Format(FormatShape),
     /// The object a constructor reference creates when its functional method runs.
     ConstructorReference,
 }

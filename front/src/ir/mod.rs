@@ -13,9 +13,11 @@ use std::sync::Arc;
 
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
+mod format_call;
 mod lift;
 mod print;
 
+pub use format_call::{FormatArg, FormatCall, IntegralType};
 pub use lift::lift_method;
 pub use print::{body_to_json, print_body};
 

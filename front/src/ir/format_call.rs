@@ -1,0 +1,153 @@
+//! Calls of `String.format(String, Object...)` and `"…".formatted(Object...)` whose format is
+//! a literal and whose arguments are strings and boxes, each stored into the varargs array in
+//! the call's own block: what the formatter makes is then a function of that text and of the
+//! arguments' types (`analysis::sites::format`), and it runs no code of the program (a `String`
+//! or a `java.lang` box formats itself), so the call graph takes the call for an allocation of
+//! its own instead of a call (`CallGraph::formats`).
+
+use std::sync::Arc;
+
+use membound_jvm::{ClassName, Type};
+
+use super::{Body, Call, CallKind, Const, Expr, Operand, Place, StmtKind, VarId};
+
+/// A format call the call graph need not follow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormatCall {
+    /// The format string's text.
+    pub format: Arc<str>,
+    /// The varargs array's elements, in order.
+    pub args: Vec<FormatArg>,
+}
+
+/// The static type of one argument of a format call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// A `String` (a literal or a variable of that type).
+    Text,
+    /// A `Byte`, `Short`, `Integer` or `Long`: its primitive type.
+    Integral(IntegralType),
+    /// A `Character`.
+    Char,
+    /// A `Boolean`.
+    Boolean,
+    /// A `Float` or a `Double`.
+    Floating,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntegralType {
+    Byte,
+    Short,
+    Int,
+    Long,
+}
+
+impl Body {
+    /// The format call `call` at `pc` is, when it is one (see the module documentation).
+    pub fn format_call(&self, pc: u32, call: &Call) -> Option<FormatCall> {
+        let (Operand::Const(Const::String(format)), Operand::Var(array)) = format_operands(call)?
+        else {
+            return None;
+        };
+        let block = self
+            .blocks
+            .iter()
+            .find(|block| block.stmts.iter().any(|stmt| stmt.pc == pc))?;
+        let index = block.stmts.iter().position(|stmt| stmt.pc == pc)?;
+        let args = varargs(self, &block.stmts[..index], *array)?;
+        Some(FormatCall {
+            format: format.clone(),
+            args,
+        })
+    }
+}
+
+/// The format and the varargs array of `String.format(String, Object[])` and of
+/// `String.formatted(Object[])`.
+fn format_operands(call: &Call) -> Option<(&Operand, &Operand)> {
+    let string = ClassName::new("java/lang/String");
+    if call.method.class != string {
+        return None;
+    }
+    match (&call.kind, &*call.method.name, &*call.method.descriptor) {
+        (
+            CallKind::Static,
+            "format",
+            "(Ljava/lang/String;[Ljava/lang/Object;)Ljava/lang/String;",
+        ) => Some((call.args.first()?, call.args.get(1)?)),
+        (CallKind::Virtual, "formatted", "([Ljava/lang/Object;)Ljava/lang/String;") => {
+            Some((call.receiver.as_ref()?, call.args.first()?))
+        }
+        _ => None,
+    }
+}
+
+/// The elements of the `Object[]` that `array` holds, when the statements before the call
+/// create it with a constant length and store every element at a constant index, each once.
+fn varargs(body: &Body, before: &[super::Stmt], array: VarId) -> Option<Vec<FormatArg>> {
+    let created = before.iter().rposition(|stmt| stmt.assigns(array))?;
+    let StmtKind::Assign {
+        value: Expr::NewArray { ty, dims },
+        ..
+    } = &before[created].kind
+    else {
+        return None;
+    };
+    let object_array = Type::Array(Box::new(Type::Ref(ClassName::object())));
+    let [Operand::Const(Const::Int(length))] = dims.as_slice() else {
+        return None;
+    };
+    if *ty != object_array {
+        return None;
+    }
+    let mut args: Vec<Option<FormatArg>> = vec![None; usize::try_from(*length).ok()?];
+    for stmt in &before[created + 1..] {
+        let StmtKind::Store {
+            place:
+                Place::ArrayElement {
+                    array: stored,
+                    index,
+                },
+            value,
+        } = &stmt.kind
+        else {
+            continue;
+        };
+        if *stored != Operand::Var(array) {
+            continue;
+        }
+        let Operand::Const(Const::Int(index)) = index else {
+            return None;
+        };
+        let slot = args.get_mut(usize::try_from(*index).ok()?)?;
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(format_arg(body, value)?);
+    }
+    args.into_iter().collect()
+}
+
+/// The argument's type, when formatting it runs no code of the program.
+fn format_arg(body: &Body, value: &Operand) -> Option<FormatArg> {
+    let ty = match value {
+        Operand::Const(Const::String(_)) => return Some(FormatArg::Text),
+        Operand::Const(_) => return None,
+        Operand::Var(var) => &body.var(*var).ty,
+    };
+    let Type::Ref(class) = ty else {
+        return None;
+    };
+    Some(match class.internal() {
+        "java/lang/String" => FormatArg::Text,
+        "java/lang/Byte" => FormatArg::Integral(IntegralType::Byte),
+        "java/lang/Short" => FormatArg::Integral(IntegralType::Short),
+        "java/lang/Integer" => FormatArg::Integral(IntegralType::Int),
+        "java/lang/Long" => FormatArg::Integral(IntegralType::Long),
+        "java/lang/Character" => FormatArg::Char,
+        "java/lang/Boolean" => FormatArg::Boolean,
+        "java/lang/Float" | "java/lang/Double" => FormatArg::Floating,
+        _ => return None,
+    })
+}
