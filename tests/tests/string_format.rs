@@ -1,0 +1,151 @@
+//! `String.format` and `String.formatted` with a literal format: a site of their own, bounded
+//! from the format's text with `java.util.Formatter`'s measured costs; `%d` (the locale's
+//! formatting data) and a format that is no literal stay ∞ with their reasons. Oracle: real
+//! runs under the agent (`membound validate`), in the `en` and the `de` default locale.
+
+use std::path::{Path, PathBuf};
+
+use membound_tests::{
+    analyze_into, compile_fixture, eval_method, membound, scratch_dir, validated_unbroken,
+};
+use serde_json::Value;
+
+fn certificate(method: &str) -> PathBuf {
+    let classes = compile_fixture("string_format");
+    let path = scratch_dir("string-format").join(format!("{method}.json"));
+    analyze_into(&classes, method, "hotspot-coops", &path);
+    path
+}
+
+/// The one format site of `method` in `eval`'s report: the site of type String the method
+/// allocates itself.
+fn format_site(bound: &Value) -> Value {
+    let sites = bound["sites"].as_array().expect("sites");
+    sites
+        .iter()
+        .find(|site| site["type"] == "java.lang.String" && site["via"].is_null())
+        .unwrap_or_else(|| panic!("a format site in {bound:#}"))
+        .clone()
+}
+
+/// The comparison of `validate`'s report whose `what` starts with `what`, for `quantity`.
+fn comparison<'a>(report: &'a Value, what: &str, quantity: &str) -> &'a Value {
+    report["comparisons"]
+        .as_array()
+        .expect("comparisons")
+        .iter()
+        .find(|c| {
+            c["what"].as_str().is_some_and(|w| w.starts_with(what)) && c["quantity"] == quantity
+        })
+        .unwrap_or_else(|| panic!("{what} {quantity} in {report:#}"))
+}
+
+fn reasons(certificate: &Path) -> String {
+    std::fs::read_to_string(certificate).expect("certificate")
+}
+
+#[test]
+fn hex_octal_and_literal_text_are_bounded_and_hold_on_runs() {
+    let certificate = certificate("Formats.hexTable");
+    let bound = eval_method(&certificate, "Formats.hexTable", "n=30");
+    let site = format_site(&bound);
+    // "%08X|%-6x|%o%n%%": 7 pieces. The Formatter, its builder and byte[16], the list and its
+    // Object[10], 7 specifiers, the result String (13); the regular expression for %08X and
+    // %-6x (a Matcher, two int[], an IntHashSet[]: 4) and their Flags (2); two Flags[] per
+    // specifier (10); %08X's builder, byte[16], two Strings and byte[]s (6), %-6x's builder,
+    // byte[16], String and byte[] (4), %o of a long's builder, byte[16], one growth for 22
+    // digits, String and byte[] (5); the text, 8 + 1 + 8 + 1 + 22 + 2 + 1 = 43 chars, two
+    // growths of the builder (16 -> 34 -> 70) and the result's byte[] (3).
+    assert_eq!(site["objects"], 47 * 30, "{site:#}");
+    assert!(site["bytes"].is_u64(), "{site:#}");
+    let text = reasons(&certificate);
+    assert!(
+        text.contains("measured under the agent with the default locale en"),
+        "{text}"
+    );
+    for locale in [
+        &[][..],
+        &[
+            "--jvm-arg=-Duser.language=de",
+            "--jvm-arg=-Duser.country=DE",
+        ],
+    ] {
+        let report = validated_unbroken_with(&certificate, locale, "30");
+        let objects = comparison(&report, "Formats.hexTable(I)I@44", "objects");
+        // Per-conversion maxima: 1295 of the 1410 objects (and about three quarters of the
+        // bytes) the bound charges are made at n = 30.
+        assert!(objects["observed"].as_u64() <= Some(47 * 30), "{objects}");
+        assert!(objects["observed"].as_u64() >= Some(40 * 30), "{objects}");
+    }
+}
+
+/// `validate --format json` with extra flags before `--`, checked unbroken.
+fn validated_unbroken_with(certificate: &Path, flags: &[&str], n: &str) -> Value {
+    if flags.is_empty() {
+        return validated_unbroken(certificate, "Formats", &[n]);
+    }
+    let mut args: Vec<&str> = vec!["validate", certificate.to_str().expect("path")];
+    args.extend(["--main", "Formats", "--format", "json"]);
+    args.extend(flags);
+    args.extend(["--", n]);
+    let run = membound(args);
+    let json: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|_| panic!("validate prints JSON: {}\n{}", run.stdout, run.stderr));
+    assert_eq!(
+        (run.code, json["broken"].clone()),
+        (0, 0.into()),
+        "{json:#}"
+    );
+    json
+}
+
+#[test]
+fn chars_booleans_and_indices_are_bounded_and_hold_on_a_run() {
+    let certificate = certificate("Formats.chars");
+    let bound = eval_method(&certificate, "Formats.chars", "n=30");
+    let site = format_site(&bound);
+    assert!(
+        site["objects"].is_u64() && site["bytes"].is_u64(),
+        "{site:#}"
+    );
+    // A `€` makes the text UTF-16 on odd iterations: still below the bound.
+    let report = validated_unbroken(&certificate, "Formats", &["30"]);
+    let bytes = comparison(&report, "total", "bytes");
+    assert!(
+        bytes["observed"].as_u64() <= bytes["predicted"].as_u64(),
+        "{bytes}"
+    );
+}
+
+#[test]
+fn a_string_argument_bounds_the_objects_not_the_bytes() {
+    let certificate = certificate("Formats.labels");
+    let bound = eval_method(&certificate, "Formats.labels", "n=30,name_length=8");
+    let site = format_site(&bound);
+    assert!(site["objects"].is_u64(), "{site:#}");
+    assert_eq!(site["bytes"], "infty", "{site:#}");
+    let text = reasons(&certificate);
+    assert!(
+        text.contains("specifier %-12s of a String: its length is not bounded by the parameters"),
+        "{text}"
+    );
+    validated_unbroken(&certificate, "Formats", &["30"]);
+}
+
+#[test]
+fn decimals_and_formats_that_are_no_literal_stay_unbounded_with_their_reasons() {
+    let decimals = certificate("Formats.decimals");
+    let text = reasons(&decimals);
+    assert!(
+        text.contains("specifier %d: %d reads the default locale's DecimalFormatSymbols"),
+        "{text}"
+    );
+    validated_unbroken(&decimals, "Formats", &["30"]);
+    let dynamic = certificate("Formats.dynamic");
+    let text = reasons(&dynamic);
+    assert!(
+        text.contains("what String.format makes depends on the format string's text"),
+        "{text}"
+    );
+    validated_unbroken(&dynamic, "Formats", &["30"]);
+}
