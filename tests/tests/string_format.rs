@@ -10,7 +10,7 @@ use membound_tests::{
 };
 use serde_json::Value;
 
-fn certificate(method: &str) -> PathBuf {
+fn certificate_of(method: &str) -> PathBuf {
     let classes = compile_fixture("string_format");
     let path = scratch_dir("string-format").join(format!("{method}.json"));
     analyze_into(&classes, method, "hotspot-coops", &path);
@@ -46,7 +46,7 @@ fn reasons(certificate: &Path) -> String {
 
 #[test]
 fn hex_octal_and_literal_text_are_bounded_and_hold_on_runs() {
-    let certificate = certificate("Formats.hexTable");
+    let certificate = certificate_of("Formats.hexTable");
     let bound = eval_method(&certificate, "Formats.hexTable", "n=30");
     let site = format_site(&bound);
     // "%08X|%-6x|%o%n%%": 7 pieces. The Formatter, its builder and byte[16], the list and its
@@ -101,7 +101,7 @@ fn validated_unbroken_with(certificate: &Path, flags: &[&str], n: &str) -> Value
 
 #[test]
 fn chars_booleans_and_indices_are_bounded_and_hold_on_a_run() {
-    let certificate = certificate("Formats.chars");
+    let certificate = certificate_of("Formats.chars");
     let bound = eval_method(&certificate, "Formats.chars", "n=30");
     let site = format_site(&bound);
     assert!(
@@ -118,30 +118,60 @@ fn chars_booleans_and_indices_are_bounded_and_hold_on_a_run() {
 }
 
 #[test]
-fn a_string_argument_bounds_the_objects_not_the_bytes() {
-    let certificate = certificate("Formats.labels");
+fn a_string_argument_bounds_the_bytes_by_its_length() {
+    let certificate = certificate_of("Formats.labels");
     let bound = eval_method(&certificate, "Formats.labels", "n=30,name_length=8");
     let site = format_site(&bound);
+    // "%-12s #%x": a regular expression, 3 pieces; the text's arrays are charged 15 bytes of
+    // payload per char (the builder's growths, its UTF-16 copy, the result's Latin-1 attempt
+    // and bytes) whatever the text, one aligned array of that payload: 8 more chars, 120 more
+    // bytes per call.
+    assert!(
+        site["objects"].is_u64() && site["bytes"].is_u64(),
+        "{site:#}"
+    );
+    let longer = format_site(&eval_method(
+        &certificate,
+        "Formats.labels",
+        "n=30,name_length=16",
+    ));
+    assert_eq!(
+        longer["bytes"]
+            .as_u64()
+            .zip(site["bytes"].as_u64())
+            .map(|(l, s)| l - s),
+        Some(30 * 8 * 15),
+        "{longer:#}"
+    );
+    let report = validated_unbroken(&certificate, "Formats", &["30"]);
+    let bytes = comparison(&report, "total", "bytes");
+    assert!(
+        bytes["observed"].as_u64() <= bytes["predicted"].as_u64(),
+        "{bytes}"
+    );
+    // An element of an array has no length the analysis follows: its bytes stay ∞.
+    let named = certificate_of("Formats.named");
+    let site = format_site(&eval_method(&named, "Formats.named", "n=30,names_length=1"));
     assert!(site["objects"].is_u64(), "{site:#}");
     assert_eq!(site["bytes"], "infty", "{site:#}");
-    let text = reasons(&certificate);
+    let text = reasons(&named);
     assert!(
-        text.contains("specifier %-12s of a String: its length is not bounded by the parameters"),
+        text.contains("specifier %S of a String: its length is not bounded by the parameters"),
         "{text}"
     );
-    validated_unbroken(&certificate, "Formats", &["30"]);
+    validated_unbroken(&named, "Formats", &["30"]);
 }
 
 #[test]
 fn decimals_and_formats_that_are_no_literal_stay_unbounded_with_their_reasons() {
-    let decimals = certificate("Formats.decimals");
+    let decimals = certificate_of("Formats.decimals");
     let text = reasons(&decimals);
     assert!(
         text.contains("specifier %d: %d reads the default locale's DecimalFormatSymbols"),
         "{text}"
     );
     validated_unbroken(&decimals, "Formats", &["30"]);
-    let dynamic = certificate("Formats.dynamic");
+    let dynamic = certificate_of("Formats.dynamic");
     let text = reasons(&dynamic);
     assert!(
         text.contains("what String.format makes depends on the format string's text"),

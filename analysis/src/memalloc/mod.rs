@@ -357,7 +357,7 @@ fn format_calls(local: &LocalSites) -> Option<String> {
         .any(|site| {
             matches!(
                 &site.allocation.kind,
-                AllocationKind::Format(FormatShape::Bounded(_) | FormatShape::Objects { .. })
+                AllocationKind::Format(FormatShape::Bounded(_) | FormatShape::Text(_))
             )
         })
         .then(|| FORMAT_ASSUMPTION.to_string())

@@ -35,11 +35,40 @@ use super::{TextAllocation, TextObject};
 pub enum FormatShape {
     /// Every object, with its count, and every array's length bounded.
     Bounded(Vec<TextAllocation>),
-    /// The objects bounded, not the text's length: ∞ bytes, with why.
-    Objects { objects: u64, why_bytes: String },
+    /// The text's length is its `String` arguments': the objects bounded, the bytes by those
+    /// lengths ([`FormatText`]).
+    Text(FormatText),
     /// Not bounded, with why.
     Unbounded(String),
 }
+
+/// A format call whose text holds `String` arguments: `allocations` (their count is the
+/// call's objects, among them one `byte[8]` for each array whose length the text sets, its
+/// header), and the payload of those arrays, `fixed_bytes` plus, per use of a `String`
+/// argument, bytes per char of its length, as one array's length (the lowering's column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormatText {
+    pub allocations: Vec<TextAllocation>,
+    pub fixed_bytes: u64,
+    /// (argument index, payload bytes per char of its length), one per use.
+    pub strings: Vec<(usize, u64)>,
+    /// Why the bytes are ∞ where a length is not known.
+    pub why_bytes: String,
+}
+
+/// The payload bytes per char of a text whose length the arguments set: the builder's
+/// growths (at most twice the text each time, so at most four times the text in all, two
+/// bytes per char once UTF-16: 8), its inflated copy (4, and 32 more for a short text), the
+/// result's Latin-1 attempt (1) and the result's bytes (2).
+const TEXT_BYTES_PER_CHAR: u64 = 15;
+const TEXT_EXTRA_BYTES: u64 = 32;
+
+/// `%S`'s upper-case copy: two bytes per char more.
+const UPPER_COPY_BYTES_PER_CHAR: u64 = 2;
+
+/// The chars of a null `String`'s text, `null`, which its length (a view of a string) does
+/// not count.
+const NULL_CHARS: u64 = 4;
 
 /// The shape of `call`'s allocations.
 pub fn format_shape(call: &FormatCall) -> FormatShape {
@@ -85,7 +114,7 @@ pub fn format_shape(call: &FormatCall) -> FormatShape {
                     }
                 };
                 regex |= spec.by_regex;
-                if let Err(why) = cost.spec(spec, arg) {
+                if let Err(why) = cost.spec(spec, arg, previous) {
                     return FormatShape::Unbounded(why);
                 }
             }
@@ -220,10 +249,12 @@ const FLAGS_ARRAY: u64 = 9;
 /// What a call allocates, piece by piece.
 #[derive(Default)]
 struct Cost {
-    /// The text's chars, `None` once a `String` argument makes it unbounded.
-    chars: Option<u64>,
-    /// Why the text's length is unbounded.
-    unbounded_text: Option<String>,
+    /// The text's chars besides its `String` arguments'.
+    chars: u64,
+    /// The uses of `String` arguments: (argument index, `%S`), with the first specifier's
+    /// text for the reason.
+    strings: Vec<(usize, bool)>,
+    first_string: Option<String>,
     /// Whether the text may hold a char outside Latin-1.
     utf16: bool,
     /// The conversions' own objects.
@@ -232,9 +263,7 @@ struct Cost {
 
 impl Cost {
     fn add_chars(&mut self, n: u64) {
-        if self.unbounded_text.is_none() {
-            self.chars = Some(self.chars.unwrap_or(0) + n);
-        }
+        self.chars += n;
     }
 
     fn text(&mut self, text: &str) {
@@ -243,7 +272,12 @@ impl Cost {
     }
 
     /// Adds what `spec` makes of `arg`, or says why it is not bounded.
-    fn spec(&mut self, spec: &Spec, arg: Option<FormatArg>) -> Result<(), String> {
+    fn spec(
+        &mut self,
+        spec: &Spec,
+        arg: Option<FormatArg>,
+        index: Option<usize>,
+    ) -> Result<(), String> {
         let plain = spec.flags.replace('<', "").is_empty() && spec.precision.is_none();
         let justified =
             spec.flags.replace('<', "") == "-" && spec.width.is_some() && spec.precision.is_none();
@@ -268,16 +302,17 @@ impl Cost {
                 });
             }
             ('s' | 'S', Some(FormatArg::Text)) if plain || justified => {
-                if spec.conversion == 'S' {
+                let upper = spec.conversion == 'S';
+                if upper {
+                    // The upper-case copy: its bytes are the text's ([`UPPER_COPY_BYTES_PER_CHAR`]).
                     self.own.push(instance("java/lang/String", 1));
-                    self.own.push(array(Type::Byte, 0, 1));
+                    self.own.push(array(Type::Byte, 8, 1));
                 }
                 self.utf16 = true;
-                self.unbounded_text = Some(format!(
-                    "String.format's specifier {} of a String: its length is not bounded by the parameters",
-                    spec.text
-                ));
-                self.chars = None;
+                self.strings
+                    .push((index.expect("a string's argument"), upper));
+                self.first_string.get_or_insert_with(|| spec.text.clone());
+                self.add_chars(width);
             }
             ('b', Some(FormatArg::Boolean)) if plain || justified => self.add_chars(width.max(5)),
             ('c', Some(FormatArg::Char)) if plain || justified => {
@@ -342,27 +377,40 @@ impl Cost {
             ));
         }
         all.extend(self.own);
-        let width = if self.utf16 { 2 } else { 1 };
-        match (self.chars, self.unbounded_text) {
-            (Some(chars), None) => {
-                all.extend(growths(chars, width));
-                if self.utf16 {
-                    // The inflated copy, then the result's Latin-1 attempt.
-                    all.push(array(Type::Byte, 4 * chars.max(8), 1));
-                    all.push(array(Type::Byte, chars, 1));
-                }
-                all.push(array(Type::Byte, width * chars, 1));
-                FormatShape::Bounded(all)
+        if self.strings.is_empty() {
+            let width = if self.utf16 { 2 } else { 1 };
+            all.extend(growths(self.chars, width));
+            if self.utf16 {
+                // The inflated copy, then the result's Latin-1 attempt.
+                all.push(array(Type::Byte, 4 * self.chars.max(8), 1));
+                all.push(array(Type::Byte, self.chars, 1));
             }
-            (_, why) => {
-                let objects: u64 = all.iter().map(|a| a.count).sum();
-                // The growths, the inflated copy, the Latin-1 attempt and the result's bytes.
-                FormatShape::Objects {
-                    objects: objects + MAX_GROWTHS + 3,
-                    why_bytes: why.unwrap_or_default(),
-                }
-            }
+            all.push(array(Type::Byte, width * self.chars, 1));
+            return FormatShape::Bounded(all);
         }
+        // The growths, the inflated copy, the Latin-1 attempt and the result's bytes: their
+        // headers here, their payload by the text's length.
+        all.push(array(Type::Byte, 8, MAX_GROWTHS + 3));
+        let fixed_chars = self.chars + NULL_CHARS * self.strings.len() as u64;
+        let uppers = self.strings.iter().filter(|(_, upper)| *upper).count() as u64;
+        FormatShape::Text(FormatText {
+            allocations: all,
+            fixed_bytes: TEXT_BYTES_PER_CHAR * fixed_chars
+                + TEXT_EXTRA_BYTES
+                + UPPER_COPY_BYTES_PER_CHAR * NULL_CHARS * uppers,
+            strings: self
+                .strings
+                .iter()
+                .map(|&(index, upper)| {
+                    let copy = if upper { UPPER_COPY_BYTES_PER_CHAR } else { 0 };
+                    (index, TEXT_BYTES_PER_CHAR + copy)
+                })
+                .collect(),
+            why_bytes: format!(
+                "String.format's specifier {} of a String: its length is not bounded by the parameters",
+                self.first_string.unwrap_or_default()
+            ),
+        })
     }
 }
 

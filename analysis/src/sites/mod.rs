@@ -25,7 +25,7 @@ pub use concat::{
     CONCAT_BYTES_PER_CHAR, ConcatShape, ConcatText, FLOAT_TEXT_CHARS, TextAllocation, TextObject,
     concat_shape, concat_text, float_text,
 };
-pub use format::{FormatShape, format_shape};
+pub use format::{FormatShape, FormatText, format_shape};
 pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 

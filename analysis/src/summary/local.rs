@@ -17,7 +17,8 @@ use super::qty::Qty;
 use crate::lowering::{Lowered, SiteInvariant, counter_head, describe_loop};
 use crate::memalloc::quantity::{at_least, at_most, extend_set};
 use crate::sites::{
-    AllocationKind, ConcatShape, FormatShape, LocalSite, TextAllocation, TextObject, float_text,
+    AllocationKind, ConcatShape, FormatShape, FormatText, LocalSite, TextAllocation, TextObject,
+    float_text,
 };
 
 /// Executions, objects and bytes of one local site per call of its method, with why any is ∞.
@@ -79,6 +80,14 @@ pub fn local_amount(
             reasons.extend(concat_reasons(*shape));
             concat_amount(program, model, *shape, &executions, params)
                 .and_then(|amounts| with_float_texts(program, model, *shape, &executions, amounts))
+        }
+        AllocationKind::Format(FormatShape::Text(text)) if invariant.lengths.len() == 1 => {
+            let amounts =
+                format_text_amount(program, model, text, &invariant, &executions, &mut count);
+            if matches!(&amounts, Ok((_, bytes)) if bytes.is_infinite()) {
+                reasons.push(text.why_bytes.clone());
+            }
+            amounts
         }
         AllocationKind::Format(shape) => {
             format_amount(program, model, shape, &executions, params, &mut reasons)
@@ -247,14 +256,33 @@ fn format_amount(
             let (objects, bytes) = objects_and_bytes(program, model, allocations)?;
             (per_call(objects), per_call(bytes))
         }
-        FormatShape::Objects { objects, why_bytes } => {
-            (per_call(*objects), unless_never(reasons, why_bytes))
+        FormatShape::Text(text) => {
+            let (objects, _) = objects_and_bytes(program, model, &text.allocations)?;
+            (per_call(objects), unless_never(reasons, &text.why_bytes))
         }
         FormatShape::Unbounded(why) => {
             let objects = unless_never(reasons, why);
             (objects, unless_never(&mut Vec::new(), why))
         }
     })
+}
+
+/// A format call whose text's length the lowering gave as an array's (`lowering::body`'s
+/// `call_point`): its allocations per execution, and the payload of the arrays the text sets
+/// as one `byte[]` of that length.
+fn format_text_amount(
+    program: &Program,
+    model: ObjectModel,
+    text: &FormatText,
+    invariant: &SiteInvariant,
+    executions: &Qty,
+    count: &mut dyn FnMut(&Set) -> Qty,
+) -> Amounts {
+    let (objects, bytes) = objects_and_bytes(program, model, &text.allocations)?;
+    let bytes_type = Type::Array(Box::new(Type::Byte));
+    let (_, payload) = array_amount(model, &bytes_type, invariant, executions, count)?;
+    let per_call = |n: u64| executions.scale(&Rat::from(Int::from(n)));
+    Ok((per_call(objects), per_call(bytes).add(&payload)))
 }
 
 /// A concatenation's `String` per execution and its `byte[]` of the length the invariant

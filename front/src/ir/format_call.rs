@@ -12,12 +12,14 @@ use membound_jvm::{ClassName, Type};
 use super::{Body, Call, CallKind, Const, Expr, Operand, Place, StmtKind, VarId};
 
 /// A format call the call graph need not follow.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FormatCall {
     /// The format string's text.
     pub format: Arc<str>,
-    /// The varargs array's elements, in order.
+    /// The varargs array's elements' types, in order.
     pub args: Vec<FormatArg>,
+    /// The varargs array's elements, in order.
+    pub operands: Vec<Operand>,
 }
 
 /// The static type of one argument of a format call.
@@ -55,10 +57,15 @@ impl Body {
             .iter()
             .find(|block| block.stmts.iter().any(|stmt| stmt.pc == pc))?;
         let index = block.stmts.iter().position(|stmt| stmt.pc == pc)?;
-        let args = varargs(self, &block.stmts[..index], *array)?;
+        let operands = varargs(&block.stmts[..index], *array)?;
+        let args = operands
+            .iter()
+            .map(|operand| format_arg(self, operand))
+            .collect::<Option<_>>()?;
         Some(FormatCall {
             format: format.clone(),
             args,
+            operands,
         })
     }
 }
@@ -85,7 +92,7 @@ fn format_operands(call: &Call) -> Option<(&Operand, &Operand)> {
 
 /// The elements of the `Object[]` that `array` holds, when the statements before the call
 /// create it with a constant length and store every element at a constant index, each once.
-fn varargs(body: &Body, before: &[super::Stmt], array: VarId) -> Option<Vec<FormatArg>> {
+fn varargs(before: &[super::Stmt], array: VarId) -> Option<Vec<Operand>> {
     let created = before.iter().rposition(|stmt| stmt.assigns(array))?;
     let StmtKind::Assign {
         value: Expr::NewArray { ty, dims },
@@ -101,7 +108,7 @@ fn varargs(body: &Body, before: &[super::Stmt], array: VarId) -> Option<Vec<Form
     if *ty != object_array {
         return None;
     }
-    let mut args: Vec<Option<FormatArg>> = vec![None; usize::try_from(*length).ok()?];
+    let mut args: Vec<Option<Operand>> = vec![None; usize::try_from(*length).ok()?];
     for stmt in &before[created + 1..] {
         let StmtKind::Store {
             place:
@@ -124,7 +131,7 @@ fn varargs(body: &Body, before: &[super::Stmt], array: VarId) -> Option<Vec<Form
         if slot.is_some() {
             return None;
         }
-        *slot = Some(format_arg(body, value)?);
+        *slot = Some(value.clone());
     }
     args.into_iter().collect()
 }
