@@ -469,3 +469,111 @@ fn array(element: Type, length: u64, count: u64) -> TextAllocation {
         count,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use membound_front::ir::{Const, Operand};
+
+    fn call(format: &str, args: &[FormatArg]) -> FormatCall {
+        FormatCall {
+            format: format.into(),
+            args: args.to_vec(),
+            operands: args.iter().map(|_| Operand::Const(Const::Null)).collect(),
+        }
+    }
+
+    fn objects(shape: &FormatShape) -> u64 {
+        let allocations = match shape {
+            FormatShape::Bounded(allocations) => allocations,
+            FormatShape::Text(text) => &text.allocations,
+            FormatShape::Unbounded(why) => panic!("unbounded: {why}"),
+        };
+        allocations.iter().map(|a| a.count).sum()
+    }
+
+    #[test]
+    fn the_parser_finds_pieces_indices_flags_and_widths() {
+        let pieces = parse("a%1$-8x%<s%%%n").expect("parses");
+        let specs: Vec<&Spec> = pieces
+            .iter()
+            .filter_map(|piece| match piece {
+                Piece::Spec(spec) => Some(spec),
+                Piece::Text(_) => None,
+            })
+            .collect();
+        assert_eq!(pieces[0], Piece::Text("a".to_string()));
+        assert_eq!(specs.len(), 4);
+        assert_eq!(
+            (specs[0].index, specs[0].flags.as_str(), specs[0].width),
+            (Index::Explicit(1), "-", Some(8))
+        );
+        assert!(specs[0].by_regex);
+        assert_eq!(specs[1].index, Index::Previous);
+        assert_eq!((specs[2].conversion, specs[2].by_regex), ('%', false));
+        assert_eq!(specs[3].conversion, 'n');
+        assert!(parse("50%").unwrap_err().contains("specifier %"));
+        assert!(
+            parse("%.")
+                .unwrap_err()
+                .contains("not a complete specifier")
+        );
+    }
+
+    #[test]
+    fn literal_text_costs_the_formatter_its_list_and_the_result() {
+        // Formatter, builder, byte[16], list, Object[10], one piece, the result and its bytes.
+        assert_eq!(objects(&format_shape(&call("hello", &[]))), 8);
+        // Eleven pieces grow the list once (an Object[15]).
+        let eleven = "%n".repeat(11);
+        assert_eq!(
+            objects(&format_shape(&call(&eleven, &[]))),
+            8 + 10 + 1 + 11 * 2
+        );
+    }
+
+    #[test]
+    fn conversions_add_their_measured_objects() {
+        let int = FormatArg::Integral(IntegralType::Int);
+        // %x: two Flags[], a builder with its byte[16], the digits' String and byte[].
+        assert_eq!(objects(&format_shape(&call("%x", &[int]))), 8 + 6);
+        // %X upper-cases the digits: one String and byte[] more.
+        assert_eq!(objects(&format_shape(&call("%X", &[int]))), 8 + 8);
+        // A width takes the regular expression (a Matcher, two int[], an IntHashSet[]) and a
+        // Flags.
+        assert_eq!(objects(&format_shape(&call("%8x", &[int]))), 8 + 6 + 5);
+        // %c of a Character: its String and byte[]; the text may be UTF-16: the inflated
+        // copy and the result's Latin-1 attempt.
+        assert_eq!(
+            objects(&format_shape(&call("%c", &[FormatArg::Char]))),
+            8 + 2 + 2 + 2
+        );
+    }
+
+    #[test]
+    fn strings_leave_the_text_to_their_lengths() {
+        let FormatShape::Text(text) = format_shape(&call("%s=%S", &[FormatArg::Text; 2])) else {
+            panic!("a text shape");
+        };
+        assert_eq!(text.strings, vec![(0, 15), (1, 17)]);
+        // One "=" and four chars per string for a null one, at 15 bytes each, 32 more, and
+        // the upper-case copy of a null's four chars.
+        assert_eq!(text.fixed_bytes, 15 * (1 + 8) + 32 + 2 * 4);
+    }
+
+    #[test]
+    fn what_is_not_measured_is_unbounded_with_the_specifier() {
+        let int = FormatArg::Integral(IntegralType::Int);
+        let why = |format: &str, args: &[FormatArg]| match format_shape(&call(format, args)) {
+            FormatShape::Unbounded(why) => why,
+            shape => panic!("{format} bounded: {shape:?}"),
+        };
+        assert!(why("%d", &[int]).contains("%d reads the default locale's DecimalFormatSymbols"));
+        assert!(why("%.2f", &[FormatArg::Floating]).contains("specifier %.2f"));
+        assert!(why("%tY", &[int]).contains("specifier %t"));
+        assert!(why("%s", &[int]).contains("specifier %s"));
+        assert!(why("%+x", &[int]).contains("specifier %+x"));
+        assert!(why("%x %x", &[int]).contains("its argument is missing"));
+        assert!(why("%<x", &[int]).contains("no previous argument"));
+    }
+}
