@@ -524,11 +524,12 @@ mod tests {
     fn literal_text_costs_the_formatter_its_list_and_the_result() {
         // Formatter, builder, byte[16], list, Object[10], one piece, the result and its bytes.
         assert_eq!(objects(&format_shape(&call("hello", &[]))), 8);
-        // Eleven pieces grow the list once (an Object[15]).
+        // Eleven pieces grow the list once (an Object[15]), two Flags[] each, and their 22
+        // chars (two per line separator) grow the builder once.
         let eleven = "%n".repeat(11);
         assert_eq!(
             objects(&format_shape(&call(&eleven, &[]))),
-            8 + 10 + 1 + 11 * 2
+            8 + 10 + 1 + 11 * 2 + 1
         );
     }
 
