@@ -1053,10 +1053,13 @@ impl<'c> ChainEnds<'c> {
     }
 }
 
-/// The `String.format` methods whose calls with a literal format are sites of their own.
-const FORMAT_METHODS: [&str; 2] = [
+/// The `String.format` and `printf` methods whose calls with a literal format are sites of
+/// their own.
+const FORMAT_METHODS: [&str; 4] = [
     "java.lang.String.format(Ljava/lang/String;[Ljava/lang/Object;)Ljava/lang/String;",
     "java.lang.String.formatted([Ljava/lang/Object;)Ljava/lang/String;",
+    "java.io.PrintStream.printf(Ljava/lang/String;[Ljava/lang/Object;)Ljava/io/PrintStream;",
+    "java.io.PrintStream.format(Ljava/lang/String;[Ljava/lang/Object;)Ljava/io/PrintStream;",
 ];
 
 /// An observed chain's frames as (method, offset).

@@ -179,3 +179,36 @@ fn decimals_and_formats_that_are_no_literal_stay_unbounded_with_their_reasons() 
     );
     validated_unbroken(&dynamic, "Formats", &["30"]);
 }
+
+#[test]
+fn printf_to_system_out_is_bounded_and_holds_on_a_run() {
+    let certificate = certificate_of("Formats.report");
+    let bound = eval_method(&certificate, "Formats.report", "n=30");
+    let site = bound["sites"]
+        .as_array()
+        .expect("sites")
+        .iter()
+        .find(|site| site["type"] == "java.util.Formatter")
+        .unwrap_or_else(|| panic!("a printf site in {bound:#}"))
+        .clone();
+    assert!(
+        site["objects"].is_u64() && site["bytes"].is_u64(),
+        "{site:#}"
+    );
+    let text = reasons(&certificate);
+    assert!(text.contains("not replaced by System.setOut"), "{text}");
+    let report = validated_unbroken(&certificate, "Formats", &["30"]);
+    let objects = comparison(&report, "total", "objects");
+    assert!(
+        objects["observed"].as_u64() <= objects["predicted"].as_u64(),
+        "{objects}"
+    );
+    // A String printed goes out in as many pieces as its length needs: ∞, with the reason.
+    let greet = certificate_of("Formats.greet");
+    let text = reasons(&greet);
+    assert!(
+        text.contains("specifier %s: a String written to a stream goes out in pieces"),
+        "{text}"
+    );
+    validated_unbroken(&greet, "Formats", &["30"]);
+}

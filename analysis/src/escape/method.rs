@@ -419,9 +419,15 @@ impl Graph {
                 self.add_edges(&copy, &Label::Any, &held);
                 return copy;
             }
-            // A new String; its arguments, strings and boxes, are only read.
+            // A new String; its arguments, strings and boxes, are only read. A printf returns
+            // its stream, which keeps the Formatter it makes.
             _ if context.formats.contains(&pc) => {
-                return BTreeSet::from([self.intern(Key::Alloc(pc))]);
+                let made = BTreeSet::from([self.intern(Key::Alloc(pc))]);
+                if call.method.class.internal() != "java/io/PrintStream" {
+                    return made;
+                }
+                self.add_edges(&BTreeSet::from([GLOBAL]), &Label::Any, &made);
+                return actuals.first().cloned().unwrap_or_default();
             }
             CallKind::Dynamic(DynamicCall::StringConcat { .. }) => {
                 // The concatenation calls `toString` on its object arguments, code the call

@@ -364,7 +364,7 @@ fn format_calls(local: &LocalSites) -> Option<String> {
 }
 
 /// What the bounds of `String.format` calls (`sites::format_shape`) take for granted.
-pub const FORMAT_ASSUMPTION: &str = "String.format with a literal format allocates what JDK 17's java.util.Formatter allocates on HotSpot 17, measured under the agent with the default locale en, strings compact; its %s, %S, %x, %X, %o, %c, %b, %n and %% read no locale data (measured the same in de_DE), and %d, which does, is left unbounded";
+pub const FORMAT_ASSUMPTION: &str = "String.format (and printf to System.out or System.err, the JVM's own streams, not replaced by System.setOut) with a literal format allocates what JDK 17's java.util.Formatter allocates on HotSpot 17, measured under the agent with the default locale en, strings compact; its %s, %S, %x, %X, %o, %c, %b, %n and %% read no locale data (measured the same in de_DE), and %d, which does, is left unbounded";
 
 /// `assumption`, when a concatenation of `local` has a shape `holds` of.
 fn concat_assumption(

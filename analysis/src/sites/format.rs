@@ -25,7 +25,7 @@
 //! flags run code not measured here: those calls are ∞ with the specifier in the reason. None of
 //! the conversions bounded reads locale data (the same counts measured in `de_DE` as in `en`).
 
-use membound_front::ir::{FormatArg, FormatCall, IntegralType};
+use membound_front::ir::{FormatArg, FormatCall, FormatOutput, IntegralType};
 use membound_jvm::{ClassName, Type};
 
 use super::{TextAllocation, TextObject};
@@ -76,13 +76,20 @@ pub fn format_shape(call: &FormatCall) -> FormatShape {
         Ok(pieces) => pieces,
         Err(why) => return FormatShape::Unbounded(why),
     };
-    let mut cost = Cost::default();
+    let mut cost = Cost {
+        stream: call.output == FormatOutput::Stream,
+        ..Cost::default()
+    };
     let mut next = 0usize;
     let mut previous: Option<usize> = None;
     let mut regex = false;
     for piece in &pieces {
         match piece {
-            Piece::Text(text) => cost.text(text),
+            Piece::Text(text) => {
+                if let Err(why) = cost.text(text) {
+                    return FormatShape::Unbounded(why);
+                }
+            }
             Piece::Spec(spec) => {
                 let arg = match spec.conversion {
                     'n' | '%' => None,
@@ -243,6 +250,11 @@ const LINE_SEPARATOR_CHARS: u64 = 2;
 /// The most growths of a builder's array: from 16, at least doubling, below 2^31.
 const MAX_GROWTHS: u64 = 27;
 
+/// A stream's writes: each wraps its chars in a `HeapCharBuffer` (`StreamEncoder.write`), one
+/// per write of at most its buffer's 8192 chars.
+const CHAR_BUFFER: &str = "java/nio/HeapCharBuffer";
+const STREAM_BUFFER_CHARS: u64 = 8192;
+
 /// The longest `Flags[]` a specifier's checks pass (`checkBadFlags`): every flag once.
 const FLAGS_ARRAY: u64 = 9;
 
@@ -259,6 +271,8 @@ struct Cost {
     utf16: bool,
     /// The conversions' own objects.
     own: Vec<TextAllocation>,
+    /// The text goes to a stream piece by piece, not to a builder.
+    stream: bool,
 }
 
 impl Cost {
@@ -266,9 +280,38 @@ impl Cost {
         self.chars += n;
     }
 
-    fn text(&mut self, text: &str) {
-        self.add_chars(text.encode_utf16().count() as u64);
-        self.utf16 |= text.chars().any(|c| u32::from(c) > 0xFF);
+    fn text(&mut self, text: &str) -> Result<(), String> {
+        let chars = text.encode_utf16().count() as u64;
+        let utf16 = text.chars().any(|c| u32::from(c) > 0xFF);
+        self.add_chars(chars);
+        self.utf16 |= utf16;
+        if self.stream {
+            if chars > STREAM_BUFFER_CHARS {
+                return Err(format!(
+                    "printf's text of {chars} chars: the stream writes it in more than one piece"
+                ));
+            }
+            // Its substring (from UTF-16, first a Latin-1 attempt), then its write.
+            self.own.push(instance("java/lang/String", 1));
+            self.own
+                .push(array(Type::Byte, if utf16 { 2 * chars } else { chars }, 1));
+            if utf16 {
+                self.own.push(array(Type::Byte, chars, 1));
+            }
+            self.own.push(instance(CHAR_BUFFER, 1));
+        }
+        Ok(())
+    }
+
+    /// A stream's write of a specifier's text, and of each space padding it to `width`
+    /// (`appendJustified` appends them one by one: each a `String` of one char and a write).
+    fn stream_writes(&mut self, width: u64, padded: bool) {
+        self.own.push(instance(CHAR_BUFFER, 1));
+        if padded && width > 0 {
+            self.own.push(instance("java/lang/String", width));
+            self.own.push(array(Type::Byte, 1, width));
+            self.own.push(instance(CHAR_BUFFER, width));
+        }
     }
 
     /// Adds what `spec` makes of `arg`, or says why it is not bounded.
@@ -291,6 +334,9 @@ impl Cost {
             2,
         ));
         let width = spec.width.unwrap_or(0);
+        if self.stream {
+            self.stream_writes(width, !spec.flags.contains('0'));
+        }
         match (spec.conversion, arg) {
             ('n' | '%', _)
                 if spec.flags.is_empty() && spec.width.is_none() && spec.precision.is_none() =>
@@ -300,6 +346,11 @@ impl Cost {
                 } else {
                     1
                 });
+            }
+            ('s' | 'S', Some(FormatArg::Text)) if self.stream => {
+                return unsupported(
+                    "a String written to a stream goes out in pieces of the stream's buffer, as many as its length needs",
+                );
             }
             ('s' | 'S', Some(FormatArg::Text)) if plain || justified => {
                 let upper = spec.conversion == 'S';
@@ -333,6 +384,11 @@ impl Cost {
                 self.own.push(instance("java/lang/String", copies));
                 self.own.push(array(Type::Byte, digits, copies));
                 self.add_chars(built);
+                if self.stream {
+                    // The builder's text, made a String for the stream.
+                    self.own.push(instance("java/lang/String", 1));
+                    self.own.push(array(Type::Byte, built, 1));
+                }
             }
             ('d', Some(FormatArg::Integral(_))) => {
                 return unsupported(
@@ -359,11 +415,8 @@ impl Cost {
     fn finish(self, elements: u64, regex: bool) -> FormatShape {
         let mut all = vec![
             instance("java/util/Formatter", 1),
-            instance("java/lang/StringBuilder", 1),
-            array(Type::Byte, 16, 1),
             instance("java/util/ArrayList", 1),
             instance("java/util/Formatter$FormatSpecifier", elements),
-            instance("java/lang/String", 1),
         ];
         all.extend(list_arrays(elements));
         if regex {
@@ -377,6 +430,14 @@ impl Cost {
             ));
         }
         all.extend(self.own);
+        if self.stream {
+            // The stream's Formatter, made at its first printf: no builder, no result.
+            return FormatShape::Bounded(all);
+        }
+        // The builder and its first array, the result.
+        all.push(instance("java/lang/StringBuilder", 1));
+        all.push(array(Type::Byte, 16, 1));
+        all.push(instance("java/lang/String", 1));
         if self.strings.is_empty() {
             let width = if self.utf16 { 2 } else { 1 };
             all.extend(growths(self.chars, width));
@@ -477,6 +538,7 @@ mod tests {
 
     fn call(format: &str, args: &[FormatArg]) -> FormatCall {
         FormatCall {
+            output: FormatOutput::Text,
             format: format.into(),
             args: args.to_vec(),
             operands: args.iter().map(|_| Operand::Const(Const::Null)).collect(),

@@ -3,7 +3,9 @@
 //! summaries count them per method.
 
 use membound_front::callgraph::{CallGraph, Edge, EdgeKind, NodeId, NodeKind};
-use membound_front::ir::{Block, Body, Call, CallKind, DynamicCall, Expr, Operand, StmtKind};
+use membound_front::ir::{
+    Block, Body, Call, CallKind, DynamicCall, Expr, FormatCall, FormatOutput, Operand, StmtKind,
+};
 use membound_front::program::Program;
 use membound_front::specs::MethodSpec;
 use membound_jvm::error::Result;
@@ -117,13 +119,7 @@ fn allocations(
                     dims: Vec::new(),
                 },
                 StmtKind::Invoke { .. } if graph.formats.contains_key(&(node, stmt.pc)) => {
-                    Allocation {
-                        kind: AllocationKind::Format(format_shape(
-                            &graph.formats[&(node, stmt.pc)],
-                        )),
-                        ty: Type::Ref(ClassName::new("java/lang/String")),
-                        dims: Vec::new(),
-                    }
+                    format_allocation(&graph.formats[&(node, stmt.pc)])
                 }
                 StmtKind::Invoke { call, .. } => match (copy(stmt.pc), &call.receiver) {
                     (Some(ty @ Type::Array(_)), Some(array)) => {
@@ -142,6 +138,20 @@ fn allocations(
         }
     }
     Ok(found)
+}
+
+/// A format call's allocations: named by the `String` it returns, or by a stream's
+/// `Formatter`.
+fn format_allocation(call: &FormatCall) -> Allocation {
+    let named = match call.output {
+        FormatOutput::Text => "java/lang/String",
+        FormatOutput::Stream => "java/util/Formatter",
+    };
+    Allocation {
+        kind: AllocationKind::Format(format_shape(call)),
+        ty: Type::Ref(ClassName::new(named)),
+        dims: Vec::new(),
+    }
 }
 
 /// `array.clone()`: one array of the array's type and length.

@@ -17,7 +17,7 @@ mod format_call;
 mod lift;
 mod print;
 
-pub use format_call::{FormatArg, FormatCall, IntegralType};
+pub use format_call::{FormatArg, FormatCall, FormatOutput, IntegralType};
 pub use lift::lift_method;
 pub use print::{body_to_json, print_body};
 
