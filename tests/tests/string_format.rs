@@ -17,14 +17,19 @@ fn certificate_of(method: &str) -> PathBuf {
     path
 }
 
-/// The one format site of `method` in `eval`'s report: the site of type String the method
+/// The one format site of a method in `eval`'s report: the site of type String the method
 /// allocates itself.
 fn format_site(bound: &Value) -> Value {
+    own_site(bound, "java.lang.String")
+}
+
+/// The site of type `ty` the method of `eval`'s report allocates itself.
+fn own_site(bound: &Value, ty: &str) -> Value {
     let sites = bound["sites"].as_array().expect("sites");
     sites
         .iter()
-        .find(|site| site["type"] == "java.lang.String" && site["via"].is_null())
-        .unwrap_or_else(|| panic!("a format site in {bound:#}"))
+        .find(|site| site["type"] == ty && site["via"].is_null())
+        .unwrap_or_else(|| panic!("a site of {ty} in {bound:#}"))
         .clone()
 }
 
@@ -42,6 +47,15 @@ fn comparison<'a>(report: &'a Value, what: &str, quantity: &str) -> &'a Value {
 
 fn reasons(certificate: &Path) -> String {
     std::fs::read_to_string(certificate).expect("certificate")
+}
+
+/// The certificate of `method`, checked to say `reason` and to hold on a run (its ∞ included).
+fn says_and_holds(method: &str, reason: &str) -> PathBuf {
+    let certificate = certificate_of(method);
+    let text = reasons(&certificate);
+    assert!(text.contains(reason), "{reason} in {text}");
+    validated_unbroken(&certificate, "Formats", &["30"]);
+    certificate
 }
 
 #[test]
@@ -150,47 +164,32 @@ fn a_string_argument_bounds_the_bytes_by_its_length() {
         "{bytes}"
     );
     // An element of an array has no length the analysis follows: its bytes stay ∞.
-    let named = certificate_of("Formats.named");
+    let named = says_and_holds(
+        "Formats.named",
+        "specifier %S of a String: its length is not bounded by the parameters",
+    );
     let site = format_site(&eval_method(&named, "Formats.named", "n=30,names_length=1"));
     assert!(site["objects"].is_u64(), "{site:#}");
     assert_eq!(site["bytes"], "infty", "{site:#}");
-    let text = reasons(&named);
-    assert!(
-        text.contains("specifier %S of a String: its length is not bounded by the parameters"),
-        "{text}"
-    );
-    validated_unbroken(&named, "Formats", &["30"]);
 }
 
 #[test]
 fn decimals_and_formats_that_are_no_literal_stay_unbounded_with_their_reasons() {
-    let decimals = certificate_of("Formats.decimals");
-    let text = reasons(&decimals);
-    assert!(
-        text.contains("specifier %d: %d reads the default locale's DecimalFormatSymbols"),
-        "{text}"
+    says_and_holds(
+        "Formats.decimals",
+        "specifier %d: %d reads the default locale's DecimalFormatSymbols",
     );
-    validated_unbroken(&decimals, "Formats", &["30"]);
-    let dynamic = certificate_of("Formats.dynamic");
-    let text = reasons(&dynamic);
-    assert!(
-        text.contains("what String.format makes depends on the format string's text"),
-        "{text}"
+    says_and_holds(
+        "Formats.dynamic",
+        "what String.format makes depends on the format string's text",
     );
-    validated_unbroken(&dynamic, "Formats", &["30"]);
 }
 
 #[test]
 fn printf_to_system_out_is_bounded_and_holds_on_a_run() {
     let certificate = certificate_of("Formats.report");
     let bound = eval_method(&certificate, "Formats.report", "n=30");
-    let site = bound["sites"]
-        .as_array()
-        .expect("sites")
-        .iter()
-        .find(|site| site["type"] == "java.util.Formatter")
-        .unwrap_or_else(|| panic!("a printf site in {bound:#}"))
-        .clone();
+    let site = own_site(&bound, "java.util.Formatter");
     assert!(
         site["objects"].is_u64() && site["bytes"].is_u64(),
         "{site:#}"
@@ -204,11 +203,8 @@ fn printf_to_system_out_is_bounded_and_holds_on_a_run() {
         "{objects}"
     );
     // A String printed goes out in as many pieces as its length needs: ∞, with the reason.
-    let greet = certificate_of("Formats.greet");
-    let text = reasons(&greet);
-    assert!(
-        text.contains("specifier %s: a String written to a stream goes out in pieces"),
-        "{text}"
+    says_and_holds(
+        "Formats.greet",
+        "specifier %s: a String written to a stream goes out in pieces",
     );
-    validated_unbroken(&greet, "Formats", &["30"]);
 }

@@ -28,7 +28,8 @@
 use membound_front::ir::{FormatArg, FormatCall, FormatOutput, IntegralType};
 use membound_jvm::{ClassName, Type};
 
-use super::{TextAllocation, TextObject};
+use super::TextAllocation;
+use super::concat::{array, instance};
 
 /// What one format call allocates at most.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -515,20 +516,6 @@ fn list_arrays(elements: u64) -> Vec<TextAllocation> {
         arrays.push(array(Type::Ref(ClassName::object()), capacity, 1));
     }
     arrays
-}
-
-fn instance(class: &'static str, count: u64) -> TextAllocation {
-    TextAllocation {
-        object: TextObject::Instance(class),
-        count,
-    }
-}
-
-fn array(element: Type, length: u64, count: u64) -> TextAllocation {
-    TextAllocation {
-        object: TextObject::Array { element, length },
-        count,
-    }
 }
 
 #[cfg(test)]
