@@ -3,7 +3,8 @@
 //!
 //! One allocating instruction reached through two chains is two creation sites: counting and
 //! escape analysis are per chain. Allocations are `new`, `newarray`, `anewarray`,
-//! `multianewarray`, the string built by a string-concatenation `invokedynamic`, and the object
+//! `multianewarray`, the string built by a string-concatenation `invokedynamic`, what a
+//! `String.format` or `printf` with a literal format makes (at its call), and the object
 //! a constructor reference (`Foo::new`) creates when its functional method runs. Recursion is
 //! cut where a chain would enter a method already on it, and the cycle is reported; chains past
 //! a limit are not enumerated, and the result says so. A method a library spec stands for

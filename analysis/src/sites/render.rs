@@ -111,7 +111,7 @@ fn kind_name(kind: &AllocationKind) -> &'static str {
 /// (constructor reference)`.
 fn allocation_text(allocation: &Allocation) -> String {
     match allocation.kind {
-        AllocationKind::Format(_) => "String.format (new java.lang.String)".to_string(),
+        AllocationKind::Format(_) => format!("String.format (new {})", allocation.ty),
         AllocationKind::Object => format!("new {}", allocation.ty),
         AllocationKind::Array => format!("new {}", array_text(&allocation.ty, &allocation.dims)),
         AllocationKind::StringConcat(_) => {
