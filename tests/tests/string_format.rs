@@ -122,7 +122,8 @@ fn chars_booleans_and_indices_are_bounded_and_hold_on_a_run() {
         site["objects"].is_u64() && site["bytes"].is_u64(),
         "{site:#}"
     );
-    // A `€` makes the text UTF-16 on odd iterations: still below the bound.
+    // A `€` makes the text UTF-16 on odd iterations, a null is written `null`: still below
+    // the bound.
     let report = validated_unbroken(&certificate, "Formats", &["30"]);
     let bytes = comparison(&report, "total", "bytes");
     assert!(

@@ -67,8 +67,8 @@ const TEXT_EXTRA_BYTES: u64 = 32;
 /// `%S`'s upper-case copy: two bytes per char more.
 const UPPER_COPY_BYTES_PER_CHAR: u64 = 2;
 
-/// The chars of a null `String`'s text, `null`, which its length (a view of a string) does
-/// not count.
+/// The chars of a null argument's text, `null` (which a `String`'s length, a view of a
+/// string, does not count).
 const NULL_CHARS: u64 = 4;
 
 /// The shape of `call`'s allocations.
@@ -371,7 +371,8 @@ impl Cost {
                 self.own.push(instance("java/lang/String", 1));
                 self.own.push(array(Type::Byte, 2, 1));
                 self.utf16 = true;
-                self.add_chars(width.max(1));
+                // A null Character is written `null`.
+                self.add_chars(width.max(NULL_CHARS));
             }
             ('x' | 'X' | 'o', Some(FormatArg::Integral(ty)))
                 if plain || justified || (spec.flags == "0" && spec.width.is_some()) =>
@@ -384,7 +385,8 @@ impl Cost {
                 let copies = if spec.conversion == 'X' { 2 } else { 1 };
                 self.own.push(instance("java/lang/String", copies));
                 self.own.push(array(Type::Byte, digits, copies));
-                self.add_chars(built);
+                // A null box is written `null`, longer than a byte's two hex digits.
+                self.add_chars(built.max(NULL_CHARS));
                 if self.stream {
                     // The builder's text, made a String for the stream.
                     self.own.push(instance("java/lang/String", 1));
