@@ -164,6 +164,20 @@ fn a_string_argument_bounds_the_bytes_by_its_length() {
         bytes["observed"].as_u64() <= bytes["predicted"].as_u64(),
         "{bytes}"
     );
+    // A conditional argument branches between the array's creation and the call: its
+    // elements are still found, the text bounded by both strings' lengths.
+    let either = certificate_of("Formats.either");
+    let bound = eval_method(
+        &either,
+        "Formats.either",
+        "n=30,left_length=2,right_length=4",
+    );
+    let site = format_site(&bound);
+    assert!(
+        site["objects"].is_u64() && site["bytes"].is_u64(),
+        "{site:#}"
+    );
+    validated_unbroken(&either, "Formats", &["30"]);
     // An element of an array has no length the analysis follows: its bytes stay ∞.
     let named = says_and_holds(
         "Formats.named",

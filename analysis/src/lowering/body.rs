@@ -1613,7 +1613,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         let payload: Option<Expr> = text.strings.iter().try_fold(
             Expr::constant(text.fixed_bytes as i64),
             |sum, &(index, per_char)| {
-                let length = self.string_length(format.operands.get(index)?)?;
+                let length = self.string_length(format.operands.get(index)?.as_ref()?)?;
                 Some(sum.plus(&length.scaled(&Int::from(per_char))))
             },
         );

@@ -282,10 +282,14 @@ pub fn needs(body: &ir::Body, kind: ViewType) -> bool {
 /// arguments, whose length its text takes.
 fn formats_string(body: &ir::Body, pc: u32, call: &ir::Call) -> bool {
     body.format_call(pc, call).is_some_and(|format| {
-        format.operands.iter().any(|operand| match operand {
-            Operand::Var(v) => view_type(&body.var(*v).ty) == Some(ViewType::String),
-            Operand::Const(_) => false,
-        })
+        format
+            .operands
+            .iter()
+            .flatten()
+            .any(|operand| match operand {
+                Operand::Var(v) => view_type(&body.var(*v).ty) == Some(ViewType::String),
+                Operand::Const(_) => false,
+            })
     })
 }
 

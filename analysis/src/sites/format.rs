@@ -523,14 +523,13 @@ fn list_arrays(elements: u64) -> Vec<TextAllocation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use membound_front::ir::{Const, Operand};
 
     fn call(format: &str, args: &[FormatArg]) -> FormatCall {
         FormatCall {
             output: FormatOutput::Text,
             format: format.into(),
             args: args.to_vec(),
-            operands: args.iter().map(|_| Operand::Const(Const::Null)).collect(),
+            operands: args.iter().map(|_| None).collect(),
         }
     }
 
