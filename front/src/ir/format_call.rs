@@ -2,10 +2,11 @@
 //! `System.out.printf(String, Object...)` (or `format`, or on `System.err`) whose format is a
 //! literal and whose arguments are strings and boxes, each stored once into the varargs array
 //! between its creation and the call (code entered only where the array is created, running
-//! forward: a conditional argument's branches): what the formatter makes is then a function of that text and of the
-//! arguments' types (`analysis::sites::format`), and it runs no code of the program (a `String`
-//! or a `java.lang` box formats itself, and the stream is the JVM's own), so the call graph
-//! takes the call for an allocation of its own instead of a call (`CallGraph::formats`).
+//! forward: a conditional argument's branches): what the formatter makes is then a function of
+//! that text and of the arguments' types (`analysis::sites::format`), and it runs no code of
+//! the program (a `String` or a `java.lang` box formats itself, and the stream is the JVM's
+//! own), so the call graph takes the call for an allocation of its own instead of a call
+//! (`CallGraph::formats`).
 
 use std::sync::Arc;
 
