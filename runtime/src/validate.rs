@@ -13,7 +13,7 @@
 //! It does not analyze: the certificate is taken as written, which is how an edited or stale
 //! certificate is caught.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write;
 
 use membound_polyhedra::{Int, Rat, Value};
@@ -140,17 +140,18 @@ pub fn validate(
         )?;
     }
     let specs = SpecMethods::of(certificate);
+    let sight = Sight::of(certificate);
     let (under_specs, direct): (Vec<&SiteCount>, Vec<&SiteCount>) =
         measurement.sites.iter().partition(|site| {
+            let chain = &site.chain[..sight.ends.end(frames(&site.chain))];
             specs
-                .first_on(site.chain.iter().map(|f| f.method.as_str()))
+                .first_on(chain.iter().map(|f| f.method.as_str()))
                 .is_some()
         });
     if let Some(group) = spec_group(entry, &specs, &under_specs) {
         compared.group(group, bytes_compared)?;
     }
-    let sight = Sight::of(certificate);
-    for (key, observed) in by_key(direct) {
+    for (key, observed) in by_key(direct, &sight.ends) {
         let matching: Vec<_> = entry.sites.iter().filter(|s| key.names(s)).collect();
         let mut callee = None;
         let (unseen, seen): (Vec<&SiteCount>, Vec<&SiteCount>) =
@@ -729,10 +730,11 @@ pub fn placement<'c>(
 ) -> impl Fn(&Allocation) -> Placement + 'c {
     let specs = SpecMethods::of(certificate);
     let methods = Sight::of(certificate).methods;
+    let ends = ChainEnds::of(certificate);
     let _ = entry;
     move |allocation| {
         let chain = &allocation.chain;
-        let end = invokedynamic_end(chain.iter().map(|f| &*f.method));
+        let end = ends.end(chain.iter().map(|f| (&*f.method, f.offset)));
         let in_method_handles = chain
             .get(end)
             .is_some_and(|f| f.method.starts_with("java.lang.invoke."));
@@ -862,11 +864,14 @@ impl SiteKey<'_> {
 /// The observed sites grouped by their key (one allocating instruction through one call of the
 /// method: a multi-dimensional array's levels are observed as one site per type, but the
 /// certificate predicts them together), in the order of the measurement.
-fn by_key<'s>(sites: Vec<&'s SiteCount>) -> Vec<(SiteKey<'s>, Vec<&'s SiteCount>)> {
+fn by_key<'s>(
+    sites: Vec<&'s SiteCount>,
+    ends: &ChainEnds<'_>,
+) -> Vec<(SiteKey<'s>, Vec<&'s SiteCount>)> {
     let mut groups: Vec<(SiteKey<'s>, Vec<&'s SiteCount>)> = Vec::new();
     let mut index: HashMap<SiteKey<'s>, usize> = HashMap::new();
     for site in sites {
-        let chain = &site.chain[..invokedynamic_end(site.chain.iter().map(|f| f.method.as_str()))];
+        let chain = &site.chain[..ends.end(frames(&site.chain))];
         let (Some(first), Some(last)) = (chain.first(), chain.last()) else {
             continue;
         };
@@ -902,6 +907,7 @@ fn types(sites: &[&SiteCount]) -> String {
 /// `unbounded` reasons name and which makes their bounds ∞.
 struct Sight<'c> {
     methods: HashMap<&'c str, &'c MethodEntry>,
+    ends: ChainEnds<'c>,
 }
 
 impl<'c> Sight<'c> {
@@ -912,6 +918,7 @@ impl<'c> Sight<'c> {
                 .iter()
                 .map(|m| (m.method.as_str(), m))
                 .collect(),
+            ends: ChainEnds::of(certificate),
         }
     }
 
@@ -921,8 +928,7 @@ impl<'c> Sight<'c> {
     /// method missing from a certificate whose caller claims to see everything stays compared
     /// with 0 (the analysis missed a callee).
     fn unseen_call<'s>(&self, chain: &'s [measure::ChainFrame]) -> Option<&'s str> {
-        let end = invokedynamic_end(chain.iter().map(|f| f.method.as_str()));
-        let chain = &chain[..end];
+        let chain = &chain[..self.ends.end(frames(chain))];
         let missing = chain
             .iter()
             .position(|frame| !self.methods.contains_key(frame.method.as_str()))?;
@@ -1006,19 +1012,59 @@ enum Prediction<'a> {
     Unseen,
 }
 
-/// Where a chain (given as its frames' methods) stops belonging to the program: at the first
-/// frame of the method-handle machinery (`java.lang.invoke`) an `invokedynamic` runs, whose
-/// allocations (a string concatenation's String and bytes) are the instruction's own, or at
-/// the native `Object.clone` whose copy is the cloning instruction's.
-fn invokedynamic_end<'m>(methods: impl Iterator<Item = &'m str>) -> usize {
-    let mut count = 0;
-    for (index, method) in methods.enumerate() {
-        if index > 0 && (method.starts_with("java.lang.invoke.") || method == NATIVE_CLONE) {
-            return index;
-        }
-        count = index + 1;
+/// Where a chain (given as its frames' methods and offsets) stops belonging to the program:
+/// at the first frame of the method-handle machinery (`java.lang.invoke`) an `invokedynamic`
+/// runs, whose allocations (a string concatenation's String and bytes) are the instruction's
+/// own, at the native `Object.clone` whose copy is the cloning instruction's, or inside a
+/// `String.format` whose call the certificate counts as an allocation of its own (a site at
+/// the call: a format with a literal text).
+struct ChainEnds<'c> {
+    /// The (method, offset) of every site the certificate names where it allocates.
+    sites: HashSet<(&'c str, i64)>,
+}
+
+impl<'c> ChainEnds<'c> {
+    fn of(certificate: &'c Certificate) -> ChainEnds<'c> {
+        let sites = certificate
+            .methods
+            .iter()
+            .flat_map(|method| &method.sites)
+            .map(|site| (site.at.method.as_str(), i64::from(site.at.offset)))
+            .collect();
+        ChainEnds { sites }
     }
-    count
+
+    /// How many frames of the chain are the program's.
+    fn end<'m>(&self, frames: impl Iterator<Item = (&'m str, i64)>) -> usize {
+        let mut count = 0;
+        let mut caller: Option<(&str, i64)> = None;
+        for (index, (method, offset)) in frames.enumerate() {
+            let cut = method.starts_with("java.lang.invoke.")
+                || method == NATIVE_CLONE
+                || (FORMAT_METHODS.contains(&method)
+                    && caller.is_some_and(|call| self.sites.contains(&call)));
+            if index > 0 && cut {
+                return index;
+            }
+            caller = Some((method, offset));
+            count = index + 1;
+        }
+        count
+    }
+}
+
+/// The `String.format` and `printf` methods whose calls with a literal format are sites of
+/// their own.
+const FORMAT_METHODS: [&str; 4] = [
+    "java.lang.String.format(Ljava/lang/String;[Ljava/lang/Object;)Ljava/lang/String;",
+    "java.lang.String.formatted([Ljava/lang/Object;)Ljava/lang/String;",
+    "java.io.PrintStream.printf(Ljava/lang/String;[Ljava/lang/Object;)Ljava/io/PrintStream;",
+    "java.io.PrintStream.format(Ljava/lang/String;[Ljava/lang/Object;)Ljava/io/PrintStream;",
+];
+
+/// An observed chain's frames as (method, offset).
+fn frames(chain: &[measure::ChainFrame]) -> impl Iterator<Item = (&str, i64)> {
+    chain.iter().map(|f| (f.method.as_str(), f.offset))
 }
 
 /// The native method that copies an array (or an object) for `clone()`.
@@ -1161,6 +1207,34 @@ mod tests {
             offset,
             line: None,
         }
+    }
+
+    fn no_ends() -> ChainEnds<'static> {
+        ChainEnds {
+            sites: HashSet::new(),
+        }
+    }
+
+    #[test]
+    fn a_format_call_the_certificate_counts_as_a_site_ends_the_chain() {
+        let chain = [
+            frame("p.M.run()V", 20),
+            frame(FORMAT_METHODS[0], 9),
+            frame(
+                "java.util.Formatter.parse(Ljava/lang/String;)Ljava/util/List;",
+                0,
+            ),
+        ];
+        // A site at the call: the formatter's objects are that site's.
+        let ends = ChainEnds {
+            sites: HashSet::from([("p.M.run()V", 20)]),
+        };
+        assert_eq!(ends.end(frames(&chain)), 1);
+        // Without one (a format that is no literal: the spec'd method), the chain goes on.
+        assert_eq!(no_ends().end(frames(&chain)), 3);
+        // The method-handle machinery ends a chain either way.
+        let concat = [frame("p.M.run()V", 4), frame("java.lang.invoke.X.y()V", 1)];
+        assert_eq!(no_ends().end(frames(&concat)), 1);
     }
 
     #[test]
@@ -1343,7 +1417,7 @@ mod tests {
         };
         let key_of = |chain: Vec<ChainFrame>| {
             let observed = [site(chain)];
-            let groups = by_key(observed.iter().collect());
+            let groups = by_key(observed.iter().collect(), &no_ends());
             groups[0].0.text()
         };
         // Recursion between the first call and the allocation does not matter.
@@ -1355,6 +1429,6 @@ mod tests {
         let one = site(vec![frame("a", 1), frame("b", 2), frame("c", 9)]);
         let two = site(vec![frame("a", 1), frame("d", 5), frame("c", 9)]);
         let observed = [one, two];
-        assert_eq!(by_key(observed.iter().collect()).len(), 1);
+        assert_eq!(by_key(observed.iter().collect(), &no_ends()).len(), 1);
     }
 }

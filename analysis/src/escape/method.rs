@@ -110,6 +110,8 @@ pub struct Context<'a> {
     pub unknown: &'a [bool],
     /// The offsets of the method's `clone()` calls the VM performs (the call graph's copies).
     pub copies: &'a BTreeSet<u32>,
+    /// The offsets of the method's format calls the call graph takes for allocations.
+    pub formats: &'a BTreeSet<u32>,
 }
 
 /// A node of the method's graph.
@@ -416,6 +418,16 @@ impl Graph {
                 let held = self.contents(&actuals[0]);
                 self.add_edges(&copy, &Label::Any, &held);
                 return copy;
+            }
+            // A new String; its arguments, strings and boxes, are only read. A printf returns
+            // its stream, which keeps the Formatter it makes.
+            _ if context.formats.contains(&pc) => {
+                let made = BTreeSet::from([self.intern(Key::Alloc(pc))]);
+                if call.method.class.internal() != "java/io/PrintStream" {
+                    return made;
+                }
+                self.add_edges(&BTreeSet::from([GLOBAL]), &Label::Any, &made);
+                return actuals.first().cloned().unwrap_or_default();
             }
             CallKind::Dynamic(DynamicCall::StringConcat { .. }) => {
                 // The concatenation calls `toString` on its object arguments, code the call

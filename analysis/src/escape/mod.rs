@@ -267,6 +267,10 @@ fn translations(
     for &(caller, pc) in graph.copies.keys() {
         copies[caller].insert(pc);
     }
+    let mut formats: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); count];
+    for &(caller, pc) in graph.formats.keys() {
+        formats[caller].insert(pc);
+    }
     // Methods whose code we cannot see: those without code, and those whose body cannot be
     // lifted now (found when their component comes).
     let mut unknown: Vec<bool> = graph
@@ -337,6 +341,7 @@ fn translations(
                 summaries: &summaries,
                 unknown: &unknown,
                 copies: &copies[id],
+                formats: &formats[id],
             };
             let (summary, translation) = method::analyze(&bodies[&id], &context);
             translations[id] = translation;

@@ -378,6 +378,7 @@ fn a_thrown_object_is_global() {
             summaries: &[None, Some(Summary::default())],
             unknown: &[false, false],
             copies: &BTreeSet::new(),
+            formats: &BTreeSet::new(),
         };
         let (_, translation) = method::analyze(&body, &context);
         let allocations: Vec<_> = translation.allocations.values().cloned().collect();

@@ -45,8 +45,10 @@ use super::fresh;
 use super::liveness::{Liveness, liveness};
 use super::loops::{Loops, block_successors, find_loops};
 use super::views::{self, ViewCall, ViewType, view_type};
-use crate::sites::{CONCAT_BYTES_PER_CHAR, concat_text};
-use membound_front::ir::{self, BinOp, CallKind, CmpOp, Const, Operand, StmtKind, Terminator};
+use crate::sites::{CONCAT_BYTES_PER_CHAR, FormatShape, concat_text, format_shape};
+use membound_front::ir::{
+    self, BinOp, CallKind, CmpOp, Const, FormatCall, Operand, StmtKind, Terminator,
+};
 use membound_jvm::{FieldRef, MethodRef, NumericMeasure, Type};
 
 /// How a declared parameter enters the numeric program.
@@ -175,6 +177,8 @@ pub struct CallTargets<'a> {
     pub complete: bool,
     /// Every method the call may run ends the program: no path goes on after it.
     pub ends_program: bool,
+    /// The call is a format call the call graph takes for an allocation (`CallGraph::formats`).
+    pub format: Option<&'a FormatCall>,
 }
 
 /// Whether `method` returns an integer value, which its procedure returns.
@@ -1719,6 +1723,9 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// text (`concat_text`) has its bytes' length as an array has, the text's chars at two
     /// bytes each, unknown where an argument's length is.
     fn call_point(&mut self, block: usize, node: NodeId, pc: u32, call: &ir::Call) -> NodeId {
+        if let Some(format) = (self.targets)(pc).format {
+            return self.format_point(block, node, pc, format);
+        }
         let CallKind::Dynamic(ir::DynamicCall::StringConcat { recipe }) = &call.kind else {
             return self.point(block, node, PointKey::At(pc));
         };
@@ -1739,6 +1746,27 @@ impl<'b, 't> Lowerer<'b, 't> {
                     });
                 (node, chars.scaled(&Int::from(CONCAT_BYTES_PER_CHAR)))
             }
+            None => self.unknown(node, 0),
+        };
+        self.lengths_point(block, node, pc, vec![bytes])
+    }
+
+    /// The point of a format call; one whose text holds `String` arguments (`FormatText`) has
+    /// the payload of the arrays its text sets as an array's length, unknown where an
+    /// argument's length is.
+    fn format_point(&mut self, block: usize, node: NodeId, pc: u32, format: &FormatCall) -> NodeId {
+        let FormatShape::Text(text) = format_shape(format) else {
+            return self.point(block, node, PointKey::At(pc));
+        };
+        let payload: Option<Expr> = text.strings.iter().try_fold(
+            Expr::constant(text.fixed_bytes as i64),
+            |sum, &(index, per_char)| {
+                let length = self.string_length(format.operands.get(index)?.as_ref()?)?;
+                Some(sum.plus(&length.scaled(&Int::from(per_char))))
+            },
+        );
+        let (node, bytes) = match payload {
+            Some(payload) => (node, payload),
             None => self.unknown(node, 0),
         };
         self.lengths_point(block, node, pc, vec![bytes])

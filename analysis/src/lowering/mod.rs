@@ -352,6 +352,9 @@ pub fn lower_within(
                         .collect(),
                     complete: complete.contains(&(caller, pc)),
                     ends_program: ending.contains(&(caller, pc)),
+                    format: graph
+                        .node(&methods[index])
+                        .and_then(|node| graph.formats.get(&(node, pc))),
                 };
                 lower_body(name, &bodies[index], &plans[index], &targets, exceptions)
             }

@@ -271,7 +271,25 @@ pub fn needs(body: &ir::Body, kind: ViewType) -> bool {
                 Operand::Var(v) => view_type(&body.var(*v).ty) == Some(kind),
                 Operand::Const(_) => false,
             });
-        reads || passes || (kind == ViewType::String && makes_text_of_receiver(body, call))
+        reads
+            || passes
+            || (kind == ViewType::String
+                && (makes_text_of_receiver(body, call) || formats_string(body, stmt.pc, call)))
+    })
+}
+
+/// Whether `call` is a format call (`ir::FormatCall`) with a string variable among its
+/// arguments, whose length its text takes.
+fn formats_string(body: &ir::Body, pc: u32, call: &ir::Call) -> bool {
+    body.format_call(pc, call).is_some_and(|format| {
+        format
+            .operands
+            .iter()
+            .flatten()
+            .any(|operand| match operand {
+                Operand::Var(v) => view_type(&body.var(*v).ty) == Some(ViewType::String),
+                Operand::Const(_) => false,
+            })
     })
 }
 

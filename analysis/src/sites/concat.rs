@@ -192,14 +192,16 @@ pub fn float_text() -> [TextAllocation; 10] {
     ]
 }
 
-fn instance(class: &'static str, count: u64) -> TextAllocation {
+/// `count` instances of `class`.
+pub(super) fn instance(class: &'static str, count: u64) -> TextAllocation {
     TextAllocation {
         object: TextObject::Instance(class),
         count,
     }
 }
 
-fn array(element: Type, length: u64, count: u64) -> TextAllocation {
+/// `count` arrays of `length` elements.
+pub(super) fn array(element: Type, length: u64, count: u64) -> TextAllocation {
     TextAllocation {
         object: TextObject::Array { element, length },
         count,

@@ -3,14 +3,16 @@
 //! summaries count them per method.
 
 use membound_front::callgraph::{CallGraph, Edge, EdgeKind, NodeId, NodeKind};
-use membound_front::ir::{Block, Body, Call, CallKind, DynamicCall, Expr, Operand, StmtKind};
+use membound_front::ir::{
+    Block, Body, Call, CallKind, DynamicCall, Expr, FormatCall, FormatOutput, Operand, StmtKind,
+};
 use membound_front::program::Program;
 use membound_front::specs::MethodSpec;
 use membound_jvm::error::Result;
 use membound_jvm::{ClassName, MethodRef, Type};
 
 use super::operand_text;
-use super::{Allocation, AllocationKind, Captures, concat_shape};
+use super::{Allocation, AllocationKind, Captures, concat_shape, format_shape};
 
 /// One allocating instruction of a method (or one allocation its spec states).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +46,7 @@ pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
     let adjacency = graph.adjacency();
     for (id, node) in graph.methods.iter().enumerate() {
         let mut found: Vec<(u32, Option<u32>, Allocation)> = match &node.kind {
-            NodeKind::Code => allocations(program, &node.method, |pc| graph.copies.get(&(id, pc)))?,
+            NodeKind::Code => allocations(program, graph, id)?,
             NodeKind::Spec(spec) => spec_allocations(spec),
             _ => Vec::new(),
         };
@@ -67,14 +69,16 @@ pub fn local_sites(program: &Program, graph: &CallGraph) -> Result<LocalSites> {
     Ok(local)
 }
 
-/// The allocating statements of one method body; `copy(pc)` is the type of the copy a
-/// `clone()` at `pc` makes without a call (the call graph's [`CallGraph::copies`]).
-fn allocations<'g>(
+/// The allocating statements of the body of the graph's method `node`, with the copies a
+/// `clone()` makes without a call ([`CallGraph::copies`]) and the format calls the graph
+/// takes for allocations ([`CallGraph::formats`]).
+fn allocations(
     program: &Program,
-    method: &MethodRef,
-    copy: impl Fn(u32) -> Option<&'g Type>,
+    graph: &CallGraph,
+    node: NodeId,
 ) -> Result<Vec<(u32, Option<u32>, Allocation)>> {
-    let body = program.lift(method)?;
+    let body = program.lift(&graph.methods[node].method)?;
+    let copy = |pc: u32| graph.copies.get(&(node, pc));
     let mut found = Vec::new();
     for block in &body.blocks {
         for (index, stmt) in block.stmts.iter().enumerate() {
@@ -114,6 +118,9 @@ fn allocations<'g>(
                     ty: Type::Ref(ClassName::new("java/lang/String")),
                     dims: Vec::new(),
                 },
+                StmtKind::Invoke { .. } if graph.formats.contains_key(&(node, stmt.pc)) => {
+                    format_allocation(&graph.formats[&(node, stmt.pc)])
+                }
                 StmtKind::Invoke {
                     call:
                         Call {
@@ -149,6 +156,20 @@ fn allocations<'g>(
         }
     }
     Ok(found)
+}
+
+/// A format call's allocations: named by the `String` it returns, or by a stream's
+/// `Formatter`.
+fn format_allocation(call: &FormatCall) -> Allocation {
+    let named = match call.output {
+        FormatOutput::Text => "java/lang/String",
+        FormatOutput::Stream => "java/util/Formatter",
+    };
+    Allocation {
+        kind: AllocationKind::Format(format_shape(call)),
+        ty: Type::Ref(ClassName::new(named)),
+        dims: Vec::new(),
+    }
 }
 
 /// `array.clone()`: one array of the array's type and length.

@@ -3,7 +3,8 @@
 //!
 //! One allocating instruction reached through two chains is two creation sites: counting and
 //! escape analysis are per chain. Allocations are `new`, `newarray`, `anewarray`,
-//! `multianewarray`, the string built by a string-concatenation `invokedynamic`, and the object
+//! `multianewarray`, the string built by a string-concatenation `invokedynamic`, what a
+//! `String.format` or `printf` with a literal format makes (at its call), and the object
 //! a constructor reference (`Foo::new`) creates when its functional method runs. Recursion is
 //! cut where a chain would enter a method already on it, and the cycle is reported; chains past
 //! a limit are not enumerated, and the result says so. A method a library spec stands for
@@ -11,6 +12,7 @@
 //! IR, not how often anything runs.
 
 mod concat;
+mod format;
 mod local;
 mod operand_text;
 mod render;
@@ -24,6 +26,7 @@ pub use concat::{
     CONCAT_BYTES_PER_CHAR, ConcatShape, ConcatText, FLOAT_TEXT_CHARS, TextAllocation, TextObject,
     concat_shape, concat_text, float_text,
 };
+pub use format::{FormatShape, FormatText, format_shape};
 pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 
@@ -59,7 +62,7 @@ pub struct Allocation {
     pub dims: Vec<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AllocationKind {
     /// `new C`.
     Object,
@@ -67,6 +70,8 @@ pub enum AllocationKind {
     Array,
     /// The `String` (and its backing array) built by a string-concatenation `invokedynamic`.
     StringConcat(ConcatShape),
+    /// What a `String.format` call with a literal format makes (the call graph's `formats`).
+    Format(FormatShape),
     /// The object a constructor reference creates when its functional method runs.
     ConstructorReference,
     /// The object a lambda or method reference that captures values is on each evaluation

@@ -92,25 +92,27 @@ fn site_json(site: &CreationSite) -> Value {
     json!({
         "chain": chain,
         "type": site.allocation.ty.to_string(),
-        "kind": kind_name(site.allocation.kind),
+        "kind": kind_name(&site.allocation.kind),
         "dims": site.allocation.dims,
     })
 }
 
-fn kind_name(kind: AllocationKind) -> &'static str {
+fn kind_name(kind: &AllocationKind) -> &'static str {
     match kind {
         AllocationKind::Object => "object",
         AllocationKind::Array => "array",
         AllocationKind::StringConcat(_) => "string-concat",
+        AllocationKind::Format(_) => "format",
         AllocationKind::ConstructorReference => "constructor-reference",
         AllocationKind::CapturingLambda(_) => "capturing-lambda",
     }
 }
 
-/// `new thesis.A`, `new int[n][]`, `string concatenation`, `new C (constructor reference)`,
-/// a capturing lambda's object.
+/// `new thesis.A`, `new int[n][]`, `string concatenation`, `String.format`, `new C
+/// (constructor reference)`, a capturing lambda's object.
 fn allocation_text(allocation: &Allocation) -> String {
     match allocation.kind {
+        AllocationKind::Format(_) => format!("String.format (new {})", allocation.ty),
         AllocationKind::Object => format!("new {}", allocation.ty),
         AllocationKind::Array => format!("new {}", array_text(&allocation.ty, &allocation.dims)),
         AllocationKind::StringConcat(_) => {

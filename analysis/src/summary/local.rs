@@ -16,7 +16,10 @@ use membound_polyhedra::{Affine, Constraint, Int, Rat, Set};
 use super::qty::Qty;
 use crate::lowering::{Lowered, SiteInvariant, counter_head, describe_loop};
 use crate::memalloc::quantity::{at_least, at_most, extend_set};
-use crate::sites::{AllocationKind, ConcatShape, LocalSite, TextObject, float_text};
+use crate::sites::{
+    AllocationKind, ConcatShape, FormatShape, FormatText, LocalSite, TextAllocation, TextObject,
+    float_text,
+};
 
 /// Executions, objects and bytes of one local site per call of its method, with why any is ∞.
 #[derive(Clone, Debug)]
@@ -54,7 +57,7 @@ pub fn local_amount(
         }
     };
     let executions = count(&invariant.executions_set().to_set());
-    let amounts = match site.allocation.kind {
+    let amounts = match &site.allocation.kind {
         AllocationKind::Object | AllocationKind::ConstructorReference => {
             object_amount(program, model, &site.allocation.ty, &executions)
         }
@@ -72,18 +75,29 @@ pub fn local_amount(
             &executions,
             &mut count,
         ),
-        AllocationKind::StringConcat(shape) if text_length_column(shape, &invariant) => {
+        AllocationKind::StringConcat(shape) if text_length_column(*shape, &invariant) => {
             let amounts = string_and_bytes(program, model, &invariant, &executions, &mut count)
-                .and_then(|amounts| with_float_texts(program, model, shape, &executions, amounts));
+                .and_then(|amounts| with_float_texts(program, model, *shape, &executions, amounts));
             if matches!(&amounts, Ok((_, bytes)) if bytes.is_infinite()) {
-                reasons.extend(concat_reasons(shape));
+                reasons.extend(concat_reasons(*shape));
             }
             amounts
         }
         AllocationKind::StringConcat(shape) => {
-            reasons.extend(concat_reasons(shape));
-            concat_amount(program, model, shape, &executions, params)
-                .and_then(|amounts| with_float_texts(program, model, shape, &executions, amounts))
+            reasons.extend(concat_reasons(*shape));
+            concat_amount(program, model, *shape, &executions, params)
+                .and_then(|amounts| with_float_texts(program, model, *shape, &executions, amounts))
+        }
+        AllocationKind::Format(FormatShape::Text(text)) if invariant.lengths.len() == 1 => {
+            let amounts =
+                format_text_amount(program, model, text, &invariant, &executions, &mut count);
+            if matches!(&amounts, Ok((_, bytes)) if bytes.is_infinite()) {
+                reasons.push(text.why_bytes.clone());
+            }
+            amounts
+        }
+        AllocationKind::Format(shape) => {
+            format_amount(program, model, shape, &executions, params, &mut reasons)
         }
     };
     let (objects, bytes) = amounts.unwrap_or_else(|error| {
@@ -227,21 +241,84 @@ fn with_float_texts(
     if shape.float_texts == 0 {
         return Ok((objects, bytes));
     }
-    let mut text_objects: u64 = 0;
-    let mut text_bytes: u64 = 0;
-    for allocation in &float_text() {
-        let size = match &allocation.object {
-            TextObject::Array { element, length } => model.array_layout(element).size(*length),
-            TextObject::Instance(class) => model.instance_size(program, &ClassName::new(class))?,
-        };
-        text_objects += allocation.count;
-        text_bytes += allocation.count * size;
-    }
+    let (text_objects, text_bytes) = objects_and_bytes(program, model, &float_text())?;
     let texts = u64::from(shape.float_texts);
     Ok((
         objects.add(&executions.scale(&Rat::from(Int::from(texts * text_objects)))),
         bytes.add(&executions.scale(&Rat::from(Int::from(texts * text_bytes)))),
     ))
+}
+
+/// How many objects `allocations` are, and their bytes under `model`.
+fn objects_and_bytes(
+    program: &Program,
+    model: ObjectModel,
+    allocations: &[TextAllocation],
+) -> membound_jvm::error::Result<(u64, u64)> {
+    let mut objects: u64 = 0;
+    let mut bytes: u64 = 0;
+    for allocation in allocations {
+        let size = match &allocation.object {
+            TextObject::Array { element, length } => model.array_layout(element).size(*length),
+            TextObject::Instance(class) => model.instance_size(program, &ClassName::new(class))?,
+        };
+        objects += allocation.count;
+        bytes += allocation.count * size;
+    }
+    Ok((objects, bytes))
+}
+
+/// A format call's objects and bytes per execution (see [`FormatShape`]): what is not bounded
+/// is ∞, with its reason, where the call runs at all.
+fn format_amount(
+    program: &Program,
+    model: ObjectModel,
+    shape: &FormatShape,
+    executions: &Qty,
+    params: &[String],
+    reasons: &mut Vec<String>,
+) -> Amounts {
+    let per_call = |n: u64| executions.scale(&Rat::from(Int::from(n)));
+    let unless_never = |reasons: &mut Vec<String>, why: &str| {
+        if executions.is_zero() {
+            Qty::zero(params)
+        } else {
+            reasons.push(why.to_string());
+            Qty::Inf
+        }
+    };
+    Ok(match shape {
+        FormatShape::Bounded(allocations) => {
+            let (objects, bytes) = objects_and_bytes(program, model, allocations)?;
+            (per_call(objects), per_call(bytes))
+        }
+        FormatShape::Text(text) => {
+            let (objects, _) = objects_and_bytes(program, model, &text.allocations)?;
+            (per_call(objects), unless_never(reasons, &text.why_bytes))
+        }
+        FormatShape::Unbounded(why) => {
+            let objects = unless_never(reasons, why);
+            (objects, unless_never(&mut Vec::new(), why))
+        }
+    })
+}
+
+/// A format call whose text's length the lowering gave as an array's (`lowering::body`'s
+/// `call_point`): its allocations per execution, and the payload of the arrays the text sets
+/// as one `byte[]` of that length.
+fn format_text_amount(
+    program: &Program,
+    model: ObjectModel,
+    text: &FormatText,
+    invariant: &SiteInvariant,
+    executions: &Qty,
+    count: &mut dyn FnMut(&Set) -> Qty,
+) -> Amounts {
+    let (objects, bytes) = objects_and_bytes(program, model, &text.allocations)?;
+    let bytes_type = Type::Array(Box::new(Type::Byte));
+    let (_, payload) = array_amount(model, &bytes_type, invariant, executions, count)?;
+    let per_call = |n: u64| executions.scale(&Rat::from(Int::from(n)));
+    Ok((per_call(objects), per_call(bytes).add(&payload)))
 }
 
 /// A concatenation's `String` per execution and its `byte[]` of the length the invariant

@@ -238,13 +238,17 @@ impl Builder<'_, '_> {
             };
             match &stmt.kind {
                 StmtKind::Assign { value, .. } => self.visit_expr(site, value),
-                StmtKind::Invoke { call, .. } => match self.copy_made_by(&body, call) {
-                    // The VM makes the copy: an allocation (`sites`), no call.
-                    Some(copy) => {
+                StmtKind::Invoke { call, .. } => {
+                    if let Some(copy) = self.copy_made_by(&body, call) {
+                        // The VM makes the copy: an allocation (`sites`), no call.
                         self.graph.copies.insert((node, stmt.pc), copy);
+                    } else if let Some(format) = body.format_call(stmt.pc, call) {
+                        // The formatter runs no code of the program: an allocation too.
+                        self.graph.formats.insert((node, stmt.pc), format);
+                    } else {
+                        self.visit_call(site, call);
                     }
-                    None => self.visit_call(site, call),
-                },
+                }
                 StmtKind::Store {
                     place: Place::Static(field),
                     ..

@@ -40,6 +40,7 @@ use rustc_hash::FxHashMap as HashMap;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
+use crate::ir::FormatCall;
 use crate::specs::MethodSpec;
 use membound_jvm::{ClassName, MethodRef, Type};
 
@@ -144,6 +145,10 @@ pub struct CallGraph {
     /// the copy's type: an array's, and `super.clone()` in a final `Cloneable` class extending
     /// `Object` (one object of that class). They are allocations, not calls.
     pub copies: BTreeMap<(NodeId, u32), Type>,
+    /// The `String.format` calls whose format is a literal and whose arguments run no code of
+    /// the program when formatted, by (caller, offset): allocations of their own (`sites`
+    /// bounds them from the format's text), not calls.
+    pub formats: BTreeMap<(NodeId, u32), FormatCall>,
     /// The fields whose stores told the classes of the objects read from them (see
     /// [`FIELD_WRITERS`]), shown `pkg.Class.field`.
     pub fields_by_stores: BTreeSet<String>,
@@ -212,6 +217,7 @@ impl CallGraph {
             unresolved: Vec::new(),
             external_jdk_types: BTreeSet::new(),
             copies: BTreeMap::new(),
+            formats: BTreeMap::new(),
             fields_by_stores: BTreeSet::new(),
             budget_hit: None,
             index: HashMap::default(),
