@@ -5,6 +5,7 @@
 //! on the method's own object reaches its class's method only; and a real overflow is ∞ with the
 //! budget as its reason.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use membound_tests::{compile_fixture, membound};
@@ -69,34 +70,63 @@ fn calls_the_instruction_or_the_hierarchy_decides_stay_resolved_at_the_cut() {
     assert_eq!(open["reason"].as_str(), Some(reason), "{open}");
 }
 
+/// The targets of each call of `size()` in `method`'s graph, by offset, and whether each was
+/// exact.
+fn size_calls(method: &str) -> Vec<Vec<(String, bool)>> {
+    let graph = call_graph(method, 1000);
+    let mut sizes: BTreeMap<u64, Vec<(String, bool)>> = BTreeMap::new();
+    for edge in graph["edges"].as_array().expect("edges") {
+        let callee = edge["callee"].as_str().expect("callee");
+        if callee.ends_with(".size()I") {
+            let offset = edge["offset"].as_u64().expect("offset");
+            let exact = edge["dispatch"] == "exact";
+            sizes
+                .entry(offset)
+                .or_default()
+                .push((callee.to_string(), exact));
+        }
+    }
+    sizes
+        .into_values()
+        .map(|mut targets| {
+            targets.sort();
+            targets
+        })
+        .collect()
+}
+
+fn open(exact: bool) -> (String, bool) {
+    ("BudgetCut$Open.size()I".to_string(), exact)
+}
+
+fn wider(exact: bool) -> (String, bool) {
+    ("BudgetCut$Wider.size()I".to_string(), exact)
+}
+
 #[test]
 fn a_call_on_the_method_s_own_object_reaches_only_its_class_s_method() {
-    let graph = call_graph("BudgetCut.mine", 1000);
-    // `mine` creates an `Open` and a `Wider`: rapid type analysis alone would send both calls of
-    // `size()` to both classes' methods.
-    let sizes: Vec<(u64, &str, &str)> = graph["edges"]
-        .as_array()
-        .expect("edges")
-        .iter()
-        .filter(|edge| {
-            edge["callee"]
-                .as_str()
-                .is_some_and(|c| c.ends_with(".size()I"))
-        })
-        .map(|edge| {
-            (
-                edge["offset"].as_u64().expect("offset"),
-                edge["callee"].as_str().expect("callee"),
-                edge["dispatch"].as_str().expect("dispatch"),
-            )
-        })
-        .collect();
-    assert_eq!(sizes.len(), 2, "{sizes:?}");
-    assert_ne!(sizes[0].0, sizes[1].0, "one target per call: {sizes:?}");
-    let callees: Vec<&str> = sizes.iter().map(|(_, callee, _)| *callee).collect();
-    assert!(callees.contains(&"BudgetCut$Open.size()I"), "{sizes:?}");
-    assert!(callees.contains(&"BudgetCut$Wider.size()I"), "{sizes:?}");
-    assert!(sizes.iter().all(|(_, _, how)| *how == "exact"), "{sizes:?}");
+    // `mine` creates an `Open` and a `Wider`: rapid type analysis alone would send every call of
+    // `size()` to both classes' methods. The calls on its own objects reach one each, exactly;
+    // the call on an object `Open.make` may have made (in a variable the lifter shares with
+    // the first) still reaches both.
+    assert_eq!(
+        size_calls("BudgetCut.mine"),
+        vec![
+            vec![open(true)],
+            vec![wider(true)],
+            vec![open(false), wider(false)]
+        ]
+    );
+}
+
+#[test]
+fn a_handler_sees_what_its_block_assigned_before_the_throw() {
+    // In the try block `open` is the method's own object at the call; the handler may see the
+    // object `make` returned before the division threw.
+    assert_eq!(
+        size_calls("BudgetCut.rescued"),
+        vec![vec![open(true)], vec![open(false), wider(false)]]
+    );
 }
 
 /// The methods of a complete call graph whose code is read.

@@ -8,11 +8,11 @@ use std::time::Instant;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::fields::FieldClasses;
-use super::receivers::created_classes;
+use super::receivers::created_receivers;
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
 use crate::classpath::Origin;
 use crate::hierarchy::Hierarchy;
-use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Operand, Place, StmtKind, VarId};
+use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Operand, Place, StmtKind};
 use crate::specs::{MethodSpec, Specs};
 use membound_jvm::error::Result;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
@@ -290,7 +290,7 @@ impl Builder<'_, '_> {
                 return;
             }
         };
-        let created = created_classes(&body);
+        let created = created_receivers(&body);
         let mut statements: Vec<_> = body.statements().map(|(_, stmt)| stmt).collect();
         statements.sort_by_key(|stmt| stmt.pc);
         for stmt in statements {
@@ -380,14 +380,15 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// A virtual call on a variable that holds only the method's own objects ([`created_classes`])
-    /// or an array: exact, one target per class it may hold, whatever else is instantiated.
+    /// A virtual call whose receiver holds only the method's own objects there (`created`, by
+    /// offset: [`created_receivers`]) or an array: exact, one target per class it may hold,
+    /// whatever else is instantiated.
     /// False (nothing added) when its receiver may be an object made out of sight.
     fn call_on_own_objects(
         &mut self,
         site: Site,
         body: &Body,
-        created: &HashMap<VarId, BTreeSet<ClassName>>,
+        created: &HashMap<u32, BTreeSet<ClassName>>,
         call: &Call,
     ) -> bool {
         let kind = match call.kind {
@@ -407,7 +408,7 @@ impl Builder<'_, '_> {
             self.single_target(&on_object, true)
                 .map(|target| vec![target])
         } else {
-            let Some(classes) = created.get(receiver) else {
+            let Some(classes) = created.get(&site.pc) else {
                 return false;
             };
             classes
