@@ -250,14 +250,16 @@ impl Builder<'_, '_> {
     /// Whether virtual site `index` enters already (`entered`) every method a receiver may
     /// select, so that no class created in code not read can add one: its named type is a class
     /// (a lambda extends none) and each concrete subclass on the classpath selects one of them,
-    /// as the CHA fallback would find them (`Object.toString` gives up at its first class not
-    /// instantiated; `Throwable.fillInStackTrace` finds no override it lacks).
+    /// as the CHA fallback would find them (`Throwable.fillInStackTrace` finds no override it
+    /// lacks). `Object`'s methods are not asked: every class is its subtype and some class out
+    /// of the graph always overrides them, so the answer is no after reading every class header.
     fn has_every_target(&self, index: usize, entered: &HashSet<NodeId>) -> bool {
         let method = &self.virtual_sites[index].method;
-        if self
-            .hierarchy
-            .class(&method.class)
-            .is_none_or(|class| class.is_interface())
+        if method.class == ClassName::object()
+            || self
+                .hierarchy
+                .class(&method.class)
+                .is_none_or(|class| class.is_interface())
         {
             return false;
         }
