@@ -267,8 +267,9 @@ struct MethodInput {
     /// Analyze the JDK from its bytecode only, without the bundled specs of JDK methods.
     #[arg(long)]
     no_bundled_specs: bool,
-    /// Most methods in the call graph: past it, the methods not read yet are not analyzed and
-    /// every virtual call is unresolved, so what reaches them is ∞ with the budget as reason.
+    /// Most methods with code in the call graph (spec'd methods and natives do not count): past
+    /// it, the methods not read yet are not analyzed and every virtual call a class not seen may
+    /// still reach is unresolved, so what reaches them is ∞ with the budget as reason.
     #[arg(long, value_name = "METHODS", default_value_t = callgraph::DEFAULT_MAX_METHODS)]
     budget_methods: usize,
 }

@@ -8,6 +8,7 @@ use std::time::Instant;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::fields::FieldClasses;
+use super::receivers::created_receivers;
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
 use crate::classpath::Origin;
 use crate::hierarchy::Hierarchy;
@@ -25,16 +26,20 @@ pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Res
     build_within(hierarchy, entry, specs, DEFAULT_MAX_METHODS, None)
 }
 
-/// The methods a call graph may hold by default (`--budget-methods`): the JDK reached through
-/// rapid type analysis (a `Pattern.compile` reaches tens of thousands of methods) is cut there.
+/// The methods with code a call graph may hold by default (`--budget-methods`): the JDK reached
+/// through rapid type analysis (a `Pattern.compile` reaches tens of thousands of methods) is cut
+/// there.
 pub const DEFAULT_MAX_METHODS: usize = 300;
 
-/// [`build`] with a budget of `max_methods` methods: once the graph holds that many, it stops
-/// growing. What it holds then is an under-approximation, so it is made sound by saying what
-/// is missing: the methods reached but not read are not analyzed, and every virtual call is
-/// unresolved (a class instantiated in the code not read may be a receiver), both with the
-/// budget as their reason ([`CallGraph::budget_hit`]). Past `deadline` (`analyze
-/// --entry-time-limit`) it stops the same way, with the time limit as the reason.
+/// [`build`] with a budget of `max_methods` methods: once it holds more methods with code to
+/// read, it stops growing (spec'd methods, natives and abstract ones are leaves read from their
+/// spec or not at all, and do not count).
+/// What it holds then is an under-approximation, so it is made sound by saying what is missing:
+/// the methods reached but not read are not analyzed, and every virtual call whose instruction
+/// does not decide its target alone is unresolved (a class instantiated in the code not read
+/// may be a receiver), both with the budget as their reason ([`CallGraph::budget_hit`]). Past
+/// `deadline` (`analyze --entry-time-limit`) it stops the same way, with the time limit as the
+/// reason.
 pub fn build_within(
     hierarchy: &Hierarchy<'_>,
     entry: &MethodRef,
@@ -57,6 +62,7 @@ pub fn build_within(
         edge_keys: HashSet::default(),
         unseen_abstract: Vec::new(),
         field_classes: FieldClasses::default(),
+        code_reached: 1,
     };
     builder.seed_external_receivers(&entry_body);
     loop {
@@ -122,6 +128,8 @@ struct Builder<'h, 'p> {
     /// the analysis never sees created.
     unseen_abstract: Vec<ClassName>,
     field_classes: FieldClasses,
+    /// How many methods with code to read the graph holds: what the budget of methods counts.
+    code_reached: usize,
 }
 
 impl Builder<'_, '_> {
@@ -173,10 +181,13 @@ impl Builder<'_, '_> {
     }
 
     /// Visits the methods on the worklist until it is empty (`None`), or until the graph holds
-    /// `max_methods` methods or `deadline` passes with some still to visit (why it stopped).
+    /// more than `max_methods` methods with code or `deadline` passes with some still to visit
+    /// (why it stopped).
     fn drain_worklist(&mut self, max_methods: usize, deadline: Option<Instant>) -> Option<String> {
         while let Some(node) = self.worklist.pop_front() {
-            let cut = if self.graph.methods.len() > max_methods {
+            // A spec'd method is a leaf read from its spec: only methods with code to read count.
+            let reads_code = self.graph.methods[node].kind.spec().is_none();
+            let cut = if reads_code && self.code_reached > max_methods {
                 Some(format!(
                     "the call graph reached its budget of {max_methods} methods (--budget-methods raises it)"
                 ))
@@ -196,14 +207,23 @@ impl Builder<'_, '_> {
         None
     }
 
-    /// The graph stopped growing (its budget or the deadline, `reason`): the methods still to
-    /// visit become unanalyzed and every virtual call unresolved, with the reason.
+    /// The graph stopped growing (its budget or the deadline, `reason`): the methods whose code
+    /// is still to read become unanalyzed and every virtual call with targets still open
+    /// unresolved, with the reason. A spec'd method still to visit is visited (its spec is
+    /// all there is to read), so it keeps standing for its method.
     fn stop_at_budget(&mut self, reason: String) {
-        for node in std::mem::take(&mut self.worklist) {
-            self.graph.methods[node].kind = NodeKind::Broken(reason.clone());
+        while let Some(node) = self.worklist.pop_front() {
+            match self.graph.methods[node].kind.spec().cloned() {
+                Some(spec) => self.visit_spec(node, &spec),
+                None => self.graph.methods[node].kind = NodeKind::Broken(reason.clone()),
+            }
         }
+        let targets = self.targets_by_site();
         for index in 0..self.virtual_sites.len() {
-            if self.virtual_sites[index].reported {
+            let site = &self.virtual_sites[index];
+            let entered = targets.get(&(site.caller, site.pc));
+            if site.reported || entered.is_some_and(|entered| self.has_every_target(index, entered))
+            {
                 continue;
             }
             let (from, method) = (
@@ -213,6 +233,50 @@ impl Builder<'_, '_> {
             self.unresolved(from, &method, reason.clone());
         }
         self.graph.budget_hit = Some(reason);
+    }
+
+    /// The methods each call (caller, offset) enters so far.
+    fn targets_by_site(&self) -> HashMap<(NodeId, u32), HashSet<NodeId>> {
+        let mut targets: HashMap<(NodeId, u32), HashSet<NodeId>> = HashMap::default();
+        for edge in &self.graph.edges {
+            targets
+                .entry((edge.caller, edge.pc))
+                .or_default()
+                .insert(edge.callee);
+        }
+        targets
+    }
+
+    /// Whether virtual site `index` enters already (`entered`) every method a receiver may
+    /// select, so that no class created in code not read can add one: its named type is a class
+    /// (a lambda extends none) and each concrete subclass on the classpath selects one of them,
+    /// as the CHA fallback would find them (`Throwable.fillInStackTrace` finds no override it
+    /// lacks). `Object`'s methods are not asked: every class is its subtype and some class out
+    /// of the graph always overrides them, so the answer is no after reading every class header.
+    fn has_every_target(&self, index: usize, entered: &HashSet<NodeId>) -> bool {
+        let method = &self.virtual_sites[index].method;
+        if method.class == ClassName::object()
+            || self
+                .hierarchy
+                .class(&method.class)
+                .is_none_or(|class| class.is_interface())
+        {
+            return false;
+        }
+        self.hierarchy
+            .subtypes(&method.class)
+            .iter()
+            .filter(|sub| {
+                self.hierarchy
+                    .class(sub)
+                    .is_none_or(|class| !class.is_interface() && !class.is_abstract())
+            })
+            .all(|receiver| {
+                self.hierarchy
+                    .select(receiver, method)
+                    .and_then(|target| self.graph.node(&target))
+                    .is_some_and(|target| entered.contains(&target))
+            })
     }
 
     fn visit(&mut self, node: NodeId) {
@@ -228,6 +292,7 @@ impl Builder<'_, '_> {
                 return;
             }
         };
+        let created = created_receivers(&body);
         let mut statements: Vec<_> = body.statements().map(|(_, stmt)| stmt).collect();
         statements.sort_by_key(|stmt| stmt.pc);
         for stmt in statements {
@@ -245,7 +310,7 @@ impl Builder<'_, '_> {
                     } else if let Some(format) = body.format_call(stmt.pc, call) {
                         // The formatter runs no code of the program: an allocation too.
                         self.graph.formats.insert((node, stmt.pc), format);
-                    } else {
+                    } else if !self.call_on_own_objects(site, &body, &created, call) {
                         self.visit_call(site, call);
                     }
                 }
@@ -320,6 +385,56 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// A virtual call whose receiver holds only the method's own objects there (`created`, by
+    /// offset: [`created_receivers`]) or an array: exact, one target per class it may hold,
+    /// whatever else is instantiated.
+    /// False (nothing added) when its receiver may be an object made out of sight.
+    fn call_on_own_objects(
+        &mut self,
+        site: Site,
+        body: &Body,
+        created: &HashMap<u32, BTreeSet<ClassName>>,
+        call: &Call,
+    ) -> bool {
+        let kind = match call.kind {
+            CallKind::Virtual => EdgeKind::Virtual,
+            CallKind::Interface => EdgeKind::Interface,
+            _ => return false,
+        };
+        let Some(Operand::Var(receiver)) = &call.receiver else {
+            return false;
+        };
+        let targets: Option<Vec<MethodRef>> = if matches!(body.var(*receiver).ty, Type::Array(_)) {
+            let on_object = MethodRef::new(
+                ClassName::object(),
+                &call.method.name,
+                &call.method.descriptor,
+            );
+            self.single_target(&on_object, true)
+                .map(|target| vec![target])
+        } else {
+            let Some(classes) = created.get(&site.pc) else {
+                return false;
+            };
+            classes
+                .iter()
+                .map(|class| {
+                    self.hierarchy
+                        .is_subtype(class, &call.method.class)
+                        .then(|| self.hierarchy.select(class, &call.method))
+                        .flatten()
+                })
+                .collect()
+        };
+        let Some(targets) = targets else {
+            return false;
+        };
+        for target in targets {
+            self.add_edge(site, target, kind, Dispatch::Exact);
+        }
+        true
+    }
+
     fn visit_call(&mut self, site: Site, call: &Call) {
         match &call.kind {
             CallKind::Static => {
@@ -382,7 +497,14 @@ impl Builder<'_, '_> {
         } else {
             method.class.clone()
         };
+        let array = receiver != method.class;
         let method = MethodRef::new(receiver.clone(), &method.name, &method.descriptor);
+        if let Some(target) = self.single_target(&method, array) {
+            // No class created later can add a target: the call is exact (and stays resolved
+            // when the graph stops at its budget).
+            self.add_edge(site, target, kind, Dispatch::Exact);
+            return;
+        }
         let index = self.virtual_sites.len();
         self.sites_by_declared
             .entry(receiver.clone())
@@ -417,6 +539,24 @@ impl Builder<'_, '_> {
         for lambda in 0..self.lambdas.len() {
             self.dispatch_lambda(index, lambda);
         }
+    }
+
+    /// The one method a virtual call of `method` runs whatever its receiver (JVMS §5.4.6), when
+    /// the instruction decides it: a private method (selected as resolved), a final one (no
+    /// subclass overrides it), a method of a final class (its only receiver class), or one an
+    /// array receives (`array`: arrays select `Object`'s methods).
+    fn single_target(&self, method: &MethodRef, array: bool) -> Option<MethodRef> {
+        let final_class = self
+            .hierarchy
+            .class(&method.class)
+            .is_some_and(|class| class.access.is_final() && !class.is_interface());
+        if array || final_class {
+            return self.hierarchy.select(&method.class, method);
+        }
+        let resolved = self.hierarchy.resolve(method)?;
+        let access = self.hierarchy.access(&resolved)?;
+        let fixed = (access.is_private() || access.is_final()) && !access.is_static();
+        fixed.then_some(resolved)
     }
 
     /// Adds the target a receiver of class `receiver` selects at virtual site `index`.
@@ -649,6 +789,7 @@ impl Builder<'_, '_> {
             });
         }
         if new && follow {
+            self.code_reached += usize::from(self.graph.methods[callee].kind == NodeKind::Code);
             self.worklist.push_back(callee);
         }
     }

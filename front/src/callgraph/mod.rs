@@ -5,9 +5,10 @@
 //! the only edges out of it are the calls its spec names, dispatched like virtual calls; the
 //! types it allocates count as instantiated.
 //!
-//! Virtual and interface calls are dispatched by rapid type analysis (RTA): only classes
-//! instantiated in reachable code (plus the declared types of the entry's parameters, whose
-//! objects come from outside) are receivers. A virtual call that RTA leaves without a target
+//! A virtual call whose instruction decides its target (a private or final method, a method of
+//! a final class, an array's `Object` method) is exact. Other virtual and interface calls are
+//! dispatched by rapid type analysis (RTA): only classes instantiated in reachable code (plus the
+//! declared types of the entry's parameters, whose objects come from outside) are receivers. A virtual call that RTA leaves without a target
 //! once everything reachable is known falls back to class hierarchy analysis (CHA) over every
 //! subclass on the classpath, so a receiver created where we cannot see never hides a callee.
 //! An interface spec ([`crate::specs`], `covers`) narrows that fallback for the calls it covers:
@@ -30,6 +31,7 @@
 
 mod build;
 mod fields;
+mod receivers;
 mod render;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
