@@ -37,6 +37,12 @@ fn a_chain_of_decorators_allocates_what_its_innermost_shape_does() {
     assert_eq!(entry["mem_rq"]["objects"], "(1)", "{entry:#}");
     let text = std::fs::read_to_string(&cert).expect("the certificate");
     assert!(text.contains(DEPTH_FREE), "{text}");
+    // A caller may pass a Shape of its own, off the class path: the certificate says it is not.
+    assert!(
+        text.contains("of the input's extensible types are of classes on the class path")
+            && text.contains("(delegation.Shape)"),
+        "{text}"
+    );
     for depth in ["0", "1", "6", "25"] {
         let (code, json) = validate_json(&cert, "delegation.Decorators", &[depth]);
         assert_eq!(code, 0, "{json:#}");

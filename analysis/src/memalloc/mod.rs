@@ -414,19 +414,24 @@ fn field_writers(graph: &CallGraph) -> Option<String> {
 }
 
 /// The assumption about objects handed in, naming the JDK types it concerns.
-fn external_objects(graph: &CallGraph) -> Option<String> {
-    let types: Vec<String> = graph
-        .external_jdk_types
-        .iter()
-        .map(|c| c.source().to_string())
-        .collect();
-    (!types.is_empty()).then(|| {
-        format!(
-            "{} ({})",
+fn external_objects(graph: &CallGraph) -> Vec<String> {
+    let named = |assumption: &str, types: &BTreeSet<membound_jvm::ClassName>| {
+        let types: Vec<String> = types.iter().map(|c| c.source().to_string()).collect();
+        (!types.is_empty()).then(|| format!("{assumption} ({})", types.join(", ")))
+    };
+    [
+        named(
             membound_front::callgraph::EXTERNAL_OBJECTS,
-            types.join(", ")
-        )
-    })
+            &graph.external_jdk_types,
+        ),
+        named(
+            membound_front::callgraph::EXTERNAL_USER_OBJECTS,
+            &graph.external_user_types,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 fn spec_assumptions(graph: &CallGraph) -> Vec<String> {

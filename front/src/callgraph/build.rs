@@ -150,8 +150,14 @@ impl Builder<'_, '_> {
                     .hierarchy
                     .class(class)
                     .is_none_or(|c| !c.access.is_final());
-                if extensible && self.hierarchy.program().origin(class) == Some(Origin::Jdk) {
-                    self.graph.external_jdk_types.insert(class.clone());
+                match self.hierarchy.program().origin(class) {
+                    Some(Origin::Jdk) if extensible => {
+                        self.graph.external_jdk_types.insert(class.clone());
+                    }
+                    Some(Origin::User) if extensible => {
+                        self.graph.external_user_types.insert(class.clone());
+                    }
+                    _ => {}
                 }
                 self.instantiate(class.clone());
                 self.instantiate_application_subclasses(class);

@@ -143,6 +143,10 @@ pub struct CallGraph {
     /// The JDK types of the entry's reference parameters that other JDK classes may extend: an
     /// object handed in is taken to be of a class the analysis sees (see [`EXTERNAL_OBJECTS`]).
     pub external_jdk_types: BTreeSet<ClassName>,
+    /// The application's types of the entry's reference parameters (and `this`) that a class
+    /// off the class path may extend: an object handed in is taken to be of a class on it (see
+    /// [`EXTERNAL_USER_OBJECTS`]).
+    pub external_user_types: BTreeSet<ClassName>,
     /// The `clone()` calls the VM performs without running a method, by (caller, offset), with
     /// the copy's type: an array's, and `super.clone()` in a final `Cloneable` class extending
     /// `Object` (one object of that class). They are allocations, not calls.
@@ -164,6 +168,10 @@ pub struct CallGraph {
 /// looks for are the declared one, the application's, those the analyzed code creates and those
 /// an interface spec covers, not every JDK class extending a JDK type.
 pub const EXTERNAL_OBJECTS: &str = "objects handed in as parameters of JDK types are of their declared class, an application class, a class the analyzed code creates, or a JDK class an interface spec covers (other JDK subclasses are not looked for)";
+
+/// What the call graph takes for granted about objects of the application's own types handed
+/// to the entry: a caller's class that extends one of them off the class path is not seen.
+pub const EXTERNAL_USER_OBJECTS: &str = "objects handed in as parameters (or as the receiver) of the input's extensible types are of classes on the class path: a caller's own class extending one of them elsewhere, whose methods a call on it would run, is not analyzed";
 
 /// What the call graph takes for granted when a field's stores tell what a read of it holds.
 pub const FIELD_WRITERS: &str = "a final field is written only by its class's code and a private one only by its nest's (no reflection, deserialization or native code writes them)";
@@ -218,6 +226,7 @@ impl CallGraph {
             edges: Vec::new(),
             unresolved: Vec::new(),
             external_jdk_types: BTreeSet::new(),
+            external_user_types: BTreeSet::new(),
             copies: BTreeMap::new(),
             formats: BTreeMap::new(),
             fields_by_stores: BTreeSet::new(),
