@@ -1147,8 +1147,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             } => {
                 let guard = self.branch_guard(*op, lhs, rhs, facts);
                 self.split_parameter_test(*op, lhs, rhs);
-                self.split_loop_entry(block, *op, lhs, rhs);
-                self.split_held_choice(block, *op, lhs, rhs);
+                let targets = (*then_target, *else_target);
+                self.split_loop_entry(block, targets, *op, lhs, rhs);
+                self.split_held_choice(targets, *op, lhs, rhs);
                 let negated = match (op, lhs, rhs) {
                     (CmpOp::Eq | CmpOp::Ne, Operand::Var(v), Operand::Const(Const::Null)) => {
                         let other = if *op == CmpOp::Eq {
@@ -1249,15 +1250,13 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// walk starts from a held chain (em3d's `g.eNodes = n > 0 ? table[0] : null`): joins keep
     /// its two sides apart, so the walk's length is `n` on one and 0 on the other, where one
     /// convex hull of both keeps no upper bound.
-    fn split_held_choice(&mut self, block: usize, op: CmpOp, lhs: &Operand, rhs: &Operand) {
-        let Terminator::If {
-            then_target,
-            else_target,
-            ..
-        } = &self.body.blocks[block].terminator
-        else {
-            return;
-        };
+    fn split_held_choice(
+        &mut self,
+        (then_target, else_target): (ir::BlockId, ir::BlockId),
+        op: CmpOp,
+        lhs: &Operand,
+        rhs: &Operand,
+    ) {
         let starts_held_walk = |target: &ir::BlockId| {
             let stmts = &self.body.blocks[target.0 as usize].stmts;
             let walks = &self.fields.walks;
@@ -1266,7 +1265,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                     .any(|(pc, step)| *pc == stmt.pc && matches!(step, WalkStep::Held { .. }))
             })
         };
-        if !starts_held_walk(then_target) && !starts_held_walk(else_target) {
+        if !starts_held_walk(&then_target) && !starts_held_walk(&else_target) {
             return;
         }
         // The test holds on one side of `split <= 0`, `split >= 1`.
@@ -1281,7 +1280,12 @@ impl<'b, 't> Lowerer<'b, 't> {
         let Some(split) = in_entry_values(&split, &self.entry_values()) else {
             return;
         };
-        if !self.procedure.sign_splits.contains(&split) {
+        self.keep_apart(split);
+    }
+
+    /// Joins keep `split <= 0` apart from `split >= 1` ([`Procedure::sign_splits`]), once.
+    fn keep_apart(&mut self, split: Expr) {
+        if !split.terms.is_empty() && !self.procedure.sign_splits.contains(&split) {
             self.procedure.sign_splits.push(split);
         }
     }
@@ -1292,15 +1296,14 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// `n >= 1`) apart from those where it does not, so after the loop the local is `n` on one
     /// side and `0` on the other — `max(0, n)` as its two cases, where one convex hull of both
     /// keeps no upper bound (a list built by `n` insertions would have no length).
-    fn split_loop_entry(&mut self, block: usize, op: CmpOp, lhs: &Operand, rhs: &Operand) {
-        let Terminator::If {
-            then_target,
-            else_target,
-            ..
-        } = &self.body.blocks[block].terminator
-        else {
-            return;
-        };
+    fn split_loop_entry(
+        &mut self,
+        block: usize,
+        (then_target, else_target): (ir::BlockId, ir::BlockId),
+        op: CmpOp,
+        lhs: &Operand,
+        rhs: &Operand,
+    ) {
         let (then, otherwise) = (then_target.0 as usize, else_target.0 as usize);
         let Some((head, stays)) = self.exited_loop(block, then, otherwise) else {
             return;
@@ -1348,9 +1351,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         let Some(split) = in_entry_values(&first_run, &entry_values) else {
             return;
         };
-        if !split.terms.is_empty() && !self.procedure.sign_splits.contains(&split) {
-            self.procedure.sign_splits.push(split);
-        }
+        self.keep_apart(split);
     }
 
     /// The head of the loop `block`'s branch leaves, and whether `then` stays in it.

@@ -463,34 +463,49 @@ fn merge_cases(items: Vec<Quantity>) -> Quantity {
 fn leafwise_sum(a: &Quantity, b: &Quantity) -> Option<Quantity> {
     match (a, b) {
         (BoundExpr::Pol(x), BoundExpr::Pol(y)) => Some(BoundExpr::Pol(x.add(y))),
-        (
-            BoundExpr::Cases {
-                arms: a,
-                default: da,
-            },
-            BoundExpr::Cases {
-                arms: b,
-                default: db,
-            },
-        ) if a.len() == b.len() => {
-            let arms = a
-                .iter()
-                .zip(b)
-                .map(|(x, y)| {
-                    (x.guard == y.guard).then_some(())?;
-                    Some(Arm {
-                        guard: x.guard.clone(),
-                        expr: leafwise_sum(&x.expr, &y.expr)?,
-                    })
-                })
-                .collect::<Option<Vec<_>>>()?;
-            Some(BoundExpr::Cases {
-                arms,
-                default: Box::new(leafwise_sum(da, db)?),
-            })
-        }
-        _ => None,
+        _ => zip_cases(a, b, |x, y, _| leafwise_sum(x, y)),
     }
+}
+
+/// Two cases with the same guards, arm by arm: `combine` of their arms' expressions (with the
+/// arm's guard) and of their defaults (without). `None` when the shapes or guards differ or
+/// `combine` gives up.
+fn zip_cases(
+    a: &Quantity,
+    b: &Quantity,
+    mut combine: impl FnMut(&Quantity, &Quantity, Option<&Guard>) -> Option<Quantity>,
+) -> Option<Quantity> {
+    let (
+        BoundExpr::Cases {
+            arms: a,
+            default: da,
+        },
+        BoundExpr::Cases {
+            arms: b,
+            default: db,
+        },
+    ) = (a, b)
+    else {
+        return None;
+    };
+    if a.len() != b.len() {
+        return None;
+    }
+    let arms = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| {
+            (x.guard == y.guard).then_some(())?;
+            Some(Arm {
+                guard: x.guard.clone(),
+                expr: combine(&x.expr, &y.expr, Some(&x.guard))?,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(BoundExpr::Cases {
+        arms,
+        default: Box::new(combine(da, db, None)?),
+    })
 }
 
 /// The sum of `items`, with items that appear more than once written once with their count
@@ -753,36 +768,10 @@ fn leafwise(
                 default: Box::new(leafwise(default, polynomial, domain, leaf, broadcast)?),
             })
         }
-        (
-            BoundExpr::Cases {
-                arms: a,
-                default: da,
-            },
-            BoundExpr::Cases {
-                arms: b,
-                default: db,
-            },
-        ) if a.len() == b.len() => {
-            let arms = a
-                .iter()
-                .zip(b)
-                .map(|(x, y)| {
-                    (x.guard == y.guard).then_some(())?;
-                    Some(Arm {
-                        guard: x.guard.clone(),
-                        expr: leafwise(
-                            &x.expr,
-                            &y.expr,
-                            &domain.with_guard(&x.guard),
-                            leaf,
-                            broadcast,
-                        )?,
-                    })
-                })
-                .collect::<Option<Vec<_>>>()?;
-            Some(BoundExpr::Cases {
-                arms,
-                default: Box::new(leafwise(da, db, domain, leaf, broadcast)?),
+        (BoundExpr::Cases { .. }, BoundExpr::Cases { .. }) => {
+            zip_cases(a, b, |x, y, guard| match guard {
+                Some(guard) => leafwise(x, y, &domain.with_guard(guard), leaf, broadcast),
+                None => leafwise(x, y, domain, leaf, broadcast),
             })
         }
         _ => None,
