@@ -24,6 +24,7 @@
 mod accumulators;
 mod appends;
 mod body;
+mod builders;
 mod chains;
 mod cursors;
 mod division;

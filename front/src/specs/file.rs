@@ -141,9 +141,10 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
     {
         return Err(format!("`{bad}` is not a parameter name"));
     }
-    // A String's methods may name its length `this`, a column after the declared parameters.
+    // A String's methods may name its length `this`, a column after the declared parameters;
+    // so may a StringBuilder's, whose length the lowering knows for the method's own builders.
     let string = Type::Ref(ClassName::new(STRING));
-    let receiver = class.internal() == STRING;
+    let receiver = [STRING, BUILDER].contains(&class.internal());
     let (named, types) = if receiver {
         let named = params
             .iter()
@@ -269,6 +270,7 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
 const RECEIVER: &str = "this";
 
 const STRING: &str = "java/lang/String";
+const BUILDER: &str = "java/lang/StringBuilder";
 
 /// Whether an expression or a condition names the receiver's length.
 fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall]) -> bool {
