@@ -1000,8 +1000,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             start.extend(self.edge_actions(None, 0));
             self.connect(NodeId(0), first, start);
         }
-        for index in 0..body.blocks.len() {
-            self.lower_block(index);
+        let runs = body.blocks_run(self.exceptions);
+        for (index, runs) in runs.into_iter().enumerate() {
+            self.lower_block(index, runs);
         }
     }
 
@@ -1031,12 +1032,11 @@ impl<'b, 't> Lowerer<'b, 't> {
         actions
     }
 
-    fn lower_block(&mut self, index: usize) {
+    /// Lowers the block `index`; one that does not run (`Body::blocks_run`) starts from a node
+    /// no path reaches.
+    fn lower_block(&mut self, index: usize, runs: bool) {
         let block = &self.body.blocks[index];
-        let mut node = if self.exceptions == Exceptions::Dropped
-            && matches!(block.terminator, Terminator::Throw(_))
-        {
-            // Assumed not to run: its statements start from a node no path reaches.
+        let mut node = if !runs {
             self.new_node()
         } else {
             self.forget_at_block_start(index)
