@@ -17,8 +17,8 @@ use super::qty::Qty;
 use crate::lowering::{Lowered, SiteInvariant, counter_head, describe_loop};
 use crate::memalloc::quantity::{at_least, at_most, extend_set};
 use crate::sites::{
-    AllocationKind, ConcatShape, FormatShape, FormatText, LocalSite, TextAllocation, TextObject,
-    float_text,
+    AllocationKind, ConcatShape, FormatShape, FormatText, LOCALE_DATA_OBJECTS, LocalSite,
+    TextAllocation, TextObject, float_text, locale_data_bytes,
 };
 
 /// Executions, objects and bytes of one local site per call of its method, with why any is ∞.
@@ -56,7 +56,10 @@ pub fn local_amount(
             Qty::Inf
         }
     };
-    let executions = count(&invariant.executions_set().to_set());
+    let mut executions = count(&invariant.executions_set().to_set());
+    if site.allocation.kind == AllocationKind::FormatLocaleData {
+        executions = at_most_once(executions, params);
+    }
     let amounts = match &site.allocation.kind {
         AllocationKind::Object | AllocationKind::ConstructorReference => {
             object_amount(program, model, &site.allocation.ty, &executions)
@@ -99,6 +102,10 @@ pub fn local_amount(
         AllocationKind::Format(shape) => {
             format_amount(program, model, shape, &executions, params, &mut reasons)
         }
+        AllocationKind::FormatLocaleData => Ok((
+            executions.scale(&Rat::from(Int::from(LOCALE_DATA_OBJECTS))),
+            executions.scale(&Rat::from(Int::from(locale_data_bytes(model)))),
+        )),
     };
     let (objects, bytes) = amounts.unwrap_or_else(|error| {
         reasons.push(error.to_string());
@@ -125,6 +132,17 @@ pub fn local_amount(
         objects,
         bytes,
         reasons,
+    }
+}
+
+/// A site that runs at most once per run (the locale's number data, loaded by its first use):
+/// once wherever the call may run, however often (even where that is not bounded), none where
+/// it never runs.
+fn at_most_once(executions: Qty, params: &[String]) -> Qty {
+    if executions.is_zero() {
+        executions
+    } else {
+        Qty::constant(params, Rat::from(Int::from(1)))
     }
 }
 
