@@ -266,6 +266,21 @@ fn signs_widths_and_padding_of_decimals_are_bounded_and_hold_on_runs() {
 }
 
 #[test]
+fn floats_and_doubles_with_precision_width_and_flags_are_bounded_and_hold_on_runs() {
+    let certificate = certificate_of("Formats.floats");
+    let bound = eval_method(&certificate, "Formats.floats", "n=30");
+    assert_bounded(&format_site(&bound));
+    // Zero, the largest double, the smallest negative, NaN, an infinity, huge and tiny
+    // values, as %.2f, %-14e, %(012.3f, %+E of a Float and %f: within the bound in `en` and
+    // `de` (where the point is a comma). The bound charges dtoa's big-integer path as reading
+    // the code proves it (about 9 KB a conversion): the runs make 0.2 of its objects.
+    for (locale, n) in [(&[][..], "9"), (&[][..], "200"), (GERMAN, "30")] {
+        let report = validated_unbroken_with(&certificate, locale, &[n]);
+        format_call_objects(&report, "Formats.floats(I)I@69");
+    }
+}
+
+#[test]
 fn grouping_and_formats_that_are_no_literal_stay_unbounded_with_their_reasons() {
     says_and_holds(
         "Formats.grouped",

@@ -20,17 +20,28 @@
 //! - `%b` of a `Boolean`, `%n`, `%%`: nothing more.
 //! - Every specifier: at most two `Flags[]` (`checkBadFlags`' varargs, at most the nine flags).
 //!
-//! `%d` reads the default locale's `DecimalFormatSymbols`, whose first use loads the locale's
-//! formatting data (measured: 4095 objects in `en`, 4319 in `de`), and the other conversions and
-//! flags run code not measured here: those calls are ∞ with the specifier in the reason. None of
-//! the conversions bounded reads locale data (the same counts measured in `de_DE` as in `en`).
+//! - `%d` of a `Byte`, `Short`, `Integer` or `Long`: `Long.toString`'s digits, at most 3, 5, 10
+//!   or 19 and a sign, in a builder of its own, with the flags `-`, `0`, `+`, space and `(`
+//!   and a width (zero padding: two strings more).
+//! - `%f`, `%e`, `%E` of a `Float` or a `Double`, with a precision and the same flags:
+//!   `FormattedFloatingDecimal`'s conversion ([`floating_text`]), its mantissa's builder and the
+//!   number's, at most 309 digits before the point.
+//!
+//! `%d`, `%f` and `%e` read the default locale's `DecimalFormatSymbols`: a new one per
+//! `getInstance` ([`number_symbols`]), once per call for the zero digit (the `Formatter` keeps
+//! it) and once per `%f` or `%e` for the decimal separator; their first use in a run loads the
+//! locale's data, a site of its own charged once per run ([`LOCALE_DATA_OBJECTS`]). The other
+//! conversions and flags (`,` reads the locale's `NumberFormat`, `%g`, `%a`, `%t`, `#`) run
+//! code not measured here: those calls are ∞ with the specifier in the reason. None of the
+//! other conversions bounded reads locale data (the same counts measured in `de_DE` as in
+//! `en`).
 
 use membound_front::ir::{FormatArg, FormatCall, FormatOutput, IntegralType};
 use membound_front::sizes::ObjectModel;
 use membound_jvm::{ClassName, Type};
 
-use super::TextAllocation;
 use super::concat::{array, instance};
+use super::{FLOAT_TEXT_CHARS, TextAllocation, TextObject, float_text};
 
 /// What one format call allocates at most.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -418,29 +429,31 @@ impl Cost {
                 }
                 self.number_builder(built);
             }
-            ('d', Some(FormatArg::Integral(ty))) if decimal_flags(spec) => {
+            ('d', Some(FormatArg::Integral(ty))) if number_flags(spec, false) => {
                 // `Long.toString`'s digits (and sign), in the builder with the sign flags'
                 // chars; a `(` writes a closing one too.
-                let text = 1 + decimal_digits(ty) + u64::from(spec.flags.contains('('));
-                let built = text.max(width + u64::from(spec.flags.contains('(')));
+                let text = 1 + decimal_digits(ty);
                 self.own.push(instance("java/lang/String", 1));
                 self.own.push(array(Type::Byte, text, 1));
-                if spec.flags.contains('0') {
-                    // `String.valueOf(zero).repeat(width - length)`, inserted in front.
-                    self.own.push(instance("java/lang/String", 2));
-                    self.own.push(array(Type::Byte, 1, 1));
-                    self.own.push(array(Type::Byte, width, 1));
-                }
-                self.reads_locale = true;
-                self.number_builder(built);
+                self.localized(spec, text);
             }
             ('d', Some(FormatArg::Integral(_))) => {
                 return unsupported(
                     "the flags , and # of %d are not analyzed (`,` reads the locale's number format, whose first use loads more of its data)",
                 );
             }
+            ('f' | 'e' | 'E', Some(FormatArg::Floating)) if number_flags(spec, true) => {
+                self.floating(spec);
+            }
+            ('f' | 'e' | 'E', Some(FormatArg::Floating)) => {
+                return unsupported(
+                    "the flags , and # of a float's or a double's text are not analyzed (`,` reads the locale's number format, whose first use loads more of its data)",
+                );
+            }
             (_, Some(FormatArg::Floating)) => {
-                return unsupported("the text of a float or a double is not analyzed");
+                return unsupported(
+                    "this conversion of a float or a double is not analyzed (only %f and %e are)",
+                );
             }
             (conversion, _) if !"nsSbcxXo%".contains(conversion) => {
                 return unsupported("this conversion is not analyzed");
@@ -452,6 +465,46 @@ impl Cost {
             }
         }
         Ok(())
+    }
+
+    /// `localizedMagnitude`'s text of a number of at most `digits` chars (its sign included)
+    /// in the number's builder: the sign flags' chars (a `(` writes a closing one too), zero
+    /// padding (`String.valueOf(zero).repeat(width - length)`, inserted in front) and the
+    /// locale's zero digit, read once per `Formatter`.
+    fn localized(&mut self, spec: &Spec, digits: u64) {
+        let width = spec.width.unwrap_or(0);
+        let parenthesis = u64::from(spec.flags.contains('('));
+        let built = (digits + parenthesis).max(width + parenthesis);
+        if spec.flags.contains('0') {
+            self.own.push(instance("java/lang/String", 2));
+            self.own.push(array(Type::Byte, 1, 1));
+            self.own.push(array(Type::Byte, width, 1));
+        }
+        self.reads_locale = true;
+        self.number_builder(built);
+    }
+
+    /// `%f` or `%e` of a `Float` or a `Double` (see [`floating_text`]).
+    fn floating(&mut self, spec: &Spec) {
+        let precision = spec.precision.unwrap_or(DEFAULT_PRECISION);
+        let scientific = spec.conversion != 'f';
+        let (mantissa, text) = if scientific {
+            // `-d.ddde+ddd`.
+            (precision + 3, 4 + precision + EXPONENT_CHARS)
+        } else {
+            (
+                MAX_INTEGER_DIGITS + 3 + precision,
+                1 + MAX_INTEGER_DIGITS + 1 + precision,
+            )
+        };
+        self.own.extend(floating_text(mantissa, scientific));
+        // The mantissa's builder, its zeros appended up to the precision.
+        self.own.push(instance("java/lang/StringBuilder", 1));
+        self.own.push(array(Type::Byte, 16, 1));
+        self.own.extend(growths(text, 1));
+        // The decimal separator: the locale's symbols again, for every one.
+        self.own.extend(number_symbols());
+        self.localized(spec, text);
     }
 
     /// A number's own builder (`print(long)`'s `StringBuilder`) holding `built` chars, with
@@ -537,23 +590,63 @@ impl Cost {
     }
 }
 
-/// Whether `%d` with these flags and this width is bounded here: no precision, flags among
-/// `-`, `0`, `+`, space and `(` (and `<`), each once, in a combination `Formatter` accepts (it
-/// throws for the others: `-` or `0` without a width, `+` with a space, `-` with `0`). The
-/// group flag `,` reads the locale's `NumberFormat`, not measured.
-fn decimal_flags(spec: &Spec) -> bool {
+/// Whether a number's specifier with these flags, this width and this precision is bounded
+/// here: flags among `-`, `0`, `+`, space and `(` (and `<`), each once, in a combination
+/// `Formatter` accepts (it throws for the others: `-` or `0` without a width, `+` with a
+/// space, `-` with `0`), and a precision only for a `float` or a `double`. The group flag `,`
+/// reads the locale's `NumberFormat`, not measured, and `#` is not analyzed.
+fn number_flags(spec: &Spec, floating: bool) -> bool {
     let flags: Vec<char> = spec.flags.chars().filter(|&c| c != '<').collect();
     let has = |flag: char| flags.contains(&flag);
     let distinct = flags
         .iter()
         .enumerate()
         .all(|(at, flag)| !flags[..at].contains(flag));
-    spec.precision.is_none()
+    (floating || spec.precision.is_none())
         && distinct
         && flags.iter().all(|&flag| "-0+ (".contains(flag))
         && (spec.width.is_some() || !(has('-') || has('0')))
         && !(has('+') && has(' '))
         && !(has('-') && has('0'))
+}
+
+/// `%f`'s and `%e`'s digits after the point when the specifier gives no precision.
+const DEFAULT_PRECISION: u64 = 6;
+
+/// The most digits of a `double`'s integer part (`Double.MAX_VALUE` is about 1.8e308).
+const MAX_INTEGER_DIGITS: u64 = 309;
+
+/// The chars of `%e`'s exponent after the `e`: its sign and at most three digits.
+const EXPONENT_CHARS: u64 = 4;
+
+/// What `FormattedFloatingDecimal.valueOf` makes of a `double`, read from JDK 17's code and
+/// checked under the agent: `FloatingDecimal`'s conversion into its thread's buffer
+/// ([`float_text`] without the `String` it makes there), the `FormattedFloatingDecimal`, its
+/// thread's `char[20]` buffer and `ThreadLocalMap` entry (made at the thread's first use,
+/// charged to every one), its mantissa (`create`: one `char[]` of at most `mantissa` chars,
+/// the integer part's at most 309 digits, the point and at most 17 more digits for `%f`, for
+/// `%e` a digit, the point and the precision's) and for `%e` its exponent (`char[4]` at most:
+/// a sign and three digits, or zero's `{'+', '0', '0'}`).
+fn floating_text(mantissa: u64, scientific: bool) -> Vec<TextAllocation> {
+    let mut made: Vec<TextAllocation> = float_text()
+        .into_iter()
+        .filter(|made| {
+            !matches!(made.object, TextObject::Instance("java/lang/String"))
+                && made.object
+                    != (TextObject::Array {
+                        element: Type::Byte,
+                        length: FLOAT_TEXT_CHARS,
+                    })
+        })
+        .collect();
+    made.push(instance("jdk/internal/math/FormattedFloatingDecimal", 1));
+    made.push(array(Type::Char, 20, 1));
+    made.push(instance("java/lang/ThreadLocal$ThreadLocalMap$Entry", 1));
+    made.push(array(Type::Char, mantissa, 1));
+    if scientific {
+        made.push(array(Type::Char, EXPONENT_CHARS, 1));
+    }
+    made
 }
 
 /// The most decimal digits of a value of this type (its sign aside): `-128`, `-32768`,
@@ -756,6 +849,42 @@ mod tests {
     }
 
     #[test]
+    fn floats_charge_their_conversion_mantissa_and_symbols_twice() {
+        let site = format_site(&call("%.40e", &[FormatArg::Floating]));
+        assert!(site.locale_data);
+        let FormatShape::Bounded(allocations) = site.shape else {
+            panic!("bounded: {:?}", site.shape);
+        };
+        let made = |object: TextObject| -> u64 {
+            allocations
+                .iter()
+                .filter(|a| a.object == object)
+                .map(|a| a.count)
+                .sum()
+        };
+        // A digit, the point and the precision's digits, and a negative's sign; the exponent.
+        let chars = |length| TextObject::Array {
+            element: Type::Char,
+            length,
+        };
+        assert_eq!(made(chars(43)), 1);
+        assert_eq!(made(chars(EXPONENT_CHARS)), 1);
+        // The zero digit once per call, the decimal separator once per conversion.
+        let symbols = TextObject::Instance("java/text/DecimalFormatSymbols");
+        assert_eq!(made(symbols.clone()), 2);
+        // dtoa's big-integer path, as for Double.toString.
+        assert_eq!(
+            made(TextObject::Instance("jdk/internal/math/FDBigInteger")),
+            26
+        );
+        // %f's mantissa holds the integer part's 309 digits.
+        let FormatShape::Bounded(fixed) = format_shape(&call("%f", &[FormatArg::Floating])) else {
+            panic!("bounded");
+        };
+        assert!(fixed.iter().any(|a| a.object == chars(312 + 6)));
+    }
+
+    #[test]
     fn strings_leave_the_text_to_their_lengths() {
         let FormatShape::Text(text) = format_shape(&call("%s=%S", &[FormatArg::Text; 2])) else {
             panic!("a text shape");
@@ -776,7 +905,9 @@ mod tests {
         assert!(why("%,d", &[int]).contains("specifier %,d"));
         assert!(why("%-d", &[int]).contains("specifier %-d"));
         assert!(why("%+ d", &[int]).contains("specifier %+ d"));
-        assert!(why("%.2f", &[FormatArg::Floating]).contains("specifier %.2f"));
+        assert!(why("%g", &[FormatArg::Floating]).contains("specifier %g"));
+        assert!(why("%,.2f", &[FormatArg::Floating]).contains("specifier %,.2f"));
+        assert!(why("%.2d", &[int]).contains("specifier %.2d"));
         assert!(why("%tY", &[int]).contains("specifier %t"));
         assert!(why("%s", &[int]).contains("specifier %s"));
         assert!(why("%+x", &[int]).contains("specifier %+x"));
