@@ -179,6 +179,13 @@ fn a_string_argument_bounds_the_bytes_by_its_length() {
     let site = format_site(&bound);
     assert_bounded(&site);
     validated_unbroken(&either, "Formats", &["30"]);
+    // A precision cuts the string: the text's bytes are bounded whatever its length.
+    let initials = certificate_of("Formats.initials");
+    let short = eval_method(&initials, "Formats.initials", "n=30,name_length=1");
+    let long = eval_method(&initials, "Formats.initials", "n=30,name_length=1000");
+    assert_bounded(&format_site(&short));
+    assert_eq!(format_site(&short), format_site(&long));
+    validated_unbroken(&initials, "Formats", &["30"]);
     // An element of an array has no length the analysis follows: its bytes stay ∞.
     let named = says_and_holds(
         "Formats.named",

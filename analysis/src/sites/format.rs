@@ -13,7 +13,8 @@
 //! call, and a `Flags` per such specifier. Per conversion:
 //! - `%s` of a `String`: nothing more (`%S` its upper-case copy: a `String` and its bytes); the
 //!   text is the string's, whose length no parameter gives here: the bytes are ∞, and the
-//!   builder's growths at most 27 (an array is shorter than 2^31).
+//!   builder's growths at most 27 (an array is shorter than 2^31). With a precision (`%.3s`)
+//!   its `substring`, and the text at most the precision's chars.
 //! - `%x`, `%X`, `%o` of a `Byte`, `Short`, `Integer` or `Long`: a `StringBuilder` with its
 //!   growths, the digits' `String` and bytes (`%X` twice), at most 16 hex or 22 octal digits.
 //! - `%c` of a `Character`: its one-char `String` (two bytes in UTF-16).
@@ -367,6 +368,9 @@ impl Cost {
         let plain = spec.flags.replace('<', "").is_empty() && spec.precision.is_none();
         let justified =
             spec.flags.replace('<', "") == "-" && spec.width.is_some() && spec.precision.is_none();
+        let truncated = spec.precision.is_some()
+            && (spec.flags.replace('<', "").is_empty()
+                || (spec.flags.replace('<', "") == "-" && spec.width.is_some()));
         let unsupported = |why: &str| Err(spec.unsupported(why));
         if spec.by_regex {
             self.own.push(instance("java/util/Formatter$Flags", 1));
@@ -394,6 +398,15 @@ impl Cost {
                 return unsupported(
                     "a String written to a stream goes out in pieces of the stream's buffer, as many as its length needs",
                 );
+            }
+            ('s', Some(FormatArg::Text)) if truncated => {
+                // `substring(0, precision)` when the string is longer (UTF-16 at worst): the
+                // text is at most the precision's chars, whatever the string's length.
+                let precision = spec.precision.unwrap_or(0);
+                self.own.push(instance("java/lang/String", 1));
+                self.own.push(array(Type::Byte, 2 * precision, 1));
+                self.utf16 = true;
+                self.add_chars(width.max(precision));
             }
             ('s' | 'S', Some(FormatArg::Text)) if plain || justified => {
                 let upper = spec.conversion == 'S';
