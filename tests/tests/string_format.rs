@@ -218,6 +218,10 @@ fn a_decimal_charges_the_locale_data_once_and_holds_on_runs() {
         let data = own_site(&bound, "java.text.DecimalFormatSymbols");
         assert_eq!(data["objects"], LOCALE_DATA_OBJECTS, "{data:#}");
     }
+    // No call, no load.
+    let none = eval_method(&certificate, "Formats.decimals", "n=0");
+    let data = own_site(&none, "java.text.DecimalFormatSymbols");
+    assert_eq!(data["objects"], 0, "{data:#}");
     let text = reasons(&certificate);
     assert!(text.contains("charged once at the most measured"), "{text}");
     // The run's first %d is this loop's: its load and 30 calls of 32 objects (the bound: 34;

@@ -56,10 +56,11 @@ pub fn local_amount(
             Qty::Inf
         }
     };
-    let mut executions = count(&invariant.executions_set().to_set());
-    if site.allocation.kind == AllocationKind::FormatLocaleData {
-        executions = at_most_once(executions, params);
-    }
+    let executions_set = invariant.executions_set().to_set();
+    let executions = match site.allocation.kind {
+        AllocationKind::FormatLocaleData => at_most_once(&executions_set, params),
+        _ => count(&executions_set),
+    };
     let amounts = match &site.allocation.kind {
         AllocationKind::Object | AllocationKind::ConstructorReference => {
             object_amount(program, model, &site.allocation.ty, &executions)
@@ -136,14 +137,14 @@ pub fn local_amount(
 }
 
 /// A site that runs at most once per run (the locale's number data, loaded by its first use):
-/// once wherever the call may run, however often (even where that is not bounded), none where
-/// it never runs.
-fn at_most_once(executions: Qty, params: &[String]) -> Qty {
-    if executions.is_zero() {
-        executions
-    } else {
-        Qty::constant(params, Rat::from(Int::from(1)))
-    }
+/// once for the parameters where the call may run, however often (even where that is not
+/// bounded), none elsewhere: the points of the executions' shadow on the parameters (which
+/// may hold more parameters than the executions, never fewer), or once everywhere when that
+/// cannot be counted.
+fn at_most_once(executions: &Set, params: &[String]) -> Qty {
+    let dims: Vec<&str> = executions.space.dims.iter().map(String::as_str).collect();
+    Qty::count_of(&executions.project_out_dims(&dims))
+        .unwrap_or_else(|_| Qty::constant(params, Rat::from(Int::from(1))))
 }
 
 /// The loops around `site` whose counters its invariant leaves without an upper bound, each
