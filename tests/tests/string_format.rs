@@ -179,7 +179,8 @@ fn a_string_argument_bounds_the_bytes_by_its_length() {
     let site = format_site(&bound);
     assert_bounded(&site);
     validated_unbroken(&either, "Formats", &["30"]);
-    // A precision cuts the string: the text's bytes are bounded whatever its length.
+    // A precision cuts the string: the text's bytes are bounded whatever its length (and
+    // `#` prefixes hex and octal digits).
     let initials = certificate_of("Formats.initials");
     let short = eval_method(&initials, "Formats.initials", "n=30,name_length=1");
     let long = eval_method(&initials, "Formats.initials", "n=30,name_length=1000");
@@ -267,7 +268,8 @@ fn signs_widths_and_padding_of_decimals_are_bounded_and_hold_on_runs() {
         let report = validated_unbroken(&certificate, "Formats", &[n]);
         format_call_objects(&report, "Formats.signs(I)I@76");
     }
-    // printf's %5d: its Formatter stays with the stream; the number symbols once per call.
+    // printf's %5d and %#010x: its Formatter stays with the stream; the number symbols once
+    // per call.
     let tally = certificate_of("Formats.tally");
     let bound = eval_method(&tally, "Formats.tally", "n=30");
     let site = own_site(&bound, "java.util.Formatter");

@@ -430,10 +430,16 @@ impl Cost {
                 self.add_chars(width.max(NULL_CHARS));
             }
             ('x' | 'X' | 'o', Some(FormatArg::Integral(ty)))
-                if plain || justified || (spec.flags == "0" && spec.width.is_some()) =>
+                if number_flags(spec, RADIX_FLAGS, false) =>
             {
                 let digits = integral_digits(spec.conversion, ty);
-                let built = digits.max(width);
+                // `#` writes `0x` (or `0`) first; `0` pads with zeros appended one by one.
+                let prefix = match (spec.flags.contains('#'), spec.conversion) {
+                    (false, _) => 0,
+                    (true, 'o') => 1,
+                    (true, _) => 2,
+                };
+                let built = (prefix + digits).max(width);
                 self.own.push(instance("java/lang/String", 1));
                 self.own.push(array(Type::Byte, digits, 1));
                 if spec.conversion == 'X' {
@@ -442,7 +448,7 @@ impl Cost {
                 }
                 self.number_builder(built);
             }
-            ('d', Some(FormatArg::Integral(ty))) if number_flags(spec, false) => {
+            ('d', Some(FormatArg::Integral(ty))) if number_flags(spec, SIGN_FLAGS, false) => {
                 // `Long.toString`'s digits (and sign), in the builder with the sign flags'
                 // chars; a `(` writes a closing one too.
                 let text = 1 + decimal_digits(ty);
@@ -455,7 +461,9 @@ impl Cost {
                     "the flags , and # of %d are not analyzed (`,` reads the locale's number format, whose first use loads more of its data)",
                 );
             }
-            ('f' | 'e' | 'E', Some(FormatArg::Floating)) if number_flags(spec, true) => {
+            ('f' | 'e' | 'E', Some(FormatArg::Floating))
+                if number_flags(spec, SIGN_FLAGS, true) =>
+            {
                 self.floating(spec);
             }
             ('f' | 'e' | 'E', Some(FormatArg::Floating)) => {
@@ -603,12 +611,18 @@ impl Cost {
     }
 }
 
+/// The flags of `%d`, `%f` and `%e` analyzed here: `-`, `0`, `+`, space and `(`. The group flag
+/// `,` reads the locale's `NumberFormat`, not measured, and `#` is not analyzed.
+const SIGN_FLAGS: &str = "-0+ (";
+
+/// The flags of `%x` and `%o`: `-`, `#` and `0` (`Formatter` throws for the sign flags).
+const RADIX_FLAGS: &str = "-#0";
+
 /// Whether a number's specifier with these flags, this width and this precision is bounded
-/// here: flags among `-`, `0`, `+`, space and `(` (and `<`), each once, in a combination
-/// `Formatter` accepts (it throws for the others: `-` or `0` without a width, `+` with a
-/// space, `-` with `0`), and a precision only for a `float` or a `double`. The group flag `,`
-/// reads the locale's `NumberFormat`, not measured, and `#` is not analyzed.
-fn number_flags(spec: &Spec, floating: bool) -> bool {
+/// here: flags among `allowed` (and `<`), each once, in a combination `Formatter` accepts (it
+/// throws for the others: `-` or `0` without a width, `+` with a space, `-` with `0`), and a
+/// precision only for a `float` or a `double`.
+fn number_flags(spec: &Spec, allowed: &str, floating: bool) -> bool {
     let flags: Vec<char> = spec.flags.chars().filter(|&c| c != '<').collect();
     let has = |flag: char| flags.contains(&flag);
     let distinct = flags
@@ -617,7 +631,7 @@ fn number_flags(spec: &Spec, floating: bool) -> bool {
         .all(|(at, flag)| !flags[..at].contains(flag));
     (floating || spec.precision.is_none())
         && distinct
-        && flags.iter().all(|&flag| "-0+ (".contains(flag))
+        && flags.iter().all(|&flag| allowed.contains(flag))
         && (spec.width.is_some() || !(has('-') || has('0')))
         && !(has('+') && has(' '))
         && !(has('-') && has('0'))
@@ -924,6 +938,7 @@ mod tests {
         assert!(why("%tY", &[int]).contains("specifier %t"));
         assert!(why("%s", &[int]).contains("specifier %s"));
         assert!(why("%+x", &[int]).contains("specifier %+x"));
+        assert!(why("%#0x", &[int]).contains("specifier %#0x"));
         assert!(why("%x %x", &[int]).contains("its argument is missing"));
         assert!(why("%<x", &[int]).contains("no previous argument"));
     }
