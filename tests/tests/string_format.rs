@@ -233,6 +233,13 @@ fn a_decimal_charges_the_locale_data_once_and_holds_on_runs() {
         assert!(observed >= LOCALE_DATA_LOADED_EN + 30 * 32, "{report:#}");
         assert!(observed <= LOCALE_DATA_OBJECTS + 30 * 34, "{report:#}");
     }
+    // Without compressed references the data's bytes are charged twice (its references
+    // double): within the bound too.
+    let classes = compile_fixture("string_format");
+    let wide = scratch_dir("string-format").join("decimals-nocoops.json");
+    analyze_into(&classes, "Formats.decimals", "hotspot-nocoops", &wide);
+    let report = validated_unbroken_with(&wide, &["--jvm-arg=-XX:-UseCompressedOops"], &["30"]);
+    format_call_objects(&report, "Formats.decimals(I)I@23");
     // One call in a fresh JVM: the first use with it (a second argument makes it the
     // run's first), then a later call without the load.
     let one = certificate_of("Formats.decimal");
