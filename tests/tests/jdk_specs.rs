@@ -509,12 +509,12 @@ fn format_is_unbounded_at_once_with_its_reason() {
     for (method, reasons) in [
         (
             "formatted",
-            &["specifier %5d: %d reads the default locale's DecimalFormatSymbols"][..],
+            &["specifier %,5d: the flags , and # of %d are not analyzed"][..],
         ),
         (
             "printed",
             &[
-                "specifier %d: %d reads the default locale's DecimalFormatSymbols",
+                "specifier %,d: the flags , and # of %d are not analyzed",
                 "specifier %s: a String written to a stream goes out in pieces",
             ],
         ),

@@ -376,7 +376,7 @@ fn format_calls(local: &LocalSites) -> Option<String> {
 }
 
 /// What the bounds of `String.format` calls (`sites::format_shape`) take for granted.
-pub const FORMAT_ASSUMPTION: &str = "String.format (and printf to System.out or System.err, the JVM's own streams, not replaced by System.setOut) with a literal format allocates what JDK 17's java.util.Formatter allocates on HotSpot 17, measured under the agent with the default locale en, strings compact; its %s, %S, %x, %X, %o, %c, %b, %n and %% read no locale data (measured the same in de_DE), and %d, which does, is left unbounded";
+pub const FORMAT_ASSUMPTION: &str = "String.format (and printf to System.out or System.err, the JVM's own streams, not replaced by System.setOut) with a literal format allocates what JDK 17's java.util.Formatter allocates on HotSpot 17, measured under the agent with the default locale en, strings compact; its %s, %S, %x, %X, %o, %c, %b, %n and %% read no locale data (measured the same in de_DE); %d, %f and %e read the default locale's number symbols, a DecimalFormatSymbols per call (and per %f or %e, for the decimal separator), and their first use in a run loads the locale's data, charged once at the most measured in a fresh JVM among en, de, es, fr, hi, ja, ru, th and zh, so the default locale is one of them (or en_US, which reads none), the JDK's caches of that data (soft references) are not cleared under memory pressure, and the first use loads no more than in a fresh JVM; a float's or a double's text is made as JDK 17's FloatingDecimal and FormattedFloatingDecimal make it, into their thread's buffers, whose ThreadLocalMap entries, if the map exists, do not grow it";
 
 /// `assumption`, when a concatenation of `local` has a shape `holds` of.
 fn concat_assumption(

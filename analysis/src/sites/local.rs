@@ -12,7 +12,7 @@ use membound_jvm::error::Result;
 use membound_jvm::{ClassName, MethodRef, Type};
 
 use super::operand_text;
-use super::{Allocation, AllocationKind, Captures, concat_shape, format_shape};
+use super::{Allocation, AllocationKind, Captures, concat_shape, format_site};
 
 /// One allocating instruction of a method (or one allocation its spec states).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,7 +119,10 @@ fn allocations(
                     dims: Vec::new(),
                 },
                 StmtKind::Invoke { .. } if graph.formats.contains_key(&(node, stmt.pc)) => {
-                    format_allocation(&graph.formats[&(node, stmt.pc)])
+                    let (allocation, locale_data) =
+                        format_allocations(&graph.formats[&(node, stmt.pc)]);
+                    found.extend(locale_data.map(|data| (stmt.pc, stmt.line, data)));
+                    allocation
                 }
                 StmtKind::Invoke {
                     call:
@@ -159,17 +162,25 @@ fn allocations(
 }
 
 /// A format call's allocations: named by the `String` it returns, or by a stream's
-/// `Formatter`.
-fn format_allocation(call: &FormatCall) -> Allocation {
+/// `Formatter`; and, when it reads the locale's number symbols, what their first use in a run
+/// loads, named by the `DecimalFormatSymbols` it makes (a site of its own: once per run).
+fn format_allocations(call: &FormatCall) -> (Allocation, Option<Allocation>) {
     let named = match call.output {
         FormatOutput::Text => "java/lang/String",
         FormatOutput::Stream => "java/util/Formatter",
     };
-    Allocation {
-        kind: AllocationKind::Format(format_shape(call)),
+    let site = format_site(call);
+    let locale_data = site.locale_data.then(|| Allocation {
+        kind: AllocationKind::FormatLocaleData,
+        ty: Type::Ref(ClassName::new("java/text/DecimalFormatSymbols")),
+        dims: Vec::new(),
+    });
+    let allocation = Allocation {
+        kind: AllocationKind::Format(site.shape),
         ty: Type::Ref(ClassName::new(named)),
         dims: Vec::new(),
-    }
+    };
+    (allocation, locale_data)
 }
 
 /// `array.clone()`: one array of the array's type and length.

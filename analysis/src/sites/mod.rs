@@ -26,7 +26,10 @@ pub use concat::{
     CONCAT_BYTES_PER_CHAR, ConcatShape, ConcatText, FLOAT_TEXT_CHARS, TextAllocation, TextObject,
     concat_shape, concat_text, float_text,
 };
-pub use format::{FormatShape, FormatText, format_shape};
+pub use format::{
+    FormatShape, FormatSite, FormatText, LOCALE_DATA_OBJECTS, format_shape, format_site,
+    locale_data_bytes,
+};
 pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 
@@ -72,6 +75,10 @@ pub enum AllocationKind {
     StringConcat(ConcatShape),
     /// What a `String.format` call with a literal format makes (the call graph's `formats`).
     Format(FormatShape),
+    /// What the first use of the default locale's number symbols in a run loads, at a format
+    /// call that reads them (`%d`): at most once per run ([`LOCALE_DATA_OBJECTS`]), wherever
+    /// the call runs; the objects stay in the JDK's caches.
+    FormatLocaleData,
     /// The object a constructor reference creates when its functional method runs.
     ConstructorReference,
     /// The object a lambda or method reference that captures values is on each evaluation

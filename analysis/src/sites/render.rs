@@ -103,6 +103,7 @@ fn kind_name(kind: &AllocationKind) -> &'static str {
         AllocationKind::Array => "array",
         AllocationKind::StringConcat(_) => "string-concat",
         AllocationKind::Format(_) => "format",
+        AllocationKind::FormatLocaleData => "format-locale-data",
         AllocationKind::ConstructorReference => "constructor-reference",
         AllocationKind::CapturingLambda(_) => "capturing-lambda",
     }
@@ -113,6 +114,12 @@ fn kind_name(kind: &AllocationKind) -> &'static str {
 fn allocation_text(allocation: &Allocation) -> String {
     match allocation.kind {
         AllocationKind::Format(_) => format!("String.format (new {})", allocation.ty),
+        AllocationKind::FormatLocaleData => {
+            format!(
+                "String.format's first use of the locale's number data (new {}, …)",
+                allocation.ty
+            )
+        }
         AllocationKind::Object => format!("new {}", allocation.ty),
         AllocationKind::Array => format!("new {}", array_text(&allocation.ty, &allocation.dims)),
         AllocationKind::StringConcat(_) => {

@@ -17,8 +17,8 @@ use super::qty::Qty;
 use crate::lowering::{Lowered, SiteInvariant, counter_head, describe_loop};
 use crate::memalloc::quantity::{at_least, at_most, extend_set};
 use crate::sites::{
-    AllocationKind, ConcatShape, FormatShape, FormatText, LocalSite, TextAllocation, TextObject,
-    float_text,
+    AllocationKind, ConcatShape, FormatShape, FormatText, LOCALE_DATA_OBJECTS, LocalSite,
+    TextAllocation, TextObject, float_text, locale_data_bytes,
 };
 
 /// Executions, objects and bytes of one local site per call of its method, with why any is ∞.
@@ -56,7 +56,11 @@ pub fn local_amount(
             Qty::Inf
         }
     };
-    let executions = count(&invariant.executions_set().to_set());
+    let executions_set = invariant.executions_set().to_set();
+    let executions = match site.allocation.kind {
+        AllocationKind::FormatLocaleData => at_most_once(&executions_set, params),
+        _ => count(&executions_set),
+    };
     let amounts = match &site.allocation.kind {
         AllocationKind::Object | AllocationKind::ConstructorReference => {
             object_amount(program, model, &site.allocation.ty, &executions)
@@ -99,6 +103,10 @@ pub fn local_amount(
         AllocationKind::Format(shape) => {
             format_amount(program, model, shape, &executions, params, &mut reasons)
         }
+        AllocationKind::FormatLocaleData => Ok((
+            executions.scale(&Rat::from(Int::from(LOCALE_DATA_OBJECTS))),
+            executions.scale(&Rat::from(Int::from(locale_data_bytes(model)))),
+        )),
     };
     let (objects, bytes) = amounts.unwrap_or_else(|error| {
         reasons.push(error.to_string());
@@ -126,6 +134,17 @@ pub fn local_amount(
         bytes,
         reasons,
     }
+}
+
+/// A site that runs at most once per run (the locale's number data, loaded by its first use):
+/// once for the parameters where the call may run, however often (even where that is not
+/// bounded), none elsewhere: the points of the executions' shadow on the parameters (which
+/// may hold more parameters than the executions, never fewer), or once everywhere when that
+/// cannot be counted.
+fn at_most_once(executions: &Set, params: &[String]) -> Qty {
+    let dims: Vec<&str> = executions.space.dims.iter().map(String::as_str).collect();
+    Qty::count_of(&executions.project_out_dims(&dims))
+        .unwrap_or_else(|_| Qty::constant(params, Rat::from(Int::from(1))))
 }
 
 /// The loops around `site` whose counters its invariant leaves without an upper bound, each

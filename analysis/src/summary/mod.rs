@@ -46,7 +46,7 @@ use rayon::prelude::*;
 use crate::escape::{Fate, Fates, SummaryNode};
 use crate::lowering::{CALLEE_PREFIX, CallSet, Lowered};
 use crate::memalloc::Quantity;
-use crate::sites::LocalSites;
+use crate::sites::{AllocationKind, LocalSites};
 use powers::PowerArgument;
 
 pub use local::{LocalAmount, local_amount};
@@ -127,7 +127,8 @@ pub struct SiteSummary {
     /// Why something here is ∞.
     pub reasons: Vec<String>,
     /// Whether every part counts allocations of class initializers, which run at most once
-    /// per run: callers add them once, however often they call ([`CLASS_INITIALIZER`]).
+    /// per run, or the first use of the locale's number data: callers add them once, however
+    /// often they call ([`CLASS_INITIALIZER`], `AllocationKind::FormatLocaleData`).
     pub once: bool,
 }
 
@@ -546,19 +547,28 @@ fn method_summary(
     let mut entries = Entries::new();
     let mut objects = Qty::zero(&params);
     let mut bytes = Qty::zero(&params);
+    let mut once = Once::zero(&params);
     for &site in &inputs.local.by_node[id] {
         let local = &inputs.local.sites[site];
         let mut amount = local_amount(inputs.program, inputs.lowered, inputs.model, &params, local);
         if let Some(reason) = unbounded_by_spec(&inputs.graph.methods[id].kind, local.pc) {
             amount.reasons = vec![reason];
         }
+        let once_per_run = local.allocation.kind == AllocationKind::FormatLocaleData;
         let place = match inputs.fates.of_allocation(id, local.pc) {
+            // The JDK's caches keep the locale's data.
+            _ if once_per_run => Place::Escapes(SummaryNode::Global),
             Fate::Captured => Place::Captured,
             Fate::Escapes(node) => Place::Escapes(node),
         };
-        objects = objects.add(&amount.objects.aligned(&params));
-        bytes = bytes.add(&amount.bytes.aligned(&params));
+        let (total_objects, total_bytes) = match once_per_run {
+            true => (&mut once.objects, &mut once.bytes),
+            false => (&mut objects, &mut bytes),
+        };
+        *total_objects = total_objects.add(&amount.objects.aligned(&params));
+        *total_bytes = total_bytes.add(&amount.bytes.aligned(&params));
         let summary = entry(&mut entries, None, site);
+        summary.once = once_per_run;
         add_reasons(summary, &amount.reasons);
         let counted = Counted {
             count: amount.count,
@@ -569,7 +579,6 @@ fn method_summary(
     }
     let mut diverges = Vec::new();
     let mut fresh_calls = Vec::new();
-    let mut once = Once::zero(&params);
     for (pc, targets) in calls_by_offset(inputs, edges) {
         let call = CallSite {
             inputs,
@@ -610,7 +619,8 @@ fn method_summary(
     }
 }
 
-/// What class initializers allocate, counted once per run ([`CLASS_INITIALIZER`]).
+/// What class initializers and the first use of the locale's number data allocate, counted once
+/// per run ([`CLASS_INITIALIZER`], `AllocationKind::FormatLocaleData`).
 struct Once {
     objects: Qty,
     bytes: Qty,
