@@ -32,6 +32,7 @@ mod exits;
 mod fields;
 mod fresh;
 mod fresh_trees;
+mod ghost;
 mod guards;
 mod held;
 pub(crate) mod liveness;
@@ -56,7 +57,7 @@ use membound_front::callgraph::{CallGraph, CallSites, NodeKind};
 use membound_front::program::Program as JavaProgram;
 use membound_front::specs::MethodSpec;
 use membound_jvm::error::{Error, Result};
-use membound_jvm::{ClassName, MethodRef};
+use membound_jvm::{ClassName, FieldRef, MethodRef};
 
 pub use body::{
     CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, counter_head,
@@ -65,6 +66,7 @@ pub use body::{
 pub use elements::ElementShare;
 pub use exits::{describe_loop, untracked_argument};
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
+pub use ghost::GHOST_COUNTERS;
 pub use powers::MAX_INT_SHIFT;
 pub use specs::{spec_formal_kinds, spec_formal_names};
 
@@ -98,6 +100,10 @@ pub struct Lowered {
     /// Per call (caller, offset, callee), the callee's trees it passes fresh from an earlier
     /// call ([`fresh_trees`]).
     fresh_trees: HashMap<(MethodRef, u32, MethodRef), Vec<FreshTreeFormals>>,
+    /// The fields only ever incremented by one, and where ([`ghost`]).
+    ghosts: ghost::GhostCounters,
+    /// Per procedure, parallel to `view_origins`: the field of `this` a formal views.
+    this_fields: Vec<Vec<Option<FieldRef>>>,
 }
 
 /// A callee's tree that a call passes fresh from an earlier call of the caller: every node was
@@ -207,7 +213,8 @@ pub fn lower_within(
     exceptions: Exceptions,
     fixpoint: &Options,
 ) -> Result<Lowered> {
-    let methods = allocating_methods(graph, local);
+    let ghosts = ghost::ghost_counters(java, graph, &local.reaches);
+    let methods = allocating_methods(graph, local, &ghosts);
     let specs: Vec<Option<Arc<MethodSpec>>> = methods
         .iter()
         .map(|m| {
@@ -308,7 +315,30 @@ pub fn lower_within(
         assumptions.push(trees::TREE_SHAPED.to_string());
     }
     plans.resize(methods.len(), FieldPlan::default());
+    for (plan, method) in plans.iter_mut().zip(&methods) {
+        plan.counted = ghosts
+            .increments
+            .get(method)
+            .into_iter()
+            .flatten()
+            .map(|&(pc, _)| pc)
+            .collect();
+    }
     let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();
+    let this_fields: Vec<Vec<Option<FieldRef>>> =
+        plans.iter().map(FieldPlan::formal_fields).collect();
+    let reads_counter = this_fields
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|field| ghosts.is_counter(field));
+    if reads_counter {
+        assumptions.push(GHOST_COUNTERS.to_string());
+        if ghosts.assumes_jdk_natives && !assumptions.iter().any(|a| a == JDK_NATIVES_KEEP_FIELDS)
+        {
+            assumptions.push(JDK_NATIVES_KEEP_FIELDS.to_string());
+        }
+    }
     let walk_notes: Vec<WalkNotes> = plans
         .iter()
         .map(|plan| WalkNotes {
@@ -421,6 +451,8 @@ pub fn lower_within(
         path_sets: std::sync::Mutex::default(),
         element_shares,
         fresh_trees,
+        ghosts,
+        this_fields,
     })
 }
 
@@ -496,15 +528,26 @@ fn keep_only_needed_columns(
     }
 }
 
-/// Every method of the graph with code or a spec that reaches a local site, in node order,
-/// those a spec stands for last.
-fn allocating_methods(graph: &CallGraph, local: &LocalSites) -> Vec<MethodRef> {
+/// Every method of the graph with code or a spec that reaches a local site or an increment of
+/// a ghost counter ([`ghost`]), in node order, those a spec stands for last.
+fn allocating_methods(
+    graph: &CallGraph,
+    local: &LocalSites,
+    ghosts: &ghost::GhostCounters,
+) -> Vec<MethodRef> {
+    let incrementing = graph
+        .methods
+        .iter()
+        .map(|node| ghosts.increments.contains_key(&node.method))
+        .collect();
+    let counting = crate::sites::reaching(graph, incrementing);
     let mut methods: Vec<(bool, MethodRef)> = graph
         .methods
         .iter()
         .enumerate()
         .filter(|&(id, node)| {
-            local.reaches[id] && matches!(node.kind, NodeKind::Code | NodeKind::Spec(_))
+            (local.reaches[id] || counting[id])
+                && matches!(node.kind, NodeKind::Code | NodeKind::Spec(_))
         })
         .map(|(_, node)| (node.kind.spec().is_some(), node.method.clone()))
         .collect();
@@ -707,6 +750,32 @@ impl Lowered {
         self.fresh_trees
             .get(&(caller.clone(), pc, callee.clone()))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// The offsets of `method`'s increments of ghost counters, with the counter ([`ghost`]):
+    /// [`Self::local_invariant`] counts their executions.
+    pub fn counter_increments(&self, method: &MethodRef) -> &[(u32, FieldRef)] {
+        self.ghosts.increments.get(method).map_or(&[], Vec::as_slice)
+    }
+
+    /// `method`'s formals that view a field of its `this`, with the field.
+    pub fn this_field_formals(&self, method: &MethodRef) -> Vec<(String, FieldRef)> {
+        let Some(&id) = self.procedures.get(method) else {
+            return Vec::new();
+        };
+        self.view_params(method)
+            .into_iter()
+            .zip(&self.this_fields[id.0])
+            .filter_map(|((name, _), field)| Some((name, field.clone()?)))
+            .collect()
+    }
+
+    /// Whether `field` is a ghost counter, or else why not when it is incremented somewhere.
+    pub fn counter_status(&self, field: &FieldRef) -> Result<(), Option<&str>> {
+        match self.ghosts.is_counter(field) {
+            true => Ok(()),
+            false => Err(self.ghosts.rejected.get(field).map(String::as_str)),
+        }
     }
 
     /// The names `method`'s formals have as parameters of its counting invariants (one per

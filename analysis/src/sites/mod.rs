@@ -28,6 +28,7 @@ pub use concat::{
 };
 pub use format::{FormatShape, FormatText, format_shape};
 pub use local::{LocalSite, LocalSites, local_sites};
+pub(crate) use local::reaching;
 pub use render::{to_json, to_text};
 
 /// The default bound on the number of chains enumerated (`--budget-chains`): a graph through

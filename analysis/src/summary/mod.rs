@@ -25,6 +25,7 @@ pub(crate) mod depth_free;
 mod farkas;
 mod fresh;
 mod geometric;
+mod ghost;
 mod local;
 mod measured;
 mod phases;
@@ -742,11 +743,12 @@ impl CallSite<'_> {
                 Ok(call_set) => {
                     let powers = self.power_arguments(self.pc, summary);
                     diverges.extend(diverging_calls(summary, &call_set, &powers));
-                    let call = Call {
+                    let mut call = Call {
                         set: call_set,
                         powers,
                         fresh: self.fresh_bounds(summary),
                     };
+                    call.fresh.extend(self.counter_bounds(summary, &call));
                     if !call.fresh.is_empty() {
                         fresh_calls.push(FreshCall {
                             pc: self.pc,
@@ -959,6 +961,20 @@ impl CallSite<'_> {
             .collect()
     }
 
+    /// The callee's formals viewing ghost counters of its `this`, bounded by the increments
+    /// the caller runs ([`ghost`]), when the call cannot bind them: summed over it, the
+    /// callee's bytes or objects are ∞ without them.
+    fn counter_bounds(&self, callee: &MethodSummary, call: &Call) -> Vec<fresh::FreshBound> {
+        let set = call.set.set.to_set();
+        let unbound = |qty: &Qty| {
+            !qty.may_be_infinite() && call.sum(qty, &set).map_or(true, |sum| sum.may_be_infinite())
+        };
+        match unbound(&callee.bytes) || unbound(&callee.objects) {
+            true => ghost::counter_bounds(self.inputs, self.caller, callee),
+            false => Vec::new(),
+        }
+    }
+
     /// How many objects of `node` (or a subclass) the call at `source` allocates over all its
     /// executions, in the caller's formals; `None` when that is not bounded.
     fn nodes_allocated_by(
@@ -1025,6 +1041,11 @@ impl CallSite<'_> {
             if let Some(chains) = lowered.unbound_chains(self.method, &summary.method, &depends) {
                 passes.push_str(&format!(" (it cannot bind {chains})"));
             }
+            passes.push_str(&ghost::not_counters(
+                self.inputs,
+                &summary.method,
+                &depends,
+            ));
             format!(
                 "its bound depends on {}, and the values the call passes do not keep it \
                  finite{passes}",

@@ -1,0 +1,199 @@
+//! A callee's formal that views a ghost counter of its `this` (an `int` field the code only
+//! ever increments by one, [`crate::lowering::GHOST_COUNTERS`]), bounded at a call the caller
+//! cannot bind it at: em3d's `n.makeFromNodes()`, which allocates `new Node[fromCount]` for
+//! nodes whose `fromCount` other nodes bumped.
+//!
+//! Under that assumption, every object's counter is 0 when the caller starts, so at the call
+//! the receiver's counter is at most the number `G` of increments of that field one activation
+//! of the caller runs. `G` is counted like an allocation: each increment's executions from the
+//! invariant at it, each call's from its callee's count summed over the call's set
+//! ([`increments`]). The callee's quantity is then bounded at its largest over `0 <= f <= G`,
+//! with [`super::fresh`]'s bound over a size (a counter is a tree without children), and summed
+//! over the call's executions as usual: `executions · q(G)`, a sound bound that counts every
+//! receiver as if it had received every increment (quadratic where the exact sum, over distinct
+//! receivers, is linear).
+
+use std::collections::HashMap;
+
+use membound_front::callgraph::NodeId;
+use membound_jvm::{FieldRef, MethodRef};
+use membound_polyhedra::Set;
+
+use super::fresh::FreshBound;
+use super::powers::PowerArgument;
+use super::{Call, Inputs, MethodSummary, Qty};
+use crate::lowering::CALLEE_PREFIX;
+
+/// Per call of `caller` into `callee`: the callee's formals viewing a ghost counter of its
+/// `this`, each bounded by the counter's increments that one call of `caller` runs; those
+/// whose increments cannot be counted are left out.
+pub(super) fn counter_bounds(
+    inputs: &Inputs<'_>,
+    caller: NodeId,
+    callee: &MethodSummary,
+) -> Vec<FreshBound> {
+    let lowered = inputs.lowered;
+    let Some(params) = lowered.formal_names(&inputs.graph.methods[caller].method) else {
+        return Vec::new();
+    };
+    lowered
+        .this_field_formals(&callee.method)
+        .into_iter()
+        .filter(|(name, field)| {
+            callee.params.contains(name) && lowered.counter_status(field).is_ok()
+        })
+        .filter_map(|(name, field)| {
+            let mut counting = Counting {
+                inputs,
+                field: &field,
+                known: HashMap::new(),
+            };
+            let increments = counting.per_call(caller)?;
+            Some(FreshBound {
+                size: format!("{CALLEE_PREFIX}{name}"),
+                children: Vec::new(),
+                largest: increments.aligned(&params).to_quantity(),
+            })
+        })
+        .collect()
+}
+
+/// Why a callee's formal viewing a field of its `this` is not bounded through it as a ghost
+/// counter, when the field is incremented somewhere: `field p.C.f is no ghost counter: …`.
+pub(super) fn not_counters(inputs: &Inputs<'_>, callee: &MethodRef, formals: &[String]) -> String {
+    inputs
+        .lowered
+        .this_field_formals(callee)
+        .into_iter()
+        .filter(|(name, _)| formals.contains(name))
+        .filter_map(|(_, field)| {
+            let why = inputs.lowered.counter_status(&field).err()??;
+            Some(format!(
+                " (field {}.{} is no ghost counter: {why})",
+                field.class, field.name
+            ))
+        })
+        .collect()
+}
+
+/// `set` without its constraints on parameters alone (`a.length >= 0`): a superset, whose count
+/// is at least the set's where the parameters satisfy them and depends on no parameter that only
+/// they read, so that a caller passing an array whose length it does not know (em3d's tables)
+/// still counts the increments of a loop bounded by another argument.
+fn without_parameter_guards(set: &Set) -> Set {
+    let parts = set
+        .parts
+        .iter()
+        .map(|part| {
+            let params = part.n_params();
+            let mut relaxed = part.clone();
+            relaxed
+                .constraints
+                .retain(|constraint| constraint.expr.support().any(|column| column >= params));
+            relaxed
+        })
+        .collect();
+    Set {
+        space: set.space.clone(),
+        parts,
+    }
+}
+
+/// The increments of one counter that calls of methods run, counted once per method.
+struct Counting<'a> {
+    inputs: &'a Inputs<'a>,
+    field: &'a FieldRef,
+    /// Per method counted so far, its count (`None`: not bounded, or on a recursion).
+    known: HashMap<NodeId, Option<Qty>>,
+}
+
+impl Counting<'_> {
+    /// The increments one call of `node` runs, in its formals; `None` when they are not
+    /// bounded (a recursion, a call or an increment not counted).
+    fn per_call(&mut self, node: NodeId) -> Option<Qty> {
+        if let Some(known) = self.known.get(&node) {
+            return known.clone();
+        }
+        // A recursion back to `node` is not counted.
+        self.known.insert(node, None);
+        let counted = self.count(node);
+        self.known.insert(node, counted.clone());
+        counted
+    }
+
+    fn count(&mut self, node: NodeId) -> Option<Qty> {
+        let (graph, lowered) = (self.inputs.graph, self.inputs.lowered);
+        let method = &graph.methods[node].method;
+        let params = lowered.formal_names(method)?;
+        let mut total = Qty::zero(&params);
+        for (pc, _) in lowered
+            .counter_increments(method)
+            .iter()
+            .filter(|(_, counter)| counter == self.field)
+        {
+            let invariant = lowered.local_invariant(method, *pc).ok()?;
+            let executions = without_parameter_guards(&invariant.executions_set().to_set());
+            let executions = Qty::count_of(&executions).ok()?;
+            total = total.add(&executions.aligned(&params));
+        }
+        let mut calls: Vec<(u32, NodeId)> = graph
+            .edges
+            .iter()
+            .filter(|edge| edge.caller == node)
+            .map(|edge| (edge.pc, edge.callee))
+            .collect();
+        calls.sort_unstable();
+        calls.dedup();
+        for (pc, callee) in calls {
+            if !self.increments_below(callee) {
+                continue;
+            }
+            let per_call = self.per_call(callee)?;
+            let callee_method = &graph.methods[callee].method;
+            let set = lowered.call_set(method, pc, callee_method).ok()?;
+            let call = Call {
+                powers: PowerArgument::of_pairs(lowered.power_of_two_arguments(
+                    self.inputs.program,
+                    method,
+                    pc,
+                    callee_method,
+                )),
+                fresh: Vec::new(),
+                set,
+            };
+            let summed = call.sum(&per_call, &call.set.set.to_set()).ok()?;
+            total = total.add(&summed.aligned(&params));
+        }
+        (!total.may_be_infinite()).then_some(total)
+    }
+
+    /// Whether running `node` may run an increment of the counter (its own or a callee's).
+    fn increments_below(&self, node: NodeId) -> bool {
+        let graph = self.inputs.graph;
+        let mut seen = vec![false; graph.methods.len()];
+        let mut stack = vec![node];
+        while let Some(next) = stack.pop() {
+            if std::mem::replace(&mut seen[next], true) {
+                continue;
+            }
+            let method = &graph.methods[next].method;
+            if self
+                .inputs
+                .lowered
+                .counter_increments(method)
+                .iter()
+                .any(|(_, counter)| counter == self.field)
+            {
+                return true;
+            }
+            stack.extend(
+                graph
+                    .edges
+                    .iter()
+                    .filter(|edge| edge.caller == next)
+                    .map(|edge| edge.callee),
+            );
+        }
+        false
+    }
+}
