@@ -197,11 +197,10 @@ fn is_increment(stmts: &[ir::Stmt]) -> bool {
         return false;
     };
     let StmtKind::Store {
-        place:
-            Place::Field {
-                object: Operand::Var(object),
-                field,
-            },
+        place: Place::Field {
+            object: Operand::Var(object),
+            field,
+        },
         value: Operand::Var(stored),
     } = &store.kind
     else {
@@ -209,11 +208,12 @@ fn is_increment(stmts: &[ir::Stmt]) -> bool {
     };
     let StmtKind::Assign {
         dst: sum,
-        value: ir::Expr::Binary {
-            op: BinOp::Add,
-            lhs,
-            rhs,
-        },
+        value:
+            ir::Expr::Binary {
+                op: BinOp::Add,
+                lhs,
+                rhs,
+            },
     } = &add.kind
     else {
         return false;

@@ -334,8 +334,7 @@ pub fn lower_within(
         .any(|field| ghosts.is_counter(field));
     if reads_counter {
         assumptions.push(GHOST_COUNTERS.to_string());
-        if ghosts.assumes_jdk_natives && !assumptions.iter().any(|a| a == JDK_NATIVES_KEEP_FIELDS)
-        {
+        if ghosts.assumes_jdk_natives && !assumptions.iter().any(|a| a == JDK_NATIVES_KEEP_FIELDS) {
             assumptions.push(JDK_NATIVES_KEEP_FIELDS.to_string());
         }
     }
@@ -755,7 +754,10 @@ impl Lowered {
     /// The offsets of `method`'s increments of ghost counters, with the counter ([`ghost`]):
     /// [`Self::local_invariant`] counts their executions.
     pub fn counter_increments(&self, method: &MethodRef) -> &[(u32, FieldRef)] {
-        self.ghosts.increments.get(method).map_or(&[], Vec::as_slice)
+        self.ghosts
+            .increments
+            .get(method)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// `method`'s formals that view a field of its `this`, with the field.

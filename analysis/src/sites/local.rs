@@ -225,7 +225,10 @@ fn constructor_reference(graph: &CallGraph, edge: &Edge) -> Option<Allocation> {
 /// Which methods reach some allocation (their own or a callee's): chains are only walked into
 /// those.
 fn reaches_allocation(graph: &CallGraph, by_node: &[Vec<usize>]) -> Vec<bool> {
-    reaching(graph, by_node.iter().map(|sites| !sites.is_empty()).collect())
+    reaching(
+        graph,
+        by_node.iter().map(|sites| !sites.is_empty()).collect(),
+    )
 }
 
 /// Which methods are `marked` or call one, directly or not.

@@ -27,8 +27,8 @@ pub use concat::{
     concat_shape, concat_text, float_text,
 };
 pub use format::{FormatShape, FormatText, format_shape};
-pub use local::{LocalSite, LocalSites, local_sites};
 pub(crate) use local::reaching;
+pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 
 /// The default bound on the number of chains enumerated (`--budget-chains`): a graph through

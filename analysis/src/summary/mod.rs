@@ -967,7 +967,10 @@ impl CallSite<'_> {
     fn counter_bounds(&self, callee: &MethodSummary, call: &Call) -> Vec<fresh::FreshBound> {
         let set = call.set.set.to_set();
         let unbound = |qty: &Qty| {
-            !qty.may_be_infinite() && call.sum(qty, &set).map_or(true, |sum| sum.may_be_infinite())
+            !qty.may_be_infinite()
+                && call
+                    .sum(qty, &set)
+                    .map_or(true, |sum| sum.may_be_infinite())
         };
         match unbound(&callee.bytes) || unbound(&callee.objects) {
             true => ghost::counter_bounds(self.inputs, self.caller, callee),
@@ -1041,11 +1044,7 @@ impl CallSite<'_> {
             if let Some(chains) = lowered.unbound_chains(self.method, &summary.method, &depends) {
                 passes.push_str(&format!(" (it cannot bind {chains})"));
             }
-            passes.push_str(&ghost::not_counters(
-                self.inputs,
-                &summary.method,
-                &depends,
-            ));
+            passes.push_str(&ghost::not_counters(self.inputs, &summary.method, &depends));
             format!(
                 "its bound depends on {}, and the values the call passes do not keep it \
                  finite{passes}",

@@ -1,0 +1,77 @@
+//! Ghost counters (fixture `ghost_counters`, em3d's `fromCount`): an `int` field the code only
+//! ever increments by one bounds the arrays sized by it through the increments the caller runs,
+//! under the named assumption that it is 0 in the objects that exist when the caller starts;
+//! never below a real run. A counter also written otherwise (`seen += k`) stays ∞, with a reason
+//! naming the field.
+
+use membound_tests::{
+    analyze_into, compile_java_tree, eval_method, fixture_certificate, scratch_dir,
+    validated_unbroken, workspace_root,
+};
+
+const RUN: &str = "ghost.Counters";
+
+/// An object's or array's bytes under hotspot-coops: rounded up to 8.
+fn aligned(bytes: i64) -> i64 {
+    (bytes + 7) / 8 * 8
+}
+
+fn bytes(json: &serde_json::Value) -> i64 {
+    json["mem_alloc"]["bytes"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("finite bytes: {json:#}"))
+}
+
+#[test]
+fn arrays_sized_by_a_counter_only_bumped_by_increments_are_bounded_by_the_increments() {
+    let certificate = fixture_certificate("ghost_counters", "ghost.Counters.fill", "hotspot-coops");
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    assert!(text.contains("ghost counter"), "{text}");
+    for n in 1..=6_i64 {
+        for k in 0..=4_i64 {
+            let json = eval_method(&certificate, "ghost.Counters.fill", &format!("n={n},k={k}"));
+            // Whatever bins the n*k + n increments hit: at worst all in one bin's slots.
+            let increments = n * k + n;
+            let worst = aligned(16 + 4 * n) + 24 * n + 16 * (n - 1) + aligned(16 + 4 * increments);
+            assert!(bytes(&json) >= worst, "n={n} k={k}: {json:#}");
+            assert_eq!(json["mem_alloc"]["objects"], 2 * n + 1, "n={n} k={k}");
+        }
+    }
+    for args in [["5", "3"], ["7", "4"], ["1", "0"], ["3", "9"]] {
+        validated_unbroken(&certificate, RUN, &args);
+    }
+}
+
+#[test]
+fn a_counter_also_grown_by_an_argument_stays_unbounded_naming_the_field() {
+    let certificate =
+        fixture_certificate("ghost_counters", "ghost.Counters.tallies", "hotspot-coops");
+    let json = eval_method(&certificate, "ghost.Counters.tallies", "n=4,k=2");
+    assert_eq!(json["mem_alloc"]["bytes"], "infty", "{json:#}");
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    assert!(
+        text.contains("field ghost.Tally.seen is no ghost counter: it is also stored other than by `++` at ghost.Counters.tallies"),
+        "{text}"
+    );
+    assert!(!text.contains("(a ghost counter"), "{text}");
+    validated_unbroken(&certificate, RUN, &["4", "2"]);
+}
+
+#[test]
+fn em3d_create_and_main_are_bounded_through_from_count() {
+    let classes = compile_java_tree("jolden", &workspace_root().join("benchmarks-jolden/java"));
+    let dir = scratch_dir("ghost-counters-em3d");
+    let create = dir.join("create.json");
+    analyze_into(&classes, "em3d.Em3d.create", "hotspot-coops", &create);
+    let json = eval_method(&create, "em3d.Em3d.create", "numNodes=10,numDegree=5");
+    assert_eq!(json["mem_alloc"]["objects"], 83, "{json:#}");
+    bytes(&json);
+    for args in [["-n", "10", "-d", "5"], ["-n", "20", "-d", "6"]] {
+        validated_unbroken(&create, "em3d.Em3d", &args);
+    }
+    let main = dir.join("main.json");
+    analyze_into(&classes, "em3d.Em3d.main", "hotspot-coops", &main);
+    validated_unbroken(&main, "em3d.Em3d", &["-n", "20", "-d", "6"]);
+    let text = std::fs::read_to_string(&main).expect("certificate");
+    assert!(!text.contains("infty"), "{text}");
+}
