@@ -1,8 +1,10 @@
 //! Ghost counters (fixture `ghost_counters`, em3d's `fromCount`): an `int` field the code only
 //! ever increments by one bounds the arrays sized by it through the increments the caller runs,
 //! under the named assumption that it is 0 in the objects that exist when the caller starts;
-//! never below a real run. A counter also written otherwise (`seen += k`) stays ∞, with a reason
-//! naming the field.
+//! never below a real run. Along a list, each receiver once, the counters sum to at most the
+//! increments: linear; through an array's cells, each receiver's counter is bounded alone:
+//! quadratic. A counter also written otherwise (`seen += k`) stays ∞, with a reason naming the
+//! field.
 
 use membound_tests::{
     analyze_into, compile_java_tree, eval_method, fixture_certificate, scratch_dir,
@@ -42,6 +44,56 @@ fn arrays_sized_by_a_counter_only_bumped_by_increments_are_bounded_by_the_increm
     }
 }
 
+/// The most bytes `n` rooms of `char[uses]` take when their counters sum to `total`, over every
+/// way to split it (brute force).
+fn worst_rooms(n: usize, total: usize) -> i64 {
+    // best[j]: the most bytes of the rooms so far holding j increments in all.
+    let mut best = vec![i64::MIN; total + 1];
+    best[0] = 0;
+    for _ in 0..n {
+        let mut next = vec![i64::MIN; total + 1];
+        for (used, &bytes) in best.iter().enumerate() {
+            if bytes == i64::MIN {
+                continue;
+            }
+            for uses in 0..=total - used {
+                let room = aligned(16 + 2 * uses as i64);
+                next[used + uses] = next[used + uses].max(bytes + room);
+            }
+        }
+        best = next;
+    }
+    best.into_iter().max().unwrap_or(0)
+}
+
+#[test]
+fn rooms_sized_by_counters_along_a_list_are_linear_in_the_increments() {
+    let certificate =
+        fixture_certificate("ghost_counters", "ghost.Counters.listed", "hotspot-coops");
+    let at = |n: i64, k: i64| {
+        bytes(&eval_method(
+            &certificate,
+            "ghost.Counters.listed",
+            &format!("n={n},k={k}"),
+        ))
+    };
+    for n in 1..=5_i64 {
+        for k in 0..=3_i64 {
+            // The cells' array and the cells, then their rooms however the n*k bumps fall.
+            let others = aligned(16 + 4 * n) + 24 * n;
+            let worst = others + worst_rooms(n as usize, (n * k) as usize);
+            assert!(at(n, k) >= worst, "n={n} k={k}: {} < {worst}", at(n, k));
+        }
+    }
+    // Linear: twice the cells, at most twice the bytes (a quadratic bound would be 4 times).
+    for (n, k) in [(20, 10), (50, 3), (7, 40)] {
+        assert!(at(2 * n, k) <= 2 * at(n, k), "n={n} k={k}");
+    }
+    for args in [["5", "3"], ["30", "9"], ["1", "0"], ["0", "2"]] {
+        validated_unbroken(&certificate, RUN, &args);
+    }
+}
+
 #[test]
 fn a_counter_also_grown_by_an_argument_stays_unbounded_naming_the_field() {
     let certificate =
@@ -65,7 +117,15 @@ fn em3d_create_and_main_are_bounded_through_from_count() {
     analyze_into(&classes, "em3d.Em3d.create", "hotspot-coops", &create);
     let json = eval_method(&create, "em3d.Em3d.create", "numNodes=10,numDegree=5");
     assert_eq!(json["mem_alloc"]["objects"], 83, "{json:#}");
-    bytes(&json);
+    let at = |nodes: i64| {
+        bytes(&eval_method(
+            &create,
+            "em3d.Em3d.create",
+            &format!("numNodes={nodes},numDegree=8"),
+        ))
+    };
+    // Each node's arrays once per walk: linear in the nodes, not quadratic.
+    assert!(at(2000) <= 2 * at(1000), "{} {}", at(1000), at(2000));
     for args in [["-n", "10", "-d", "5"], ["-n", "20", "-d", "6"]] {
         validated_unbroken(&create, "em3d.Em3d", &args);
     }

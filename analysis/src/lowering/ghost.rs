@@ -26,7 +26,9 @@ use membound_front::ir::{self, BinOp, Const, Operand, Place, StmtKind};
 use membound_front::program::Program;
 use membound_jvm::{FieldRef, MethodRef, Type};
 
+use super::chains::{WalkStep, Walks};
 use super::fields::{Resolved, Resolver, node_writes};
+use super::loops::{block_successors, find_loops};
 
 /// The assumption a bound through a ghost counter relies on.
 pub const GHOST_COUNTERS: &str = "a field that the code only ever increments by one (a ghost counter, `x.f++`) is 0 in every object that exists when a method calling a method whose bound reads it starts: at any point of that method's activation, the field of any object is at most the number of increments the activation has run";
@@ -231,4 +233,98 @@ fn is_increment(stmts: &[ir::Stmt]) -> bool {
         } if *dst == read && o == object && f == field && o != dst
     );
     sum == stored && loads_field
+}
+
+/// The offsets of `body`'s calls whose receiver is another object at each execution in one
+/// activation: a call outside every loop (it runs at most once), or one whose only loop walks
+/// its receiver along a chain (acyclic, [`super::chains::ACYCLIC_CHAINS`]): the receiver is a
+/// walked local that the loop sets only by `v = v.f` steps, one of them on every way around the
+/// loop. The increments of a counter then bound its sum over the call's receivers, not only
+/// each receiver's.
+pub fn distinct_receiver_calls(body: &ir::Body, walks: &Walks) -> BTreeSet<u32> {
+    let successors = block_successors(body);
+    let loops = find_loops(&successors);
+    let mut found = BTreeSet::new();
+    for (block, stmts) in body.blocks.iter().enumerate() {
+        for stmt in &stmts.stmts {
+            let StmtKind::Invoke { call, .. } = &stmt.kind else {
+                continue;
+            };
+            let distinct = match (loops.enclosing[block].as_slice(), &call.receiver) {
+                ([], Some(_)) => true,
+                ([head], Some(Operand::Var(receiver))) if loops.reducible => {
+                    let walk = LoopWalk {
+                        body,
+                        successors: &successors,
+                        in_loop: &|b: usize| loops.enclosing[b].contains(head),
+                    };
+                    walk.moves_every_time(*receiver, walks, block)
+                }
+                _ => false,
+            };
+            if distinct {
+                found.insert(stmt.pc);
+            }
+        }
+    }
+    found
+}
+
+/// One loop of a body, for [`distinct_receiver_calls`].
+struct LoopWalk<'a> {
+    body: &'a ir::Body,
+    successors: &'a [Vec<usize>],
+    in_loop: &'a dyn Fn(usize) -> bool,
+}
+
+impl LoopWalk<'_> {
+    /// Whether `var` is a local walked along a chain that the loop assigns only by following
+    /// it one node on, on every way from `block` around the loop back to it.
+    fn moves_every_time(&self, var: ir::VarId, walks: &Walks, block: usize) -> bool {
+        let Some(walked) = walks
+            .locals
+            .iter()
+            .find(|walked| walked.var == var && walked.branches.is_empty())
+        else {
+            return false;
+        };
+        let follows: BTreeSet<u32> = walked
+            .steps
+            .iter()
+            .filter(|(_, step)| matches!(step, WalkStep::Follow(from) if *from == var))
+            .map(|(pc, _)| *pc)
+            .collect();
+        let mut following = BTreeSet::new();
+        for (index, stmts) in self.body.blocks.iter().enumerate() {
+            for stmt in stmts.stmts.iter().filter(|stmt| stmt.assigns(var)) {
+                if !(self.in_loop)(index) {
+                    continue;
+                }
+                if !follows.contains(&stmt.pc) {
+                    return false;
+                }
+                following.insert(index);
+            }
+        }
+        !following.is_empty() && !self.returns_without(block, &following)
+    }
+
+    /// Whether the loop leads from `block` back to it through none of the blocks `avoided`.
+    fn returns_without(&self, block: usize, avoided: &BTreeSet<usize>) -> bool {
+        if avoided.contains(&block) {
+            return false;
+        }
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<usize> = self.successors[block].clone();
+        while let Some(next) = stack.pop() {
+            if next == block {
+                return true;
+            }
+            if !(self.in_loop)(next) || avoided.contains(&next) || !seen.insert(next) {
+                continue;
+            }
+            stack.extend(&self.successors[next]);
+        }
+        false
+    }
 }

@@ -104,6 +104,9 @@ pub struct Lowered {
     ghosts: ghost::GhostCounters,
     /// Per procedure, parallel to `view_origins`: the field of `this` a formal views.
     this_fields: Vec<Vec<Option<FieldRef>>>,
+    /// The calls (method, offset) whose receiver is another object at each execution in one
+    /// activation, where ghost counters are read ([`ghost::distinct_receiver_calls`]).
+    distinct_receivers: HashSet<(MethodRef, u32)>,
 }
 
 /// A callee's tree that a call passes fresh from an earlier call of the caller: every node was
@@ -332,7 +335,12 @@ pub fn lower_within(
         .flatten()
         .flatten()
         .any(|field| ghosts.is_counter(field));
+    let mut distinct_receivers = HashSet::new();
     if reads_counter {
+        for ((method, body), plan) in methods.iter().zip(&bodies).zip(&plans) {
+            let calls = ghost::distinct_receiver_calls(body, &plan.walks);
+            distinct_receivers.extend(calls.into_iter().map(|pc| (method.clone(), pc)));
+        }
         assumptions.push(GHOST_COUNTERS.to_string());
         if ghosts.assumes_jdk_natives && !assumptions.iter().any(|a| a == JDK_NATIVES_KEEP_FIELDS) {
             assumptions.push(JDK_NATIVES_KEEP_FIELDS.to_string());
@@ -452,6 +460,7 @@ pub fn lower_within(
         fresh_trees,
         ghosts,
         this_fields,
+        distinct_receivers,
     })
 }
 
@@ -770,6 +779,12 @@ impl Lowered {
             .zip(&self.this_fields[id.0])
             .filter_map(|((name, _), field)| Some((name, field.clone()?)))
             .collect()
+    }
+
+    /// Whether the call at `pc` of `method` has another receiver at each execution in one
+    /// activation ([`ghost::distinct_receiver_calls`]; asked only where ghost counters are read).
+    pub fn distinct_receivers(&self, method: &MethodRef, pc: u32) -> bool {
+        self.distinct_receivers.contains(&(method.clone(), pc))
     }
 
     /// Whether `field` is a ghost counter, or else why not when it is incremented somewhere.

@@ -17,23 +17,49 @@ use std::collections::HashMap;
 
 use membound_front::callgraph::NodeId;
 use membound_jvm::{FieldRef, MethodRef};
-use membound_polyhedra::Set;
+use membound_polyhedra::{Affine, BasicSet, Constraint, Rat, Set};
 
 use super::fresh::FreshBound;
 use super::powers::PowerArgument;
 use super::{Call, Inputs, MethodSummary, Qty};
 use crate::lowering::CALLEE_PREFIX;
 
-/// Per call of `caller` into `callee`: the callee's formals viewing a ghost counter of its
-/// `this`, each bounded by the counter's increments that one call of `caller` runs; those
-/// whose increments cannot be counted are left out.
+/// A callee's formal viewing a ghost counter of its `this`, at one call.
+#[derive(Clone, Debug)]
+pub(super) struct CounterBound {
+    /// The callee's formal (not renamed).
+    formal: String,
+    /// The counter's increments one call of the caller runs, in the caller's formals.
+    increments: Qty,
+    /// Whether the call has another receiver at each execution in one activation
+    /// ([`crate::lowering::Lowered::distinct_receivers`]): the increments then bound the sum
+    /// of the counters over the call's executions.
+    distinct: bool,
+}
+
+impl CounterBound {
+    /// The bound of one execution: the counter between 0 and the increments.
+    pub(super) fn per_execution(&self) -> FreshBound {
+        FreshBound {
+            size: format!("{CALLEE_PREFIX}{}", self.formal),
+            children: Vec::new(),
+            largest: self.increments.to_quantity(),
+        }
+    }
+}
+
+/// Per call at `pc` of `caller` into `callee`: the callee's formals viewing a ghost counter of
+/// its `this`, each with the counter's increments that one call of `caller` runs; those whose
+/// increments cannot be counted are left out.
 pub(super) fn counter_bounds(
     inputs: &Inputs<'_>,
     caller: NodeId,
+    pc: u32,
     callee: &MethodSummary,
-) -> Vec<FreshBound> {
+) -> Vec<CounterBound> {
     let lowered = inputs.lowered;
-    let Some(params) = lowered.formal_names(&inputs.graph.methods[caller].method) else {
+    let method = &inputs.graph.methods[caller].method;
+    let Some(params) = lowered.formal_names(method) else {
         return Vec::new();
     };
     lowered
@@ -42,20 +68,87 @@ pub(super) fn counter_bounds(
         .filter(|(name, field)| {
             callee.params.contains(name) && lowered.counter_status(field).is_ok()
         })
-        .filter_map(|(name, field)| {
+        .filter_map(|(formal, field)| {
             let mut counting = Counting {
                 inputs,
                 field: &field,
                 known: HashMap::new(),
             };
-            let increments = counting.per_call(caller)?;
-            Some(FreshBound {
-                size: format!("{CALLEE_PREFIX}{name}"),
-                children: Vec::new(),
-                largest: increments.aligned(&params).to_quantity(),
+            let increments = counting.per_call(caller)?.aligned(&params);
+            Some(CounterBound {
+                formal,
+                increments,
+                distinct: lowered.distinct_receivers(method, pc),
             })
         })
         .collect()
+}
+
+/// `Σ qty` over the executions `executions` counts of a call with distinct receivers, where
+/// `qty` reads only one counter formal: with `qty(f) <= c0 + c1·f` for `f >= 0`
+/// ([`affine_envelope`]), at most `c0·executions + c1·increments`, since the receivers'
+/// counters sum to at most the increments. `None` where that does not apply.
+pub(super) fn summed_over_receivers(
+    qty: &Qty,
+    counters: &[CounterBound],
+    executions: impl FnOnce() -> Qty,
+) -> Option<Qty> {
+    let [variable] = qty.variables().try_into().ok()?;
+    let counter = counters
+        .iter()
+        .find(|counter| counter.distinct && counter.formal == variable)?;
+    let (constant, slope) = affine_envelope(qty, &variable)?;
+    let params = counter.increments.params();
+    let executions = executions();
+    (!executions.may_be_infinite()).then(|| {
+        executions
+            .aligned(&params)
+            .scale(&constant)
+            .add(&counter.increments.scale(&slope))
+    })
+}
+
+/// `(c0, c1)` with `qty(f) <= c0 + c1·f` for every integer `f >= 0`, when `qty` is a
+/// piecewise quasi-polynomial of `f` alone of degree at most 1 in it: per piece that meets
+/// `f >= 0`, its largest slope and constant over its residue classes, their positive parts
+/// summed over the pieces (a bound whether pieces overlap or not).
+fn affine_envelope(qty: &Qty, name: &str) -> Option<(Rat, Rat)> {
+    let Qty::Finite(pw) = qty.over_its_variables() else {
+        return None;
+    };
+    let nonnegative = BasicSet {
+        space: pw.space.clone(),
+        locals: Vec::new(),
+        constraints: vec![Constraint::ge(Affine::var(0))],
+    };
+    let (mut constant, mut slope) = (Rat::zero(), Rat::zero());
+    for piece in &pw.pieces {
+        let meets = piece
+            .domain
+            .parts
+            .iter()
+            .any(|part| !part.intersect(&nonnegative).to_polyhedron().is_empty());
+        if !meets {
+            continue;
+        }
+        let (mut largest_constant, mut largest_slope) = (Rat::zero(), Rat::zero());
+        for class in piece.qp.classes() {
+            let coefficients = class.coefficients_in(&name.to_string());
+            let [at_zero, rest @ ..] = coefficients.as_slice() else {
+                return None;
+            };
+            let per_unit = match rest {
+                [] => Rat::zero(),
+                [per_unit] => per_unit.as_constant()?,
+                _ => return None,
+            };
+            largest_constant = largest_constant.max(at_zero.as_constant()?);
+            largest_slope = largest_slope.max(per_unit);
+        }
+        constant = constant + largest_constant;
+        slope = slope + largest_slope;
+    }
+    Some((constant, slope))
 }
 
 /// Why a callee's formal viewing a field of its `this` is not bounded through it as a ghost
@@ -152,6 +245,7 @@ impl Counting<'_> {
             let callee_method = &graph.methods[callee].method;
             let set = lowered.call_set(method, pc, callee_method).ok()?;
             let call = Call {
+                counters: Vec::new(),
                 powers: PowerArgument::of_pairs(lowered.power_of_two_arguments(
                     self.inputs.program,
                     method,

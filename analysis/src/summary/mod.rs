@@ -747,8 +747,11 @@ impl CallSite<'_> {
                         set: call_set,
                         powers,
                         fresh: self.fresh_bounds(summary),
+                        counters: Vec::new(),
                     };
-                    call.fresh.extend(self.counter_bounds(summary, &call));
+                    call.counters = self.counter_bounds(summary, &call);
+                    call.fresh
+                        .extend(call.counters.iter().map(ghost::CounterBound::per_execution));
                     if !call.fresh.is_empty() {
                         fresh_calls.push(FreshCall {
                             pc: self.pc,
@@ -964,7 +967,7 @@ impl CallSite<'_> {
     /// The callee's formals viewing ghost counters of its `this`, bounded by the increments
     /// the caller runs ([`ghost`]), when the call cannot bind them: summed over it, the
     /// callee's bytes or objects are ∞ without them.
-    fn counter_bounds(&self, callee: &MethodSummary, call: &Call) -> Vec<fresh::FreshBound> {
+    fn counter_bounds(&self, callee: &MethodSummary, call: &Call) -> Vec<ghost::CounterBound> {
         let set = call.set.set.to_set();
         let unbound = |qty: &Qty| {
             !qty.may_be_infinite()
@@ -973,7 +976,7 @@ impl CallSite<'_> {
                     .map_or(true, |sum| sum.may_be_infinite())
         };
         match unbound(&callee.bytes) || unbound(&callee.objects) {
-            true => ghost::counter_bounds(self.inputs, self.caller, callee),
+            true => ghost::counter_bounds(self.inputs, self.caller, self.pc, callee),
             false => Vec::new(),
         }
     }
@@ -1014,6 +1017,7 @@ impl CallSite<'_> {
             let call = Call {
                 powers: self.power_arguments(source, summary),
                 fresh: Vec::new(),
+                counters: Vec::new(),
                 set,
             };
             let summed = call.sum(&nodes, &call.set.set.to_set()).ok()?;
@@ -1129,12 +1133,14 @@ impl CallSite<'_> {
     }
 }
 
-/// One call into one target: its set, the formals it passes as powers of two, and the trees it
-/// passes fresh from an earlier call.
+/// One call into one target: its set, the formals it passes as powers of two, the trees it
+/// passes fresh from an earlier call (and the ghost counters it cannot bind, each bounded per
+/// execution like a tree's size), and those counters.
 struct Call {
     set: CallSet,
     powers: Vec<PowerArgument>,
     fresh: Vec<fresh::FreshBound>,
+    counters: Vec<ghost::CounterBound>,
 }
 
 impl Call {
@@ -1142,6 +1148,11 @@ impl Call {
     /// set), where the call passes formals as `1 << x`, with those read as `2^x` for
     /// `0 <= x <= 30` and as the largest of the values `1 << x` takes elsewhere ([`powers`]).
     fn sum(&self, qty: &Qty, set: &Set) -> Result<Qty, CountError> {
+        if let Some(summed) =
+            ghost::summed_over_receivers(qty, &self.counters, || executions_count(&self.set))
+        {
+            return Ok(summed);
+        }
         let renamed = qty.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
         let fixed = qty::constant_dims(set);
         let quantity = renamed.to_quantity();
