@@ -50,30 +50,34 @@ impl CounterBound {
 
 /// Per call at `pc` of `caller` into `callee`: the callee's formals viewing a ghost counter of
 /// its `this`, each with the counter's increments that one call of `caller` runs; those whose
-/// increments cannot be counted are left out.
+/// increments cannot be counted are left out, and all of them when the callee's totals summed
+/// over the call are finite without them (`unbound` says they are not).
 pub(super) fn counter_bounds(
     inputs: &Inputs<'_>,
     caller: NodeId,
     pc: u32,
     callee: &MethodSummary,
+    unbound: impl FnOnce() -> bool,
 ) -> Vec<CounterBound> {
     let lowered = inputs.lowered;
     let method = &inputs.graph.methods[caller].method;
-    let Some(params) = lowered.formal_names(method) else {
-        return Vec::new();
-    };
-    lowered
+    let counters: Vec<(String, FieldRef)> = lowered
         .this_field_formals(&callee.method)
         .into_iter()
         .filter(|(name, field)| {
             callee.params.contains(name) && lowered.counter_status(field).is_ok()
         })
+        .collect();
+    let Some(params) = lowered.formal_names(method) else {
+        return Vec::new();
+    };
+    if counters.is_empty() || !unbound() {
+        return Vec::new();
+    }
+    counters
+        .into_iter()
         .filter_map(|(formal, field)| {
-            let mut counting = Counting {
-                inputs,
-                field: &field,
-                known: HashMap::new(),
-            };
+            let mut counting = Counting::new(inputs, &field);
             let increments = counting.per_call(caller)?.aligned(&params);
             Some(CounterBound {
                 formal,
@@ -145,8 +149,8 @@ fn affine_envelope(qty: &Qty, name: &str) -> Option<(Rat, Rat)> {
             largest_constant = largest_constant.max(at_zero.as_constant()?);
             largest_slope = largest_slope.max(per_unit);
         }
-        constant = constant + largest_constant;
-        slope = slope + largest_slope;
+        constant += largest_constant;
+        slope += largest_slope;
     }
     Some((constant, slope))
 }
@@ -196,8 +200,33 @@ fn without_parameter_guards(set: &Set) -> Set {
 struct Counting<'a> {
     inputs: &'a Inputs<'a>,
     field: &'a FieldRef,
+    /// Per node, whether running it may run an increment of the counter.
+    increments_below: Vec<bool>,
     /// Per method counted so far, its count (`None`: not bounded, or on a recursion).
     known: HashMap<NodeId, Option<Qty>>,
+}
+
+impl<'a> Counting<'a> {
+    fn new(inputs: &'a Inputs<'a>, field: &'a FieldRef) -> Counting<'a> {
+        let incrementing = inputs
+            .graph
+            .methods
+            .iter()
+            .map(|node| {
+                inputs
+                    .lowered
+                    .counter_increments(&node.method)
+                    .iter()
+                    .any(|(_, counter)| counter == field)
+            })
+            .collect();
+        Counting {
+            inputs,
+            field,
+            increments_below: crate::sites::reaching(inputs.graph, incrementing),
+            known: HashMap::new(),
+        }
+    }
 }
 
 impl Counting<'_> {
@@ -238,7 +267,7 @@ impl Counting<'_> {
         calls.sort_unstable();
         calls.dedup();
         for (pc, callee) in calls {
-            if !self.increments_below(callee) {
+            if !self.increments_below[callee] {
                 continue;
             }
             let per_call = self.per_call(callee)?;
@@ -259,35 +288,5 @@ impl Counting<'_> {
             total = total.add(&summed.aligned(&params));
         }
         (!total.may_be_infinite()).then_some(total)
-    }
-
-    /// Whether running `node` may run an increment of the counter (its own or a callee's).
-    fn increments_below(&self, node: NodeId) -> bool {
-        let graph = self.inputs.graph;
-        let mut seen = vec![false; graph.methods.len()];
-        let mut stack = vec![node];
-        while let Some(next) = stack.pop() {
-            if std::mem::replace(&mut seen[next], true) {
-                continue;
-            }
-            let method = &graph.methods[next].method;
-            if self
-                .inputs
-                .lowered
-                .counter_increments(method)
-                .iter()
-                .any(|(_, counter)| counter == self.field)
-            {
-                return true;
-            }
-            stack.extend(
-                graph
-                    .edges
-                    .iter()
-                    .filter(|edge| edge.caller == next)
-                    .map(|edge| edge.callee),
-            );
-        }
-        false
     }
 }

@@ -968,17 +968,16 @@ impl CallSite<'_> {
     /// the caller runs ([`ghost`]), when the call cannot bind them: summed over it, the
     /// callee's bytes or objects are ∞ without them.
     fn counter_bounds(&self, callee: &MethodSummary, call: &Call) -> Vec<ghost::CounterBound> {
-        let set = call.set.set.to_set();
-        let unbound = |qty: &Qty| {
-            !qty.may_be_infinite()
-                && call
-                    .sum(qty, &set)
-                    .map_or(true, |sum| sum.may_be_infinite())
+        let unbound = || {
+            let set = call.set.set.to_set();
+            [&callee.bytes, &callee.objects].into_iter().any(|qty| {
+                !qty.may_be_infinite()
+                    && call
+                        .sum(qty, &set)
+                        .map_or(true, |sum| sum.may_be_infinite())
+            })
         };
-        match unbound(&callee.bytes) || unbound(&callee.objects) {
-            true => ghost::counter_bounds(self.inputs, self.caller, self.pc, callee),
-            false => Vec::new(),
-        }
+        ghost::counter_bounds(self.inputs, self.caller, self.pc, callee, unbound)
     }
 
     /// How many objects of `node` (or a subclass) the call at `source` allocates over all its
