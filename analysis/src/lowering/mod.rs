@@ -341,10 +341,6 @@ pub fn lower_within(
             let calls = ghost::distinct_receiver_calls(body, &plan.walks);
             distinct_receivers.extend(calls.into_iter().map(|pc| (method.clone(), pc)));
         }
-        assumptions.push(GHOST_COUNTERS.to_string());
-        if ghosts.assumes_jdk_natives && !assumptions.iter().any(|a| a == JDK_NATIVES_KEEP_FIELDS) {
-            assumptions.push(JDK_NATIVES_KEEP_FIELDS.to_string());
-        }
     }
     let walk_notes: Vec<WalkNotes> = plans
         .iter()
@@ -785,6 +781,11 @@ impl Lowered {
     /// activation ([`ghost::distinct_receiver_calls`]; asked only where ghost counters are read).
     pub fn distinct_receivers(&self, method: &MethodRef, pc: u32) -> bool {
         self.distinct_receivers.contains(&(method.clone(), pc))
+    }
+
+    /// Whether a ghost counter relies on [`JDK_NATIVES_KEEP_FIELDS`] (a JDK native is reachable).
+    pub fn counters_assume_jdk_natives(&self) -> bool {
+        self.ghosts.assumes_jdk_natives
     }
 
     /// Whether `field` is a ghost counter, or else why not when it is incremented somewhere.

@@ -4,14 +4,18 @@
 //! nodes whose `fromCount` other nodes bumped.
 //!
 //! Under that assumption, every object's counter is 0 when the caller starts, so at the call
-//! the receiver's counter is at most the number `G` of increments of that field one activation
-//! of the caller runs. `G` is counted like an allocation: each increment's executions from the
-//! invariant at it, each call's from its callee's count summed over the call's set
-//! ([`increments`]). The callee's quantity is then bounded at its largest over `0 <= f <= G`,
-//! with [`super::fresh`]'s bound over a size (a counter is a tree without children), and summed
-//! over the call's executions as usual: `executions · q(G)`, a sound bound that counts every
-//! receiver as if it had received every increment (quadratic where the exact sum, over distinct
-//! receivers, is linear).
+//! the counters of all objects sum to at most the number `G` of increments of that field one
+//! activation of the caller runs. `G` is counted like an allocation: each increment's
+//! executions from the invariant at it, each call's from its callee's count summed over the
+//! call's set ([`Counting`]).
+//!
+//! - Where the call has another receiver at each execution (outside loops, or along a walked
+//!   chain), the receivers' counters sum to at most `G`: with `q(f) <= c0 + c1·f` for `f >= 0`,
+//!   the call's sum is at most `c0·executions + c1·G` ([`summed_over_receivers`]), linear.
+//! - Otherwise each execution is bounded alone, at the callee's largest over `0 <= f <= G`, with
+//!   [`super::fresh`]'s bound over a size (a counter is a tree without children):
+//!   `executions · q(G)`, as if every receiver had received every increment. memRq's region
+//!   over one call uses that bound too.
 
 use std::collections::HashMap;
 
@@ -29,6 +33,8 @@ use crate::lowering::CALLEE_PREFIX;
 pub(super) struct CounterBound {
     /// The callee's formal (not renamed).
     formal: String,
+    /// The counter it views.
+    field: FieldRef,
     /// The counter's increments one call of the caller runs, in the caller's formals.
     increments: Qty,
     /// Whether the call has another receiver at each execution in one activation
@@ -38,6 +44,11 @@ pub(super) struct CounterBound {
 }
 
 impl CounterBound {
+    /// The counter, `p.C.f`.
+    pub(super) fn field_name(&self) -> String {
+        format!("{}.{}", self.field.class, self.field.name)
+    }
+
     /// The bound of one execution: the counter between 0 and the increments.
     pub(super) fn per_execution(&self) -> FreshBound {
         FreshBound {
@@ -81,6 +92,7 @@ pub(super) fn counter_bounds(
             let increments = counting.per_call(caller)?.aligned(&params);
             Some(CounterBound {
                 formal,
+                field,
                 increments,
                 distinct: lowered.distinct_receivers(method, pc),
             })

@@ -180,6 +180,9 @@ pub struct FreshCall {
     pub pc: u32,
     pub callee: MethodRef,
     pub trees: Vec<fresh::FreshBound>,
+    /// The ghost counters among the trees ([`ghost`]), `p.C.f`: the bounds rely on
+    /// [`crate::lowering::GHOST_COUNTERS`].
+    pub counters: Vec<String>,
 }
 
 impl MethodSummary {
@@ -757,6 +760,7 @@ impl CallSite<'_> {
                             pc: self.pc,
                             callee: summary.method.clone(),
                             trees: call.fresh.clone(),
+                            counters: call.counters.iter().map(|c| c.field_name()).collect(),
                         });
                     }
                     let initializer = self.whole_once(summary);
