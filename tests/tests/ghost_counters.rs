@@ -99,6 +99,32 @@ fn rooms_sized_by_counters_along_a_list_are_linear_in_the_increments() {
 }
 
 #[test]
+fn a_list_walked_twice_counts_each_receiver_alone() {
+    // Walked inside another loop, a cell is a receiver twice: the sum over the receivers is
+    // not bounded by the increments, each receiver is (by all of them).
+    let certificate = fixture_certificate(
+        "ghost_counters",
+        "ghost.Counters.listedTwice",
+        "hotspot-coops",
+    );
+    // Many bumps on few cells: a bound summing the counters once would be below two walks.
+    let points = (1..=5_i64).flat_map(|n| (0..=3_i64).map(move |k| (n, k)));
+    for (n, k) in points.chain([(1, 100), (2, 50)]) {
+        let json = eval_method(
+            &certificate,
+            "ghost.Counters.listedTwice",
+            &format!("n={n},k={k}"),
+        );
+        let others = aligned(16 + 4 * n) + 24 * n;
+        let worst = others + 2 * worst_rooms(n as usize, (n * k) as usize);
+        assert!(bytes(&json) >= worst, "n={n} k={k}: {json:#}");
+    }
+    for args in [["5", "3"], ["30", "9"], ["1", "0"]] {
+        validated_unbroken(&certificate, RUN, &args);
+    }
+}
+
+#[test]
 fn a_counter_also_grown_by_an_argument_stays_unbounded_naming_the_field() {
     let certificate =
         fixture_certificate("ghost_counters", "ghost.Counters.tallies", "hotspot-coops");
