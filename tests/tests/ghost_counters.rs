@@ -1,7 +1,8 @@
 //! Ghost counters (fixture `ghost_counters`, em3d's `fromCount`): an `int` field the code only
 //! ever increments by one bounds the arrays sized by it through the increments the caller runs,
-//! under the named assumption that it is 0 in the objects that exist when the caller starts;
-//! never below a real run. Along a list, each receiver once, the counters sum to at most the
+//! where that caller runs once and every increment runs inside it, under the named assumption
+//! that it is 0 in the objects that exist when the analyzed method starts; never below a real
+//! run. Along a list, each receiver once, the counters sum to at most the
 //! increments: linear; through an array's cells, each receiver's counter is bounded alone:
 //! quadratic. A counter also written otherwise (`seen += k`) stays ∞, with a reason naming the
 //! field.
@@ -30,7 +31,7 @@ fn arrays_sized_by_a_counter_only_bumped_by_increments_are_bounded_by_the_increm
     let text = std::fs::read_to_string(&certificate).expect("certificate");
     // The assumption, naming the counter.
     assert!(
-        text.contains("the number of increments the activation has run (ghost.Bin.hits)"),
+        text.contains("sum to at most the increments that method runs (ghost.Bin.hits)"),
         "{text}"
     );
     for n in 1..=6_i64 {
@@ -137,6 +138,23 @@ fn a_counter_also_grown_by_an_argument_stays_unbounded_naming_the_field() {
     );
     assert!(!text.contains("(a ghost counter"), "{text}");
     validated_unbroken(&certificate, RUN, &["4", "2"]);
+}
+
+#[test]
+fn a_counter_bumped_by_a_method_two_callers_share_is_bounded_in_neither() {
+    // From `main`, `bumpAll` runs in `listed` and in `listedTwice`: neither sees every increment
+    // of `Cell.uses` (the other's come before or after it), so their rooms stay ∞, saying why;
+    // `Bin.hits` is bumped only inside `fill`, which `main` calls once.
+    let certificate = fixture_certificate("ghost_counters", "ghost.Counters.main", "hotspot-coops");
+    let text = std::fs::read_to_string(&certificate).expect("certificate");
+    let refused = "(field ghost.Cell.uses is a ghost counter, but increments may run before this \
+                   method starts, or it may run more than once)";
+    assert!(text.contains(refused), "{text}");
+    assert!(
+        text.contains("the increments that method runs (ghost.Bin.hits)"),
+        "{text}"
+    );
+    validated_unbroken(&certificate, RUN, &["5", "3"]);
 }
 
 #[test]

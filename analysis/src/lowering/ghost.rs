@@ -9,8 +9,9 @@
 //! a call, those are counted like allocations, from an invariant at each increment (the
 //! lowering puts a point there, [`super::FieldPlan::counted`]) and through the callers of the
 //! methods that run one. The summaries ([`crate::summary`]'s `ghost` module) bound the callee's
-//! formal by the increments its caller runs per activation, under [`GHOST_COUNTERS`]: the
-//! objects that exist when the caller starts hold 0 there.
+//! formal by the increments its caller runs per activation, where that caller runs at most once
+//! and every increment runs inside it, under [`GHOST_COUNTERS`]: the objects that exist when
+//! the analyzed method starts hold 0.
 //!
 //! A field is a counter only when every write of it that the call graph holds is such an
 //! increment, no code the analysis cannot see is reachable (it could write anything), and a
@@ -30,8 +31,9 @@ use super::chains::{WalkStep, Walks};
 use super::fields::{Resolved, Resolver, node_writes};
 use super::loops::{block_successors, find_loops};
 
-/// The assumption a bound through a ghost counter relies on.
-pub const GHOST_COUNTERS: &str = "a field that the code only ever increments by one (a ghost counter, `x.f++`) is 0 in every object that exists when a method calling a method whose bound reads it starts: at any point of that method's activation, the field of any object is at most the number of increments the activation has run";
+/// The assumption a bound through a ghost counter relies on: the analysis counts every
+/// increment from the analyzed method's start, not those before.
+pub const GHOST_COUNTERS: &str = "a field that the code only ever increments by one (a ghost counter, `x.f++`) is 0 in every object that exists when the analyzed method starts: a method whose call a counter bounds runs at most once and every increment the analyzed method makes runs inside it, so the counters of all objects sum to at most the increments that method runs";
 
 /// The ghost counters of a call graph and their increments.
 #[derive(Clone, Debug, Default)]
@@ -268,6 +270,19 @@ pub fn distinct_receiver_calls(body: &ir::Body, walks: &Walks) -> BTreeSet<u32> 
         }
     }
     found
+}
+
+/// The offsets of `body`'s calls outside every loop: each runs at most once per activation.
+pub fn calls_outside_loops(body: &ir::Body) -> BTreeSet<u32> {
+    let loops = find_loops(&block_successors(body));
+    body.blocks
+        .iter()
+        .enumerate()
+        .filter(|(block, _)| loops.enclosing[*block].is_empty())
+        .flat_map(|(_, block)| &block.stmts)
+        .filter(|stmt| matches!(stmt.kind, StmtKind::Invoke { .. }))
+        .map(|stmt| stmt.pc)
+        .collect()
 }
 
 /// One loop of a body, for [`distinct_receiver_calls`].

@@ -107,6 +107,9 @@ pub struct Lowered {
     /// The calls (method, offset) whose receiver is another object at each execution in one
     /// activation, where ghost counters are read ([`ghost::distinct_receiver_calls`]).
     distinct_receivers: HashSet<(MethodRef, u32)>,
+    /// The calls (method, offset) outside every loop of their method, where ghost counters are
+    /// read ([`ghost::calls_outside_loops`]).
+    calls_outside_loops: HashSet<(MethodRef, u32)>,
 }
 
 /// A callee's tree that a call passes fresh from an earlier call of the caller: every node was
@@ -336,10 +339,13 @@ pub fn lower_within(
         .flatten()
         .any(|field| ghosts.is_counter(field));
     let mut distinct_receivers = HashSet::new();
+    let mut calls_outside_loops = HashSet::new();
     if reads_counter {
         for ((method, body), plan) in methods.iter().zip(&bodies).zip(&plans) {
             let calls = ghost::distinct_receiver_calls(body, &plan.walks);
             distinct_receivers.extend(calls.into_iter().map(|pc| (method.clone(), pc)));
+            let once = ghost::calls_outside_loops(body);
+            calls_outside_loops.extend(once.into_iter().map(|pc| (method.clone(), pc)));
         }
     }
     let walk_notes: Vec<WalkNotes> = plans
@@ -457,6 +463,7 @@ pub fn lower_within(
         ghosts,
         this_fields,
         distinct_receivers,
+        calls_outside_loops,
     })
 }
 
@@ -781,6 +788,12 @@ impl Lowered {
     /// activation ([`ghost::distinct_receiver_calls`]; asked only where ghost counters are read).
     pub fn distinct_receivers(&self, method: &MethodRef, pc: u32) -> bool {
         self.distinct_receivers.contains(&(method.clone(), pc))
+    }
+
+    /// Whether the call at `pc` of `method` is outside every loop of it: at most one execution
+    /// per activation (asked only where ghost counters are read).
+    pub fn call_outside_loops(&self, method: &MethodRef, pc: u32) -> bool {
+        self.calls_outside_loops.contains(&(method.clone(), pc))
     }
 
     /// Whether a ghost counter relies on [`JDK_NATIVES_KEEP_FIELDS`] (a JDK native is reachable).

@@ -3,9 +3,10 @@
 //! cannot bind it at: em3d's `n.makeFromNodes()`, which allocates `new Node[fromCount]` for
 //! nodes whose `fromCount` other nodes bumped.
 //!
-//! Under that assumption, every object's counter is 0 when the caller starts, so at the call
-//! the counters of all objects sum to at most the number `G` of increments of that field one
-//! activation of the caller runs. `G` is counted like an allocation: each increment's
+//! Under that assumption, every object's counter is 0 when the analyzed method starts; where
+//! the caller runs at most once in its run and every increment is reachable only through it
+//! ([`Counting::sees_every_increment`], else ∞ with that reason), the counters of all objects
+//! sum at the call to at most the number `G` of increments of that field the caller runs. `G` is counted like an allocation: each increment's
 //! executions from the invariant at it, each call's from its callee's count summed over the
 //! call's set ([`Counting`]).
 //!
@@ -17,7 +18,7 @@
 //!   `executions · q(G)`, as if every receiver had received every increment. memRq's region
 //!   over one call uses that bound too.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use membound_front::callgraph::NodeId;
 use membound_jvm::{FieldRef, MethodRef};
@@ -89,6 +90,9 @@ pub(super) fn counter_bounds(
         .into_iter()
         .filter_map(|(formal, field)| {
             let mut counting = Counting::new(inputs, &field);
+            if !counting.sees_every_increment(caller) {
+                return None;
+            }
             let increments = counting.per_call(caller)?.aligned(&params);
             Some(CounterBound {
                 formal,
@@ -168,19 +172,31 @@ fn affine_envelope(qty: &Qty, name: &str) -> Option<(Rat, Rat)> {
 }
 
 /// Why a callee's formal viewing a field of its `this` is not bounded through it as a ghost
-/// counter, when the field is incremented somewhere: `field p.C.f is no ghost counter: …`.
-pub(super) fn not_counters(inputs: &Inputs<'_>, callee: &MethodRef, formals: &[String]) -> String {
+/// counter at a call of `caller`, when the field is incremented somewhere: `field p.C.f is no
+/// ghost counter: …`, or a counter whose increments `caller` does not see all of.
+pub(super) fn not_counters(
+    inputs: &Inputs<'_>,
+    caller: NodeId,
+    callee: &MethodRef,
+    formals: &[String],
+) -> String {
     inputs
         .lowered
         .this_field_formals(callee)
         .into_iter()
         .filter(|(name, _)| formals.contains(name))
         .filter_map(|(_, field)| {
-            let why = inputs.lowered.counter_status(&field).err()??;
-            Some(format!(
-                " (field {}.{} is no ghost counter: {why})",
-                field.class, field.name
-            ))
+            let name = format!("{}.{}", field.class, field.name);
+            match inputs.lowered.counter_status(&field) {
+                Ok(()) if !Counting::new(inputs, &field).sees_every_increment(caller) => {
+                    Some(format!(
+                        " (field {name} is a ghost counter, but increments may run before this \
+                         method starts, or it may run more than once)"
+                    ))
+                }
+                Ok(()) => None,
+                Err(why) => Some(format!(" (field {name} is no ghost counter: {}", why?) + ")"),
+            }
         })
         .collect()
 }
@@ -212,6 +228,8 @@ fn without_parameter_guards(set: &Set) -> Set {
 struct Counting<'a> {
     inputs: &'a Inputs<'a>,
     field: &'a FieldRef,
+    /// Per node, whether its own code increments the counter.
+    incrementing: Vec<bool>,
     /// Per node, whether running it may run an increment of the counter.
     increments_below: Vec<bool>,
     /// Per method counted so far, its count (`None`: not bounded, or on a recursion).
@@ -220,7 +238,7 @@ struct Counting<'a> {
 
 impl<'a> Counting<'a> {
     fn new(inputs: &'a Inputs<'a>, field: &'a FieldRef) -> Counting<'a> {
-        let incrementing = inputs
+        let incrementing: Vec<bool> = inputs
             .graph
             .methods
             .iter()
@@ -235,9 +253,66 @@ impl<'a> Counting<'a> {
         Counting {
             inputs,
             field,
-            increments_below: crate::sites::reaching(inputs.graph, incrementing),
+            increments_below: crate::sites::reaching(inputs.graph, incrementing.clone()),
+            incrementing,
             known: HashMap::new(),
         }
+    }
+
+    /// Whether every increment of the counter that a run of the analyzed method (the call
+    /// graph's entry) makes runs inside the one activation of `caller` it can have: `caller`
+    /// runs at most once, and no increment is reachable from the entry but through it. Then
+    /// only [`crate::lowering::GHOST_COUNTERS`]'s objects from before the entry can hold more
+    /// than the increments `caller` runs.
+    fn sees_every_increment(&self, caller: NodeId) -> bool {
+        const ENTRY: NodeId = 0;
+        let graph = self.inputs.graph;
+        if caller == ENTRY {
+            return true;
+        }
+        let mut seen = vec![false; graph.methods.len()];
+        let mut stack = vec![ENTRY];
+        while let Some(node) = stack.pop() {
+            if node == caller || std::mem::replace(&mut seen[node], true) {
+                continue;
+            }
+            if self.incrementing[node] {
+                return false;
+            }
+            stack.extend(
+                graph
+                    .edges
+                    .iter()
+                    .filter(|e| e.caller == node)
+                    .map(|e| e.callee),
+            );
+        }
+        self.runs_once(caller, &mut BTreeSet::new())
+    }
+
+    /// Whether `node` runs at most once per run of the entry: it is the entry, or one call
+    /// outside every loop of a method that runs at most once is the only one that reaches it.
+    fn runs_once(&self, node: NodeId, visiting: &mut BTreeSet<NodeId>) -> bool {
+        if node == 0 {
+            return true;
+        }
+        if !visiting.insert(node) {
+            return false;
+        }
+        let graph = self.inputs.graph;
+        let mut calls: Vec<(NodeId, u32)> = graph
+            .edges
+            .iter()
+            .filter(|edge| edge.callee == node)
+            .map(|edge| (edge.caller, edge.pc))
+            .collect();
+        calls.sort_unstable();
+        calls.dedup();
+        let [(from, pc)] = calls.as_slice() else {
+            return false;
+        };
+        let method = &graph.methods[*from].method;
+        self.inputs.lowered.call_outside_loops(method, *pc) && self.runs_once(*from, visiting)
     }
 }
 

@@ -1051,7 +1051,12 @@ impl CallSite<'_> {
             if let Some(chains) = lowered.unbound_chains(self.method, &summary.method, &depends) {
                 passes.push_str(&format!(" (it cannot bind {chains})"));
             }
-            passes.push_str(&ghost::not_counters(self.inputs, &summary.method, &depends));
+            passes.push_str(&ghost::not_counters(
+                self.inputs,
+                self.caller,
+                &summary.method,
+                &depends,
+            ));
             format!(
                 "its bound depends on {}, and the values the call passes do not keep it \
                  finite{passes}",
