@@ -1632,7 +1632,12 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let node = self.held_store(node, stmt.pc);
                 let node = self.store(node, stmt.pc, value);
                 let node = self.append_step(node, stmt.pc);
-                self.link_step(node, stmt.pc)
+                let node = self.link_step(node, stmt.pc);
+                match self.fields.counted.contains(&stmt.pc) {
+                    // An increment of a ghost counter: its executions are counted.
+                    true => self.point(block, node, PointKey::At(stmt.pc)),
+                    false => node,
+                }
             }
             StmtKind::Monitor { .. } => node,
         }

@@ -168,6 +168,20 @@ impl FieldPlan {
             .chain(self.walks.roots.iter().map(|r| r.origin.clone()))
             .collect()
     }
+
+    /// Parallel to [`Self::formal_origins`]: the field of `this` a formal views.
+    pub fn formal_fields(&self) -> Vec<Option<FieldRef>> {
+        self.views
+            .iter()
+            .filter(|v| v.is_formal())
+            .map(|v| match &v.key {
+                ViewKey::This(field) => Some(field.clone()),
+                _ => None,
+            })
+            .chain(self.locals.iter().map(|_| None))
+            .chain(self.walks.roots.iter().map(|_| None))
+            .collect()
+    }
 }
 
 impl View {
@@ -223,6 +237,9 @@ pub struct FieldPlan {
     /// The static views that a loop's writes leave with one value: a fresh formal where the
     /// loop exits.
     pub loop_exits: Vec<LoopExit>,
+    /// The offsets of the increments of ghost counters, where the lowering puts a point so that
+    /// they are counted ([`super::ghost`]).
+    pub counted: BTreeSet<u32>,
 }
 
 /// A static field that the method writes only inside one outermost loop, which has one exit:
@@ -273,13 +290,13 @@ pub struct Plans {
 
 /// What the code reachable from a method may write.
 #[derive(Clone, Debug, Default)]
-struct Writes {
+pub(super) struct Writes {
     /// (static, field as resolved) of every store.
     fields: BTreeSet<(bool, Resolved)>,
     /// Code that cannot be seen was reached.
-    anything: bool,
+    pub(super) anything: bool,
     /// A JDK native method was reached.
-    jdk_native: bool,
+    pub(super) jdk_native: bool,
 }
 
 impl Writes {
@@ -312,14 +329,14 @@ impl Writes {
 
 /// A field reference with its declaring class when resolution found it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Resolved {
-    field: FieldRef,
-    resolved: bool,
+pub(super) struct Resolved {
+    pub(super) field: FieldRef,
+    pub(super) resolved: bool,
 }
 
 impl Resolved {
     /// Whether a store to `self` may change `other` (same kind checked by the caller).
-    fn may_alias(&self, other: &Resolved) -> bool {
+    pub(super) fn may_alias(&self, other: &Resolved) -> bool {
         self.field.name == other.field.name
             && self.field.ty == other.field.ty
             && (!(self.resolved && other.resolved) || self.field.class == other.field.class)
@@ -373,10 +390,7 @@ pub fn plan(
     callees: &HashMap<(usize, u32), Vec<usize>>,
     complete: &HashSet<(usize, u32)>,
 ) -> Plans {
-    let mut resolver = Resolver {
-        java,
-        cache: HashMap::new(),
-    };
+    let mut resolver = Resolver::new(java);
     let node_writes = node_writes(java, graph, &mut resolver);
     let node_writes = without_fresh_writes(java, graph, call_sites, node_writes, &mut resolver);
     let own: Vec<Own> = bodies
@@ -1053,17 +1067,25 @@ fn finish_plan(
         calls: HashMap::new(),
         walks: Walks::default(),
         loop_exits,
+        counted: BTreeSet::new(),
     }
 }
 
 /// Field resolution (JVMS §5.4.3.2) by class name, cached.
-struct Resolver<'p> {
+pub(super) struct Resolver<'p> {
     java: &'p Program,
     cache: HashMap<FieldRef, Resolved>,
 }
 
-impl Resolver<'_> {
-    fn resolve(&mut self, field: &FieldRef) -> Resolved {
+impl<'p> Resolver<'p> {
+    pub(super) fn new(java: &'p Program) -> Resolver<'p> {
+        Resolver {
+            java,
+            cache: HashMap::new(),
+        }
+    }
+
+    pub(super) fn resolve(&mut self, field: &FieldRef) -> Resolved {
         if let Some(known) = self.cache.get(field) {
             return known.clone();
         }
@@ -1667,7 +1689,11 @@ fn getter_field(java: &Program, method: &MethodRef) -> Option<FieldRef> {
 }
 
 /// What each call-graph node's own code may write.
-fn node_writes(java: &Program, graph: &CallGraph, resolver: &mut Resolver<'_>) -> Vec<Writes> {
+pub(super) fn node_writes(
+    java: &Program,
+    graph: &CallGraph,
+    resolver: &mut Resolver<'_>,
+) -> Vec<Writes> {
     let mut writes: Vec<Writes> = graph
         .methods
         .iter()

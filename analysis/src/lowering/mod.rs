@@ -33,6 +33,7 @@ mod exits;
 mod fields;
 mod fresh;
 mod fresh_trees;
+mod ghost;
 mod guards;
 mod held;
 pub(crate) mod liveness;
@@ -58,7 +59,7 @@ pub use membound_front::ir::Exceptions;
 use membound_front::program::Program as JavaProgram;
 use membound_front::specs::MethodSpec;
 use membound_jvm::error::{Error, Result};
-use membound_jvm::{ClassName, MethodRef};
+use membound_jvm::{ClassName, FieldRef, MethodRef};
 
 pub use body::{
     CallTarget, CallTargets, FormalKind, LocalPoint, LoweredBody, PointKey, counter_head,
@@ -67,6 +68,7 @@ pub use body::{
 pub use elements::ElementShare;
 pub use exits::{describe_loop, untracked_argument};
 pub use fields::{FieldPlan, JDK_NATIVES_KEEP_FIELDS};
+pub use ghost::GHOST_COUNTERS;
 pub use powers::MAX_INT_SHIFT;
 pub use specs::{spec_formal_kinds, spec_formal_names};
 
@@ -100,6 +102,16 @@ pub struct Lowered {
     /// Per call (caller, offset, callee), the callee's trees it passes fresh from an earlier
     /// call ([`fresh_trees`]).
     fresh_trees: HashMap<(MethodRef, u32, MethodRef), Vec<FreshTreeFormals>>,
+    /// The fields only ever incremented by one, and where ([`ghost`]).
+    ghosts: ghost::GhostCounters,
+    /// Per procedure, parallel to `view_origins`: the field of `this` a formal views.
+    this_fields: Vec<Vec<Option<FieldRef>>>,
+    /// The calls (method, offset) whose receiver is another object at each execution in one
+    /// activation, where ghost counters are read ([`ghost::distinct_receiver_calls`]).
+    distinct_receivers: HashSet<(MethodRef, u32)>,
+    /// The calls (method, offset) outside every loop of their method, where ghost counters are
+    /// read ([`ghost::calls_outside_loops`]).
+    calls_outside_loops: HashSet<(MethodRef, u32)>,
 }
 
 /// A callee's tree that a call passes fresh from an earlier call of the caller: every node was
@@ -198,7 +210,8 @@ pub fn lower_within(
     exceptions: Exceptions,
     fixpoint: &Options,
 ) -> Result<Lowered> {
-    let methods = allocating_methods(graph, local);
+    let ghosts = ghost::ghost_counters(java, graph, &local.reaches);
+    let methods = allocating_methods(graph, local, &ghosts);
     let specs: Vec<Option<Arc<MethodSpec>>> = methods
         .iter()
         .map(|m| {
@@ -299,7 +312,33 @@ pub fn lower_within(
         assumptions.push(trees::TREE_SHAPED.to_string());
     }
     plans.resize(methods.len(), FieldPlan::default());
+    for (plan, method) in plans.iter_mut().zip(&methods) {
+        plan.counted = ghosts
+            .increments
+            .get(method)
+            .into_iter()
+            .flatten()
+            .map(|&(pc, _)| pc)
+            .collect();
+    }
     let view_origins: Vec<Vec<String>> = plans.iter().map(FieldPlan::formal_origins).collect();
+    let this_fields: Vec<Vec<Option<FieldRef>>> =
+        plans.iter().map(FieldPlan::formal_fields).collect();
+    let reads_counter = this_fields
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|field| ghosts.is_counter(field));
+    let mut distinct_receivers = HashSet::new();
+    let mut calls_outside_loops = HashSet::new();
+    if reads_counter {
+        for ((method, body), plan) in methods.iter().zip(&bodies).zip(&plans) {
+            let calls = ghost::distinct_receiver_calls(body, &plan.walks);
+            distinct_receivers.extend(calls.into_iter().map(|pc| (method.clone(), pc)));
+            let once = ghost::calls_outside_loops(body);
+            calls_outside_loops.extend(once.into_iter().map(|pc| (method.clone(), pc)));
+        }
+    }
     let walk_notes: Vec<WalkNotes> = plans
         .iter()
         .map(|plan| WalkNotes {
@@ -412,6 +451,10 @@ pub fn lower_within(
         path_sets: std::sync::Mutex::default(),
         element_shares,
         fresh_trees,
+        ghosts,
+        this_fields,
+        distinct_receivers,
+        calls_outside_loops,
     })
 }
 
@@ -487,15 +530,26 @@ fn keep_only_needed_columns(
     }
 }
 
-/// Every method of the graph with code or a spec that reaches a local site, in node order,
-/// those a spec stands for last.
-fn allocating_methods(graph: &CallGraph, local: &LocalSites) -> Vec<MethodRef> {
+/// Every method of the graph with code or a spec that reaches a local site or an increment of
+/// a ghost counter ([`ghost`]), in node order, those a spec stands for last.
+fn allocating_methods(
+    graph: &CallGraph,
+    local: &LocalSites,
+    ghosts: &ghost::GhostCounters,
+) -> Vec<MethodRef> {
+    let incrementing = graph
+        .methods
+        .iter()
+        .map(|node| ghosts.increments.contains_key(&node.method))
+        .collect();
+    let counting = crate::sites::reaching(graph, incrementing);
     let mut methods: Vec<(bool, MethodRef)> = graph
         .methods
         .iter()
         .enumerate()
         .filter(|&(id, node)| {
-            local.reaches[id] && matches!(node.kind, NodeKind::Code | NodeKind::Spec(_))
+            (local.reaches[id] || counting[id])
+                && matches!(node.kind, NodeKind::Code | NodeKind::Spec(_))
         })
         .map(|(_, node)| (node.kind.spec().is_some(), node.method.clone()))
         .collect();
@@ -698,6 +752,52 @@ impl Lowered {
         self.fresh_trees
             .get(&(caller.clone(), pc, callee.clone()))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// The offsets of `method`'s increments of ghost counters, with the counter ([`ghost`]):
+    /// [`Self::local_invariant`] counts their executions.
+    pub fn counter_increments(&self, method: &MethodRef) -> &[(u32, FieldRef)] {
+        self.ghosts
+            .increments
+            .get(method)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// `method`'s formals that view a field of its `this`, with the field.
+    pub fn this_field_formals(&self, method: &MethodRef) -> Vec<(String, FieldRef)> {
+        let Some(&id) = self.procedures.get(method) else {
+            return Vec::new();
+        };
+        self.view_params(method)
+            .into_iter()
+            .zip(&self.this_fields[id.0])
+            .filter_map(|((name, _), field)| Some((name, field.clone()?)))
+            .collect()
+    }
+
+    /// Whether the call at `pc` of `method` has another receiver at each execution in one
+    /// activation ([`ghost::distinct_receiver_calls`]; asked only where ghost counters are read).
+    pub fn distinct_receivers(&self, method: &MethodRef, pc: u32) -> bool {
+        self.distinct_receivers.contains(&(method.clone(), pc))
+    }
+
+    /// Whether the call at `pc` of `method` is outside every loop of it: at most one execution
+    /// per activation (asked only where ghost counters are read).
+    pub fn call_outside_loops(&self, method: &MethodRef, pc: u32) -> bool {
+        self.calls_outside_loops.contains(&(method.clone(), pc))
+    }
+
+    /// Whether a ghost counter relies on [`JDK_NATIVES_KEEP_FIELDS`] (a JDK native is reachable).
+    pub fn counters_assume_jdk_natives(&self) -> bool {
+        self.ghosts.assumes_jdk_natives
+    }
+
+    /// Whether `field` is a ghost counter, or else why not when it is incremented somewhere.
+    pub fn counter_status(&self, field: &FieldRef) -> Result<(), Option<&str>> {
+        match self.ghosts.is_counter(field) {
+            true => Ok(()),
+            false => Err(self.ghosts.rejected.get(field).map(String::as_str)),
+        }
     }
 
     /// The names `method`'s formals have as parameters of its counting invariants (one per

@@ -20,7 +20,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use membound_polyhedra::{Int, Rat};
 
-use crate::lowering::{FormalKind, Lowered, formal_kinds, spec_formal_kinds, spec_formal_names};
+use crate::lowering::{
+    FormalKind, GHOST_COUNTERS, JDK_NATIVES_KEEP_FIELDS, Lowered, formal_kinds, spec_formal_kinds,
+    spec_formal_names,
+};
 use crate::memrq::RegionAmounts;
 use crate::sites::{AllocationKind, ChainElement, ConcatShape, FormatShape, LocalSites};
 use crate::summary::depth_free::DEPTH_FREE_RECURSION;
@@ -258,6 +261,7 @@ pub fn bounds(
             .chain(format_calls(local))
             .chain(lowered.assumptions.iter().cloned())
             .chain(depth_free_recursion(summaries))
+            .chain(ghost_counters(summaries, lowered))
             .chain(spec_assumptions(graph))
             .chain(external_objects(graph))
             .chain(field_writers(graph))
@@ -346,6 +350,29 @@ fn depth_free_recursion(summaries: &Summaries) -> Option<String> {
         .filter_map(|summary| summary.recursion.as_ref())
         .any(|recursion| matches!(recursion.levels, Levels::Unbounded))
         .then(|| DEPTH_FREE_RECURSION.to_string())
+}
+
+/// The assumptions of calls whose callee's ghost counters are bounded by the caller's
+/// increments, when there is one: [`GHOST_COUNTERS`], and that JDK natives do not write the
+/// counters when one is reachable and no view said so already.
+fn ghost_counters(summaries: &Summaries, lowered: &Lowered) -> Vec<String> {
+    let counters: BTreeSet<&str> = summaries
+        .in_order()
+        .flat_map(|summary| &summary.fresh_calls)
+        .flat_map(|call| call.counters.iter().map(String::as_str))
+        .collect();
+    if counters.is_empty() {
+        return Vec::new();
+    }
+    let natives = lowered.counters_assume_jdk_natives()
+        && !lowered
+            .assumptions
+            .iter()
+            .any(|a| a == JDK_NATIVES_KEEP_FIELDS);
+    let names: Vec<&str> = counters.into_iter().collect();
+    std::iter::once(format!("{GHOST_COUNTERS} ({})", names.join(", ")))
+        .chain(natives.then(|| JDK_NATIVES_KEEP_FIELDS.to_string()))
+        .collect()
 }
 
 /// The assumption behind the bytes of bounded concatenations, when there is one.

@@ -236,19 +236,27 @@ fn constructor_reference(graph: &CallGraph, edge: &Edge) -> Option<Allocation> {
 /// Which methods reach some allocation (their own or a callee's): chains are only walked into
 /// those.
 fn reaches_allocation(graph: &CallGraph, by_node: &[Vec<usize>]) -> Vec<bool> {
-    let mut allocates: Vec<bool> = by_node.iter().map(|sites| !sites.is_empty()).collect();
+    reaching(
+        graph,
+        by_node.iter().map(|sites| !sites.is_empty()).collect(),
+    )
+}
+
+/// Which methods are `marked` or call one, directly or not.
+pub(crate) fn reaching(graph: &CallGraph, marked: Vec<bool>) -> Vec<bool> {
+    let mut reaches = marked;
     let mut callers: Vec<Vec<NodeId>> = vec![Vec::new(); graph.methods.len()];
     for edge in &graph.edges {
         callers[edge.callee].push(edge.caller);
     }
-    let mut work: Vec<NodeId> = (0..allocates.len()).filter(|&id| allocates[id]).collect();
+    let mut work: Vec<NodeId> = (0..reaches.len()).filter(|&id| reaches[id]).collect();
     while let Some(node) = work.pop() {
         for &caller in &callers[node] {
-            if !allocates[caller] {
-                allocates[caller] = true;
+            if !reaches[caller] {
+                reaches[caller] = true;
                 work.push(caller);
             }
         }
     }
-    allocates
+    reaches
 }

@@ -30,6 +30,7 @@ pub use format::{
     FormatShape, FormatSite, FormatText, LOCALE_DATA_OBJECTS, format_shape, format_site,
     locale_data_bytes,
 };
+pub(crate) use local::reaching;
 pub use local::{LocalSite, LocalSites, local_sites};
 pub use render::{to_json, to_text};
 

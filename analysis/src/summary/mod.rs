@@ -25,6 +25,7 @@ pub(crate) mod depth_free;
 mod farkas;
 mod fresh;
 mod geometric;
+mod ghost;
 mod local;
 mod measured;
 mod phases;
@@ -180,6 +181,9 @@ pub struct FreshCall {
     pub pc: u32,
     pub callee: MethodRef,
     pub trees: Vec<fresh::FreshBound>,
+    /// The ghost counters among the trees ([`ghost`]), `p.C.f`: the bounds rely on
+    /// [`crate::lowering::GHOST_COUNTERS`].
+    pub counters: Vec<String>,
 }
 
 impl MethodSummary {
@@ -752,16 +756,21 @@ impl CallSite<'_> {
                 Ok(call_set) => {
                     let powers = self.power_arguments(self.pc, summary);
                     diverges.extend(diverging_calls(summary, &call_set, &powers));
-                    let call = Call {
+                    let mut call = Call {
                         set: call_set,
                         powers,
                         fresh: self.fresh_bounds(summary),
+                        counters: Vec::new(),
                     };
+                    call.counters = self.counter_bounds(summary, &call);
+                    call.fresh
+                        .extend(call.counters.iter().map(ghost::CounterBound::per_execution));
                     if !call.fresh.is_empty() {
                         fresh_calls.push(FreshCall {
                             pc: self.pc,
                             callee: summary.method.clone(),
                             trees: call.fresh.clone(),
+                            counters: call.counters.iter().map(|c| c.field_name()).collect(),
                         });
                     }
                     let initializer = self.whole_once(summary);
@@ -969,6 +978,22 @@ impl CallSite<'_> {
             .collect()
     }
 
+    /// The callee's formals viewing ghost counters of its `this`, bounded by the increments
+    /// the caller runs ([`ghost`]), when the call cannot bind them: summed over it, the
+    /// callee's bytes or objects are ∞ without them.
+    fn counter_bounds(&self, callee: &MethodSummary, call: &Call) -> Vec<ghost::CounterBound> {
+        let unbound = || {
+            let set = call.set.set.to_set();
+            [&callee.bytes, &callee.objects].into_iter().any(|qty| {
+                !qty.may_be_infinite()
+                    && call
+                        .sum(qty, &set)
+                        .map_or(true, |sum| sum.may_be_infinite())
+            })
+        };
+        ghost::counter_bounds(self.inputs, self.caller, self.pc, callee, unbound)
+    }
+
     /// How many objects of `node` (or a subclass) the call at `source` allocates over all its
     /// executions, in the caller's formals; `None` when that is not bounded.
     fn nodes_allocated_by(
@@ -1005,6 +1030,7 @@ impl CallSite<'_> {
             let call = Call {
                 powers: self.power_arguments(source, summary),
                 fresh: Vec::new(),
+                counters: Vec::new(),
                 set,
             };
             let summed = call.sum(&nodes, &call.set.set.to_set()).ok()?;
@@ -1035,6 +1061,12 @@ impl CallSite<'_> {
             if let Some(chains) = lowered.unbound_chains(self.method, &summary.method, &depends) {
                 passes.push_str(&format!(" (it cannot bind {chains})"));
             }
+            passes.push_str(&ghost::not_counters(
+                self.inputs,
+                self.caller,
+                &summary.method,
+                &depends,
+            ));
             format!(
                 "its bound depends on {}, and the values the call passes do not keep it \
                  finite{passes}",
@@ -1128,12 +1160,14 @@ impl CallSite<'_> {
     }
 }
 
-/// One call into one target: its set, the formals it passes as powers of two, and the trees it
-/// passes fresh from an earlier call.
+/// One call into one target: its set, the formals it passes as powers of two, the trees it
+/// passes fresh from an earlier call (and the ghost counters it cannot bind, each bounded per
+/// execution like a tree's size), and those counters.
 struct Call {
     set: CallSet,
     powers: Vec<PowerArgument>,
     fresh: Vec<fresh::FreshBound>,
+    counters: Vec<ghost::CounterBound>,
 }
 
 impl Call {
@@ -1141,6 +1175,11 @@ impl Call {
     /// set), where the call passes formals as `1 << x`, with those read as `2^x` for
     /// `0 <= x <= 30` and as the largest of the values `1 << x` takes elsewhere ([`powers`]).
     fn sum(&self, qty: &Qty, set: &Set) -> Result<Qty, CountError> {
+        if let Some(summed) =
+            ghost::summed_over_receivers(qty, &self.counters, || executions_count(&self.set))
+        {
+            return Ok(summed);
+        }
         let renamed = qty.renamed(&callee_name);
         let fixed = qty::constant_dims(set);
         let quantity = renamed.to_quantity();
