@@ -27,6 +27,7 @@ mod fresh;
 mod geometric;
 mod local;
 mod measured;
+mod per_execution;
 mod phases;
 pub(crate) mod powers;
 mod qty;
@@ -1260,18 +1261,24 @@ fn sum_over_formals(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, Cou
     }
     let qty = qty.over_its_variables();
     let used = qty.variables();
+    let formals: Vec<&str> = call_set
+        .formals
+        .iter()
+        .filter(|f| used.contains(f))
+        .map(String::as_str)
+        .collect();
     let kept: Vec<&str> = call_set
         .executions
         .iter()
-        .chain(call_set.formals.iter().filter(|f| used.contains(f)))
         .map(String::as_str)
+        .chain(formals.iter().copied())
         .collect();
     let projected = if kept.len() == set.space.dims.len() {
         set.clone()
     } else {
         call_set.set.project_onto(&kept).to_set()
     };
-    qty.sum_over(&projected)
+    per_execution::sum(&qty, &projected, formals.len())
 }
 
 /// A member of a component whose summary cannot be computed (a recursion with no solution

@@ -1,0 +1,441 @@
+//! A call's cost summed per execution, not per value of its callee's formals.
+//!
+//! A call's set has one point per execution of the call and per value the callee's formals may
+//! take there. Where the formals are a function of the executions (each execution has one
+//! point: `build(i)` in a loop over `i`), summing the callee's quantity over the set is exact.
+//! Where the caller cannot bind them (a `char` read from a String, a count the loop keeps
+//! without a closed form), an execution has many points, and summing over them charges it once
+//! per value its callee *might* get: sound, but `Character.valueOf(c)` over `c <= 8364` costs
+//! 8237 per execution instead of at most 1, and `build(k)` over `0 <= k <= L` costs `L(L+1)/2`
+//! instead of `L`. Each execution runs its callee with one formal vector, so the cost is
+//! `Σ_executions max_{formals allowed there} quantity`, and that is what [`sum`] bounds:
+//! - the largest over each execution's formals (its fiber) by Bernstein expansion, with the
+//!   executions as parameters, summed exactly over the executions (the formals kept as
+//!   existential variables, so only executions with a point count) where that largest is
+//!   built of polynomials under affine guards;
+//! - else, for a quantity constant on pieces, its largest constant over the formals the call
+//!   allows, once per execution;
+//! - else, for a bound expression (a recursion's closed form), the executions times its
+//!   largest value over the fibers;
+//! - else the sum over the whole set, as where the formals are a function of the executions.
+
+use membound_bernstein::guard::linear_to_affine;
+use membound_bernstein::{BoundExpr, ParametricPolytope, bound_expr_over};
+use membound_polyhedra::set::Local;
+use membound_polyhedra::{
+    Affine, BasicSet, Constraint, CountError, Piece, PiecewiseQuasiPolynomial, QuasiPolynomial,
+    Set, Space,
+};
+
+use super::qty::Qty;
+
+/// `Σ qty` over the executions of a call, each at the largest value `qty` takes on the
+/// formals that execution allows. `projected` is the call's set over the executions' counters
+/// followed by the `formals` last dims (the formals `qty` reads, its only parameters besides
+/// the set's own).
+pub(super) fn sum(qty: &Qty, projected: &Set, formals: usize) -> Result<Qty, CountError> {
+    if formals == 0 || qty.is_infinite() || one_value_per_execution(projected, formals)? {
+        return qty.sum_over(projected);
+    }
+    let fibers = Fibers::of(projected, formals);
+    let Some(largest) = fibers.largest(qty) else {
+        return qty.sum_over(projected);
+    };
+    if let Some(sum) = fibers.summed_exactly(&largest)? {
+        return Ok(sum);
+    }
+    if let Some(constant) = qty.largest_constant_on(&fibers.formal_values()) {
+        return Ok(Qty::count_of(&fibers.executions())?.scale(&constant));
+    }
+    match qty {
+        Qty::Expr(_) => fibers.executions_times_largest(&largest),
+        _ => qty.sum_over(projected),
+    }
+}
+
+/// Whether every execution has one formal vector in `set` (the `formals` last dims): no two
+/// points with the same executions differ in a formal. Decided rationally (an empty rational
+/// polyhedron has no integer point), then, where divisions or existential variables make the
+/// rational answer loose, by counting.
+fn one_value_per_execution(set: &Set, formals: usize) -> Result<bool, CountError> {
+    for (index, first) in set.parts.iter().enumerate() {
+        for (offset, second) in set.parts[index..].iter().enumerate() {
+            let pair = Pair::new(first, second, formals);
+            for formal in 0..formals {
+                if pair.differ_in(formal)? || (offset > 0 && pair.swapped().differ_in(formal)?) {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Two parts of a call's set over the same executions, with formals of their own: columns
+/// params, executions, the first's formals, the second's formals, the first's locals, the
+/// second's locals.
+struct Pair<'a> {
+    first: &'a BasicSet,
+    second: &'a BasicSet,
+    formals: usize,
+}
+
+impl<'a> Pair<'a> {
+    fn new(first: &'a BasicSet, second: &'a BasicSet, formals: usize) -> Pair<'a> {
+        Pair {
+            first,
+            second,
+            formals,
+        }
+    }
+
+    fn swapped(&self) -> Pair<'a> {
+        Pair::new(self.second, self.first, self.formals)
+    }
+
+    /// Whether some integer point of the first and one of the second share their executions
+    /// while the first's `formal` is below the second's.
+    fn differ_in(&self, formal: usize) -> Result<bool, CountError> {
+        let both = self.joined(formal);
+        if both.to_polyhedron().is_empty() {
+            return Ok(false);
+        }
+        if both.locals.is_empty() {
+            return Ok(true);
+        }
+        let set = Set::from_basic(both);
+        Ok(!Qty::count_of(&set)?.is_zero())
+    }
+
+    /// Both parts over the joined columns, with `first's formal + 1 <= second's formal`.
+    fn joined(&self, formal: usize) -> BasicSet {
+        let (first, second, formals) = (self.first, self.second, self.formals);
+        let shared = first.n_params() + first.n_dims() - formals;
+        let own_formals = shared + formals;
+        let first_locals = own_formals + formals;
+        let second_locals = first_locals + first.locals.len();
+        let first_column = |c: usize| if c < own_formals { c } else { c + formals };
+        let second_column = |c: usize| match c {
+            c if c < shared => c,
+            c if c < own_formals => c + formals,
+            c => c - own_formals + second_locals,
+        };
+        let mut space = first.space.clone();
+        space.dims.extend(
+            second.space.dims[shared - first.n_params()..]
+                .iter()
+                .map(|d| format!("{d}'")),
+        );
+        let mut joined = first.moved_to(space, first_column);
+        let second = second.moved_to(joined.space.clone(), second_column);
+        joined
+            .locals
+            .extend(second.locals.into_iter().map(|local| Local {
+                name: format!("{}'", local.name),
+                div: local.div,
+            }));
+        joined.constraints.extend(second.constraints);
+        let below = Affine::var(own_formals + formal)
+            .sub(&Affine::var(shared + formal))
+            .sub(&Affine::constant(1));
+        joined.add_constraint(Constraint::ge(below));
+        joined
+    }
+}
+
+/// A call's set seen as executions, each with its fiber: the formals it allows.
+struct Fibers<'a> {
+    set: &'a Set,
+    formals: usize,
+}
+
+/// Most sums of polynomials one largest value is split into before the exact sum gives up.
+const MAX_SUMMED_PIECES: usize = 64;
+
+impl<'a> Fibers<'a> {
+    fn of(set: &'a Set, formals: usize) -> Fibers<'a> {
+        Fibers { set, formals }
+    }
+
+    /// The names of the executions' counters.
+    fn execution_names(&self) -> &[String] {
+        let dims = &self.set.space.dims;
+        &dims[..dims.len() - self.formals]
+    }
+
+    /// An upper bound of `qty` over each execution's fiber, in the set's parameters and the
+    /// executions' counters: the largest of each part's bound, each 0 where the part has no
+    /// fiber (so the largest is at least `qty` at a formal vector of the execution, where the
+    /// parts overlap too); `None` where Bernstein expansion cannot bound it.
+    fn largest(&self, qty: &Qty) -> Option<BoundExpr> {
+        let expr = qty.to_quantity();
+        let params: Vec<String> = self
+            .set
+            .space
+            .params
+            .iter()
+            .chain(self.execution_names())
+            .cloned()
+            .collect();
+        let formals = self.set.space.dims[self.execution_names().len()..].to_vec();
+        let bounds = self
+            .set
+            .parts
+            .iter()
+            .map(|part| {
+                let fiber = ParametricPolytope::of_part(params.clone(), formals.clone(), part);
+                bound_expr_over(&expr, &fiber).ok()
+            })
+            .collect::<Option<Vec<BoundExpr>>>()?;
+        Some(match <[BoundExpr; 1]>::try_from(bounds) {
+            Ok([bound]) => bound,
+            Err(bounds) => BoundExpr::Max(bounds),
+        })
+    }
+
+    /// Every execution of the call, once: each part with its formals kept as existential
+    /// variables, so an execution counts only where some integer formal vector goes with it
+    /// (the columns stay put: the formals, the last dims, become the first locals).
+    fn executions(&self) -> Set {
+        let space = Space::new(
+            self.set.space.params.clone(),
+            self.execution_names().to_vec(),
+        );
+        let formal_names = &self.set.space.dims[self.execution_names().len()..];
+        let parts = self
+            .set
+            .parts
+            .iter()
+            .map(|part| {
+                let mut locals: Vec<Local> = formal_names
+                    .iter()
+                    .map(|name| Local {
+                        name: name.clone(),
+                        div: None,
+                    })
+                    .collect();
+                locals.extend(part.locals.iter().cloned());
+                BasicSet {
+                    space: space.clone(),
+                    locals,
+                    constraints: part.constraints.clone(),
+                }
+            })
+            .collect();
+        Set { space, parts }
+    }
+
+    /// The formal vectors the call may pass, over the parameters and the formals.
+    fn formal_values(&self) -> Set {
+        let executions: Vec<&str> = self.execution_names().iter().map(String::as_str).collect();
+        self.set.project_out_dims(&executions)
+    }
+
+    /// `Σ largest` over the executions, exactly; `None` where it is not built of polynomials
+    /// under affine guards (or splits into too many sums).
+    fn summed_exactly(&self, largest: &BoundExpr) -> Result<Option<Qty>, CountError> {
+        let mut budget = MAX_SUMMED_PIECES;
+        sum_of_cases(largest, &self.executions(), &mut budget)
+    }
+
+    /// The executions times the largest of `largest` over them.
+    fn executions_times_largest(&self, largest: &BoundExpr) -> Result<Qty, CountError> {
+        Qty::Expr(largest.clone()).sum_over(&self.executions())
+    }
+}
+
+/// `Σ expr(x)` over the integer points of `set`, exactly, where `expr` is polynomials under
+/// sums, maxima and cases with affine guards (a maximum of polynomials whose differences are
+/// affine, split where each is the largest); `None` otherwise, or past `budget` sums.
+fn sum_of_cases(
+    expr: &BoundExpr,
+    set: &Set,
+    budget: &mut usize,
+) -> Result<Option<Qty>, CountError> {
+    if set.parts.is_empty() || expr.is_zero() {
+        return Ok(Some(Qty::zero(&set.space.params)));
+    }
+    match expr {
+        BoundExpr::Pol(qp) => {
+            if *budget == 0 {
+                return Ok(None);
+            }
+            *budget -= 1;
+            Qty::Finite(everywhere(qp)).sum_over(set).map(Some)
+        }
+        BoundExpr::Sum(items) => {
+            let mut total = Qty::zero(&set.space.params);
+            for item in items {
+                match sum_of_cases(item, set, budget)? {
+                    Some(sum) => total = total.add(&sum),
+                    None => return Ok(None),
+                }
+            }
+            Ok(Some(total))
+        }
+        BoundExpr::Cases { arms, default } => {
+            let mut total = Qty::zero(&set.space.params);
+            let mut rest = set.clone();
+            for arm in arms {
+                let Some(guard) = constraints_of(&arm.guard.atoms, set) else {
+                    return Ok(None);
+                };
+                let within = guard
+                    .iter()
+                    .fold(rest.clone(), |s, c| s.constrain(c.clone()));
+                match sum_of_cases(&arm.expr, &within, budget)? {
+                    Some(sum) => total = total.add(&sum),
+                    None => return Ok(None),
+                }
+                rest = outside(&rest, &guard);
+            }
+            Ok(sum_of_cases(default, &rest, budget)?.map(|sum| total.add(&sum)))
+        }
+        BoundExpr::Max(items) => match items.as_slice() {
+            [] => Ok(Some(Qty::zero(&set.space.params))),
+            [item] => sum_of_cases(item, set, budget),
+            _ => sum_of_cases_of_max(items, set, budget),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// `Σ max(items)` over `set` (see [`sum_of_cases`]): a case among the items is taken out of the
+/// maximum, and two polynomials whose difference is affine split the set where each is larger.
+fn sum_of_cases_of_max(
+    items: &[BoundExpr],
+    set: &Set,
+    budget: &mut usize,
+) -> Result<Option<Qty>, CountError> {
+    let items = flattened(items);
+    if let [item] = items.as_slice() {
+        return sum_of_cases(item, set, budget);
+    }
+    if let Some(index) = items
+        .iter()
+        .position(|item| matches!(item, BoundExpr::Cases { .. }))
+    {
+        let BoundExpr::Cases { arms, default } = &items[index] else {
+            unreachable!("the item is a case");
+        };
+        let with = |expr: &BoundExpr| {
+            let mut items = items.clone();
+            items[index] = expr.clone();
+            BoundExpr::Max(items)
+        };
+        let cases = BoundExpr::Cases {
+            arms: arms
+                .iter()
+                .map(|arm| membound_bernstein::Arm {
+                    guard: arm.guard.clone(),
+                    expr: with(&arm.expr),
+                })
+                .collect(),
+            default: Box::new(with(default)),
+        };
+        return sum_of_cases(&cases, set, budget);
+    }
+    let [BoundExpr::Pol(a), BoundExpr::Pol(b), rest @ ..] = items.as_slice() else {
+        return Ok(None);
+    };
+    let names = column_names(set);
+    let Some(difference) = a
+        .sub(b)
+        .as_polynomial()
+        .and_then(|d| linear_to_affine(d, &names))
+    else {
+        return Ok(None);
+    };
+    let a_larger = [Constraint::ge(difference)];
+    let with = |kept: &QuasiPolynomial| {
+        let mut items = vec![BoundExpr::Pol(kept.clone())];
+        items.extend(rest.iter().cloned());
+        BoundExpr::Max(items)
+    };
+    let where_a = set.constrain(a_larger[0].clone());
+    let Some(on_a) = sum_of_cases(&with(a), &where_a, budget)? else {
+        return Ok(None);
+    };
+    let on_b = sum_of_cases(&with(b), &outside(set, &a_larger), budget)?;
+    Ok(on_b.map(|sum| on_a.add(&sum)))
+}
+
+/// A maximum's items with nested maxima spread out and sums of polynomials added up.
+fn flattened(items: &[BoundExpr]) -> Vec<BoundExpr> {
+    items
+        .iter()
+        .flat_map(|item| match item {
+            BoundExpr::Max(inner) => flattened(inner),
+            BoundExpr::Sum(terms) => vec![polynomial_sum(terms).unwrap_or_else(|| item.clone())],
+            other => vec![other.clone()],
+        })
+        .collect()
+}
+
+/// A sum of quasi-polynomials as one.
+fn polynomial_sum(terms: &[BoundExpr]) -> Option<BoundExpr> {
+    terms
+        .iter()
+        .try_fold(QuasiPolynomial::zero(), |sum, term| match term {
+            BoundExpr::Pol(qp) => Some(sum.add(qp)),
+            _ => None,
+        })
+        .map(BoundExpr::Pol)
+}
+
+/// The set's columns by name: its parameters, then its dims.
+fn column_names(set: &Set) -> Vec<String> {
+    set.space
+        .params
+        .iter()
+        .chain(&set.space.dims)
+        .cloned()
+        .collect()
+}
+
+/// A guard's atoms as constraints over the set's columns; `None` when one is not affine in them.
+fn constraints_of(atoms: &[membound_bernstein::Atom], set: &Set) -> Option<Vec<Constraint>> {
+    let names = column_names(set);
+    atoms
+        .iter()
+        .map(|atom| {
+            let form = linear_to_affine(&atom.expr, &names)?;
+            Some(Constraint {
+                expr: form,
+                rel: atom.rel,
+            })
+        })
+        .collect()
+}
+
+/// The integer points of `set` where some constraint of `guard` fails, as disjoint parts: where
+/// the first fails, where it holds and the second fails, and so on.
+fn outside(set: &Set, guard: &[Constraint]) -> Set {
+    let mut parts = Vec::new();
+    let mut holding = set.clone();
+    for constraint in guard {
+        for complement in constraint.integer_complement() {
+            parts.extend(holding.constrain(complement).parts);
+        }
+        holding = holding.constrain(constraint.clone());
+    }
+    Set {
+        space: set.space.clone(),
+        parts: parts
+            .into_iter()
+            .filter(|part: &BasicSet| !part.to_polyhedron().is_empty())
+            .collect(),
+    }
+}
+
+/// `qp` everywhere, over the names it reads.
+fn everywhere(qp: &QuasiPolynomial) -> PiecewiseQuasiPolynomial {
+    let space = Space::new(qp.variables(), Vec::new());
+    PiecewiseQuasiPolynomial {
+        pieces: vec![Piece {
+            domain: Set::from_basic(BasicSet::universe(space.clone())),
+            qp: qp.clone(),
+        }],
+        space,
+    }
+}
