@@ -439,3 +439,71 @@ fn everywhere(qp: &QuasiPolynomial) -> PiecewiseQuasiPolynomial {
         space,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use membound_polyhedra::{Rat, Value, parse_piecewise, parse_set};
+    use std::collections::BTreeMap;
+
+    fn set(text: &str) -> Set {
+        parse_set(text).expect("a set")
+    }
+
+    /// `sum` of `weight` (over `k`) over `call` (dims `[i, k]`) at `n`.
+    fn summed_at(weight: &str, call: &str, n: i64) -> Rat {
+        let qty = Qty::Finite(parse_piecewise(weight).expect("a piecewise quasi-polynomial"));
+        let sum = sum(&qty, &set(call), 1).expect("summed");
+        let point = BTreeMap::from([("n".to_string(), Rat::from(n))]);
+        match sum.to_quantity().eval(&point).expect("a value") {
+            Value::Finite(value) => value,
+            Value::Infinite => panic!("∞ at n = {n}"),
+        }
+    }
+
+    #[test]
+    fn a_formal_equal_to_the_counter_or_its_half_is_one_value_per_execution() {
+        let counter = set("[n] -> { [i, k] : 0 <= i < n and k = i }");
+        let half = set("[n] -> { [i, k] : 0 <= i < n and 2k <= i <= 2k + 1 }");
+        let even_half = set("[n] -> { [i, k] : 0 <= i < n and i = 2k + 2 * floor(i/4) }");
+        for call in [counter, half, even_half] {
+            assert_eq!(one_value_per_execution(&call, 1), Ok(true), "{call:?}");
+        }
+    }
+
+    #[test]
+    fn a_formal_ranging_over_an_interval_per_execution_is_not() {
+        let call = set("[n] -> { [i, k] : 0 <= i < n and 0 <= k <= i }");
+        assert_eq!(one_value_per_execution(&call, 1), Ok(false));
+        // Two parts, each a function of the counter, that disagree where they meet.
+        let parts = set("[n] -> { [i, k] : 0 <= i < n and k = i; [i, k] : 0 <= i < n and k = 0 }");
+        assert_eq!(one_value_per_execution(&parts, 1), Ok(false));
+    }
+
+    #[test]
+    fn each_execution_counts_the_largest_value_its_formals_allow() {
+        let prefixes = "[n] -> { [i, k] : 0 <= i < n and 0 <= k <= i + 1 }";
+        // k nodes: Σ (i + 1) for i < n, not Σ_i Σ_{k <= i + 1} k.
+        assert_eq!(
+            summed_at("[k] -> { k : k >= 1 }", prefixes, 5),
+            Rat::from(15)
+        );
+        // A box from k >= 3 on: iterations 2, 3 and 4.
+        assert_eq!(
+            summed_at("[k] -> { 1 : k >= 3 }", prefixes, 5),
+            Rat::from(3)
+        );
+        // Two parts meeting on every execution: still the largest of the two, once.
+        let parts = "[n] -> { [i, k] : 0 <= i < n and k = i; [i, k] : 0 <= i < n and k = 2i }";
+        assert_eq!(summed_at("[k] -> { k : k >= 0 }", parts, 4), Rat::from(12));
+    }
+
+    #[test]
+    fn a_formal_that_is_a_function_of_the_counter_is_summed_exactly() {
+        let counter = "[n] -> { [i, k] : 0 <= i < n and k = i }";
+        assert_eq!(
+            summed_at("[k] -> { k : k >= 1 }", counter, 5),
+            Rat::from(10)
+        );
+    }
+}
