@@ -1,74 +1,155 @@
-//! A call's cost summed per execution, not per value of its callee's formals.
+//! A call's cost summed per execution, not per value of its callee's formals: where a callee's
+//! quantity becomes its caller's ([`sum_through`]).
 //!
 //! A call's set has one point per execution of the call and per value the callee's formals may
 //! take there. Where the formals are a function of the executions (each execution has one
 //! point: `build(i)` in a loop over `i`), summing the callee's quantity over the set is exact.
-//! Where the caller cannot bind them (a `char` read from a String, a count the loop keeps
-//! without a closed form), an execution has many points, and summing over them charges it once
-//! per value its callee *might* get: sound, but `Character.valueOf(c)` over `c <= 8364` costs
-//! 8237 per execution instead of at most 1, and `build(k)` over `0 <= k <= L` costs `L(L+1)/2`
-//! instead of `L`. Each execution runs its callee with one formal vector, so the cost is
-//! `Σ_executions max_{formals allowed there} quantity`, and that is what [`sum`] bounds:
+//! Where the caller cannot bind them (a count the loop keeps without a closed form, a length
+//! known only up to a bound), an execution has many points, and summing over them charges it
+//! once per value its callee *might* get: sound, but `Integer.valueOf(k)` with `0 <= k <= i + 1`
+//! costs `i - 126` at iteration `i` instead of at most 1, and `build(k)` with `0 <= k <= L`
+//! costs `L(L+1)/2` instead of `L`. Each execution runs its callee with one formal vector, so the
+//! cost is `Σ_executions max_{formals allowed there} quantity`, and that is what
+//! [`sum_per_execution`] bounds, the first that applies of:
 //! - the largest over each execution's formals (its fiber) by Bernstein expansion, with the
 //!   executions as parameters, summed exactly over the executions (the formals kept as
 //!   existential variables, so only executions with a point count) where that largest is
 //!   built of polynomials under affine guards;
-//! - else, for a quantity constant on pieces, its largest constant over the formals the call
-//!   allows, once per execution;
-//! - else, for a bound expression (a recursion's closed form), the executions times its
-//!   largest value over the fibers;
-//! - else the sum over the whole set, as where the formals are a function of the executions.
+//! - for a quantity constant on pieces, its largest constant over the formals the call allows,
+//!   once per execution;
+//! - for a bound expression (a recursion's closed form), the executions times its largest value
+//!   over the fibers;
+//! - the sum over the whole set, as where the formals are a function of the executions.
 
 use membound_bernstein::guard::linear_to_affine;
 use membound_bernstein::{BoundExpr, ParametricPolytope, bound_expr_over};
 use membound_polyhedra::set::Local;
 use membound_polyhedra::{
     Affine, BasicSet, Constraint, CountError, Piece, PiecewiseQuasiPolynomial, QuasiPolynomial,
-    Set, Space,
+    Rat, Set, Space,
 };
 
+use super::executions_count;
 use super::qty::Qty;
+use crate::lowering::CallSet;
+
+/// `Σ qty` over a call's points (`set`, the call's set as a set), where `qty` is over the
+/// callee's renamed formals, per execution at the largest value the formals allowed there give
+/// it. Formals `qty` does not depend on are projected out first: a count that does not depend
+/// on an argument the lowering cannot express must not become unbounded through it; nor does
+/// one that is piecewise constant in such an argument (an exception's constructor, whatever its
+/// message's length, or a cursor's `next()` whatever its chain's length): each execution of
+/// the call then counts at most its largest constant over the values the call may pass
+/// ([`largest_per_execution`]), and a call that allocates nothing there adds nothing however
+/// often it runs.
+pub(super) fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
+    let sum = sum_over_formals(qty, set, call_set)?;
+    if !sum.is_infinite() {
+        return Ok(sum);
+    }
+    match largest_per_execution(qty, call_set) {
+        Some(bound) if bound.is_zero() => Ok(Qty::zero(&set.space.params)),
+        Some(bound) => {
+            let executions = executions_count(call_set);
+            Ok(if executions.is_infinite() {
+                sum
+            } else {
+                executions.scale(&bound)
+            })
+        }
+        None => Ok(sum),
+    }
+}
+
+/// The largest constant `qty` (over the callee's renamed formals) takes on the formals' values
+/// the call may pass (the call's set projected onto them: an argument the caller cannot bind
+/// ranges over what the call's facts allow, `next_length >= 1` after `hasNext()`); None when
+/// it is not piecewise constant there.
+fn largest_per_execution(qty: &Qty, call_set: &CallSet) -> Option<Rat> {
+    let qty = qty.over_its_variables();
+    let used = qty.params();
+    if !used.iter().all(|name| call_set.formals.contains(name)) {
+        return qty.largest_constant();
+    }
+    let used: Vec<&str> = used.iter().map(String::as_str).collect();
+    let region = call_set.set.project_onto(&used).to_set();
+    qty.largest_constant_on(&region)
+}
+
+/// `Σ qty` over the call's executions and the formals `qty` reads ([`sum_per_execution`]).
+fn sum_over_formals(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
+    if qty.is_zero() {
+        return Ok(Qty::zero(&set.space.params));
+    }
+    let qty = qty.over_its_variables();
+    let used = qty.variables();
+    let formals: Vec<&str> = call_set
+        .formals
+        .iter()
+        .filter(|f| used.contains(f))
+        .map(String::as_str)
+        .collect();
+    let kept: Vec<&str> = call_set
+        .executions
+        .iter()
+        .map(String::as_str)
+        .chain(formals.iter().copied())
+        .collect();
+    let projected = if kept.len() == set.space.dims.len() {
+        set.clone()
+    } else {
+        call_set.set.project_onto(&kept).to_set()
+    };
+    sum_per_execution(&qty, &projected, formals.len())
+}
 
 /// `Σ qty` over the executions of a call, each at the largest value `qty` takes on the
 /// formals that execution allows. `projected` is the call's set over the executions' counters
 /// followed by the `formals` last dims (the formals `qty` reads, its only parameters besides
 /// the set's own).
-pub(super) fn sum(qty: &Qty, projected: &Set, formals: usize) -> Result<Qty, CountError> {
-    if formals == 0 || qty.is_infinite() || one_value_per_execution(projected, formals)? {
+fn sum_per_execution(qty: &Qty, projected: &Set, formals: usize) -> Result<Qty, CountError> {
+    if formals == 0 || qty.is_infinite() || one_value_per_execution(projected, formals) {
         return qty.sum_over(projected);
     }
-    let fibers = Fibers::of(projected, formals);
-    let Some(largest) = fibers.largest(qty) else {
-        return qty.sum_over(projected);
-    };
-    if let Some(sum) = fibers.summed_exactly(&largest)? {
-        return Ok(sum);
+    match per_execution_bound(qty, &Fibers::of(projected, formals)) {
+        Some(bound) => Ok(bound),
+        None => qty.sum_over(projected),
+    }
+}
+
+/// The first of the per-execution bounds of the module's list that applies; `None` where none
+/// does, or where a count it needs fails (the sum over the whole set is still sound).
+fn per_execution_bound(qty: &Qty, fibers: &Fibers<'_>) -> Option<Qty> {
+    let largest = fibers.largest(qty);
+    if let Some(Ok(Some(sum))) = largest.as_ref().map(|bound| fibers.summed_exactly(bound)) {
+        return Some(sum);
     }
     if let Some(constant) = qty.largest_constant_on(&fibers.formal_values()) {
-        return Ok(Qty::count_of(&fibers.executions())?.scale(&constant));
+        let executions = Qty::count_of(&fibers.executions()).ok()?;
+        return Some(executions.scale(&constant));
     }
-    match qty {
-        Qty::Expr(_) => fibers.executions_times_largest(&largest),
-        _ => qty.sum_over(projected),
+    match (qty, largest) {
+        (Qty::Expr(_), Some(bound)) => fibers.executions_times_largest(&bound).ok(),
+        _ => None,
     }
 }
 
 /// Whether every execution has one formal vector in `set` (the `formals` last dims): no two
 /// points with the same executions differ in a formal. Decided rationally (an empty rational
 /// polyhedron has no integer point), then, where divisions or existential variables make the
-/// rational answer loose, by counting.
-fn one_value_per_execution(set: &Set, formals: usize) -> Result<bool, CountError> {
-    for (index, first) in set.parts.iter().enumerate() {
-        for (offset, second) in set.parts[index..].iter().enumerate() {
-            let pair = Pair::new(first, second, formals);
-            for formal in 0..formals {
-                if pair.differ_in(formal)? || (offset > 0 && pair.swapped().differ_in(formal)?) {
-                    return Ok(false);
-                }
-            }
-        }
-    }
-    Ok(true)
+/// rational answer loose, by counting (a count that fails answers no).
+fn one_value_per_execution(set: &Set, formals: usize) -> bool {
+    set.parts.iter().enumerate().all(|(index, first)| {
+        set.parts[index..]
+            .iter()
+            .enumerate()
+            .all(|(offset, second)| {
+                let pair = Pair::new(first, second, formals);
+                (0..formals).all(|formal| {
+                    !pair.differ_in(formal) && (offset == 0 || !pair.swapped().differ_in(formal))
+                })
+            })
+    })
 }
 
 /// Two parts of a call's set over the same executions, with formals of their own: columns
@@ -95,16 +176,15 @@ impl<'a> Pair<'a> {
 
     /// Whether some integer point of the first and one of the second share their executions
     /// while the first's `formal` is below the second's.
-    fn differ_in(&self, formal: usize) -> Result<bool, CountError> {
+    fn differ_in(&self, formal: usize) -> bool {
         let both = self.joined(formal);
         if both.to_polyhedron().is_empty() {
-            return Ok(false);
+            return false;
         }
         if both.locals.is_empty() {
-            return Ok(true);
+            return true;
         }
-        let set = Set::from_basic(both);
-        Ok(!Qty::count_of(&set)?.is_zero())
+        !matches!(Qty::count_of(&Set::from_basic(both)), Ok(count) if count.is_zero())
     }
 
     /// Both parts over the joined columns, with `first's formal + 1 <= second's formal`.
@@ -443,7 +523,7 @@ fn everywhere(qp: &QuasiPolynomial) -> PiecewiseQuasiPolynomial {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use membound_polyhedra::{Rat, Value, parse_piecewise, parse_set};
+    use membound_polyhedra::{Value, parse_piecewise, parse_set};
     use std::collections::BTreeMap;
 
     fn set(text: &str) -> Set {
@@ -453,7 +533,7 @@ mod tests {
     /// `sum` of `weight` (over `k`) over `call` (dims `[i, k]`) at `n`.
     fn summed_at(weight: &str, call: &str, n: i64) -> Rat {
         let qty = Qty::Finite(parse_piecewise(weight).expect("a piecewise quasi-polynomial"));
-        let sum = sum(&qty, &set(call), 1).expect("summed");
+        let sum = sum_per_execution(&qty, &set(call), 1).expect("summed");
         let point = BTreeMap::from([("n".to_string(), Rat::from(n))]);
         match sum.to_quantity().eval(&point).expect("a value") {
             Value::Finite(value) => value,
@@ -467,17 +547,17 @@ mod tests {
         let half = set("[n] -> { [i, k] : 0 <= i < n and 2k <= i <= 2k + 1 }");
         let even_half = set("[n] -> { [i, k] : 0 <= i < n and i = 2k + 2 * floor(i/4) }");
         for call in [counter, half, even_half] {
-            assert_eq!(one_value_per_execution(&call, 1), Ok(true), "{call:?}");
+            assert!(one_value_per_execution(&call, 1), "{call:?}");
         }
     }
 
     #[test]
     fn a_formal_ranging_over_an_interval_per_execution_is_not() {
         let call = set("[n] -> { [i, k] : 0 <= i < n and 0 <= k <= i }");
-        assert_eq!(one_value_per_execution(&call, 1), Ok(false));
+        assert!(!one_value_per_execution(&call, 1));
         // Two parts, each a function of the counter, that disagree where they meet.
         let parts = set("[n] -> { [i, k] : 0 <= i < n and k = i; [i, k] : 0 <= i < n and k = 0 }");
-        assert_eq!(one_value_per_execution(&parts, 1), Ok(false));
+        assert!(!one_value_per_execution(&parts, 1));
     }
 
     #[test]
