@@ -10,10 +10,11 @@
 //! of the call's set (the executions of the call with the values the callee's formals take
 //! there: [`crate::lowering::Lowered::call_set`]), which is exact where the chain invariants
 //! were (`Σ_{points} count(args)` is the count of the conjoined chain when the arguments are
-//! functions of the counters). So the work grows with methods and call sites, never with call
-//! chains. The method's memAlloc adds up its entries, except that a call whose targets each
-//! allocate a constant per call counts once per execution, at the largest (an execution runs one
-//! target).
+//! functions of the counters); where the caller cannot bind them, each execution counts at the
+//! largest over the formal values it allows, not their sum ([`per_execution`]). So the work
+//! grows with methods and call sites, never with call chains. The method's memAlloc adds up its
+//! entries, except that a call whose targets each allocate a constant per call counts once per
+//! execution, at the largest (an execution runs one target).
 //!
 //! A recursive component is solved as cost relations ([`recursion`]), or, where its cost does not
 //! grow with its depth, as a fixpoint of its members' summaries ([`depth_free`]); otherwise its
