@@ -23,14 +23,16 @@
 
 use membound_bernstein::guard::linear_to_affine;
 use membound_bernstein::{BoundExpr, ParametricPolytope, bound_expr_over};
+use std::collections::BTreeMap;
+
 use membound_polyhedra::set::Local;
 use membound_polyhedra::{
     Affine, BasicSet, Constraint, CountError, Piece, PiecewiseQuasiPolynomial, QuasiPolynomial,
-    Rat, Set, Space,
+    Rat, Set, Space, Value,
 };
 
 use super::executions_count;
-use super::qty::Qty;
+use super::qty::{Qty, disjoint_pieces, embedded};
 use crate::lowering::CallSet;
 
 /// `Σ qty` over a call's points (`set`, the call's set as a set), where `qty` is over the
@@ -44,21 +46,18 @@ use crate::lowering::CallSet;
 /// often it runs.
 pub(super) fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
     let sum = sum_over_formals(qty, set, call_set)?;
-    if !sum.is_infinite() {
+    let once_each = || match largest_per_execution(qty, call_set) {
+        Some(bound) if bound.is_zero() => Some(Qty::zero(&set.space.params)),
+        Some(bound) => Some(executions_count(call_set).scale(&bound)).filter(|q| !q.is_infinite()),
+        None => None,
+    };
+    if !sum.is_infinite() && qty.largest_constant().is_none() {
         return Ok(sum);
     }
-    match largest_per_execution(qty, call_set) {
-        Some(bound) if bound.is_zero() => Ok(Qty::zero(&set.space.params)),
-        Some(bound) => {
-            let executions = executions_count(call_set);
-            Ok(if executions.is_infinite() {
-                sum
-            } else {
-                executions.scale(&bound)
-            })
-        }
-        None => Ok(sum),
-    }
+    Ok(match once_each() {
+        Some(once_each) if sum.is_infinite() || above_at_samples(&sum, &once_each) => once_each,
+        _ => sum,
+    })
 }
 
 /// The largest constant `qty` (over the callee's renamed formals) takes on the formals' values
@@ -111,20 +110,48 @@ fn sum_per_execution(qty: &Qty, projected: &Set, formals: usize) -> Result<Qty, 
     if formals == 0 || qty.is_infinite() || one_value_per_execution(projected, formals) {
         return qty.sum_over(projected);
     }
+    let whole = qty.sum_over(projected);
     match per_execution_bound(qty, &Fibers::of(projected, formals)) {
-        Some(bound) => Ok(bound),
-        None => qty.sum_over(projected),
+        Some(bound) if !matches!(&whole, Ok(whole) if above_at_samples(&bound, whole)) => Ok(bound),
+        _ => whole,
     }
+}
+
+/// Whether `bound` is above `other` at one of a few sample points (every parameter 1, 8, 64):
+/// both are sound, and the per-execution bound, while below the sum over the set in every
+/// case it is made for, may not be where a fiber's bound is loose (a bound expression's pieces
+/// added up), so the sum over the set stays there.
+fn above_at_samples(bound: &Qty, other: &Qty) -> bool {
+    let (bound, other) = (bound.to_quantity(), other.to_quantity());
+    let mut names = bound.params();
+    names.extend(other.params());
+    [1, 8, 64].iter().any(|&value| {
+        let point: BTreeMap<String, Rat> = names
+            .iter()
+            .map(|name| (name.clone(), Rat::from(value)))
+            .collect();
+        match (bound.eval(&point), other.eval(&point)) {
+            (Ok(Value::Finite(a)), Ok(Value::Finite(b))) => a > b,
+            (_, Ok(Value::Infinite)) => false,
+            _ => true,
+        }
+    })
 }
 
 /// The first of the per-execution bounds of the module's list that applies; `None` where none
 /// does, or where a count it needs fails (the sum over the whole set is still sound).
 fn per_execution_bound(qty: &Qty, fibers: &Fibers<'_>) -> Option<Qty> {
+    let largest_constant = qty.largest_constant_on(&fibers.formal_values());
+    let pieces_disjoint = matches!(qty, Qty::Finite(pw) if disjoint_pieces(pw));
+    if let (Some(constant), false) = (&largest_constant, pieces_disjoint) {
+        // Each fiber's bound would add overlapping pieces: the largest constant is below it.
+        return Some(Qty::count_of(&fibers.executions()).ok()?.scale(constant));
+    }
     let largest = fibers.largest(qty);
     if let Some(Ok(Some(sum))) = largest.as_ref().map(|bound| fibers.summed_exactly(bound)) {
         return Some(sum);
     }
-    if let Some(constant) = qty.largest_constant_on(&fibers.formal_values()) {
+    if let Some(constant) = largest_constant {
         let executions = Qty::count_of(&fibers.executions()).ok()?;
         return Some(executions.scale(&constant));
     }
@@ -248,7 +275,6 @@ impl<'a> Fibers<'a> {
     /// fiber (so the largest is at least `qty` at a formal vector of the execution, where the
     /// parts overlap too); `None` where Bernstein expansion cannot bound it.
     fn largest(&self, qty: &Qty) -> Option<BoundExpr> {
-        let expr = qty.to_quantity();
         let params: Vec<String> = self
             .set
             .space
@@ -258,15 +284,36 @@ impl<'a> Fibers<'a> {
             .cloned()
             .collect();
         let formals = self.set.space.dims[self.execution_names().len()..].to_vec();
-        let bounds = self
-            .set
-            .parts
-            .iter()
-            .map(|part| {
-                let fiber = ParametricPolytope::of_part(params.clone(), formals.clone(), part);
-                bound_expr_over(&expr, &fiber).ok()
-            })
-            .collect::<Option<Vec<BoundExpr>>>()?;
+        let over_fibers = |expr: &BoundExpr, part: &BasicSet| {
+            let fiber = ParametricPolytope::of_part(params.clone(), formals.clone(), part);
+            bound_expr_over(expr, &fiber).ok()
+        };
+        let bounds = match qty {
+            // One piece's value at each formal vector: the largest of each piece's over the
+            // fiber within its domain (its bound expression would add the pieces' bounds).
+            Qty::Finite(pw) if disjoint_pieces(pw) => self
+                .set
+                .parts
+                .iter()
+                .flat_map(|part| {
+                    pw.pieces.iter().flat_map(move |piece| {
+                        piece.domain.parts.iter().map(move |domain| {
+                            let within = part.intersect(&embedded(domain, &self.set.space));
+                            (BoundExpr::Pol(piece.qp.clone()), within)
+                        })
+                    })
+                })
+                .map(|(expr, within)| over_fibers(&expr, &within))
+                .collect::<Option<Vec<BoundExpr>>>()?,
+            _ => {
+                let expr = qty.to_quantity();
+                self.set
+                    .parts
+                    .iter()
+                    .map(|part| over_fibers(&expr, part))
+                    .collect::<Option<Vec<BoundExpr>>>()?
+            }
+        };
         Some(match <[BoundExpr; 1]>::try_from(bounds) {
             Ok([bound]) => bound,
             Err(bounds) => BoundExpr::Max(bounds),
@@ -523,8 +570,7 @@ fn everywhere(qp: &QuasiPolynomial) -> PiecewiseQuasiPolynomial {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use membound_polyhedra::{Value, parse_piecewise, parse_set};
-    use std::collections::BTreeMap;
+    use membound_polyhedra::{parse_piecewise, parse_set};
 
     fn set(text: &str) -> Set {
         parse_set(text).expect("a set")
