@@ -11,7 +11,10 @@
 //! costs `L(L+1)/2` instead of `L`. Each execution runs its callee with one formal vector, so the
 //! cost is `Σ_executions max_{formals allowed there} quantity`, and that is what
 //! [`sum_per_execution`] bounds, the first that applies of:
-//! - the largest over each execution's formals (its fiber) by Bernstein expansion, with the
+//! - for a quantity constant on pieces that may overlap, its largest constant over the formals
+//!   the call allows, once per execution (a fiber's bound would add the overlapping pieces);
+//! - the largest over each execution's formals (its fiber) by Bernstein expansion (piece by
+//!   piece within the fiber where the pieces are disjoint), with the
 //!   executions as parameters, summed exactly over the executions (the formals kept as
 //!   existential variables, so only executions with a point count) where that largest is
 //!   built of polynomials under affine guards;
@@ -20,6 +23,9 @@
 //! - for a bound expression (a recursion's closed form), the executions times its largest value
 //!   over the fibers;
 //! - the sum over the whole set, as where the formals are a function of the executions.
+//!
+//! Every one of these is sound; one is kept over the sum over the set only where it is not
+//! above it at a few sample points, since a fiber's Bernstein bound can be loose.
 
 use membound_bernstein::guard::linear_to_affine;
 use membound_bernstein::{BoundExpr, ParametricPolytope, bound_expr_over};
