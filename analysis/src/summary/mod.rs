@@ -10,10 +10,11 @@
 //! of the call's set (the executions of the call with the values the callee's formals take
 //! there: [`crate::lowering::Lowered::call_set`]), which is exact where the chain invariants
 //! were (`Σ_{points} count(args)` is the count of the conjoined chain when the arguments are
-//! functions of the counters). So the work grows with methods and call sites, never with call
-//! chains. The method's memAlloc adds up its entries, except that a call whose targets each
-//! allocate a constant per call counts once per execution, at the largest (an execution runs one
-//! target).
+//! functions of the counters); where the caller cannot bind them, each execution counts at the
+//! largest over the formal values it allows, not their sum ([`per_execution`]). So the work
+//! grows with methods and call sites, never with call chains. The method's memAlloc adds up its
+//! entries, except that a call whose targets each allocate a constant per call counts once per
+//! execution, at the largest (an execution runs one target).
 //!
 //! A recursive component is solved as cost relations ([`recursion`]), or, where its cost does not
 //! grow with its depth, as a fixpoint of its members' summaries ([`depth_free`]); otherwise its
@@ -28,6 +29,7 @@ mod geometric;
 mod ghost;
 mod local;
 mod measured;
+mod per_execution;
 mod phases;
 pub(crate) mod powers;
 mod qty;
@@ -1118,7 +1120,7 @@ impl CallSite<'_> {
         let largest = |qty: &Qty, call: &Option<Call>| match (qty.as_constant(), call) {
             (Some(constant), _) => Some(constant),
             (None, Some(call)) if totals.len() > 1 => {
-                largest_per_execution(&qty.renamed(&callee_name), &call.set)
+                per_execution::largest_per_execution(&qty.renamed(&callee_name), &call.set)
             }
             (None, _) => None,
         };
@@ -1184,16 +1186,16 @@ impl Call {
         let fixed = qty::constant_dims(set);
         let quantity = renamed.to_quantity();
         if let Some(bounded) = self.over_fresh_trees(&renamed, &quantity) {
-            return sum_through(&Qty::Expr(bounded), set, &self.set);
+            return per_execution::sum_through(&Qty::Expr(bounded), set, &self.set);
         }
         let (Some((guard, substituted)), Some(elsewhere)) = (
             powers::substituted(&quantity, &self.powers, &fixed),
             powers::over_every_shift(&quantity, &self.powers, &fixed),
         ) else {
-            return sum_through(&renamed, set, &self.set);
+            return per_execution::sum_through(&renamed, set, &self.set);
         };
-        let on_powers = sum_through(&Qty::Expr(substituted), set, &self.set)?;
-        let elsewhere = sum_through(&Qty::Expr(elsewhere), set, &self.set)?;
+        let on_powers = per_execution::sum_through(&Qty::Expr(substituted), set, &self.set)?;
+        let elsewhere = per_execution::sum_through(&Qty::Expr(elsewhere), set, &self.set)?;
         Ok(Qty::Expr(powers::within(
             guard,
             on_powers.to_quantity(),
@@ -1270,71 +1272,9 @@ fn executions_count(call_set: &CallSet) -> Qty {
     Qty::count_of(&call_set.set.project_onto(&kept).to_set()).unwrap_or(Qty::Inf)
 }
 
-/// `Σ qty` over the call's points, where `qty` is over the callee's renamed formals. Formals
-/// `qty` does not depend on are projected out first: a count that does not depend on an
-/// argument the lowering cannot express must not become unbounded through it; nor does one
-/// that is piecewise constant in such an argument (an exception's constructor, whatever its
-/// message's length, or a cursor's `next()` whatever its chain's length): each execution of
-/// the call then counts at most its largest constant over the values the call may pass
-/// ([`largest_per_execution`]), and a call that allocates nothing there adds nothing however
-/// often it runs.
-fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
-    let sum = sum_over_formals(qty, set, call_set)?;
-    if !sum.is_infinite() {
-        return Ok(sum);
-    }
-    match largest_per_execution(qty, call_set) {
-        Some(bound) if bound.is_zero() => Ok(Qty::zero(&set.space.params)),
-        Some(bound) => {
-            let executions = executions_count(call_set);
-            Ok(if executions.is_infinite() {
-                sum
-            } else {
-                executions.scale(&bound)
-            })
-        }
-        None => Ok(sum),
-    }
-}
-
-/// The largest constant `qty` (over the callee's renamed formals) takes on the formals' values
-/// the call may pass (the call's set projected onto them: an argument the caller cannot bind
-/// ranges over what the call's facts allow, `next_length >= 1` after `hasNext()`); None when
-/// it is not piecewise constant there.
-fn largest_per_execution(qty: &Qty, call_set: &CallSet) -> Option<Rat> {
-    let qty = qty.over_its_variables();
-    let used = qty.params();
-    if !used.iter().all(|name| call_set.formals.contains(name)) {
-        return qty.largest_constant();
-    }
-    let used: Vec<&str> = used.iter().map(String::as_str).collect();
-    let region = call_set.set.project_onto(&used).to_set();
-    qty.largest_constant_on(&region)
-}
-
 /// A callee's formal as a call's set names it.
 fn callee_name(formal: &str) -> String {
     format!("{CALLEE_PREFIX}{formal}")
-}
-
-fn sum_over_formals(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
-    if qty.is_zero() {
-        return Ok(Qty::zero(&set.space.params));
-    }
-    let qty = qty.over_its_variables();
-    let used = qty.variables();
-    let kept: Vec<&str> = call_set
-        .executions
-        .iter()
-        .chain(call_set.formals.iter().filter(|f| used.contains(f)))
-        .map(String::as_str)
-        .collect();
-    let projected = if kept.len() == set.space.dims.len() {
-        set.clone()
-    } else {
-        call_set.set.project_onto(&kept).to_set()
-    };
-    qty.sum_over(&projected)
 }
 
 /// A member of a component whose summary cannot be computed (a recursion with no solution

@@ -103,26 +103,7 @@ impl Qty {
             .iter()
             .map(|piece| piece.qp.as_polynomial()?.as_constant())
             .collect::<Option<Vec<Rat>>>()?;
-        // Each piece's parts over the parameters alone: the columns beyond them are each
-        // piece's own locals.
-        let params: Vec<usize> = (0..pw.space.params.len()).collect();
-        let shadows: Vec<Vec<Polyhedron>> = pw
-            .pieces
-            .iter()
-            .map(|piece| {
-                let parts = &piece.domain.parts;
-                parts
-                    .iter()
-                    .map(|part| part.to_polyhedron().project_onto(&params))
-                    .collect()
-            })
-            .collect();
-        let disjoint = shadows.iter().enumerate().all(|(i, a)| {
-            shadows[i + 1..]
-                .iter()
-                .flatten()
-                .all(|q| a.iter().all(|p| p.intersect(q).is_empty()))
-        });
+        let disjoint = disjoint_pieces(pw);
         let positive = values.into_iter().filter(|v| *v > Rat::zero());
         Some(if disjoint {
             positive.max().unwrap_or_default()
@@ -345,6 +326,31 @@ impl Qty {
             Qty::Inf => Quantity::Inf,
         }
     }
+}
+
+/// Whether no two pieces of `pw` meet (rationally, over the parameters alone: an integer-empty
+/// meeting counts as one), so its value is one piece's, never a sum of several.
+pub(crate) fn disjoint_pieces(pw: &PiecewiseQuasiPolynomial) -> bool {
+    // Each piece's parts over the parameters alone: the columns beyond them are each piece's own
+    // locals.
+    let params: Vec<usize> = (0..pw.space.params.len()).collect();
+    let shadows: Vec<Vec<Polyhedron>> = pw
+        .pieces
+        .iter()
+        .map(|piece| {
+            let parts = &piece.domain.parts;
+            parts
+                .iter()
+                .map(|part| part.to_polyhedron().project_onto(&params))
+                .collect()
+        })
+        .collect();
+    shadows.iter().enumerate().all(|(i, a)| {
+        shadows[i + 1..]
+            .iter()
+            .flatten()
+            .all(|q| a.iter().all(|p| p.intersect(q).is_empty()))
+    })
 }
 
 /// `Σ expr(x)` over the points of `set` bounded by their number times the maximum of `expr`
