@@ -67,6 +67,11 @@ pub enum FormalKind {
     CollectionSize,
     /// A box parameter (`Integer`, …): its value.
     BoxedValue,
+    /// The stream receiver of a spec'd stream operation whose spec names its size (`this`): a
+    /// formal after the declared parameters, bound to the receiver's size view.
+    ReceiverSize,
+    /// A `Collector` parameter of a spec'd method: which factory made it (`views`).
+    CollectorKind,
 }
 
 /// Per declared parameter (not counting `this`), how it is a formal, if it is one.
@@ -98,7 +103,9 @@ impl Wanted {
     fn has(self, view: ViewType) -> bool {
         match view {
             ViewType::String => self.strings,
-            ViewType::Collection | ViewType::Iterator => self.collections,
+            ViewType::Collection | ViewType::Iterator | ViewType::Stream | ViewType::Collector => {
+                self.collections
+            }
             ViewType::Boxed => self.boxes,
         }
     }
@@ -121,7 +128,8 @@ fn formal_kind(ty: &Type, wanted: Wanted) -> Option<FormalKind> {
         ViewType::String => Some(FormalKind::StringLength),
         ViewType::Collection => Some(FormalKind::CollectionSize),
         ViewType::Boxed => Some(FormalKind::BoxedValue),
-        ViewType::Iterator => None,
+        // No run measures a stream or a collector handed in.
+        ViewType::Iterator | ViewType::Stream | ViewType::Collector => None,
     })
 }
 
@@ -390,7 +398,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength => {
                     format!("{}_length", var.name)
                 }
-                FormalKind::CollectionSize => format!("{}_size", var.name),
+                // `formal_kind` gives a method with code no receiver's size or collector.
+                FormalKind::CollectionSize
+                | FormalKind::ReceiverSize
+                | FormalKind::CollectorKind => format!("{}_size", var.name),
             };
             let formal = self.new_formal(&name);
             if !matches!(kind, FormalKind::Value | FormalKind::BoxedValue) {
@@ -415,7 +426,9 @@ impl<'b, 't> Lowerer<'b, 't> {
                 FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength => {
                     self.length_of.insert(param, formal)
                 }
-                FormalKind::CollectionSize => self.size_of.insert(param, formal),
+                FormalKind::CollectionSize
+                | FormalKind::ReceiverSize
+                | FormalKind::CollectorKind => self.size_of.insert(param, formal),
                 FormalKind::BoxedValue => self.boxed_of.insert(param, formal),
             };
         }
@@ -875,9 +888,13 @@ impl<'b, 't> Lowerer<'b, 't> {
                         let length = self.new_var(&local("length"), VarKind::Local);
                         self.length_of.insert(id, length);
                     }
-                    ViewType::Collection => {
+                    ViewType::Collection | ViewType::Stream => {
                         let size = self.new_var(&local("size"), VarKind::Local);
                         self.size_of.insert(id, size);
+                    }
+                    ViewType::Collector => {
+                        let kind = self.new_var(&local("kind"), VarKind::Local);
+                        self.size_of.insert(id, kind);
                     }
                     ViewType::Boxed => {
                         let value = self.new_var(&local("value"), VarKind::Local);
@@ -2272,7 +2289,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         for (slot, kind) in target.formals.iter().enumerate() {
             let Some(kind) = kind else { continue };
             let actual = call.and_then(|call| match kind {
-                FormalKind::ReceiverLength => call.receiver.as_ref(),
+                FormalKind::ReceiverLength | FormalKind::ReceiverSize => call.receiver.as_ref(),
                 _ => call.args.get(slot),
             });
             let expr = match (kind, actual) {
@@ -2283,7 +2300,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (FormalKind::StringLength | FormalKind::ReceiverLength, Some(operand)) => {
                     self.string_length(operand)
                 }
-                (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
+                (FormalKind::CollectionSize | FormalKind::CollectorKind, Some(Operand::Var(v))) => {
+                    self.size_of.get(v).map(|&size| Expr::var(size))
+                }
+                (FormalKind::ReceiverSize, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
                 (FormalKind::BoxedValue, Some(Operand::Var(v))) => {
@@ -2652,6 +2672,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             | ViewCall::SameSize
             | ViewCall::Box
             | ViewCall::Unbox
+            | ViewCall::Range { .. }
+            | ViewCall::Fewer { .. }
+            | ViewCall::Collector(_)
             | ViewCall::ReadOnly => node,
         }
     }
@@ -2679,6 +2702,20 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (None, None)
             }
             ViewCall::SameSize => (None, receiver.and_then(|r| self.size_of.get(&r))),
+            ViewCall::Range { closed } => return self.range_size(node, dst, call, closed),
+            ViewCall::Fewer { capped } => return self.fewer(node, dst, call, capped),
+            ViewCall::Collector(kind) => {
+                return match self.size_of.get(&dst) {
+                    Some(&var) => self.step(
+                        node,
+                        Action::Assign {
+                            var,
+                            expr: Expr::constant(kind),
+                        },
+                    ),
+                    None => node,
+                };
+            }
             ViewCall::Iterator => {
                 let size = receiver.and_then(|r| self.size_of.get(&r)).copied();
                 if let (Some(&(count, bound)), Some(size)) = (self.iterators.get(&dst), size) {
@@ -2717,6 +2754,80 @@ impl<'b, 't> Lowerer<'b, 't> {
             ),
             _ => self.havoc(node, dst),
         }
+    }
+
+    /// `dst := IntStream.range(a, b)`: a stream of `max(0, b - a)` elements (`rangeClosed`: one
+    /// more), the two sides of the maximum kept apart at joins (their hull would let the size
+    /// grow without the bounds).
+    fn range_size(
+        &mut self,
+        node: NodeId,
+        dst: ir::VarId,
+        call: &ir::Call,
+        closed: bool,
+    ) -> NodeId {
+        let bounds = match call.args.as_slice() {
+            [start, end] => self.affine(start).zip(self.affine(end)),
+            _ => None,
+        };
+        let (Some(&size), Some((start, end))) = (self.size_of.get(&dst), bounds) else {
+            return self.havoc(node, dst);
+        };
+        let elements = end.minus(&start) + i64::from(closed);
+        self.procedure.sign_splits.push(Expr::var(size));
+        let joined = self.new_node();
+        let some = self.step(node, Action::Assume(Cond::Ge(elements.clone() - 1)));
+        self.edge(
+            some,
+            joined,
+            Action::Assign {
+                var: size,
+                expr: elements.clone(),
+            },
+        );
+        let none = self.step(node, Action::Assume(Cond::Ge(elements.negated())));
+        self.edge(
+            none,
+            joined,
+            Action::Assign {
+                var: size,
+                expr: Expr::constant(0),
+            },
+        );
+        joined
+    }
+
+    /// `dst := s.filter(p)` (and the other stages that drop elements): at most the receiver's
+    /// elements, and for `limit(k)` at most `k`.
+    fn fewer(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call, capped: bool) -> NodeId {
+        let Some(&size) = self.size_of.get(&dst) else {
+            return node;
+        };
+        // Read before `dst` is set: it may be the receiver (`s = s.filter(p)`).
+        let fewer = self.new_var("fewer", VarKind::Local);
+        let mut bounds = vec![Cond::Ge(Expr::var(fewer))];
+        if let Some(&from) = self.receiver_var(call).and_then(|r| self.size_of.get(&r)) {
+            bounds.push(Cond::Ge(Expr::var(from).minus(&Expr::var(fewer))));
+        }
+        if let Some(cap) = call
+            .args
+            .first()
+            .filter(|_| capped)
+            .and_then(|k| self.affine(k))
+        {
+            bounds.push(Cond::Ge(cap.minus(&Expr::var(fewer))));
+        }
+        let node = self.step(node, Action::Havoc(fewer));
+        let node = bounds
+            .into_iter()
+            .fold(node, |node, bound| self.step(node, Action::Assume(bound)));
+        self.step(
+            node,
+            Action::Assign {
+                var: size,
+                expr: Expr::var(fewer),
+            },
+        )
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
@@ -2809,7 +2920,12 @@ fn names_target(call: &ir::Call, target: &CallTarget<'_>) -> bool {
             == target
                 .formals
                 .iter()
-                .filter(|&&kind| kind != Some(FormalKind::ReceiverLength))
+                .filter(|&&kind| {
+                    !matches!(
+                        kind,
+                        Some(FormalKind::ReceiverLength | FormalKind::ReceiverSize)
+                    )
+                })
                 .count()
 }
 

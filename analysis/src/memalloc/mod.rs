@@ -549,6 +549,10 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
             FormalKind::BoxedValue => {
                 format!("value of parameter {index} ({} {})", var.ty, var.name)
             }
+            // `formal_kinds` gives neither to a method with code.
+            FormalKind::ReceiverSize | FormalKind::CollectorKind => {
+                format!("parameter {index} ({})", var.name)
+            }
         };
         params.push(Param {
             name: name.clone(),
@@ -575,6 +579,8 @@ fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
                     format!("length of parameter {index}")
                 }
                 Some(FormalKind::ReceiverLength) => "length of this".to_string(),
+                Some(FormalKind::ReceiverSize) => "size of this (its elements)".to_string(),
+                Some(FormalKind::CollectorKind) => format!("kind of parameter {index}"),
                 _ => format!("parameter {index}"),
             };
             Param { name, origin }

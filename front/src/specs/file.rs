@@ -141,9 +141,10 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
     {
         return Err(format!("`{bad}` is not a parameter name"));
     }
-    // A String's methods may name its length `this`, a column after the declared parameters.
+    // A String's methods may name its length `this`, a stream's its size (an integer), a
+    // column after the declared parameters.
     let string = Type::Ref(ClassName::new(STRING));
-    let receiver = class.internal() == STRING;
+    let receiver = class.internal() == STRING || super::is_stream_pipeline(&class);
     let (named, types) = if receiver {
         let named = params
             .iter()
@@ -391,8 +392,12 @@ impl Names<'_> {
     /// its length, as an array does).
     fn only_numeric(&self, text: &str) -> Result<(), String> {
         let string = Type::Ref(ClassName::new(STRING));
+        let collector = Type::Ref(ClassName::new(super::COLLECTOR));
         match self.params.iter().zip(self.declared).find(|(name, ty)| {
-            ty.numeric_measure().is_none() && **ty != string && mentions(text, name)
+            ty.numeric_measure().is_none()
+                && **ty != string
+                && **ty != collector
+                && mentions(text, name)
         }) {
             Some((name, ty)) => Err(format!(
                 "`{text}`: parameter {name} is a {ty}, which has no integer value"
