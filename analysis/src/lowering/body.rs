@@ -72,7 +72,16 @@ pub enum FormalKind {
     ReceiverSize,
     /// A `Collector` parameter of a spec'd method: which factory made it (`views`).
     CollectorKind,
+    /// The first element of the `IntStream` receiver of a spec'd stream operation whose spec
+    /// names it (`first`): a formal after the receiver's size. Its elements are consecutive
+    /// integers from it (a range's), or of unknown values, bound to [`UNKNOWN_FIRST`].
+    ReceiverFirst,
 }
+
+/// The first element a spec's `first` is bound to for an `IntStream` whose elements are not a
+/// known range: the first value the box cache does not hold, so a spec counting the elements
+/// outside the cache counts every element.
+const UNKNOWN_FIRST: i64 = 128;
 
 /// Per declared parameter (not counting `this`), how it is a formal, if it is one.
 pub fn formal_kinds(body: &ir::Body) -> Vec<Option<FormalKind>> {
@@ -285,6 +294,8 @@ struct Lowerer<'b, 't> {
     size_of: HashMap<ir::VarId, VarId>,
     /// IR variable → its value view (box variables).
     boxed_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → its first element (an `IntStream` of consecutive integers from a range).
+    first_of: HashMap<ir::VarId, VarId>,
     /// Walked local ([`super::chains`]) → the rest of its chain.
     rests: HashMap<ir::VarId, VarId>,
     /// Local read from a tree's array elements → the index of the element it holds.
@@ -356,6 +367,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             length_of: HashMap::new(),
             size_of: HashMap::new(),
             boxed_of: HashMap::new(),
+            first_of: HashMap::new(),
             rests: HashMap::new(),
             element_indices: HashMap::new(),
             element_calls: Vec::new(),
@@ -401,6 +413,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 // `formal_kind` gives a method with code no receiver's size or collector.
                 FormalKind::CollectionSize
                 | FormalKind::ReceiverSize
+                | FormalKind::ReceiverFirst
                 | FormalKind::CollectorKind => format!("{}_size", var.name),
             };
             let formal = self.new_formal(&name);
@@ -428,6 +441,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 }
                 FormalKind::CollectionSize
                 | FormalKind::ReceiverSize
+                | FormalKind::ReceiverFirst
                 | FormalKind::CollectorKind => self.size_of.insert(param, formal),
                 FormalKind::BoxedValue => self.boxed_of.insert(param, formal),
             };
@@ -888,9 +902,17 @@ impl<'b, 't> Lowerer<'b, 't> {
                         let length = self.new_var(&local("length"), VarKind::Local);
                         self.length_of.insert(id, length);
                     }
-                    ViewType::Collection | ViewType::Stream => {
+                    ViewType::Collection => {
                         let size = self.new_var(&local("size"), VarKind::Local);
                         self.size_of.insert(id, size);
+                    }
+                    ViewType::Stream => {
+                        let size = self.new_var(&local("size"), VarKind::Local);
+                        self.size_of.insert(id, size);
+                        if views::is_int_stream(&var.ty) {
+                            let first = self.new_var(&local("first"), VarKind::Local);
+                            self.first_of.insert(id, first);
+                        }
                     }
                     ViewType::Collector => {
                         let kind = self.new_var(&local("kind"), VarKind::Local);
@@ -1073,6 +1095,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             .chain(&self.length_of)
             .chain(&self.size_of)
             .chain(&self.boxed_of)
+            .chain(&self.first_of)
             .map(|(ir_var, &var)| (ir_var, var))
             .chain(iterators)
             .filter(|(ir_var, _)| !live.contains(ir_var) && maybe_constrained(ir_var))
@@ -2289,7 +2312,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         for (slot, kind) in target.formals.iter().enumerate() {
             let Some(kind) = kind else { continue };
             let actual = call.and_then(|call| match kind {
-                FormalKind::ReceiverLength | FormalKind::ReceiverSize => call.receiver.as_ref(),
+                FormalKind::ReceiverLength
+                | FormalKind::ReceiverSize
+                | FormalKind::ReceiverFirst => call.receiver.as_ref(),
                 _ => call.args.get(slot),
             });
             let expr = match (kind, actual) {
@@ -2306,6 +2331,15 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (FormalKind::ReceiverSize, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
+                // Elements of unknown values are taken from 128 on: outside the box cache,
+                // each counted as a box.
+                (FormalKind::ReceiverFirst, Some(operand)) => Some(
+                    match operand {
+                        Operand::Var(v) => self.first_of.get(v).map(|&first| Expr::var(first)),
+                        Operand::Const(_) => None,
+                    }
+                    .unwrap_or_else(|| Expr::constant(UNKNOWN_FIRST)),
+                ),
                 (FormalKind::BoxedValue, Some(Operand::Var(v))) => {
                     self.boxed_of.get(v).map(|&value| Expr::var(value))
                 }
@@ -2615,6 +2649,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         if let Some(&size) = self.size_of.get(&dst) {
             copies.push((size, source.and_then(|s| self.size_of.get(&s)).copied()));
         }
+        if let Some(&first) = self.first_of.get(&dst) {
+            copies.push((first, source.and_then(|s| self.first_of.get(&s)).copied()));
+        }
         if let Some(&(count, bound)) = self.iterators.get(&dst) {
             let from = source.and_then(|s| self.iterators.get(&s)).copied();
             copies.push((count, from.map(|f| f.0)));
@@ -2689,6 +2726,28 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// `dst := ` the call's result: a view of the receiver when the call reads one, else
     /// unknown (with every view of `dst`).
     fn call_result(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
+        let node = self.first_element(node, dst, call);
+        self.call_views(node, dst, call)
+    }
+
+    /// `dst`'s first element, when it is an `IntStream`: a range's start, the receiver's for a
+    /// stage that keeps its elements in order (`sorted()`, `limit(k)`), else unknown.
+    fn first_element(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
+        let Some(&first) = self.first_of.get(&dst) else {
+            return node;
+        };
+        let value = match views::classify(call) {
+            ViewCall::Range { .. } => call.args.first().and_then(|start| self.affine(start)),
+            _ if views::keeps_elements(&call.method) => self
+                .receiver_var(call)
+                .and_then(|r| self.first_of.get(&r))
+                .map(|&from| Expr::var(from)),
+            _ => None,
+        };
+        self.step(node, Action::assign_or_havoc(first, value))
+    }
+
+    fn call_views(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
         let receiver = self.receiver_var(call);
         let (value, views) = match views::classify(call) {
             ViewCall::Length => (receiver.and_then(|r| self.length_of.get(&r)), None),
@@ -2923,7 +2982,11 @@ fn names_target(call: &ir::Call, target: &CallTarget<'_>) -> bool {
                 .filter(|&&kind| {
                     !matches!(
                         kind,
-                        Some(FormalKind::ReceiverLength | FormalKind::ReceiverSize)
+                        Some(
+                            FormalKind::ReceiverLength
+                                | FormalKind::ReceiverSize
+                                | FormalKind::ReceiverFirst
+                        )
                     )
                 })
                 .count()

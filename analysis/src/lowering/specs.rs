@@ -45,6 +45,10 @@ pub fn spec_formal_kinds(method: &MethodRef, spec: &MethodSpec) -> Vec<Option<Fo
                     FormalKind::ReceiverLength
                 })),
         )
+        .chain(
+            spec.receiver_first
+                .then_some(Some(FormalKind::ReceiverFirst)),
+        )
         .collect()
 }
 
@@ -63,6 +67,7 @@ pub fn spec_formal_names(method: &MethodRef, spec: &MethodSpec) -> Vec<(usize, S
             match (*kind)? {
                 FormalKind::Value | FormalKind::CollectorKind => Some((index, identifier(&base))),
                 FormalKind::ReceiverSize => Some((index, "this_size".to_string())),
+                FormalKind::ReceiverFirst => Some((index, "this_first".to_string())),
                 FormalKind::ArrayLength | FormalKind::StringLength => {
                     Some((index, identifier(&format!("{base}_length"))))
                 }

@@ -98,6 +98,18 @@ const SAME_SIZE_STAGES: &[&str] = &[
 /// (`limit(k)` at most `k` too).
 const FEWER_STAGES: &[&str] = &["filter", "distinct", "skip", "limit"];
 
+/// Stages whose stream has their receiver's elements in the same order: an `IntStream` of
+/// consecutive integers stays one from the same first element (`limit(k)` keeps a prefix).
+const ORDER_KEEPING_STAGES: &[&str] = &[
+    "sorted",
+    "sequential",
+    "parallel",
+    "unordered",
+    "peek",
+    "onClose",
+    "limit",
+];
+
 const COLLECTOR: &str = "java/util/stream/Collector";
 
 /// The collectors whose kind a `Collector` variable's view holds, by the factory of
@@ -249,6 +261,19 @@ pub fn classify(call: &ir::Call) -> ViewCall {
         ("stream", "()Ljava/util/stream/Stream;") => ViewCall::SameSize,
         _ => ViewCall::Other,
     }
+}
+
+/// Whether `ty` is an `IntStream`, whose view holds its first element too.
+pub fn is_int_stream(ty: &Type) -> bool {
+    matches!(ty, Type::Ref(class) if class.internal() == "java/util/stream/IntStream")
+}
+
+/// Whether a call of `method` on an `IntStream` returns a stream of the same elements from the
+/// same first one ([`ORDER_KEEPING_STAGES`]).
+pub fn keeps_elements(method: &MethodRef) -> bool {
+    STREAMS.contains(&method.class.internal())
+        && ORDER_KEEPING_STAGES.contains(&&*method.name)
+        && matches!(method.parsed_descriptor(), Ok(d) if d.ret.as_ref().is_some_and(is_int_stream))
 }
 
 /// What a call of a stream's intermediate operation, of a range, or of a collector's factory

@@ -143,15 +143,28 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
     }
     // A String's methods may name its length `this`, a stream's its size (an integer), a
     // column after the declared parameters.
+    // An IntStream's may name its first element `first` too, a column after `this`.
     let string = Type::Ref(ClassName::new(STRING));
     let receiver = class.internal() == STRING || super::is_stream_pipeline(&class);
+    let first = super::is_int_pipeline(&class);
     let (named, types) = if receiver {
+        let receivers = [RECEIVER, FIRST].into_iter().take(1 + usize::from(first));
         let named = params
             .iter()
             .cloned()
-            .chain([RECEIVER.to_string()])
+            .chain(receivers.clone().map(str::to_string))
             .collect();
-        let types = declared.iter().cloned().chain([string]).collect();
+        let types = declared
+            .iter()
+            .cloned()
+            .chain(receivers.map(|name| {
+                if name == RECEIVER {
+                    string.clone()
+                } else {
+                    Type::Int
+                }
+            }))
+            .collect();
         (named, types)
     } else {
         (params.clone(), declared.clone())
@@ -200,7 +213,9 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
                 .collect::<Result<Vec<_>, String>>()
         })
         .transpose()?;
-    let receiver_length = receiver && names_receiver(&allocations, &calls);
+    let receiver_first = first && names_receiver(&allocations, &calls, FIRST);
+    let receiver_length =
+        receiver && (receiver_first || names_receiver(&allocations, &calls, RECEIVER));
     Ok(MethodSpec {
         class,
         name,
@@ -208,6 +223,7 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
         source: source.clone(),
         params,
         receiver_length,
+        receiver_first,
         allocations,
         calls,
         returns,
@@ -255,6 +271,7 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
         source: source.clone(),
         params: Vec::new(),
         receiver_length: false,
+        receiver_first: false,
         allocations: Vec::new(),
         calls: Vec::new(),
         returns: Vec::new(),
@@ -266,13 +283,16 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
     })
 }
 
-/// The name a `String` method's spec gives its receiver's length.
+/// The name a `String` method's spec gives its receiver's length (a stream's, its size).
 const RECEIVER: &str = "this";
+
+/// The name an `IntStream`'s spec gives its first element.
+const FIRST: &str = "first";
 
 const STRING: &str = "java/lang/String";
 
-/// Whether an expression or a condition names the receiver's length.
-fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall]) -> bool {
+/// Whether an expression or a condition names the receiver's `name` (`this`, `first`).
+fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall], name: &str) -> bool {
     let exprs = allocations
         .iter()
         .flat_map(|a| [a.count.as_ref(), a.length.as_ref()])
@@ -283,7 +303,7 @@ fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall]) -> bool {
         .iter()
         .filter_map(|a| a.when.as_ref())
         .map(|c| c.text.as_str());
-    exprs.chain(conditions).any(|text| mentions(text, RECEIVER))
+    exprs.chain(conditions).any(|text| mentions(text, name))
 }
 
 fn allocation(entry: &AllocationEntry, names: &Names<'_>) -> Result<SpecAllocation, String> {

@@ -79,6 +79,14 @@ pub fn is_stream_pipeline(class: &ClassName) -> bool {
     STREAM_PIPELINES.contains(&class.internal())
 }
 
+/// Whether `class` is an `IntStream` pipeline, whose spec may name its first element `first`.
+pub fn is_int_pipeline(class: &ClassName) -> bool {
+    matches!(
+        class.internal(),
+        "java/util/stream/IntPipeline" | "java/util/stream/IntPipeline$Head"
+    )
+}
+
 /// A `Collector` parameter of a spec stands for its kind: which factory of `Collectors` made it
 /// (the lowering's views number them: 1 for `toList()`).
 pub const COLLECTOR: &str = "java/util/stream/Collector";
@@ -98,6 +106,9 @@ pub struct MethodSpec {
     /// length, a stream pipeline's size (how many elements it has, [`is_stream_pipeline`]); a
     /// column after [`MethodSpec::params`].
     pub receiver_length: bool,
+    /// Whether they name an `IntStream`'s first element, `first` ([`is_int_pipeline`]): a
+    /// column after the receiver's size.
+    pub receiver_first: bool,
     pub allocations: Vec<SpecAllocation>,
     /// Methods it calls on objects it receives (user code it runs: `hashCode`, `toString`).
     pub calls: Vec<SpecCall>,
