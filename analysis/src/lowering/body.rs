@@ -2710,7 +2710,6 @@ impl<'b, 't> Lowerer<'b, 't> {
             | ViewCall::Box
             | ViewCall::Unbox
             | ViewCall::Range { .. }
-            | ViewCall::Fewer { .. }
             | ViewCall::Collector(_)
             | ViewCall::ReadOnly => node,
         }
@@ -2731,7 +2730,8 @@ impl<'b, 't> Lowerer<'b, 't> {
     }
 
     /// `dst`'s first element, when it is an `IntStream`: a range's start, the receiver's for a
-    /// stage that keeps its elements in order (`sorted()`, `limit(k)`), else unknown.
+    /// stage that keeps its elements in order (`sorted()`, `limit(k)`), else [`UNKNOWN_FIRST`]
+    /// (elements of unknown values, each counted outside the box cache).
     fn first_element(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
         let Some(&first) = self.first_of.get(&dst) else {
             return node;
@@ -2744,7 +2744,8 @@ impl<'b, 't> Lowerer<'b, 't> {
                 .map(|&from| Expr::var(from)),
             _ => None,
         };
-        self.step(node, Action::assign_or_havoc(first, value))
+        let expr = value.unwrap_or_else(|| Expr::constant(UNKNOWN_FIRST));
+        self.step(node, Action::Assign { var: first, expr })
     }
 
     fn call_views(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
@@ -2762,7 +2763,6 @@ impl<'b, 't> Lowerer<'b, 't> {
             }
             ViewCall::SameSize => (None, receiver.and_then(|r| self.size_of.get(&r))),
             ViewCall::Range { closed } => return self.range_size(node, dst, call, closed),
-            ViewCall::Fewer { capped } => return self.fewer(node, dst, call, capped),
             ViewCall::Collector(kind) => {
                 return match self.size_of.get(&dst) {
                     Some(&var) => self.step(
@@ -2854,39 +2854,6 @@ impl<'b, 't> Lowerer<'b, 't> {
             },
         );
         joined
-    }
-
-    /// `dst := s.filter(p)` (and the other stages that drop elements): at most the receiver's
-    /// elements, and for `limit(k)` at most `k`.
-    fn fewer(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call, capped: bool) -> NodeId {
-        let Some(&size) = self.size_of.get(&dst) else {
-            return node;
-        };
-        // Read before `dst` is set: it may be the receiver (`s = s.filter(p)`).
-        let fewer = self.new_var("fewer", VarKind::Local);
-        let mut bounds = vec![Cond::Ge(Expr::var(fewer))];
-        if let Some(&from) = self.receiver_var(call).and_then(|r| self.size_of.get(&r)) {
-            bounds.push(Cond::Ge(Expr::var(from).minus(&Expr::var(fewer))));
-        }
-        if let Some(cap) = call
-            .args
-            .first()
-            .filter(|_| capped)
-            .and_then(|k| self.affine(k))
-        {
-            bounds.push(Cond::Ge(cap.minus(&Expr::var(fewer))));
-        }
-        let node = self.step(node, Action::Havoc(fewer));
-        let node = bounds
-            .into_iter()
-            .fold(node, |node, bound| self.step(node, Action::Assume(bound)));
-        self.step(
-            node,
-            Action::Assign {
-                var: size,
-                expr: Expr::var(fewer),
-            },
-        )
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {

@@ -65,9 +65,11 @@ const COLLECTIONS: &[&str] = &[
 
 const ITERATORS: &[&str] = &["java/util/Iterator", "java/util/ListIterator"];
 
-/// The stream types with a size view: how many elements the stream will hand its terminal
-/// operation (a stream from a collection binds to the collection when that operation runs, so
-/// its size is forgotten like a collection's by any call that may modify one).
+/// The stream types with a size view: at most how many elements the stream will hand its
+/// terminal operation, exactly as many where no stage drops any (a stream from a collection
+/// binds to the collection when that operation runs, so its size is forgotten like a
+/// collection's by any call that may modify one). Specs read it as an upper bound: what they
+/// state in it grows with it.
 const STREAMS: &[&str] = &[
     "java/util/stream/BaseStream",
     "java/util/stream/Stream",
@@ -76,8 +78,13 @@ const STREAMS: &[&str] = &[
     "java/util/stream/DoubleStream",
 ];
 
-/// Intermediate operations whose stream has as many elements as their receiver.
+/// Intermediate operations whose stream has at most as many elements as their receiver: as
+/// many, or fewer (`filter`, `distinct`, `skip`, `limit`, whose size view is then above it).
 const SAME_SIZE_STAGES: &[&str] = &[
+    "filter",
+    "distinct",
+    "skip",
+    "limit",
     "boxed",
     "map",
     "mapToObj",
@@ -93,10 +100,6 @@ const SAME_SIZE_STAGES: &[&str] = &[
     "unordered",
     "onClose",
 ];
-
-/// Intermediate operations whose stream has at most as many elements as their receiver
-/// (`limit(k)` at most `k` too).
-const FEWER_STAGES: &[&str] = &["filter", "distinct", "skip", "limit"];
 
 /// Stages whose stream has their receiver's elements in the same order: an `IntStream` of
 /// consecutive integers stays one from the same first element (`limit(k)` keeps a prefix).
@@ -187,7 +190,8 @@ pub enum ViewCall {
     Size,
     /// `c.iterator()`: a new iterator bounded by the receiver's size.
     Iterator,
-    /// `m.keySet()`, `values()`, `entrySet()`: a view collection of the receiver's size.
+    /// `m.keySet()`, `values()`, `entrySet()`: a view collection of the receiver's size; a
+    /// stream's stage, `c.stream()`: a stream of at most its receiver's size.
     SameSize,
     /// `it.next()`: one more element of the receiver.
     Next,
@@ -198,9 +202,6 @@ pub enum ViewCall {
     /// `IntStream.range(a, b)` (`closed`: `rangeClosed`): a stream of `max(0, b - a)` elements
     /// (one more when closed).
     Range { closed: bool },
-    /// `s.filter(p)`, `distinct()`, `skip(k)`: a stream of at most the receiver's size;
-    /// `limit(k)` (`capped`) at most `k` too.
-    Fewer { capped: bool },
     /// `Collectors.toList()`: a collector of this kind.
     Collector(i64),
     /// A call that changes no view (and no collection).
@@ -304,9 +305,6 @@ fn stream_call(method: &MethodRef) -> Option<ViewCall> {
             closed: name == "rangeClosed",
         }),
         _ if SAME_SIZE_STAGES.contains(&name) => Some(ViewCall::SameSize),
-        _ if FEWER_STAGES.contains(&name) => Some(ViewCall::Fewer {
-            capped: name == "limit",
-        }),
         _ => None,
     }
 }
@@ -392,7 +390,6 @@ pub fn needs(body: &ir::Body, kind: ViewType) -> bool {
                         | ViewCall::SameSize
                         | ViewCall::Next
                         | ViewCall::Range { .. }
-                        | ViewCall::Fewer { .. }
                         | ViewCall::Collector(_)
                 )
             }
