@@ -916,17 +916,19 @@ fn by_key<'s>(
     groups
 }
 
-/// Whether a chain (its frames' methods) goes on past its first spec'd frame in a method the
-/// certificate describes: a call back into the program.
+/// Whether a chain (its frames' methods) goes on past its last spec'd frame in a method the
+/// certificate describes: its object is made by the program's code a spec called back (not by
+/// a spec'd method that code calls in turn).
 fn calls_back(
     methods: &[&str],
     specs: &SpecMethods<'_>,
     described: &HashMap<&str, &MethodEntry>,
 ) -> bool {
-    specs
-        .first_on(methods.iter().copied())
-        .is_some_and(|first| {
-            methods[first + 1..]
+    methods
+        .iter()
+        .rposition(|m| specs.contains(m))
+        .is_some_and(|last| {
+            methods[last + 1..]
                 .iter()
                 .any(|m| !specs.contains(m) && described.contains_key(m))
         })

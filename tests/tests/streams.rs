@@ -11,7 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use membound_tests::{analyze_into, compile_fixture, eval_method, scratch_dir, validate_json};
+use membound_tests::{
+    analyze_into, compile_fixture, eval_method, fixture_output, scratch_dir, validate_json,
+};
 use serde_json::Value;
 
 /// The sizes each pipeline runs with: empty, one element, around the box cache's end, larger.
@@ -244,25 +246,20 @@ fn other_collectors_and_uncounted_streams_are_unbounded_with_their_reason() {
             "to java.util.stream.IntPipeline.mapToObj(Ljava/util/function/IntFunction;)Ljava/util/stream/Stream;: its bound depends on this_size",
         ),
     ];
-    let classes = compile_fixture("streams");
     for (method, reason) in cases {
-        let run = membound_tests::membound([
-            "analyze".as_ref(),
-            classes.as_os_str(),
-            "--method".as_ref(),
-            format!("Pipelines.{method}").as_ref(),
-            "-q".as_ref(),
-        ]);
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        assert!(
-            run.stdout.contains("memAlloc objects: ∞"),
-            "{method}: {}",
-            run.stdout
+        let summary = fixture_output(
+            "analyze",
+            "streams",
+            &format!("Pipelines.{method}"),
+            &["-q"],
         );
         assert!(
-            run.stdout.contains(reason),
-            "{method}: no `{reason}` in {}",
-            run.stdout
+            summary.contains("memAlloc objects: ∞"),
+            "{method}: {summary}"
+        );
+        assert!(
+            summary.contains(reason),
+            "{method}: no `{reason}` in {summary}"
         );
         let certificate = certificate(method);
         for n in ["0", "300"] {
