@@ -106,8 +106,10 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> Result<String> {
     let edits = parse_param_edits(&args.params)?;
     let deadline = args.whole.deadline()?;
     progress.phase("loading the classes and building the call graph");
-    let (program, graph) = args.target.call_graph_within(deadline)?;
     let setting = args.setting();
+    let (program, graph) = args
+        .target
+        .call_graph_within(deadline, setting.exceptions)?;
     let mut bounds = memrq::analyze(
         &program,
         &graph,

@@ -32,7 +32,7 @@ use membound_front::callgraph;
 use membound_front::callgraph::CallGraph;
 use membound_front::classpath::{Classpath, Jdk};
 use membound_front::hierarchy::Hierarchy;
-use membound_front::ir;
+use membound_front::ir::{self, Exceptions};
 use membound_front::program::Program;
 use membound_front::select::select_method;
 use membound_front::sizes::ObjectModel;
@@ -482,19 +482,24 @@ fn run(command: Command) -> Result<(String, bool)> {
 impl MethodInput {
     /// Loads the program and builds the call graph from the method.
     fn call_graph(&self) -> Result<(Program, CallGraph)> {
-        self.call_graph_within(None)
+        self.call_graph_within(None, Exceptions::Followed)
     }
 
-    /// [`Self::call_graph`], stopping at `deadline` (`analyze --entry-time-limit`).
-    fn call_graph_within(&self, deadline: Option<Instant>) -> Result<(Program, CallGraph)> {
+    /// [`Self::call_graph`], stopping at `deadline` (`analyze --entry-time-limit`), without
+    /// the calls of exceptional paths where `exceptions` drops them.
+    fn call_graph_within(
+        &self,
+        deadline: Option<Instant>,
+        exceptions: Exceptions,
+    ) -> Result<(Program, CallGraph)> {
         let (program, method) = self.load()?;
-        let graph = callgraph::build_within(
-            &Hierarchy::new(&program),
-            &method,
-            &self.specs()?,
-            self.budget_methods,
+        let options = callgraph::BuildOptions {
+            max_methods: self.budget_methods,
             deadline,
-        )?;
+            exceptions,
+        };
+        let graph =
+            callgraph::build_within(&Hierarchy::new(&program), &method, &self.specs()?, &options)?;
         Ok((program, graph))
     }
 

@@ -224,13 +224,12 @@ impl EntryRun<'_> {
         let deadline = deadline_after(self.limit);
         let analysis = || -> Result<Certificate> {
             let hierarchy = Hierarchy::new(view);
-            let graph = callgraph::build_within(
-                &hierarchy,
-                method,
-                self.specs,
-                self.max_methods,
+            let build = callgraph::BuildOptions {
+                max_methods: self.max_methods,
                 deadline,
-            )?;
+                exceptions: self.setting.exceptions,
+            };
+            let graph = callgraph::build_within(&hierarchy, method, self.specs, &build)?;
             let options = memrq::Options {
                 exceptions: self.setting.exceptions,
                 deadline,

@@ -440,11 +440,35 @@ pub fn validated_exactly(certificate: &Path, main: &str, args: &[&str]) -> Vec<s
 /// The (observed, predicted) object totals among a `validate --format json` report's
 /// comparisons.
 pub fn total_objects(comparisons: &[serde_json::Value]) -> (serde_json::Value, serde_json::Value) {
+    total_of(comparisons, "objects")
+}
+
+/// The (observed, predicted) totals of `quantity` (`objects`, `bytes`) among a report's
+/// comparisons.
+fn total_of(
+    comparisons: &[serde_json::Value],
+    quantity: &str,
+) -> (serde_json::Value, serde_json::Value) {
     let total = comparisons
         .iter()
-        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
-        .unwrap_or_else(|| panic!("no total objects in {comparisons:#?}"));
+        .find(|c| c["what"] == "total" && c["quantity"] == quantity)
+        .unwrap_or_else(|| panic!("no total {quantity} in {comparisons:#?}"));
     (total["observed"].clone(), total["predicted"].clone())
+}
+
+/// `validate` of a run, checked to exit 0 with nothing broken ([`validated_unbroken`]); the
+/// (observed, predicted) totals, objects then bytes.
+pub fn validated_totals(
+    certificate: &Path,
+    main: &str,
+    args: &[&str],
+) -> [(serde_json::Value, serde_json::Value); 2] {
+    let json = validated_unbroken(certificate, main, args);
+    let comparisons = json["comparisons"].as_array().expect("comparisons");
+    [
+        total_of(comparisons, "objects"),
+        total_of(comparisons, "bytes"),
+    ]
 }
 
 /// A certificate's (or `eval`'s) site's steps from its method: the call it is reached through

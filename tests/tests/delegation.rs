@@ -69,3 +69,23 @@ fn a_decorator_that_allocates_on_every_level_keeps_the_recursion_unbounded() {
     let text = std::fs::read_to_string(&cert).expect("the certificate");
     assert!(!text.contains(DEPTH_FREE), "{text}");
 }
+
+/// A call with three targets, a journal whose line is longer for a label with text and two
+/// decorators: one execution runs one of them, so the chain allocates the largest (not their
+/// sum, which grew by a level every round); the journal's class initializer counts once, however
+/// deep the chain.
+#[test]
+fn a_chain_whose_innermost_cost_depends_on_an_argument_takes_the_largest_target() {
+    let cert = certificate("note");
+    let entry = certificate_entry(&cert, "delegation.Decorators.note");
+    // The line (`Object[1]` or `Object[2]`) and the shelf (`Object[1][]`) once.
+    assert_eq!(
+        entry["mem_alloc"]["objects"], "cases(label_length >= 0 -> (2); otherwise -> (0))",
+        "{entry:#}"
+    );
+    for (depth, label) in [("0", "x"), ("3", ""), ("8", "text")] {
+        let (code, json) = validate_json(&cert, "delegation.Decorators", &[depth, label]);
+        assert_eq!(code, 0, "{json:#}");
+        assert_eq!(json["broken"], 0, "{json:#}");
+    }
+}

@@ -6,8 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use membound_tests::{
-    analyze_into, certificate_entry, compile_fixture, eval_method, scratch_dir, total_objects,
-    validate_json,
+    analyze_into, certificate_entry, compile_fixture, eval_method, scratch_dir, validated_totals,
 };
 use serde_json::Value;
 
@@ -23,21 +22,9 @@ fn certificate(method: &str) -> PathBuf {
     path
 }
 
-/// `validate` of a run of `Captures <n>`: exit 0, nothing broken; the totals observed and
-/// predicted, objects then bytes.
+/// `validate` of a run of `Captures <n>` ([`validated_totals`]).
 fn validated(certificate: &Path, n: &str) -> [(Value, Value); 2] {
-    let (code, json) = validate_json(certificate, "lambdas.Captures", &[n]);
-    assert_eq!(code, 0, "{json:#}");
-    assert_eq!(json["broken"], 0, "{json:#}");
-    let comparisons = json["comparisons"].as_array().expect("comparisons");
-    let bytes = comparisons
-        .iter()
-        .find(|c| c["what"] == "total" && c["quantity"] == "bytes")
-        .unwrap_or_else(|| panic!("no total bytes in {json:#}"));
-    [
-        total_objects(comparisons),
-        (bytes["observed"].clone(), bytes["predicted"].clone()),
-    ]
+    validated_totals(certificate, "lambdas.Captures", &[n])
 }
 
 #[test]

@@ -91,3 +91,18 @@ fn without_exceptions_no_handler_runs() {
     assert!(names_no_exceptions(&assumed));
     validated_exactly(&assumed, "Checked", &["3"]);
 }
+
+/// The calls of a path that throws are not looked up without exceptions: a message describing
+/// an object (`String.valueOf(label)`, every `toString` of the program) no longer spends the
+/// call graph's budget, whose cut left the call that makes the cells unread (∞).
+#[test]
+fn without_exceptions_the_call_graph_leaves_out_what_only_a_throw_calls() {
+    let dir = scratch_dir("no_exceptions_graph");
+    let budget: &[&str] = &["--budget-methods", "2"];
+    let sound = certificate(&dir, "labelled", budget);
+    let assumed = certificate(&dir, "labelled", &[NO_EXCEPTIONS, budget].concat());
+    assert_eq!(objects_at(&sound, "labelled", "n=5"), "infty");
+    assert_eq!(objects_at(&assumed, "labelled", "n=5"), 1);
+    assert!(names_no_exceptions(&assumed));
+    validated_exactly(&assumed, "Checked", &["5"]);
+}

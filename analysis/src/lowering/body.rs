@@ -37,6 +37,7 @@ use membound_polyhedra::Int;
 use super::Exceptions;
 use super::accumulators::accumulators;
 use super::appends::{AppendEffect, StoredNode};
+use super::builders::{Amount, Builders, Effect, Measure, builders};
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
@@ -318,6 +319,11 @@ struct Lowerer<'b, 't> {
     returned_chains: Vec<VarId>,
     /// IR variable → the counter of its `next()` calls and the size bounding it (iterators).
     iterators: HashMap<ir::VarId, (VarId, VarId)>,
+    /// The method's own `StringBuilder`s ([`super::builders`]), with a length per site.
+    builders: Builders,
+    builder_lengths: Vec<VarId>,
+    /// What an append adds where it may add more or less (an `int`'s chars).
+    builder_growth: VarId,
     wanted: Wanted,
     /// Loop head block → its iteration counter.
     counters: BTreeMap<usize, VarId>,
@@ -378,6 +384,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             heads: HashMap::new(),
             returned_chains: Vec::new(),
             iterators: HashMap::new(),
+            builders: builders(body),
+            builder_lengths: Vec::new(),
+            builder_growth: VarId(0),
             wanted: Wanted::of(body),
             counters: BTreeMap::new(),
             accumulators: HashMap::new(),
@@ -393,6 +402,7 @@ impl<'b, 't> Lowerer<'b, 't> {
         lowerer.declare_views();
         lowerer.declare_returned();
         lowerer.declare_locals();
+        lowerer.declare_builder_lengths();
         lowerer.declare_counters();
         lowerer
     }
@@ -932,6 +942,16 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
     }
 
+    fn declare_builder_lengths(&mut self) {
+        for pc in self.builders.sites.clone() {
+            let length = self.new_var(&format!("builder{pc}_length"), VarKind::Local);
+            self.builder_lengths.push(length);
+        }
+        if !self.builders.sites.is_empty() {
+            self.builder_growth = self.new_var("builder_growth", VarKind::Local);
+        }
+    }
+
     fn declare_counters(&mut self) {
         for head in self.loops.heads.clone() {
             let pc = self.body.blocks[head].pc;
@@ -1019,8 +1039,9 @@ impl<'b, 't> Lowerer<'b, 't> {
             start.extend(self.edge_actions(None, 0));
             self.connect(NodeId(0), first, start);
         }
-        for index in 0..body.blocks.len() {
-            self.lower_block(index);
+        let runs = body.blocks_run(self.exceptions);
+        for (index, runs) in runs.into_iter().enumerate() {
+            self.lower_block(index, runs);
         }
     }
 
@@ -1050,12 +1071,11 @@ impl<'b, 't> Lowerer<'b, 't> {
         actions
     }
 
-    fn lower_block(&mut self, index: usize) {
+    /// Lowers the block `index`; one that does not run (`Body::blocks_run`) starts from a node
+    /// no path reaches.
+    fn lower_block(&mut self, index: usize, runs: bool) {
         let block = &self.body.blocks[index];
-        let mut node = if self.exceptions == Exceptions::Dropped
-            && matches!(block.terminator, Terminator::Throw(_))
-        {
-            // Assumed not to run: its statements start from a node no path reaches.
+        let mut node = if !runs {
             self.new_node()
         } else {
             self.forget_at_block_start(index)
@@ -1435,7 +1455,13 @@ impl<'b, 't> Lowerer<'b, 't> {
             .flat_map(|b| &self.body.blocks[b].stmts)
             .filter_map(|stmt| held.stores.get(&stmt.pc))
             .any(|store| live.contains(&store.holder));
+        // A builder's text the loop lengthens (read after, as a rule: nothing else reads it).
+        let builder_grows = (0..self.body.blocks.len())
+            .filter(inside)
+            .flat_map(|b| &self.body.blocks[b].stmts)
+            .any(|stmt| self.builders.moves_length_at(stmt.pc));
         held_store
+            || builder_grows
             || (0..self.body.blocks.len())
                 .filter(inside)
                 .flat_map(|b| &self.live.written[b])
@@ -1614,6 +1640,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                 let node = self.forget_held(node, stmt.pc, &received);
                 let node = self.forget_heads(node, &received);
                 let node = self.view_effects(node, call);
+                let node = self.builder_effects(node, stmt.pc, call);
                 let node = self.link_step(node, stmt.pc);
                 let node = match dst {
                     Some(dst) => {
@@ -1622,7 +1649,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                         let node = match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
                             None if summarized.is_some() => node,
-                            None => self.call_result(node, *dst, call),
+                            None => {
+                                let node = self.call_result(node, *dst, call);
+                                self.builder_length_result(node, stmt.pc, *dst, call)
+                            }
                         };
                         self.walk_step(node, stmt.pc, *dst)
                     }
@@ -2322,6 +2352,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (FormalKind::ArrayLength, Some(Operand::Var(v))) => {
                     self.length_of.get(v).map(|&len| Expr::var(len))
                 }
+                (FormalKind::ReceiverLength, _) if self.builders.read_at(pc).is_some() => {
+                    let site = self.builders.read_at(pc).expect("checked");
+                    Some(Expr::var(self.builder_lengths[site]))
+                }
                 (FormalKind::StringLength | FormalKind::ReceiverLength, Some(operand)) => {
                     self.string_length(operand)
                 }
@@ -2713,6 +2747,103 @@ impl<'b, 't> Lowerer<'b, 't> {
             | ViewCall::Collector(_)
             | ViewCall::ReadOnly => node,
         }
+    }
+
+    /// What the call at `pc` does to the lengths of the method's builders
+    /// ([`super::builders`]): a constructor or `setLength` sets one, an append moves it within
+    /// what it may add, a call not followed forgets it.
+    fn builder_effects(&mut self, node: NodeId, pc: u32, call: &ir::Call) -> NodeId {
+        let Some(effects) = self.builders.effects.get(&pc).cloned() else {
+            return node;
+        };
+        effects.into_iter().fold(node, |node, effect| match effect {
+            Effect::Set { site, length } => {
+                let var = self.builder_lengths[site];
+                let length = self.amount(call, &length);
+                self.step(node, Action::assign_or_havoc(var, length))
+            }
+            Effect::Grow { site, least, most } => self.grow(node, call, site, &least, &most),
+            Effect::Forget { site } => {
+                let var = self.builder_lengths[site];
+                self.step(node, Action::Havoc(var))
+            }
+            Effect::Read { .. } => node,
+        })
+    }
+
+    /// The builder's length grows by some amount between `least` and `most`: the length plus
+    /// a fresh value bounded by both, or unknown where either is.
+    fn grow(
+        &mut self,
+        node: NodeId,
+        call: &ir::Call,
+        site: usize,
+        least: &Amount,
+        most: &Amount,
+    ) -> NodeId {
+        let var = self.builder_lengths[site];
+        let (Some(least), Some(most)) = (self.amount(call, least), self.amount(call, most)) else {
+            return self.step(node, Action::Havoc(var));
+        };
+        let growth = if least == most {
+            least
+        } else {
+            let added = Expr::var(self.builder_growth);
+            let node = self.step(node, Action::Havoc(self.builder_growth));
+            let node = self.step(node, Action::Assume(ge(added.clone(), least)));
+            let node = self.step(node, Action::Assume(le(added.clone(), most)));
+            let node = self.step(
+                node,
+                Action::Assign {
+                    var,
+                    expr: Expr::var(var).plus(&added),
+                },
+            );
+            return self.step(node, Action::Havoc(self.builder_growth));
+        };
+        self.step(
+            node,
+            Action::Assign {
+                var,
+                expr: Expr::var(var).plus(&growth),
+            },
+        )
+    }
+
+    /// An amount over the call's arguments, or None where one of its measures is unknown.
+    fn amount(&self, call: &ir::Call, amount: &Amount) -> Option<Expr> {
+        amount.terms.iter().try_fold(
+            Expr::constant(amount.constant),
+            |sum, (coefficient, measure)| {
+                let term = match *measure {
+                    Measure::Value(index) => self.affine(call.args.get(index)?),
+                    Measure::StringLength(index) => self.string_length(call.args.get(index)?),
+                    Measure::ArrayLength(index) => match call.args.get(index)? {
+                        Operand::Var(array) => self.length_of.get(array).map(|&l| Expr::var(l)),
+                        Operand::Const(_) => None,
+                    },
+                }?;
+                Some(sum.plus(&term.scaled(&Int::from(*coefficient))))
+            },
+        )
+    }
+
+    /// `dst := ` the builder's length, for a `length()` on a builder the method follows.
+    fn builder_length_result(
+        &mut self,
+        node: NodeId,
+        pc: u32,
+        dst: ir::VarId,
+        call: &ir::Call,
+    ) -> NodeId {
+        let (Some(site), Some(&var)) = (self.builders.read_at(pc), self.value_of.get(&dst)) else {
+            return node;
+        };
+        if &*call.method.name != "length" {
+            return node;
+        }
+        let length = Expr::var(self.builder_lengths[site]);
+        self.step(node, Action::Assign { var, expr: length })
     }
 
     fn receiver_var(&self, call: &ir::Call) -> Option<ir::VarId> {

@@ -24,6 +24,7 @@
 mod accumulators;
 mod appends;
 mod body;
+mod builders;
 mod chains;
 mod cursors;
 mod division;
@@ -53,6 +54,7 @@ use membound_invariants::{
 
 use crate::sites::{ChainElement, CreationSite, LocalSites};
 use membound_front::callgraph::{CallGraph, CallSites, NodeKind};
+pub use membound_front::ir::Exceptions;
 use membound_front::program::Program as JavaProgram;
 use membound_front::specs::MethodSpec;
 use membound_jvm::error::{Error, Result};
@@ -170,17 +172,6 @@ impl SiteInvariant {
         let kept: Vec<&str> = self.executions.iter().map(String::as_str).collect();
         self.set.project_onto(&kept)
     }
-}
-
-/// Which paths the lowering follows out of code that may throw.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Exceptions {
-    /// Into each handler, and through every block that ends in `throw`.
-    #[default]
-    Followed,
-    /// None: no handler is entered and no block that ends in `throw` runs, so neither the
-    /// exception it throws nor its stack trace is counted ([`NO_EXCEPTIONS`]).
-    Dropped,
 }
 
 /// The assumption of [`Exceptions::Dropped`] (`--assume no-exceptions`).

@@ -14,8 +14,13 @@
 
 use membound_front::callgraph::{Edge, NodeId};
 
+use std::collections::HashSet;
+
+use membound_polyhedra::Rat;
+
 use super::{
-    Counted, Inputs, Layered, Levels, MethodSummary, Recursion, Summaries, method_summary,
+    CLASS_INITIALIZER, Counted, Inputs, Layered, Levels, MethodSummary, Qty, Recursion, Summaries,
+    method_summary,
 };
 
 /// The assumption a bound through such a recursion rests on.
@@ -48,7 +53,8 @@ pub(super) fn summaries(
             layered.set(member, summary);
         }
         if !changed {
-            return Some(marked(layered, members, adjacency));
+            let once = initializers_reached(inputs, &layered, members, adjacency)?;
+            return Some(marked(layered, members, adjacency, &once));
         }
     }
     None
@@ -57,7 +63,9 @@ pub(super) fn summaries(
 /// Whether two summaries of one method have the same totals, finite and reaching no unseen
 /// code. Only the totals settle: a call's entries add up over its targets, while its totals take
 /// the largest target, so a site reached through a member and through the chain's last call
-/// counts once more every round.
+/// counts once more every round. The once parts do not settle either (a call adds its
+/// targets' class initializers, and each round nests one more call):
+/// [`initializers_reached`] bounds them instead.
 fn same(a: &MethodSummary, b: &MethodSummary) -> bool {
     let settled = |s: &MethodSummary| {
         [&s.objects, &s.bytes, &s.once_objects, &s.once_bytes]
@@ -66,12 +74,37 @@ fn same(a: &MethodSummary, b: &MethodSummary) -> bool {
             && s.unbounded.is_empty()
             && s.diverges.is_empty()
     };
-    settled(a)
-        && settled(b)
-        && a.objects == b.objects
-        && a.bytes == b.bytes
-        && a.once_objects == b.once_objects
-        && a.once_bytes == b.once_bytes
+    settled(a) && settled(b) && a.objects == b.objects && a.bytes == b.bytes
+}
+
+/// What the class initializers the component may reach allocate in all, objects and bytes:
+/// each runs at most once in a run, so their totals with their own once parts, each taken
+/// once, bound what any activation of a member adds once, however deep. None when one is not
+/// a finite constant (or not summarized).
+fn initializers_reached(
+    inputs: &Inputs<'_>,
+    layered: &Layered<'_>,
+    members: &[NodeId],
+    adjacency: &[Vec<&Edge>],
+) -> Option<(Rat, Rat)> {
+    let mut seen: HashSet<NodeId> = members.iter().copied().collect();
+    let mut work: Vec<NodeId> = members.to_vec();
+    let mut once = (Rat::zero(), Rat::zero());
+    while let Some(node) = work.pop() {
+        for edge in &adjacency[node] {
+            if seen.insert(edge.callee) {
+                work.push(edge.callee);
+            }
+        }
+        if inputs.graph.methods[node].method.name.as_ref() != CLASS_INITIALIZER {
+            continue;
+        }
+        let summary = layered.of(node)?;
+        let whole = |total: &Qty, part: &Qty| total.add(part).largest_constant();
+        once.0 += whole(&summary.objects, &summary.once_objects)?;
+        once.1 += whole(&summary.bytes, &summary.once_bytes)?;
+    }
+    Some(once)
 }
 
 /// The fixpoint's summaries in the members' order, each site bounded by the totals, with the
@@ -80,6 +113,7 @@ fn marked(
     mut layered: Layered<'_>,
     members: &[NodeId],
     adjacency: &[Vec<&Edge>],
+    (once_objects, once_bytes): &(Rat, Rat),
 ) -> Vec<(NodeId, MethodSummary)> {
     let paths: Vec<Vec<(NodeId, u32, NodeId)>> = members
         .iter()
@@ -89,6 +123,8 @@ fn marked(
         .collect();
     for &member in members {
         if let Some(mut summary) = layered.new.remove(&member) {
+            summary.once_objects = Qty::constant(&summary.params, once_objects.clone());
+            summary.once_bytes = Qty::constant(&summary.params, once_bytes.clone());
             // No site allocates more than all of them together: the settled totals (with the
             // class initializers' once part) bound each.
             let objects = summary.objects.add(&summary.once_objects);

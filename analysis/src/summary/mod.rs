@@ -1101,12 +1101,21 @@ impl CallSite<'_> {
     }
 
     /// The call's objects and bytes: once per execution at the largest target's when every
-    /// target allocates a constant per call, else the sum over the targets (different
-    /// executions may run different targets, so the largest total could be below a run).
+    /// target allocates a constant per call, or when several targets each allocate a piecewise
+    /// constant (its largest over what the call may pass: one execution runs one target);
+    /// else the sum over the targets (different executions may run different targets, so the
+    /// largest total could be below a run).
     fn call_totals(&self, totals: &[(Qty, Qty, Option<Call>)]) -> (Qty, Qty) {
+        let largest = |qty: &Qty, call: &Option<Call>| match (qty.as_constant(), call) {
+            (Some(constant), _) => Some(constant),
+            (None, Some(call)) if totals.len() > 1 => {
+                largest_per_execution(&qty.renamed(&callee_name), &call.set)
+            }
+            (None, _) => None,
+        };
         let constants: Option<Vec<(Rat, Rat)>> = totals
             .iter()
-            .map(|(o, b, _)| Some((o.as_constant()?, b.as_constant()?)))
+            .map(|(o, b, call)| Some((largest(o, call)?, largest(b, call)?)))
             .collect();
         if let (Some(constants), Some((_, _, Some(call)))) = (constants, totals.first()) {
             let largest = |pick: fn(&(Rat, Rat)) -> &Rat| {
@@ -1155,7 +1164,7 @@ impl Call {
     /// set), where the call passes formals as `1 << x`, with those read as `2^x` for
     /// `0 <= x <= 30` and as the largest of the values `1 << x` takes elsewhere ([`powers`]).
     fn sum(&self, qty: &Qty, set: &Set) -> Result<Qty, CountError> {
-        let renamed = qty.renamed(&|name| format!("{CALLEE_PREFIX}{name}"));
+        let renamed = qty.renamed(&callee_name);
         let fixed = qty::constant_dims(set);
         let quantity = renamed.to_quantity();
         if let Some(bounded) = self.over_fresh_trees(&renamed, &quantity) {
@@ -1285,6 +1294,11 @@ fn largest_per_execution(qty: &Qty, call_set: &CallSet) -> Option<Rat> {
     let used: Vec<&str> = used.iter().map(String::as_str).collect();
     let region = call_set.set.project_onto(&used).to_set();
     qty.largest_constant_on(&region)
+}
+
+/// A callee's formal as a call's set names it.
+fn callee_name(formal: &str) -> String {
+    format!("{CALLEE_PREFIX}{formal}")
 }
 
 fn sum_over_formals(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {

@@ -12,7 +12,7 @@ use super::receivers::created_receivers;
 use super::{CallGraph, Dispatch, Edge, EdgeKind, NodeId, NodeKind, Unresolved};
 use crate::classpath::Origin;
 use crate::hierarchy::Hierarchy;
-use crate::ir::{Body, Call, CallKind, DynamicCall, Expr, Operand, Place, StmtKind};
+use crate::ir::{Body, Call, CallKind, DynamicCall, Exceptions, Expr, Operand, Place, StmtKind};
 use crate::specs::{MethodSpec, Specs};
 use membound_jvm::error::Result;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
@@ -23,7 +23,28 @@ use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 /// Fails only when the entry itself cannot be loaded; every later problem is recorded in the
 /// graph (a broken body, an unresolved call) and the rest of the graph is still built.
 pub fn build(hierarchy: &Hierarchy<'_>, entry: &MethodRef, specs: &Specs) -> Result<CallGraph> {
-    build_within(hierarchy, entry, specs, DEFAULT_MAX_METHODS, None)
+    build_within(hierarchy, entry, specs, &BuildOptions::default())
+}
+
+/// How far [`build_within`] goes: its budget of methods, its deadline, and whether the calls
+/// on exceptional paths are looked up.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    pub max_methods: usize,
+    pub deadline: Option<Instant>,
+    /// Under [`Exceptions::Dropped`] (`--assume no-exceptions`) the statements of blocks that
+    /// do not run then ([`Body::blocks_run`]) call nothing: the lowering never runs them.
+    pub exceptions: Exceptions,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            max_methods: DEFAULT_MAX_METHODS,
+            deadline: None,
+            exceptions: Exceptions::Followed,
+        }
+    }
 }
 
 /// The methods with code a call graph may hold by default (`--budget-methods`): the JDK reached
@@ -44,8 +65,7 @@ pub fn build_within(
     hierarchy: &Hierarchy<'_>,
     entry: &MethodRef,
     specs: &Specs,
-    max_methods: usize,
-    deadline: Option<Instant>,
+    options: &BuildOptions,
 ) -> Result<CallGraph> {
     let entry_body = hierarchy.program().body(entry)?;
     let mut builder = Builder {
@@ -63,10 +83,11 @@ pub fn build_within(
         unseen_abstract: Vec::new(),
         field_classes: FieldClasses::default(),
         code_reached: 1,
+        exceptions: options.exceptions,
     };
     builder.seed_external_receivers(&entry_body);
     loop {
-        if let Some(reason) = builder.drain_worklist(max_methods, deadline) {
+        if let Some(reason) = builder.drain_worklist(options.max_methods, options.deadline) {
             builder.stop_at_budget(reason);
             break;
         }
@@ -130,6 +151,7 @@ struct Builder<'h, 'p> {
     field_classes: FieldClasses,
     /// How many methods with code to read the graph holds: what the budget of methods counts.
     code_reached: usize,
+    exceptions: Exceptions,
 }
 
 impl Builder<'_, '_> {
@@ -299,7 +321,12 @@ impl Builder<'_, '_> {
             }
         };
         let created = created_receivers(&body);
-        let mut statements: Vec<_> = body.statements().map(|(_, stmt)| stmt).collect();
+        let runs = body.blocks_run(self.exceptions);
+        let mut statements: Vec<_> = body
+            .statements()
+            .filter(|(block, _)| runs[block.0 as usize])
+            .map(|(_, stmt)| stmt)
+            .collect();
         statements.sort_by_key(|stmt| stmt.pc);
         for stmt in statements {
             let site = Site {

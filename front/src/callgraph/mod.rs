@@ -46,7 +46,7 @@ use crate::ir::FormatCall;
 use crate::specs::MethodSpec;
 use membound_jvm::{ClassName, MethodRef, Type};
 
-pub use build::{DEFAULT_MAX_METHODS, build, build_within};
+pub use build::{BuildOptions, DEFAULT_MAX_METHODS, build, build_within};
 pub use render::{to_dot, to_json, to_text};
 
 /// The assumption the call graph makes about the JDK's class initializers.

@@ -14,11 +14,13 @@ use std::sync::Arc;
 use membound_jvm::{ClassName, FieldRef, MethodRef, Type};
 
 mod assertions;
+mod exceptions;
 mod format_call;
 mod lift;
 mod print;
 
 pub use assertions::{JDK_ASSERTIONS_DISABLED, without_assertions};
+pub use exceptions::Exceptions;
 pub use format_call::{FormatArg, FormatCall, FormatOutput, IntegralType};
 pub use lift::lift_method;
 pub use print::{body_to_json, print_body};

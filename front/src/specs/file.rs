@@ -141,11 +141,13 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
     {
         return Err(format!("`{bad}` is not a parameter name"));
     }
-    // A String's methods may name its length `this`, a stream's its size (an integer), a
-    // column after the declared parameters.
-    // An IntStream's may name its first element `first` too, a column after `this`.
+    // A String's methods may name its length `this`, a column after the declared parameters;
+    // so may a StringBuilder's, whose length the lowering knows for the method's own builders,
+    // and a stream's its size (an integer). An IntStream's may name its first element `first`
+    // too, a column after `this`.
     let string = Type::Ref(ClassName::new(STRING));
-    let receiver = class.internal() == STRING || super::is_stream_pipeline(&class);
+    let receiver =
+        [STRING, BUILDER].contains(&class.internal()) || super::is_stream_pipeline(&class);
     let first = super::is_int_pipeline(&class);
     let (named, types) = if receiver {
         let receivers = [RECEIVER, FIRST].into_iter().take(1 + usize::from(first));
@@ -290,6 +292,7 @@ const RECEIVER: &str = "this";
 const FIRST: &str = "first";
 
 const STRING: &str = "java/lang/String";
+const BUILDER: &str = "java/lang/StringBuilder";
 
 /// Whether an expression or a condition names the receiver's `name` (`this`, `first`).
 fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall], name: &str) -> bool {
