@@ -148,7 +148,33 @@ pub fn validate(
                 .first_on(chain.iter().map(|f| f.method.as_str()))
                 .is_some()
         });
+    // What a spec calls back (a stream stage's function, which the terminal operation runs)
+    // allocates under the spec'd call that runs it, while the certificate counts it through
+    // the call that handed the function over: compared per allocating instruction.
+    let (called_back, under_specs): (Vec<&SiteCount>, Vec<&SiteCount>) =
+        under_specs.into_iter().partition(|site| {
+            let chain = &site.chain[..sight.ends.end(frames(&site.chain))];
+            let methods: Vec<&str> = chain.iter().map(|f| f.method.as_str()).collect();
+            calls_back(&methods, &specs, &sight.methods)
+        });
     if let Some(group) = spec_group(entry, &specs, &under_specs) {
+        compared.group(group, bytes_compared)?;
+    }
+    for (at, observed) in by_instruction(called_back, &sight.ends) {
+        let predicted = entry
+            .sites
+            .iter()
+            .filter(|site| *site.at.method == *at.0 && i64::from(site.at.offset) == at.1)
+            .collect();
+        let group = Group {
+            what: format!(
+                "{} {} (called back from a library spec)",
+                membound_jvm::chain::step(&at.0, at.1, None),
+                types(&observed)
+            ),
+            observed: &observed,
+            predicted: Prediction::Sites(predicted),
+        };
         compared.group(group, bytes_compared)?;
     }
     for (key, observed) in by_key(direct, &sight.ends) {
@@ -885,6 +911,43 @@ fn by_key<'s>(
                 index.insert(key.clone(), groups.len());
                 groups.push((key, vec![site]));
             }
+        }
+    }
+    groups
+}
+
+/// Whether a chain (its frames' methods) goes on past its last spec'd frame in a method the
+/// certificate describes: its object is made by the program's code a spec called back (not by
+/// a spec'd method that code calls in turn).
+fn calls_back(
+    methods: &[&str],
+    specs: &SpecMethods<'_>,
+    described: &HashMap<&str, &MethodEntry>,
+) -> bool {
+    methods
+        .iter()
+        .rposition(|m| specs.contains(m))
+        .is_some_and(|last| {
+            methods[last + 1..]
+                .iter()
+                .any(|m| !specs.contains(m) && described.contains_key(m))
+        })
+}
+
+/// The observed sites grouped by their allocating instruction, whatever call of the method ran
+/// them.
+fn by_instruction<'s>(
+    sites: Vec<&'s SiteCount>,
+    ends: &ChainEnds<'_>,
+) -> Vec<((&'s str, i64), Vec<&'s SiteCount>)> {
+    let mut groups: Vec<((&'s str, i64), Vec<&'s SiteCount>)> = Vec::new();
+    for site in sites {
+        let chain = &site.chain[..ends.end(frames(&site.chain))];
+        let Some(last) = chain.last() else { continue };
+        let at = (last.method.as_str(), last.offset);
+        match groups.iter_mut().find(|(key, _)| *key == at) {
+            Some((_, group)) => group.push(site),
+            None => groups.push((at, vec![site])),
         }
     }
     groups

@@ -1,10 +1,10 @@
 //! The bundled specs of the JDK methods programs use most (front/specs/jdk.yaml: Random and
 //! ThreadLocalRandom, Math, Arrays, Collections' factories and List.of, Date, LocalDate,
 //! Instant and Duration, reading strings, String.substring, contains, repeat, split and join,
-//! StringBuilder.append, stream pipelines), each called from a method of its own in
+//! StringBuilder.append; stream pipelines in tests/tests/streams.rs), each called from a method of its own in
 //! tests/fixtures/jdk_specs: every bound is validated against real runs under the agent over
 //! a grid of sizes, never below them, and equal to them where the spec is exact; where no
-//! parameter bounds what a JDK method makes (a stream's elements, a split's pieces), the
+//! parameter bounds what a JDK method makes (a split's pieces), the
 //! bound is ∞ at once with the spec's reason.
 
 use std::path::{Path, PathBuf};
@@ -307,40 +307,26 @@ fn join_of_an_array_counts_its_objects_and_leaves_the_text_unbounded() {
 }
 
 #[test]
-fn streams_split_and_join_are_unbounded_at_once_with_their_reason() {
+fn split_is_unbounded_at_once_with_its_reason() {
     let classes = compile_fixture("jdk_specs");
     let dir = scratch_dir("jdk-specs-unbounded");
-    let stream = "java.util.stream.ReferencePipeline.collect(…): allocates at most unboundedly many × java.lang.Object per call (bundled spec; a stream's elements are not counted)";
-    let pieces = "how many strings it makes depends on the strings' lengths";
-    for (method, spec, reason) in [
-        ("stream", stream, "a stream's elements are not counted"),
-        (
-            "mappedStream",
-            stream,
-            "a stream's elements are not counted",
-        ),
-        (
-            "splitJoin",
-            "java.lang.String.split(…): allocates at most 1 × java.lang.String[] of unbounded length, unboundedly many × java.lang.String",
-            pieces,
-        ),
-    ] {
-        let (certificate, summary) = analyze(&classes, &dir, method);
-        let reason = format!("∞: its spec states no bound on how many it makes per call: {reason}");
-        for expected in [spec, &reason] {
-            assert!(
-                summary.contains(expected),
-                "{method}: no `{expected}` in {summary}"
-            );
-        }
-        for n in ["0", "3", "300"] {
-            let report = validated(&certificate, method, n);
-            assert_eq!(
-                comparison(&report, "total", "objects").1,
-                "infty",
-                "{report:#}"
-            );
-        }
+    let method = "splitJoin";
+    let spec = "java.lang.String.split(…): allocates at most 1 × java.lang.String[] of unbounded length, unboundedly many × java.lang.String";
+    let reason = "∞: its spec states no bound on how many it makes per call: how many strings it makes depends on the strings' lengths";
+    let (certificate, summary) = analyze(&classes, &dir, method);
+    for expected in [spec, reason] {
+        assert!(
+            summary.contains(expected),
+            "{method}: no `{expected}` in {summary}"
+        );
+    }
+    for n in ["0", "3", "300"] {
+        let report = validated(&certificate, method, n);
+        assert_eq!(
+            comparison(&report, "total", "objects").1,
+            "infty",
+            "{report:#}"
+        );
     }
 }
 

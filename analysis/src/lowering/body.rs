@@ -68,7 +68,21 @@ pub enum FormalKind {
     CollectionSize,
     /// A box parameter (`Integer`, …): its value.
     BoxedValue,
+    /// The stream receiver of a spec'd stream operation whose spec names its size (`this`): a
+    /// formal after the declared parameters, bound to the receiver's size view.
+    ReceiverSize,
+    /// A `Collector` parameter of a spec'd method: which factory made it (`views`).
+    CollectorKind,
+    /// The first element of the `IntStream` receiver of a spec'd stream operation whose spec
+    /// names it (`first`): a formal after the receiver's size. Its elements are consecutive
+    /// integers from it (a range's), or of unknown values, bound to [`UNKNOWN_FIRST`].
+    ReceiverFirst,
 }
+
+/// The first element a spec's `first` is bound to for an `IntStream` whose elements are not a
+/// known range: the first value the box cache does not hold, so a spec counting the elements
+/// outside the cache counts every element.
+const UNKNOWN_FIRST: i64 = 128;
 
 /// Per declared parameter (not counting `this`), how it is a formal, if it is one.
 pub fn formal_kinds(body: &ir::Body) -> Vec<Option<FormalKind>> {
@@ -99,7 +113,9 @@ impl Wanted {
     fn has(self, view: ViewType) -> bool {
         match view {
             ViewType::String => self.strings,
-            ViewType::Collection | ViewType::Iterator => self.collections,
+            ViewType::Collection | ViewType::Iterator | ViewType::Stream | ViewType::Collector => {
+                self.collections
+            }
             ViewType::Boxed => self.boxes,
         }
     }
@@ -122,7 +138,8 @@ fn formal_kind(ty: &Type, wanted: Wanted) -> Option<FormalKind> {
         ViewType::String => Some(FormalKind::StringLength),
         ViewType::Collection => Some(FormalKind::CollectionSize),
         ViewType::Boxed => Some(FormalKind::BoxedValue),
-        ViewType::Iterator => None,
+        // No run measures a stream or a collector handed in.
+        ViewType::Iterator | ViewType::Stream | ViewType::Collector => None,
     })
 }
 
@@ -278,6 +295,8 @@ struct Lowerer<'b, 't> {
     size_of: HashMap<ir::VarId, VarId>,
     /// IR variable → its value view (box variables).
     boxed_of: HashMap<ir::VarId, VarId>,
+    /// IR variable → its first element (an `IntStream` of consecutive integers from a range).
+    first_of: HashMap<ir::VarId, VarId>,
     /// Walked local ([`super::chains`]) → the rest of its chain.
     rests: HashMap<ir::VarId, VarId>,
     /// Local read from a tree's array elements → the index of the element it holds.
@@ -354,6 +373,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             length_of: HashMap::new(),
             size_of: HashMap::new(),
             boxed_of: HashMap::new(),
+            first_of: HashMap::new(),
             rests: HashMap::new(),
             element_indices: HashMap::new(),
             element_calls: Vec::new(),
@@ -400,7 +420,11 @@ impl<'b, 't> Lowerer<'b, 't> {
                 FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength => {
                     format!("{}_length", var.name)
                 }
-                FormalKind::CollectionSize => format!("{}_size", var.name),
+                // `formal_kind` gives a method with code no receiver's size or collector.
+                FormalKind::CollectionSize
+                | FormalKind::ReceiverSize
+                | FormalKind::ReceiverFirst
+                | FormalKind::CollectorKind => format!("{}_size", var.name),
             };
             let formal = self.new_formal(&name);
             if !matches!(kind, FormalKind::Value | FormalKind::BoxedValue) {
@@ -425,7 +449,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength => {
                     self.length_of.insert(param, formal)
                 }
-                FormalKind::CollectionSize => self.size_of.insert(param, formal),
+                FormalKind::CollectionSize
+                | FormalKind::ReceiverSize
+                | FormalKind::ReceiverFirst
+                | FormalKind::CollectorKind => self.size_of.insert(param, formal),
                 FormalKind::BoxedValue => self.boxed_of.insert(param, formal),
             };
         }
@@ -889,6 +916,18 @@ impl<'b, 't> Lowerer<'b, 't> {
                         let size = self.new_var(&local("size"), VarKind::Local);
                         self.size_of.insert(id, size);
                     }
+                    ViewType::Stream => {
+                        let size = self.new_var(&local("size"), VarKind::Local);
+                        self.size_of.insert(id, size);
+                        if views::is_int_stream(&var.ty) {
+                            let first = self.new_var(&local("first"), VarKind::Local);
+                            self.first_of.insert(id, first);
+                        }
+                    }
+                    ViewType::Collector => {
+                        let kind = self.new_var(&local("kind"), VarKind::Local);
+                        self.size_of.insert(id, kind);
+                    }
                     ViewType::Boxed => {
                         let value = self.new_var(&local("value"), VarKind::Local);
                         self.boxed_of.insert(id, value);
@@ -1076,6 +1115,7 @@ impl<'b, 't> Lowerer<'b, 't> {
             .chain(&self.length_of)
             .chain(&self.size_of)
             .chain(&self.boxed_of)
+            .chain(&self.first_of)
             .map(|(ir_var, &var)| (ir_var, var))
             .chain(iterators)
             .filter(|(ir_var, _)| !live.contains(ir_var) && maybe_constrained(ir_var))
@@ -2307,7 +2347,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         for (slot, kind) in target.formals.iter().enumerate() {
             let Some(kind) = kind else { continue };
             let actual = call.and_then(|call| match kind {
-                FormalKind::ReceiverLength => call.receiver.as_ref(),
+                FormalKind::ReceiverLength
+                | FormalKind::ReceiverSize
+                | FormalKind::ReceiverFirst => call.receiver.as_ref(),
                 _ => call.args.get(slot),
             });
             let expr = match (kind, actual) {
@@ -2322,9 +2364,21 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (FormalKind::StringLength | FormalKind::ReceiverLength, Some(operand)) => {
                     self.string_length(operand)
                 }
-                (FormalKind::CollectionSize, Some(Operand::Var(v))) => {
+                (FormalKind::CollectionSize | FormalKind::CollectorKind, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
+                (FormalKind::ReceiverSize, Some(Operand::Var(v))) => {
+                    self.size_of.get(v).map(|&size| Expr::var(size))
+                }
+                // Elements of unknown values are taken from 128 on: outside the box cache,
+                // each counted as a box.
+                (FormalKind::ReceiverFirst, Some(operand)) => Some(
+                    match operand {
+                        Operand::Var(v) => self.first_of.get(v).map(|&first| Expr::var(first)),
+                        Operand::Const(_) => None,
+                    }
+                    .unwrap_or_else(|| Expr::constant(UNKNOWN_FIRST)),
+                ),
                 (FormalKind::BoxedValue, Some(Operand::Var(v))) => {
                     self.boxed_of.get(v).map(|&value| Expr::var(value))
                 }
@@ -2634,6 +2688,9 @@ impl<'b, 't> Lowerer<'b, 't> {
         if let Some(&size) = self.size_of.get(&dst) {
             copies.push((size, source.and_then(|s| self.size_of.get(&s)).copied()));
         }
+        if let Some(&first) = self.first_of.get(&dst) {
+            copies.push((first, source.and_then(|s| self.first_of.get(&s)).copied()));
+        }
         if let Some(&(count, bound)) = self.iterators.get(&dst) {
             let from = source.and_then(|s| self.iterators.get(&s)).copied();
             copies.push((count, from.map(|f| f.0)));
@@ -2691,6 +2748,8 @@ impl<'b, 't> Lowerer<'b, 't> {
             | ViewCall::SameSize
             | ViewCall::Box
             | ViewCall::Unbox
+            | ViewCall::Range { .. }
+            | ViewCall::Collector(_)
             | ViewCall::ReadOnly => node,
         }
     }
@@ -2802,6 +2861,30 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// `dst := ` the call's result: a view of the receiver when the call reads one, else
     /// unknown (with every view of `dst`).
     fn call_result(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
+        let node = self.first_element(node, dst, call);
+        self.call_views(node, dst, call)
+    }
+
+    /// `dst`'s first element, when it is an `IntStream`: a range's start, the receiver's for a
+    /// stage that keeps its elements in order (`sorted()`, `limit(k)`), else [`UNKNOWN_FIRST`]
+    /// (elements of unknown values, each counted outside the box cache).
+    fn first_element(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
+        let Some(&first) = self.first_of.get(&dst) else {
+            return node;
+        };
+        let value = match views::classify(call) {
+            ViewCall::Range { .. } => call.args.first().and_then(|start| self.affine(start)),
+            _ if views::keeps_elements(&call.method) => self
+                .receiver_var(call)
+                .and_then(|r| self.first_of.get(&r))
+                .map(|&from| Expr::var(from)),
+            _ => None,
+        };
+        let expr = value.unwrap_or_else(|| Expr::constant(UNKNOWN_FIRST));
+        self.step(node, Action::Assign { var: first, expr })
+    }
+
+    fn call_views(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> NodeId {
         let receiver = self.receiver_var(call);
         let (value, views) = match views::classify(call) {
             ViewCall::Length => (receiver.and_then(|r| self.length_of.get(&r)), None),
@@ -2815,6 +2898,19 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (None, None)
             }
             ViewCall::SameSize => (None, receiver.and_then(|r| self.size_of.get(&r))),
+            ViewCall::Range { closed } => return self.range_size(node, dst, call, closed),
+            ViewCall::Collector(kind) => {
+                return match self.size_of.get(&dst) {
+                    Some(&var) => self.step(
+                        node,
+                        Action::Assign {
+                            var,
+                            expr: Expr::constant(kind),
+                        },
+                    ),
+                    None => node,
+                };
+            }
             ViewCall::Iterator => {
                 let size = receiver.and_then(|r| self.size_of.get(&r)).copied();
                 if let (Some(&(count, bound)), Some(size)) = (self.iterators.get(&dst), size) {
@@ -2853,6 +2949,47 @@ impl<'b, 't> Lowerer<'b, 't> {
             ),
             _ => self.havoc(node, dst),
         }
+    }
+
+    /// `dst := IntStream.range(a, b)`: a stream of `max(0, b - a)` elements (`rangeClosed`: one
+    /// more), the two sides of the maximum kept apart at joins (their hull would let the size
+    /// grow without the bounds).
+    fn range_size(
+        &mut self,
+        node: NodeId,
+        dst: ir::VarId,
+        call: &ir::Call,
+        closed: bool,
+    ) -> NodeId {
+        let bounds = match call.args.as_slice() {
+            [start, end] => self.affine(start).zip(self.affine(end)),
+            _ => None,
+        };
+        let (Some(&size), Some((start, end))) = (self.size_of.get(&dst), bounds) else {
+            return self.havoc(node, dst);
+        };
+        let elements = end.minus(&start) + i64::from(closed);
+        self.procedure.sign_splits.push(Expr::var(size));
+        let joined = self.new_node();
+        let some = self.step(node, Action::Assume(Cond::Ge(elements.clone() - 1)));
+        self.edge(
+            some,
+            joined,
+            Action::Assign {
+                var: size,
+                expr: elements.clone(),
+            },
+        );
+        let none = self.step(node, Action::Assume(Cond::Ge(elements.negated())));
+        self.edge(
+            none,
+            joined,
+            Action::Assign {
+                var: size,
+                expr: Expr::constant(0),
+            },
+        );
+        joined
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
@@ -2945,7 +3082,16 @@ fn names_target(call: &ir::Call, target: &CallTarget<'_>) -> bool {
             == target
                 .formals
                 .iter()
-                .filter(|&&kind| kind != Some(FormalKind::ReceiverLength))
+                .filter(|&&kind| {
+                    !matches!(
+                        kind,
+                        Some(
+                            FormalKind::ReceiverLength
+                                | FormalKind::ReceiverSize
+                                | FormalKind::ReceiverFirst
+                        )
+                    )
+                })
                 .count()
 }
 

@@ -13,15 +13,16 @@ use membound_invariants::program::Variable;
 use membound_invariants::{Action, Cond, Edge, Expr, NodeId, ProcId, Procedure, VarId, VarKind};
 use membound_polyhedra::{Int, Relation};
 
-use membound_front::specs::{MethodSpec, SpecCondition, SpecExpr};
+use membound_front::specs::{MethodSpec, SpecCondition, SpecExpr, is_stream_pipeline};
 use membound_jvm::{MethodRef, Type};
 
 use super::body::{FormalKind, LocalPoint, LoweredBody, PointKey, identifier, numeric_formal_kind};
 use super::views::{ViewType, view_type};
 
 /// Per declared parameter of `method`, how it is a formal (the same rule as for methods with
-/// code: integers by value, arrays by length; and a `String` by its length, which spec
-/// expressions may name), then the receiver's length when the spec names it.
+/// code: integers by value, arrays by length; and a `String` by its length, a `Collector` by
+/// its kind, which spec expressions may name), then the receiver's length (a stream's size)
+/// when the spec names it.
 pub fn spec_formal_kinds(method: &MethodRef, spec: &MethodSpec) -> Vec<Option<FormalKind>> {
     let params = method
         .parsed_descriptor()
@@ -30,13 +31,23 @@ pub fn spec_formal_kinds(method: &MethodRef, spec: &MethodSpec) -> Vec<Option<Fo
     params
         .iter()
         .map(|ty| {
-            numeric_formal_kind(ty).or_else(|| {
-                (view_type(ty) == Some(ViewType::String)).then_some(FormalKind::StringLength)
+            numeric_formal_kind(ty).or_else(|| match view_type(ty)? {
+                ViewType::String => Some(FormalKind::StringLength),
+                ViewType::Collector => Some(FormalKind::CollectorKind),
+                _ => None,
             })
         })
         .chain(
             spec.receiver_length
-                .then_some(Some(FormalKind::ReceiverLength)),
+                .then_some(Some(if is_stream_pipeline(&method.class) {
+                    FormalKind::ReceiverSize
+                } else {
+                    FormalKind::ReceiverLength
+                })),
+        )
+        .chain(
+            spec.receiver_first
+                .then_some(Some(FormalKind::ReceiverFirst)),
         )
         .collect()
 }
@@ -54,7 +65,9 @@ pub fn spec_formal_names(method: &MethodRef, spec: &MethodSpec) -> Vec<(usize, S
                 .cloned()
                 .unwrap_or_else(|| format!("p{index}"));
             match (*kind)? {
-                FormalKind::Value => Some((index, identifier(&base))),
+                FormalKind::Value | FormalKind::CollectorKind => Some((index, identifier(&base))),
+                FormalKind::ReceiverSize => Some((index, "this_size".to_string())),
+                FormalKind::ReceiverFirst => Some((index, "this_first".to_string())),
                 FormalKind::ArrayLength | FormalKind::StringLength => {
                     Some((index, identifier(&format!("{base}_length"))))
                 }
@@ -89,7 +102,12 @@ pub fn lower_spec(
         let formal = builder.formal(&formal_name);
         if matches!(
             kinds[index],
-            Some(FormalKind::ArrayLength | FormalKind::StringLength | FormalKind::ReceiverLength)
+            Some(
+                FormalKind::ArrayLength
+                    | FormalKind::StringLength
+                    | FormalKind::ReceiverLength
+                    | FormalKind::ReceiverSize
+            )
         ) {
             preconditions.push(Cond::Ge(Expr::var(formal)));
         }

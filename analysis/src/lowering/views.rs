@@ -65,6 +65,61 @@ const COLLECTIONS: &[&str] = &[
 
 const ITERATORS: &[&str] = &["java/util/Iterator", "java/util/ListIterator"];
 
+/// The stream types with a size view: at most how many elements the stream will hand its
+/// terminal operation, exactly as many where no stage drops any (a stream from a collection
+/// binds to the collection when that operation runs, so its size is forgotten like a
+/// collection's by any call that may modify one). Specs read it as an upper bound: what they
+/// state in it grows with it.
+const STREAMS: &[&str] = &[
+    "java/util/stream/BaseStream",
+    "java/util/stream/Stream",
+    "java/util/stream/IntStream",
+    "java/util/stream/LongStream",
+    "java/util/stream/DoubleStream",
+];
+
+/// Intermediate operations whose stream has at most as many elements as their receiver: as
+/// many, or fewer (`filter`, `distinct`, `skip`, `limit`, whose size view is then above it).
+const SAME_SIZE_STAGES: &[&str] = &[
+    "filter",
+    "distinct",
+    "skip",
+    "limit",
+    "boxed",
+    "map",
+    "mapToObj",
+    "mapToInt",
+    "mapToLong",
+    "mapToDouble",
+    "asLongStream",
+    "asDoubleStream",
+    "peek",
+    "sorted",
+    "sequential",
+    "parallel",
+    "unordered",
+    "onClose",
+];
+
+/// Stages whose stream has their receiver's elements in the same order: an `IntStream` of
+/// consecutive integers stays one from the same first element (`limit(k)` keeps a prefix).
+const ORDER_KEEPING_STAGES: &[&str] = &[
+    "sorted",
+    "sequential",
+    "parallel",
+    "unordered",
+    "peek",
+    "onClose",
+    "limit",
+];
+
+const COLLECTOR: &str = "java/util/stream/Collector";
+
+/// The collectors whose kind a `Collector` variable's view holds, by the factory of
+/// `java.util.stream.Collectors` that makes them; a spec of `collect` names the kind
+/// (`collector = 1`: `toList()`). A collector from anywhere else has an unknown kind.
+const COLLECTOR_KINDS: &[(&str, i64)] = &[("toList", 1)];
+
 const STRING: &str = "java/lang/String";
 
 /// The box classes with a value view, and the primitive type each holds. All are final and
@@ -96,6 +151,11 @@ pub enum ViewType {
     Iterator,
     /// A box of an integer: its value.
     Boxed,
+    /// A stream: how many elements it has (kept with the collections' sizes).
+    Stream,
+    /// A `Collector`: which factory made it ([`COLLECTOR_KINDS`], kept with the collections'
+    /// sizes).
+    Collector,
 }
 
 /// The view a variable of type `ty` has, if any.
@@ -112,6 +172,10 @@ pub fn view_type(ty: &Type) -> Option<ViewType> {
         Some(ViewType::Iterator)
     } else if boxed_type(name).is_some() {
         Some(ViewType::Boxed)
+    } else if STREAMS.contains(&name) {
+        Some(ViewType::Stream)
+    } else if name == COLLECTOR {
+        Some(ViewType::Collector)
     } else {
         None
     }
@@ -126,7 +190,8 @@ pub enum ViewCall {
     Size,
     /// `c.iterator()`: a new iterator bounded by the receiver's size.
     Iterator,
-    /// `m.keySet()`, `values()`, `entrySet()`: a view collection of the receiver's size.
+    /// `m.keySet()`, `values()`, `entrySet()`: a view collection of the receiver's size; a
+    /// stream's stage, `c.stream()`: a stream of at most its receiver's size.
     SameSize,
     /// `it.next()`: one more element of the receiver.
     Next,
@@ -134,6 +199,11 @@ pub enum ViewCall {
     Box,
     /// `b.intValue()`: the receiver's value (in a type that holds all of them).
     Unbox,
+    /// `IntStream.range(a, b)` (`closed`: `rangeClosed`): a stream of `max(0, b - a)` elements
+    /// (one more when closed).
+    Range { closed: bool },
+    /// `Collectors.toList()`: a collector of this kind.
+    Collector(i64),
     /// A call that changes no view (and no collection).
     ReadOnly,
     /// Any other call: it may modify any collection.
@@ -142,8 +212,11 @@ pub enum ViewCall {
 
 /// What `call` does to the views, by the method it names.
 pub fn classify(call: &ir::Call) -> ViewCall {
-    if matches!(call.kind, CallKind::Dynamic(_)) {
-        return ViewCall::Other;
+    match &call.kind {
+        // A lambda's creation runs none of the program's code (its body runs when called).
+        CallKind::Dynamic(ir::DynamicCall::Lambda { .. }) => return ViewCall::ReadOnly,
+        CallKind::Dynamic(_) => return ViewCall::Other,
+        _ => {}
     }
     let method = &call.method;
     let class = method.class.internal();
@@ -162,6 +235,9 @@ pub fn classify(call: &ir::Call) -> ViewCall {
     }
     if let Some(held) = boxed_type(class) {
         return boxing(method, held);
+    }
+    if let Some(view) = stream_call(method) {
+        return view;
     }
     if ITERATORS.contains(&class) {
         return match signature {
@@ -182,7 +258,54 @@ pub fn classify(call: &ir::Call) -> ViewCall {
         | ("values", "()Ljava/util/Collection;")
         | ("entrySet", "()Ljava/util/Set;") => ViewCall::SameSize,
         ("isEmpty", "()Z") | ("get", "(I)Ljava/lang/Object;") => ViewCall::ReadOnly,
+        // A stream of the collection's elements, bound to them when its terminal operation runs.
+        ("stream", "()Ljava/util/stream/Stream;") => ViewCall::SameSize,
         _ => ViewCall::Other,
+    }
+}
+
+/// Whether `ty` is an `IntStream`, whose view holds its first element too.
+pub fn is_int_stream(ty: &Type) -> bool {
+    matches!(ty, Type::Ref(class) if class.internal() == "java/util/stream/IntStream")
+}
+
+/// Whether a call of `method` on an `IntStream` returns a stream of the same elements from the
+/// same first one ([`ORDER_KEEPING_STAGES`]).
+pub fn keeps_elements(method: &MethodRef) -> bool {
+    STREAMS.contains(&method.class.internal())
+        && ORDER_KEEPING_STAGES.contains(&&*method.name)
+        && matches!(method.parsed_descriptor(), Ok(d) if d.ret.as_ref().is_some_and(is_int_stream))
+}
+
+/// What a call of a stream's intermediate operation, of a range, or of a collector's factory
+/// does to the views; `None` for other calls (a terminal operation runs the stages' functions,
+/// which may do anything: [`ViewCall::Other`]). An intermediate operation runs no function:
+/// it only links a stage.
+fn stream_call(method: &MethodRef) -> Option<ViewCall> {
+    let class = method.class.internal();
+    if class == "java/util/stream/Collectors" {
+        let kind = COLLECTOR_KINDS
+            .iter()
+            .find(|(name, _)| *name == &*method.name);
+        return Some(kind.map_or(ViewCall::ReadOnly, |&(_, kind)| ViewCall::Collector(kind)));
+    }
+    if !STREAMS.contains(&class) {
+        return None;
+    }
+    let descriptor = method.parsed_descriptor().ok()?;
+    let returns_stream =
+        matches!(&descriptor.ret, Some(Type::Ref(c)) if STREAMS.contains(&c.internal()));
+    if !returns_stream {
+        return None;
+    }
+    let name = &*method.name;
+    let integers = descriptor.params.len() == 2 && descriptor.params.iter().all(Type::is_integer);
+    match name {
+        "range" | "rangeClosed" if integers => Some(ViewCall::Range {
+            closed: name == "rangeClosed",
+        }),
+        _ if SAME_SIZE_STAGES.contains(&name) => Some(ViewCall::SameSize),
+        _ => None,
     }
 }
 
@@ -259,10 +382,17 @@ pub fn needs(body: &ir::Body, kind: ViewType) -> bool {
         };
         let reads = match kind {
             ViewType::String => classify(call) == ViewCall::Length,
-            ViewType::Collection | ViewType::Iterator => matches!(
-                classify(call),
-                ViewCall::Size | ViewCall::Iterator | ViewCall::SameSize | ViewCall::Next
-            ),
+            ViewType::Collection | ViewType::Iterator | ViewType::Stream | ViewType::Collector => {
+                matches!(
+                    classify(call),
+                    ViewCall::Size
+                        | ViewCall::Iterator
+                        | ViewCall::SameSize
+                        | ViewCall::Next
+                        | ViewCall::Range { .. }
+                        | ViewCall::Collector(_)
+                )
+            }
             ViewType::Boxed => classify(call) == ViewCall::Unbox,
         };
         // A concatenation's text takes its strings' lengths.

@@ -576,6 +576,10 @@ fn params_of(program: &Program, lowered: &Lowered, method: &MethodRef) -> Result
             FormalKind::BoxedValue => {
                 format!("value of parameter {index} ({} {})", var.ty, var.name)
             }
+            // `formal_kinds` gives neither to a method with code.
+            FormalKind::ReceiverSize | FormalKind::ReceiverFirst | FormalKind::CollectorKind => {
+                format!("parameter {index} ({})", var.name)
+            }
         };
         params.push(Param {
             name: name.clone(),
@@ -602,6 +606,11 @@ fn spec_params(method: &MethodRef, spec: &MethodSpec) -> Vec<Param> {
                     format!("length of parameter {index}")
                 }
                 Some(FormalKind::ReceiverLength) => "length of this".to_string(),
+                Some(FormalKind::ReceiverSize) => "size of this (its elements)".to_string(),
+                Some(FormalKind::ReceiverFirst) => {
+                    "first element of this (128 when not a range's)".to_string()
+                }
+                Some(FormalKind::CollectorKind) => format!("kind of parameter {index}"),
                 _ => format!("parameter {index}"),
             };
             Param { name, origin }

@@ -49,7 +49,7 @@ use rayon::prelude::*;
 use crate::escape::{Fate, Fates, SummaryNode};
 use crate::lowering::{CALLEE_PREFIX, CallSet, Lowered};
 use crate::memalloc::Quantity;
-use crate::sites::{AllocationKind, LocalSites};
+use crate::sites::{AllocationKind, LocalSite, LocalSites};
 use powers::PowerArgument;
 
 pub use local::{LocalAmount, local_amount};
@@ -228,32 +228,42 @@ impl MethodSummary {
         if self.diverges.is_empty() || expr.may_be_infinite() {
             return expr;
         }
-        let arms = self
-            .diverges
-            .iter()
-            .map(|divergence| &divergence.region)
-            .map(|part| Arm {
-                // Constraints on divisions are left out: the ∞ only widens.
-                guard: Guard::from_atoms(
-                    part.constraints
-                        .iter()
-                        .filter(|c| c.expr.support().all(|column| column < self.params.len()))
-                        .map(|c| {
-                            let linear = affine_to_linear(&c.expr, &self.params);
-                            match c.rel {
-                                Relation::Ge => Atom::ge(linear),
-                                Relation::Eq => Atom::eq(linear),
-                            }
-                        })
-                        .collect(),
-                ),
-                expr: Quantity::Inf,
-            })
-            .collect();
-        BoundExpr::Cases {
-            arms,
-            default: Box::new(expr),
-        }
+        infinite_on(
+            self.diverges.iter().map(|divergence| &divergence.region),
+            &self.params,
+            expr,
+        )
+    }
+}
+
+/// `otherwise`, but ∞ on each of `parts` (over `params`; constraints on divisions are left
+/// out: the ∞ only widens).
+fn infinite_on<'a>(
+    parts: impl Iterator<Item = &'a BasicSet>,
+    params: &[String],
+    otherwise: Quantity,
+) -> Quantity {
+    let arms = parts
+        .map(|part| Arm {
+            guard: Guard::from_atoms(
+                part.constraints
+                    .iter()
+                    .filter(|c| c.expr.support().all(|column| column < params.len()))
+                    .map(|c| {
+                        let linear = affine_to_linear(&c.expr, params);
+                        match c.rel {
+                            Relation::Ge => Atom::ge(linear),
+                            Relation::Eq => Atom::eq(linear),
+                        }
+                    })
+                    .collect(),
+            ),
+            expr: Quantity::Inf,
+        })
+        .collect();
+    BoundExpr::Cases {
+        arms,
+        default: Box::new(otherwise),
     }
 }
 
@@ -541,6 +551,24 @@ fn unbounded_by_spec(kind: &NodeKind, pc: u32) -> Option<String> {
     })
 }
 
+/// A spec's allocation without a count under a condition (`collect`'s for a collector other
+/// than `toList()`): ∞ only for the formals' values that reach it, so a call whose arguments
+/// never satisfy the condition adds nothing. `None` where it is reached for every value.
+fn infinite_where_reached(lowered: &Lowered, local: &LocalSite, params: &[String]) -> Option<Qty> {
+    let invariant = lowered.local_invariant(&local.method, local.pc).ok()?;
+    let executions = invariant.executions_set().to_set();
+    let dims: Vec<&str> = executions.space.dims.iter().map(String::as_str).collect();
+    let reached = executions.project_out_dims(&dims);
+    if reached.space.params != params || reached.parts.iter().any(|p| p.constraints.is_empty()) {
+        return None;
+    }
+    Some(Qty::Expr(infinite_on(
+        reached.parts.iter(),
+        params,
+        Quantity::zero(),
+    )))
+}
+
 /// The summary of a method outside any recursive component, from its callees' summaries.
 fn method_summary(
     inputs: &Inputs<'_>,
@@ -559,6 +587,11 @@ fn method_summary(
         let mut amount = local_amount(inputs.program, inputs.lowered, inputs.model, &params, local);
         if let Some(reason) = unbounded_by_spec(&inputs.graph.methods[id].kind, local.pc) {
             amount.reasons = vec![reason];
+            if let Some(infinite) = infinite_where_reached(inputs.lowered, local, &params) {
+                amount.count = infinite.clone();
+                amount.objects = infinite.clone();
+                amount.bytes = infinite;
+            }
         }
         let once_per_run = local.allocation.kind == AllocationKind::FormatLocaleData;
         let place = match inputs.fates.of_allocation(id, local.pc) {

@@ -142,16 +142,31 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
         return Err(format!("`{bad}` is not a parameter name"));
     }
     // A String's methods may name its length `this`, a column after the declared parameters;
-    // so may a StringBuilder's, whose length the lowering knows for the method's own builders.
+    // so may a StringBuilder's, whose length the lowering knows for the method's own builders,
+    // and a stream's its size (an integer). An IntStream's may name its first element `first`
+    // too, a column after `this`.
     let string = Type::Ref(ClassName::new(STRING));
-    let receiver = [STRING, BUILDER].contains(&class.internal());
+    let receiver =
+        [STRING, BUILDER].contains(&class.internal()) || super::is_stream_pipeline(&class);
+    let first = super::is_int_pipeline(&class);
     let (named, types) = if receiver {
+        let receivers = [RECEIVER, FIRST].into_iter().take(1 + usize::from(first));
         let named = params
             .iter()
             .cloned()
-            .chain([RECEIVER.to_string()])
+            .chain(receivers.clone().map(str::to_string))
             .collect();
-        let types = declared.iter().cloned().chain([string]).collect();
+        let types = declared
+            .iter()
+            .cloned()
+            .chain(receivers.map(|name| {
+                if name == RECEIVER {
+                    string.clone()
+                } else {
+                    Type::Int
+                }
+            }))
+            .collect();
         (named, types)
     } else {
         (params.clone(), declared.clone())
@@ -200,7 +215,9 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
                 .collect::<Result<Vec<_>, String>>()
         })
         .transpose()?;
-    let receiver_length = receiver && names_receiver(&allocations, &calls);
+    let receiver_first = first && names_receiver(&allocations, &calls, FIRST);
+    let receiver_length =
+        receiver && (receiver_first || names_receiver(&allocations, &calls, RECEIVER));
     Ok(MethodSpec {
         class,
         name,
@@ -208,6 +225,7 @@ fn convert(entry: Entry, source: &SpecSource) -> Result<MethodSpec, String> {
         source: source.clone(),
         params,
         receiver_length,
+        receiver_first,
         allocations,
         calls,
         returns,
@@ -255,6 +273,7 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
         source: source.clone(),
         params: Vec::new(),
         receiver_length: false,
+        receiver_first: false,
         allocations: Vec::new(),
         calls: Vec::new(),
         returns: Vec::new(),
@@ -266,14 +285,17 @@ fn interface_spec(entry: Entry, source: &SpecSource) -> Result<MethodSpec, Strin
     })
 }
 
-/// The name a `String` method's spec gives its receiver's length.
+/// The name a `String` method's spec gives its receiver's length (a stream's, its size).
 const RECEIVER: &str = "this";
+
+/// The name an `IntStream`'s spec gives its first element.
+const FIRST: &str = "first";
 
 const STRING: &str = "java/lang/String";
 const BUILDER: &str = "java/lang/StringBuilder";
 
-/// Whether an expression or a condition names the receiver's length.
-fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall]) -> bool {
+/// Whether an expression or a condition names the receiver's `name` (`this`, `first`).
+fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall], name: &str) -> bool {
     let exprs = allocations
         .iter()
         .flat_map(|a| [a.count.as_ref(), a.length.as_ref()])
@@ -284,7 +306,7 @@ fn names_receiver(allocations: &[SpecAllocation], calls: &[SpecCall]) -> bool {
         .iter()
         .filter_map(|a| a.when.as_ref())
         .map(|c| c.text.as_str());
-    exprs.chain(conditions).any(|text| mentions(text, RECEIVER))
+    exprs.chain(conditions).any(|text| mentions(text, name))
 }
 
 fn allocation(entry: &AllocationEntry, names: &Names<'_>) -> Result<SpecAllocation, String> {
@@ -393,8 +415,12 @@ impl Names<'_> {
     /// its length, as an array does).
     fn only_numeric(&self, text: &str) -> Result<(), String> {
         let string = Type::Ref(ClassName::new(STRING));
+        let collector = Type::Ref(ClassName::new(super::COLLECTOR));
         match self.params.iter().zip(self.declared).find(|(name, ty)| {
-            ty.numeric_measure().is_none() && **ty != string && mentions(text, name)
+            ty.numeric_measure().is_none()
+                && **ty != string
+                && **ty != collector
+                && mentions(text, name)
         }) {
             Some((name, ty)) => Err(format!(
                 "`{text}`: parameter {name} is a {ty}, which has no integer value"

@@ -60,6 +60,37 @@ impl std::fmt::Display for SpecSource {
     }
 }
 
+/// The stream classes whose specs may name the receiver's size `this`: the pipelines every
+/// stream of `java.util.stream` is.
+const STREAM_PIPELINES: &[&str] = &[
+    "java/util/stream/AbstractPipeline",
+    "java/util/stream/ReferencePipeline",
+    "java/util/stream/IntPipeline",
+    "java/util/stream/LongPipeline",
+    "java/util/stream/DoublePipeline",
+    "java/util/stream/ReferencePipeline$Head",
+    "java/util/stream/IntPipeline$Head",
+    "java/util/stream/LongPipeline$Head",
+    "java/util/stream/DoublePipeline$Head",
+];
+
+/// Whether `class` is a stream pipeline, whose spec's `this` is its size.
+pub fn is_stream_pipeline(class: &ClassName) -> bool {
+    STREAM_PIPELINES.contains(&class.internal())
+}
+
+/// Whether `class` is an `IntStream` pipeline, whose spec may name its first element `first`.
+pub fn is_int_pipeline(class: &ClassName) -> bool {
+    matches!(
+        class.internal(),
+        "java/util/stream/IntPipeline" | "java/util/stream/IntPipeline$Head"
+    )
+}
+
+/// A `Collector` parameter of a spec stands for its kind: which factory of `Collectors` made it
+/// (the lowering's views number them: 1 for `toList()`).
+pub const COLLECTOR: &str = "java/util/stream/Collector";
+
 /// What one method is specified to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MethodSpec {
@@ -71,9 +102,13 @@ pub struct MethodSpec {
     /// The names expressions use for the declared parameters, in order (`p0`, `p1`, … unless
     /// the spec names them).
     pub params: Vec<String>,
-    /// Whether its expressions name the receiver's length, `this` (a `String` method's): a
+    /// Whether its expressions name the receiver's measure, `this`: a `String` method's
+    /// length, a stream pipeline's size (how many elements it has, [`is_stream_pipeline`]); a
     /// column after [`MethodSpec::params`].
     pub receiver_length: bool,
+    /// Whether they name an `IntStream`'s first element, `first` ([`is_int_pipeline`]): a
+    /// column after the receiver's size.
+    pub receiver_first: bool,
     pub allocations: Vec<SpecAllocation>,
     /// Methods it calls on objects it receives (user code it runs: `hashCode`, `toString`).
     pub calls: Vec<SpecCall>,
