@@ -40,6 +40,7 @@ use super::appends::{AppendEffect, StoredNode};
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
+use super::extrema::Extremum;
 use super::fields::{CallEffect, FieldPlan, LoopExit, StoreEffect, ViewKey, ViewMode};
 use super::fresh;
 use super::liveness::{Liveness, liveness};
@@ -1582,7 +1583,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                         let node = match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
                             None if summarized.is_some() => node,
-                            None => self.call_result(node, *dst, call),
+                            None => match self.extremum(node, stmt.pc, *dst, call) {
+                                Some(node) => node,
+                                None => self.call_result(node, *dst, call),
+                            },
                         };
                         self.walk_step(node, stmt.pc, *dst)
                     }
@@ -2717,6 +2721,45 @@ impl<'b, 't> Lowerer<'b, 't> {
             ),
             _ => self.havoc(node, dst),
         }
+    }
+
+    /// `dst = Math.min(a, b)`, `max` or `abs` (the statement at `pc`): a branch per value the
+    /// result may take (see [`Extremum`]), joined after the call, where joins keep them apart.
+    fn extremum(
+        &mut self,
+        node: NodeId,
+        pc: u32,
+        dst: ir::VarId,
+        call: &ir::Call,
+    ) -> Option<NodeId> {
+        let extremum = Extremum::of(call)?;
+        let &result = self.value_of.get(&dst)?;
+        let args: Vec<Option<Expr>> = call.args.iter().map(|arg| self.affine(arg)).collect();
+        let mut branches = extremum.branches(&args, result)?;
+        if let Some(split) = extremum.split(&args) {
+            match in_entry_values(&split, &self.entry_values()) {
+                // A condition on the run's fixed values: every join of the method keeps its
+                // sides apart, also those before the call (a loop's head, where the call is in
+                // the loop).
+                Some(split) => self.keep_apart(split),
+                // Over locals, the split would not mean the same at the joins after the call
+                // (`$s = Math.min($s, k)` overwrites an argument): a variable of the
+                // statement's own records which branch ran.
+                None => {
+                    let choice = self.new_var(&format!("choice{pc}"), VarKind::Local);
+                    for (taken, actions) in branches.iter_mut().enumerate() {
+                        let expr = Expr::constant(i64::try_from(taken).ok()?);
+                        actions.push(Action::Assign { var: choice, expr });
+                    }
+                    self.keep_apart(Expr::var(choice));
+                }
+            }
+        }
+        let joined = self.new_node();
+        for actions in branches {
+            self.connect(node, joined, actions);
+        }
+        Some(joined)
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {
