@@ -461,7 +461,7 @@ fn a_counter_after_its_loop_is_the_larger_of_its_start_and_bound() {
 #[test]
 fn min_max_and_abs_bound_loops_and_callees_exactly() {
     // Method, the objects it makes at (n, m), whether it makes the array, whether it reads m.
-    let shapes: [(&str, Oracle, u8, bool); 9] = [
+    let shapes: [(&str, Oracle, u8, bool); 7] = [
         ("capped", |n, _| n.clamp(0, 10), 0, false),
         ("cappedInCallee", |n, _| n.clamp(0, 10), 0, false),
         ("atLeastFour", |n, _| n.max(4), 0, false),
@@ -469,8 +469,6 @@ fn min_max_and_abs_bound_loops_and_callees_exactly() {
         ("magnitude", |n, _| n.abs(), 0, false),
         ("smallerOfTwo", |n, m| n.min(m).max(0), 0, true),
         ("largerOfTwo", |n, m| n.max(m).max(0), 0, true),
-        ("smallerOfSums", |n, m| (n + 1).min(m).max(0), 0, true),
-        ("boundRecomputed", |n, m| (n + 1).min(m).max(0), 0, true),
     ];
     for (method, objects, is_array, two) in shapes {
         let cert = certificate("Extrema", method);

@@ -1583,7 +1583,7 @@ impl<'b, 't> Lowerer<'b, 't> {
                         let node = match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
                             None if summarized.is_some() => node,
-                            None => match self.extremum(node, stmt.pc, *dst, call) {
+                            None => match self.extremum(node, *dst, call) {
                                 Some(node) => node,
                                 None => self.call_result(node, *dst, call),
                             },
@@ -2723,37 +2723,18 @@ impl<'b, 't> Lowerer<'b, 't> {
         }
     }
 
-    /// `dst = Math.min(a, b)`, `max` or `abs` (the statement at `pc`): a branch per value the
-    /// result may take (see [`Extremum`]), joined after the call, where joins keep them apart.
-    fn extremum(
-        &mut self,
-        node: NodeId,
-        pc: u32,
-        dst: ir::VarId,
-        call: &ir::Call,
-    ) -> Option<NodeId> {
-        let extremum = Extremum::of(call)?;
+    /// `dst = Math.min(a, b)`, `max` or `abs` of the run's fixed values
+    /// ([`Extremum::followed`]): a branch per value the result may take, joined after the call,
+    /// where every join of the method keeps them apart.
+    fn extremum(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> Option<NodeId> {
+        let extremum = Extremum::followed(call, self.body)?;
         let &result = self.value_of.get(&dst)?;
         let args: Vec<Option<Expr>> = call.args.iter().map(|arg| self.affine(arg)).collect();
-        let mut branches = extremum.branches(&args, result)?;
+        let branches = extremum.branches(&args, result)?;
         if let Some(split) = extremum.split(&args) {
-            match in_entry_values(&split, &self.entry_values()) {
-                // A condition on the run's fixed values: every join of the method keeps its
-                // sides apart, also those before the call (a loop's head, where the call is in
-                // the loop).
-                Some(split) => self.keep_apart(split),
-                // Over locals, the split would not mean the same at the joins after the call
-                // (`$s = Math.min($s, k)` overwrites an argument): a variable of the
-                // statement's own records which branch ran.
-                None => {
-                    let choice = self.new_var(&format!("choice{pc}"), VarKind::Local);
-                    for (taken, actions) in branches.iter_mut().enumerate() {
-                        let expr = Expr::constant(i64::try_from(taken).ok()?);
-                        actions.push(Action::Assign { var: choice, expr });
-                    }
-                    self.keep_apart(Expr::var(choice));
-                }
-            }
+            // Over the formals' entry values: a formal is havocked at joins once dead, which
+            // would blur the split.
+            self.keep_apart(in_entry_values(&split, &self.entry_values())?);
         }
         let joined = self.new_node();
         for actions in branches {

@@ -4,7 +4,7 @@
 //! arguments, so `for (i = 0; i < Math.min(n, 10); i++)` or a callee passed `Math.max(n, 4)`
 //! is counted in `n`, where an opaque result would leave the loop unbounded.
 
-use membound_front::ir::{self, CallKind};
+use membound_front::ir::{self, CallKind, Operand};
 use membound_invariants::builder::{ge, le, lt};
 use membound_invariants::{Action, Expr, VarId};
 
@@ -18,7 +18,7 @@ pub enum Extremum {
 
 impl Extremum {
     /// The function `call` runs, when it is `min`, `max` or `abs` of `int`s or `long`s.
-    pub fn of(call: &ir::Call) -> Option<Extremum> {
+    fn of(call: &ir::Call) -> Option<Extremum> {
         let method = &call.method;
         let class = method.class.internal();
         if !matches!(call.kind, CallKind::Static)
@@ -34,9 +34,24 @@ impl Extremum {
         }
     }
 
+    /// The function `call` runs, when it is followed as branches in `body`: every argument a
+    /// constant or a parameter the body never assigns, so the comparison that picks the branch
+    /// is one of the run's fixed values, which every join of the method can keep apart. Over
+    /// other values a split would not mean the same at the joins after the call (`$s =
+    /// Math.min($s, k)` overwrites its argument) and the joined branches' hull lets the result
+    /// range below a minimum, which callers then sum over (a comparator's `Math.min` passed to
+    /// `substring` made a sort's analysis run 100 times longer); the result is then unknown, as
+    /// any call's.
+    pub fn followed(call: &ir::Call, body: &ir::Body) -> Option<Extremum> {
+        let fixed = |arg: &Operand| match arg {
+            Operand::Var(var) => body.params.contains(var) && !body.assigns(*var),
+            Operand::Const(_) => true,
+        };
+        Extremum::of(call).filter(|_| call.args.iter().all(fixed))
+    }
+
     /// The branches that set `result` to the call's value, each a list of actions: for `min`
-    /// and `max` one per argument the result may be; an argument with no affine value leaves
-    /// the result anything on the right side of the other one. `None` when no argument has a
+    /// and `max` one per argument the result may be. `None` when an argument has no affine
     /// value (the result is then unknown).
     ///
     /// `abs` of the least integer is that negative integer in Java; the analysis assumes no
@@ -46,7 +61,6 @@ impl Extremum {
             var: result,
             expr: expr.clone(),
         };
-        let value = Expr::var(result);
         match (self, args) {
             (Extremum::Abs, [Some(a)]) => Some(vec![
                 vec![Action::Assume(ge(a.clone(), 0)), assign(a)],
@@ -60,16 +74,6 @@ impl Extremum {
                 Some(vec![
                     vec![Action::Assume(first), assign(a)],
                     vec![Action::Assume(second), assign(b)],
-                ])
-            }
-            (Extremum::Min | Extremum::Max, [Some(known), None] | [None, Some(known)]) => {
-                let beyond = match self {
-                    Extremum::Min => le(value, known.clone()),
-                    _ => ge(value, known.clone()),
-                };
-                Some(vec![
-                    vec![assign(known)],
-                    vec![Action::Havoc(result), Action::Assume(beyond)],
                 ])
             }
             _ => None,

@@ -1221,9 +1221,9 @@ fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
             continue;
         }
         let stmts = &body.blocks[block].stmts;
-        // A parameter's length or size is no unknown value, nor is `Math.min(a, b)` (followed).
+        // A parameter's length or size is no unknown value, nor is a followed `Math.min(a, b)`.
         let opaque_call = |call: &ir::Call| {
-            !views::reads_parameter_view(body, call) && Extremum::of(call).is_none()
+            !views::reads_parameter_view(body, call) && Extremum::followed(call, body).is_none()
         };
         let from_call = match &stmts[index].kind {
             StmtKind::Invoke { call, .. } => opaque_call(call),

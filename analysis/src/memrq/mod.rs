@@ -300,9 +300,7 @@ impl<'a> Regions<'a> {
                     }
                 }
             };
-            regions
-                .stacks
-                .insert(summary.node, (disjoint_cases_merged(&stack), reasons));
+            regions.stacks.insert(summary.node, (stack, reasons));
         }
         regions
     }
@@ -701,21 +699,9 @@ impl<'a> Regions<'a> {
 /// the analysis cannot see (it may allocate into any region).
 fn region_total(summary: &MethodSummary, pick: impl Fn(&Place) -> bool) -> Amount {
     let (objects, bytes) = region_qty(summary, pick);
-    disjoint_cases_merged(&Amount {
+    Amount {
         objects: objects.to_quantity(),
         bytes: bytes.to_quantity(),
-    })
-}
-
-/// `amount` with the `cases` of its sums merged where their guards exclude each other's
-/// ([`memalloc::merged_cases`]), as callers bound it over their calls' bindings: a sum is
-/// bounded term by term, which would add up arms no point takes together (a method that makes
-/// 4 objects or, on a disjoint set of its formals, 2 would be bounded by 6 where the call
-/// does not tell the two apart).
-fn disjoint_cases_merged(amount: &Amount) -> Amount {
-    Amount {
-        objects: memalloc::merged_cases(&amount.objects),
-        bytes: memalloc::merged_cases(&amount.bytes),
     }
 }
 
