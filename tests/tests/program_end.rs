@@ -179,7 +179,9 @@ fn a_vector_walked_through_its_enumeration_is_bounded() {
     let main = certificate("main");
     let objects = read(&main)["methods"][0]["mem_alloc"]["objects"].clone();
     assert!(
-        objects.as_str().is_some_and(|o| o.contains("trees") && o.contains("depth")),
+        objects
+            .as_str()
+            .is_some_and(|o| o.contains("trees") && o.contains("depth")),
         "{objects}"
     );
     for args in [["-t", "3", "-d", "4"], ["-t", "7", "-d", "70"]] {

@@ -452,3 +452,47 @@ fn a_counter_after_its_loop_is_the_larger_of_its_start_and_bound() {
         }
     }
 }
+
+/// `Math.min`, `Math.max` and `Math.abs` (fixture `Extrema`): the result is one of the arguments
+/// (or its negation), picked by a comparison, so a loop bounded by it, or a callee passed it,
+/// counts exactly in the parameters, kept in a local or passed on; joins keep the two choices
+/// apart (a hull would leave `max(n, 4)` unbounded above). Exact on a grid of parameter values
+/// against the loops run here, and validated against runs (equal to what they allocate).
+#[test]
+fn min_max_and_abs_bound_loops_and_callees_exactly() {
+    // Method, the objects it makes at (n, m), whether it makes the array, whether it reads m.
+    let shapes: [(&str, Oracle, u8, bool); 7] = [
+        ("capped", |n, _| n.clamp(0, 10), 0, false),
+        ("cappedInCallee", |n, _| n.clamp(0, 10), 0, false),
+        ("atLeastFour", |n, _| n.max(4), 0, false),
+        ("paddedArray", |_, _| 1, 1, false),
+        ("magnitude", |n, _| n.abs(), 0, false),
+        ("smallerOfTwo", |n, m| n.min(m).max(0), 0, true),
+        ("largerOfTwo", |n, m| n.max(m).max(0), 0, true),
+    ];
+    for (method, objects, is_array, two) in shapes {
+        let cert = certificate("Extrema", method);
+        for (n, m) in grid(-6..=12) {
+            // In the count model an object weighs 1 and an array its cells.
+            let bytes = match is_array {
+                1 => n.max(4),
+                _ => objects(n, m),
+            };
+            let expected = (objects(n, m).into(), bytes.into());
+            let params = if two {
+                format!("n={n},m={m}")
+            } else {
+                format!("n={n}")
+            };
+            assert_eq!(
+                mem_alloc(&cert, "Extrema", method, &params),
+                expected,
+                "{method}: {params}"
+            );
+        }
+        for args in [["7", "3"], ["-5", "12"], ["14", "-2"]] {
+            let (observed, predicted) = validated(&cert, "Extrema", &args);
+            assert_eq!(observed, predicted, "{method} {args:?}");
+        }
+    }
+}

@@ -41,6 +41,7 @@ use super::builders::{Amount, Builders, Effect, Measure, builders};
 use super::chains::{ChainRoot, Root, WalkStep};
 use super::cursors::{CursorCall, Start};
 use super::division::{ByConstant, truncated_quotient};
+use super::extrema::Extremum;
 use super::fields::{CallEffect, FieldPlan, LoopExit, StoreEffect, ViewKey, ViewMode};
 use super::fresh;
 use super::liveness::{Liveness, liveness};
@@ -1649,10 +1650,13 @@ impl<'b, 't> Lowerer<'b, 't> {
                         let node = match self.fixed_local(stmt.pc, *dst) {
                             Some(action) => self.step(node, action),
                             None if summarized.is_some() => node,
-                            None => {
-                                let node = self.call_result(node, *dst, call);
-                                self.builder_length_result(node, stmt.pc, *dst, call)
-                            }
+                            None => match self.extremum(node, *dst, call) {
+                                Some(node) => node,
+                                None => {
+                                    let node = self.call_result(node, *dst, call);
+                                    self.builder_length_result(node, stmt.pc, *dst, call)
+                                }
+                            },
                         };
                         self.walk_step(node, stmt.pc, *dst)
                     }
@@ -2990,6 +2994,26 @@ impl<'b, 't> Lowerer<'b, 't> {
             },
         );
         joined
+    }
+
+    /// `dst = Math.min(a, b)`, `max` or `abs` of the run's fixed values
+    /// ([`Extremum::followed`]): a branch per value the result may take, joined after the call,
+    /// where every join of the method keeps them apart.
+    fn extremum(&mut self, node: NodeId, dst: ir::VarId, call: &ir::Call) -> Option<NodeId> {
+        let extremum = Extremum::followed(call, self.body)?;
+        let &result = self.value_of.get(&dst)?;
+        let args: Vec<Option<Expr>> = call.args.iter().map(|arg| self.affine(arg)).collect();
+        let branches = extremum.branches(&args, result)?;
+        if let Some(split) = extremum.split(&args) {
+            // Over the formals' entry values: a formal is havocked at joins once dead, which
+            // would blur the split.
+            self.keep_apart(in_entry_values(&split, &self.entry_values())?);
+        }
+        let joined = self.new_node();
+        for actions in branches {
+            self.connect(node, joined, actions);
+        }
+        Some(joined)
     }
 
     fn havoc(&mut self, node: NodeId, dst: ir::VarId) -> NodeId {

@@ -56,6 +56,7 @@ use super::chains::{self, WalkContext, Walks, walks};
 use super::cursors::{
     Cursor, CursorCall, CursorMethod, Start, cursor_method, factory_start, own_cursor_field,
 };
+use super::extrema::Extremum;
 use super::fresh::fresh_holders;
 use super::fresh_trees;
 use super::guards::GuardContext;
@@ -1242,8 +1243,10 @@ fn fixed_locals(method: &MethodRef, body: &ir::Body) -> Vec<FixedLocal> {
             continue;
         }
         let stmts = &body.blocks[block].stmts;
-        // A parameter's length or size is no unknown value.
-        let opaque_call = |call: &ir::Call| !views::reads_parameter_view(body, call);
+        // A parameter's length or size is no unknown value, nor is a followed `Math.min(a, b)`.
+        let opaque_call = |call: &ir::Call| {
+            !views::reads_parameter_view(body, call) && Extremum::followed(call, body).is_none()
+        };
         let from_call = match &stmts[index].kind {
             StmtKind::Invoke { call, .. } => opaque_call(call),
             StmtKind::Assign {

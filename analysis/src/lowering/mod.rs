@@ -30,6 +30,7 @@ mod cursors;
 mod division;
 mod elements;
 mod exits;
+mod extrema;
 mod fields;
 mod fresh;
 mod fresh_trees;

@@ -233,6 +233,12 @@ pub fn classify(call: &ir::Call) -> ViewCall {
     if class == "java/lang/Object" && signature == ("<init>", "()V") {
         return ViewCall::ReadOnly;
     }
+    // Math and StrictMath are final, and their static methods on numbers and strings run no
+    // code of the program.
+    let math = matches!(class, "java/lang/Math" | "java/lang/StrictMath");
+    if math && matches!(call.kind, CallKind::Static) && only_strings_and_primitives(method) {
+        return ViewCall::ReadOnly;
+    }
     if let Some(held) = boxed_type(class) {
         return boxing(method, held);
     }
