@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use membound_tests::{
-    analyze_into, compile_fixture, eval_method, fixture_output, scratch_dir, validate_json,
+    analyze_into, compile_fixture, eval_method, fixture_output, scratch_dir, total_objects,
+    validate_json, validated_unbroken,
 };
 use serde_json::Value;
 
@@ -35,17 +36,8 @@ fn mem_alloc(certificate: &Path, class: &str, method: &str, params: &str) -> (Va
 /// `realloops.<class> <args>` (its `main` runs every method of the class with these arguments):
 /// exit 0 and nothing broken.
 fn validated(certificate: &Path, class: &str, args: &[&str]) -> (Value, Value) {
-    let (code, json) = validate_json(certificate, &format!("realloops.{class}"), args);
-    assert_eq!(code, 0, "{json:#}");
-    assert_eq!(json["broken"], 0, "{json:#}");
-    let total = json["comparisons"]
-        .as_array()
-        .expect("comparisons")
-        .iter()
-        .find(|c| c["what"] == "total" && c["quantity"] == "objects")
-        .unwrap_or_else(|| panic!("no total objects in {json:#}"))
-        .clone();
-    (total["observed"].clone(), total["predicted"].clone())
+    let json = validated_unbroken(certificate, &format!("realloops.{class}"), args);
+    total_objects(json["comparisons"].as_array().expect("comparisons"))
 }
 
 /// The count of `new` a fixture method runs at two parameter values, by running its loops here.
