@@ -1281,17 +1281,23 @@ impl<'b, 't> Lowerer<'b, 't> {
     /// `p == c` or `p != c` on a parameter the body never assigns and a constant: joins keep
     /// `p < c`, `p == c` and `p > c` apart, so a recursion guarded by `if (level == 0)` keeps
     /// `level >= 1` (where it descends to 0) apart from `level <= -1` (where it never stops)
-    /// through the loops before its calls.
+    /// through the loops before its calls. Not for a `boolean` parameter.
     fn split_parameter_test(&mut self, op: CmpOp, lhs: &Operand, rhs: &Operand) {
         if !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+            return;
+        }
+        // A flag never descends to a base case, and each split doubles the parts of every join
+        // (AbstractQueuedSynchronizer.acquire tests three flags).
+        let is_flag = |operand: &Operand| matches!(operand, Operand::Var(v) if self.body.var(*v).ty == Type::Boolean);
+        if is_flag(lhs) || is_flag(rhs) {
             return;
         }
         let Some((left, right)) = self.fixed_parameter_test(lhs, rhs) else {
             return;
         };
         let difference = left.minus(&right);
-        let splits = [difference.clone(), difference.negated()];
-        self.procedure.sign_splits.extend(splits);
+        self.keep_apart(difference.negated());
+        self.keep_apart(difference);
     }
 
     /// The sides of a test of a parameter the body never assigns against a constant.
