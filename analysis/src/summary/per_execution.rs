@@ -50,19 +50,20 @@ use crate::lowering::CallSet;
 /// the call then counts at most its largest constant over the values the call may pass
 /// ([`largest_per_execution`]), and a call that allocates nothing there adds nothing however
 /// often it runs.
+///
+/// A finite sum is kept as it is: where the formals are a function of the executions it is
+/// exact, and elsewhere [`sum_per_execution`] has already taken each execution at its largest.
 pub(super) fn sum_through(qty: &Qty, set: &Set, call_set: &CallSet) -> Result<Qty, CountError> {
     let sum = sum_over_formals(qty, set, call_set)?;
-    let once_each = || match largest_per_execution(qty, call_set) {
-        Some(bound) if bound.is_zero() => Some(Qty::zero(&set.space.params)),
-        Some(bound) => Some(executions_count(call_set).scale(&bound)).filter(|q| !q.is_infinite()),
-        None => None,
-    };
-    if !sum.is_infinite() && qty.largest_constant().is_none() {
+    if !sum.is_infinite() {
         return Ok(sum);
     }
-    Ok(match once_each() {
-        Some(once_each) if sum.is_infinite() || above_at_samples(&sum, &once_each) => once_each,
-        _ => sum,
+    Ok(match largest_per_execution(qty, call_set) {
+        Some(bound) if bound.is_zero() => Qty::zero(&set.space.params),
+        Some(bound) => Some(executions_count(call_set).scale(&bound))
+            .filter(|q| !q.is_infinite())
+            .unwrap_or(sum),
+        None => sum,
     })
 }
 
