@@ -397,6 +397,16 @@ pub fn validate_text(certificate: &Path, main: &str) -> Run {
 /// `membound validate <certificate> --main <main> --format json -- <args>`: the exit code and
 /// the report.
 pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, serde_json::Value) {
+    validate_json_with(certificate, main, &[], args)
+}
+
+/// [`validate_json`] with `flags` before `--` (`--jvm-arg=-Duser.language=de`).
+pub fn validate_json_with(
+    certificate: &Path,
+    main: &str,
+    flags: &[&str],
+    args: &[&str],
+) -> (i32, serde_json::Value) {
     let mut command: Vec<&OsStr> = vec![
         "validate".as_ref(),
         certificate.as_os_str(),
@@ -404,8 +414,9 @@ pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, ser
         main.as_ref(),
         "--format".as_ref(),
         "json".as_ref(),
-        "--".as_ref(),
     ];
+    command.extend(flags.iter().map(OsStr::new));
+    command.push("--".as_ref());
     command.extend(args.iter().map(OsStr::new));
     let run = membound(command);
     let json = serde_json::from_str(&run.stdout)
@@ -416,7 +427,17 @@ pub fn validate_json(certificate: &Path, main: &str, args: &[&str]) -> (i32, ser
 /// `membound validate <certificate> --main <main> --format json -- <args>`, checked to exit 0
 /// with nothing broken (no prediction below the run); the report.
 pub fn validated_unbroken(certificate: &Path, main: &str, args: &[&str]) -> serde_json::Value {
-    let (code, json) = validate_json(certificate, main, args);
+    validated_unbroken_with(certificate, main, &[], args)
+}
+
+/// [`validated_unbroken`] with `flags` before `--` ([`validate_json_with`]).
+pub fn validated_unbroken_with(
+    certificate: &Path,
+    main: &str,
+    flags: &[&str],
+    args: &[&str],
+) -> serde_json::Value {
+    let (code, json) = validate_json_with(certificate, main, flags, args);
     assert_eq!((code, json["broken"].clone()), (0, 0.into()), "{json:#}");
     json
 }

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use membound_tests::{compile_fixture, membound, scratch_dir, validate_json};
+use membound_tests::{compile_fixture, membound, scratch_dir, validate_json, validate_json_with};
 use serde_json::Value;
 
 /// Sizes each method runs with: the empty case, the small ones where JDK code takes its
@@ -163,20 +163,13 @@ fn today_is_bounded_once_the_zones_rules_are_loaded() {
         for n in SIZES {
             let size: u64 = n.parse().expect("a size");
             let zone_option = format!("--jvm-arg=-Duser.timezone={zone}");
-            let run = membound([
-                "validate",
-                certificate.to_str().expect("a path"),
-                "--main",
+            let (code, report) = validate_json_with(
+                &certificate,
                 "Calls",
-                "--format",
-                "json",
-                zone_option.as_str(),
-                "--",
-                "today",
-                n,
-            ]);
-            assert_eq!(run.code, 0, "{zone}, n = {n}: {}", run.stdout);
-            let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+                &[zone_option.as_str()],
+                &["today", n],
+            );
+            assert_eq!(code, 0, "{zone}, n = {n}: {report:#}");
             let observed = if boxes_year { 5 * size } else { 4 * size };
             assert_eq!(
                 comparison(&report, "total", "objects"),

@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use membound_tests::{
-    analyze_into, compile_fixture, eval_method, membound, scratch_dir, validated_unbroken,
+    analyze_into, compile_fixture, eval_method, scratch_dir, validated_unbroken,
+    validated_unbroken_with,
 };
 use serde_json::Value;
 
@@ -87,7 +88,7 @@ fn hex_octal_and_literal_text_are_bounded_and_hold_on_runs() {
         "{text}"
     );
     for locale in [&[][..], GERMAN] {
-        let report = validated_unbroken_with(&certificate, locale, &["30"]);
+        let report = validated_unbroken_with(&certificate, "Formats", locale, &["30"]);
         let objects = comparison(&report, "Formats.hexTable(I)I@44", "objects");
         // Per-conversion maxima: 1295 of the 1410 objects (and about three quarters of the
         // bytes) the bound charges are made at n = 30.
@@ -101,27 +102,6 @@ const GERMAN: &[&str] = &[
     "--jvm-arg=-Duser.language=de",
     "--jvm-arg=-Duser.country=DE",
 ];
-
-/// `validate --format json` with extra flags before `--`, checked unbroken.
-fn validated_unbroken_with(certificate: &Path, flags: &[&str], program_args: &[&str]) -> Value {
-    if flags.is_empty() {
-        return validated_unbroken(certificate, "Formats", program_args);
-    }
-    let mut args: Vec<&str> = vec!["validate", certificate.to_str().expect("path")];
-    args.extend(["--main", "Formats", "--format", "json"]);
-    args.extend(flags);
-    args.push("--");
-    args.extend(program_args);
-    let run = membound(args);
-    let json: Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|_| panic!("validate prints JSON: {}\n{}", run.stdout, run.stderr));
-    assert_eq!(
-        (run.code, json["broken"].clone()),
-        (0, 0.into()),
-        "{json:#}"
-    );
-    json
-}
 
 #[test]
 fn chars_booleans_and_indices_are_bounded_and_hold_on_a_run() {
@@ -228,7 +208,7 @@ fn a_decimal_charges_the_locale_data_once_and_holds_on_runs() {
     // The run's first %d is this loop's: its load and 30 calls of 32 objects (the bound: 34;
     // one a box), within the bound, in `en` and in `de`.
     for locale in [&[][..], GERMAN] {
-        let report = validated_unbroken_with(&certificate, locale, &["30"]);
+        let report = validated_unbroken_with(&certificate, "Formats", locale, &["30"]);
         let observed = format_call_objects(&report, "Formats.decimals(I)I@23");
         assert!(observed >= LOCALE_DATA_LOADED_EN + 30 * 32, "{report:#}");
         assert!(observed <= LOCALE_DATA_OBJECTS + 30 * 34, "{report:#}");
@@ -238,12 +218,17 @@ fn a_decimal_charges_the_locale_data_once_and_holds_on_runs() {
     let classes = compile_fixture("string_format");
     let wide = scratch_dir("string-format").join("decimals-nocoops.json");
     analyze_into(&classes, "Formats.decimals", "hotspot-nocoops", &wide);
-    let report = validated_unbroken_with(&wide, &["--jvm-arg=-XX:-UseCompressedOops"], &["30"]);
+    let report = validated_unbroken_with(
+        &wide,
+        "Formats",
+        &["--jvm-arg=-XX:-UseCompressedOops"],
+        &["30"],
+    );
     format_call_objects(&report, "Formats.decimals(I)I@23");
     // One call in a fresh JVM: the first use with it (a second argument makes it the
     // run's first), then a later call without the load.
     let one = certificate_of("Formats.decimal");
-    let report = validated_unbroken_with(&one, &[], &["30", "first"]);
+    let report = validated_unbroken(&one, "Formats", &["30", "first"]);
     let first = comparison(&report, "memRq (entry 1)", "objects");
     assert!(
         first["observed"].as_u64() >= Some(LOCALE_DATA_LOADED_EN),
@@ -295,7 +280,7 @@ fn floats_and_doubles_with_precision_width_and_flags_are_bounded_and_hold_on_run
     // `de` (where the point is a comma). The bound charges dtoa's big-integer path as reading
     // the code proves it (about 9 KB a conversion): the runs make 0.2 of its objects.
     for (locale, n) in [(&[][..], "9"), (&[][..], "200"), (GERMAN, "30")] {
-        let report = validated_unbroken_with(&certificate, locale, &[n]);
+        let report = validated_unbroken_with(&certificate, "Formats", locale, &[n]);
         format_call_objects(&report, "Formats.floats(I)I@69");
     }
 }

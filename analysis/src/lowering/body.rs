@@ -2367,13 +2367,10 @@ impl<'b, 't> Lowerer<'b, 't> {
                 (FormalKind::ArrayLength, Some(Operand::Var(v))) => {
                     self.length_of.get(v).map(|&len| Expr::var(len))
                 }
-                (FormalKind::ReceiverLength, _) if self.builders.read_at(pc).is_some() => {
-                    let site = self.builders.read_at(pc).expect("checked");
-                    Some(Expr::var(self.builder_lengths[site]))
-                }
-                (FormalKind::StringLength | FormalKind::ReceiverLength, Some(operand)) => {
-                    self.string_length(operand)
-                }
+                (FormalKind::ReceiverLength, Some(operand)) => self
+                    .builder_length(pc)
+                    .or_else(|| self.string_length(operand)),
+                (FormalKind::StringLength, Some(operand)) => self.string_length(operand),
                 (FormalKind::CollectionSize | FormalKind::CollectorKind, Some(Operand::Var(v))) => {
                     self.size_of.get(v).map(|&size| Expr::var(size))
                 }
@@ -2851,14 +2848,19 @@ impl<'b, 't> Lowerer<'b, 't> {
         dst: ir::VarId,
         call: &ir::Call,
     ) -> NodeId {
-        let (Some(site), Some(&var)) = (self.builders.read_at(pc), self.value_of.get(&dst)) else {
+        let (Some(length), Some(&var)) = (self.builder_length(pc), self.value_of.get(&dst)) else {
             return node;
         };
         if &*call.method.name != "length" {
             return node;
         }
-        let length = Expr::var(self.builder_lengths[site]);
         self.step(node, Action::Assign { var, expr: length })
+    }
+
+    /// The length of the followed builder the call at `pc` reads, if it reads one.
+    fn builder_length(&self, pc: u32) -> Option<Expr> {
+        let site = self.builders.read_at(pc)?;
+        Some(Expr::var(self.builder_lengths[site]))
     }
 
     fn receiver_var(&self, call: &ir::Call) -> Option<ir::VarId> {

@@ -122,25 +122,14 @@ impl Builders {
 
 /// The builders of `body` and what its calls do to their lengths.
 pub fn builders(body: &ir::Body) -> Builders {
-    let candidates = new_builder_sites(body);
-    if candidates.is_empty() {
+    let (sites, may_hold): (Vec<u32>, Vec<HashSet<VarId>>) = new_builder_sites(body)
+        .into_iter()
+        .map(|pc| (pc, locals_reached(body, pc)))
+        .filter(|(_, locals)| !escapes(body, locals))
+        .unzip();
+    if sites.is_empty() {
         return Builders::default();
     }
-    let may_hold: Vec<HashSet<VarId>> = candidates
-        .iter()
-        .map(|&pc| locals_reached(body, pc))
-        .collect();
-    let followed: Vec<usize> = (0..candidates.len())
-        .filter(|&site| !escapes(body, &may_hold[site]))
-        .collect();
-    if followed.is_empty() {
-        return Builders::default();
-    }
-    let sites: Vec<u32> = followed.iter().map(|&site| candidates[site]).collect();
-    let may_hold: Vec<HashSet<VarId>> = followed
-        .iter()
-        .map(|&site| may_hold[site].clone())
-        .collect();
     let entries = must_hold_at_entries(body, &sites);
     let mut effects = HashMap::new();
     for (block, entry) in entries.iter().enumerate() {
@@ -315,17 +304,17 @@ fn call_effects(
     };
     let is_builder_method =
         call.method.class.internal() == BUILDER && !matches!(call.kind, CallKind::Dynamic(_));
+    let change = if is_builder_method {
+        change_of(call)
+    } else {
+        Change::Unknown
+    };
     let mut effects = Vec::new();
     for (site, locals) in may_hold.iter().enumerate() {
         if !locals.contains(&receiver) {
             continue;
         }
-        let change = if is_builder_method {
-            change_of(call)
-        } else {
-            Change::Unknown
-        };
-        let effect = match (holds.get(&receiver) == Some(&site), change) {
+        let effect = match (holds.get(&receiver) == Some(&site), change.clone()) {
             (_, Change::None) => None,
             (true, Change::Set(length)) => Some(Effect::Set { site, length }),
             (true, Change::Grow(least, most)) => Some(Effect::Grow { site, least, most }),
@@ -339,6 +328,7 @@ fn call_effects(
 }
 
 /// What a `StringBuilder` method does to its receiver's length.
+#[derive(Clone)]
 enum Change {
     None,
     Read,
